@@ -1,0 +1,43 @@
+import { z } from "zod"
+
+/** The machine-readable error codes every Core service answers with. */
+export const ErrorCode = z.enum([
+  "VALIDATION_ERROR",
+  "INVALID_JSON",
+  "UNAUTHORIZED",
+  "PAYMENT_FAILED",
+  "FORBIDDEN",
+  "NOT_FOUND",
+  "CONFLICT",
+  "INVALID_STATE",
+  "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
+  "RATE_LIMITED",
+  "PLATFORM_SUSPENDED",
+  "INTERNAL_ERROR",
+  "NOT_IMPLEMENTED",
+  "UPSTREAM_UNAVAILABLE",
+  "UPSTREAM_TIMEOUT"
+])
+export type ErrorCode = z.infer<typeof ErrorCode>
+
+/** One problem found while validating a body, query or path parameter. */
+export const ValidationIssue = z.object({
+  path: z.string(),
+  message: z.string()
+})
+export type ValidationIssue = z.infer<typeof ValidationIssue>
+
+/**
+ * The error envelope: `{ error: { code, message, requestId, details } }`.
+ * `details` is `null` when there are none.
+ */
+export const ErrorEnvelope = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    requestId: z.string(),
+    details: z.record(z.string(), z.unknown()).nullable().optional()
+  })
+})
+export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>

@@ -1,0 +1,57 @@
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { ErrorResponse, InvalidState, NotFound, RateLimited, ValidationError } from "@core/kernel"
+
+const request = (headers: Record<string, string> = {}) =>
+  HttpServerRequest.fromWeb(new Request("http://local/x", { headers }))
+
+const render = (cause: Effect.Effect<never, unknown>, headers: Record<string, string> = {}) =>
+  Effect.gen(function*() {
+    const response = yield* ErrorResponse.withErrorEnvelope(cause).pipe(
+      Effect.provideService(HttpServerRequest.HttpServerRequest, request(headers))
+    )
+    const web = HttpServerResponse.toWeb(response)
+    return { status: web.status, headers: web.headers, body: yield* Effect.promise(() => web.json()) }
+  })
+
+describe("ErrorResponse", () => {
+  it.effect("maps a tagged error to its status and envelope with the request id", () =>
+    Effect.gen(function*() {
+      const res = yield* render(Effect.fail(new NotFound({ message: "Platform not found" })), { "x-request-id": "req-1" })
+      expect(res.status).toBe(404)
+      expect(res.body).toEqual({ error: { code: "NOT_FOUND", message: "Platform not found", requestId: "req-1", details: null } })
+    }))
+
+  it.effect("carries validation issues and state transitions in details", () =>
+    Effect.gen(function*() {
+      const v = yield* render(Effect.fail(new ValidationError({ message: "Invalid request body", issues: [{ path: "slug", message: "bad" }] })))
+      expect(v.status).toBe(400)
+      expect(v.body.error.details).toEqual({ issues: [{ path: "slug", message: "bad" }] })
+      const s = yield* render(Effect.fail(new InvalidState({ message: "no", from: "cancelled", to: "active" })))
+      expect(s.status).toBe(409)
+      expect(s.body.error).toMatchObject({ code: "INVALID_STATE", details: { from: "cancelled", to: "active" } })
+    }))
+
+  it.effect("adds Retry-After and RateLimit headers to 429", () =>
+    Effect.gen(function*() {
+      const res = yield* render(Effect.fail(new RateLimited({ message: "Too many requests", retryAfterSeconds: 7, limit: 10, remaining: 0, resetSeconds: 7 })))
+      expect(res.status).toBe(429)
+      expect(res.headers.get("retry-after")).toBe("7")
+      expect(res.headers.get("ratelimit-limit")).toBe("10")
+    }))
+
+  it.effect("turns a defect into 500 INTERNAL_ERROR without a stack trace", () =>
+    Effect.gen(function*() {
+      const res = yield* render(Effect.die(new Error("secret internals at line 42")), { "x-request-id": "req-9" })
+      expect(res.status).toBe(500)
+      expect(res.body).toEqual({ error: { code: "INTERNAL_ERROR", message: "An internal error occurred", requestId: "req-9", details: null } })
+      expect(JSON.stringify(res.body)).not.toContain("line 42")
+    }))
+
+  it.effect("replaces an unsafe inbound request id with a generated one", () =>
+    Effect.gen(function*() {
+      const res = yield* render(Effect.fail(new NotFound({ message: "x" })), { "x-request-id": "bad id\twith spaces" })
+      expect(res.body.error.requestId).toMatch(/^[0-9a-f-]{36}$/)
+    }))
+})

@@ -1,0 +1,4 @@
+/**
+ * @core/server — see README.md. The domain arrives with its issue; nothing here pretends to serve it yet.
+ */
+export {}

@@ -1,0 +1,32 @@
+import { defineConfig } from "vitest/config"
+
+const resolve = { conditions: ["source", "module", "node", "import", "default"] }
+
+export default defineConfig({
+  resolve,
+  ssr: { resolve: { conditions: ["source", "node", "import", "default"], externalConditions: ["source"] } },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "packages",
+          include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000
+        }
+      },
+      {
+        extends: true,
+        test: {
+          name: "e2e",
+          include: ["tests/**/*.test.ts", "examples/*/test/**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000
+        }
+      }
+    ],
+    pool: "forks",
+    globalSetup: []
+  }
+})
