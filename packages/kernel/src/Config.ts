@@ -1,0 +1,314 @@
+import { Context, Data, Effect, Either, Layer, Redacted } from "effect"
+import { randomBytes } from "node:crypto"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { z } from "zod"
+
+/** The environment variables configuration is read from (`process.env`, or a plain object in tests). */
+export type Env = Readonly<Record<string, string | undefined>>
+
+/** The services the gateway can reach over HTTP, named as in `CORE_UPSTREAM_<SERVICE>_URL`. */
+export const UPSTREAM_SERVICES = ["iam", "registry", "stacks", "provisioning", "billing", "cli", "vault"] as const
+export type UpstreamService = (typeof UPSTREAM_SERVICES)[number]
+
+/** Accepted values of `LOG_LEVEL`. */
+export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "none"] as const
+export type LogLevelName = (typeof LOG_LEVELS)[number]
+
+/** Accepted values of `NODE_ENV`. */
+export const NODE_ENVS = ["development", "production", "test"] as const
+export type NodeEnv = (typeof NODE_ENVS)[number]
+
+/** Where the resolved `CORE_SECRET` came from. */
+export type SecretSource = "env" | "file" | "memory"
+
+/** The typed configuration of a Core process (DESIGN §10). Credentials are `Redacted`. */
+export interface Configuration {
+  readonly nodeEnv: NodeEnv
+  /** `PORT`. @default 8787 */
+  readonly port: number
+  /** `CORE_DATA_DIR` as an absolute path; `undefined` keeps data in memory (tests, or `:memory:`). */
+  readonly dataDir: string | undefined
+  readonly databaseUrl: string | undefined
+  readonly redisUrl: string | undefined
+  /** `CORE_STATIC_API_KEY`; `undefined` means the development bypass. */
+  readonly staticApiKey: Redacted.Redacted<string> | undefined
+  /** `CORE_SECRET`, the root of encryption and signing keys (see `Crypto.deriveKey`). */
+  readonly secret: Redacted.Redacted<string>
+  readonly secretSource: SecretSource
+  readonly corsOrigins: ReadonlyArray<string>
+  /** `CORE_PUBLIC_URL` without a trailing slash. @default `http://localhost:<PORT>` */
+  readonly publicUrl: string
+  /** `CORE_UPSTREAM_<SERVICE>_URL` for each service configured to run in another process. */
+  readonly upstreams: Readonly<Partial<Record<UpstreamService, string>>>
+  /** `CORE_TRUST_PROXY`: take the client address from `X-Forwarded-For`. @default false */
+  readonly trustProxy: boolean
+  readonly smtpUrl: string | undefined
+  readonly stripeSecretKey: Redacted.Redacted<string> | undefined
+  readonly stripeWebhookSecret: Redacted.Redacted<string> | undefined
+  /** Both `CLOUDFLARE_ACCOUNT_ID` and `CLOUDFLARE_API_TOKEN`, or neither. */
+  readonly cloudflare: { readonly accountId: string; readonly apiToken: Redacted.Redacted<string> } | undefined
+  readonly githubToken: Redacted.Redacted<string> | undefined
+  /** `LOG_LEVEL`. @default "info" */
+  readonly logLevel: LogLevelName
+}
+
+/** One configuration variable that is missing or malformed. */
+export interface ConfigIssue {
+  readonly variable: string
+  readonly message: string
+}
+
+/** The environment does not make a valid configuration; the message names every bad variable. */
+export class ConfigError extends Data.TaggedError("ConfigError")<{
+  readonly message: string
+  readonly issues: ReadonlyArray<ConfigIssue>
+}> {}
+
+const DEFAULT_PORT = 8787
+const DEFAULT_DATA_DIR = "./.core/data"
+const IN_MEMORY = ":memory:"
+const SECRET_FILE = "secret"
+const PRODUCTION_SECRET_LENGTH = 32
+const PRODUCTION_STATIC_KEY_LENGTH = 16
+
+const url = (protocols: ReadonlyArray<string>) =>
+  z.string().refine((value) => {
+    try {
+      return protocols.includes(new URL(value).protocol.replace(/:$/, ""))
+    } catch {
+      return false
+    }
+  })
+
+const httpUrl = url(["http", "https"]).transform((value) => value.replace(/\/+$/, ""))
+
+const origin = z.string().refine((value) => {
+  try {
+    const parsed = new URL(value)
+    return (parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.origin === value
+  } catch {
+    return false
+  }
+})
+
+const flag = z
+  .string()
+  .transform((value) => value.trim().toLowerCase())
+  .pipe(z.enum(["1", "0", "true", "false", "yes", "no", "on", "off"]))
+  .transform((value) => ["1", "true", "yes", "on"].includes(value))
+
+interface Variable<A> {
+  readonly schema: z.ZodType<A, string>
+  readonly must: string
+  readonly secret?: boolean
+}
+
+const variable = <A>(schema: z.ZodType<A, string>, must: string, secret = false): Variable<A> => ({
+  schema,
+  must,
+  secret
+})
+
+const VARIABLES = {
+  NODE_ENV: variable(z.enum(NODE_ENVS), `must be one of ${NODE_ENVS.join(", ")}`),
+  PORT: variable(
+    z.string().regex(/^\d{1,5}$/).transform(Number).pipe(z.number().int().min(0).max(65535)),
+    "must be an integer between 0 and 65535"
+  ),
+  CORE_DATA_DIR: variable(z.string(), "must be a directory path or :memory:"),
+  DATABASE_URL: variable(url(["postgres", "postgresql"]), "must be a postgres:// or postgresql:// URL"),
+  REDIS_URL: variable(url(["redis", "rediss"]), "must be a redis:// or rediss:// URL"),
+  CORE_STATIC_API_KEY: variable(z.string().min(1), "must not be empty", true),
+  CORE_SECRET: variable(z.string().min(1), "must not be empty", true),
+  CORE_CORS_ORIGINS: variable(
+    z.string().transform((value) => value.split(",").map((item) => item.trim().replace(/\/+$/, "")).filter((item) => item !== "")).pipe(z.array(origin)),
+    "must be a comma-separated list of origins such as https://app.example.com"
+  ),
+  CORE_PUBLIC_URL: variable(httpUrl, "must be an http:// or https:// URL"),
+  CORE_TRUST_PROXY: variable(flag, "must be 1, 0, true, false, yes, no, on or off"),
+  SMTP_URL: variable(url(["smtp", "smtps"]), "must be an smtp:// or smtps:// URL"),
+  STRIPE_SECRET_KEY: variable(z.string().regex(/^(sk|rk)_\S+$/), "must be a Stripe secret key (sk_… or rk_…)", true),
+  STRIPE_WEBHOOK_SECRET: variable(z.string().regex(/^whsec_\S+$/), "must be a Stripe webhook secret (whsec_…)", true),
+  CLOUDFLARE_ACCOUNT_ID: variable(z.string().regex(/^[0-9a-f]{32}$/i), "must be a 32-character hexadecimal account id"),
+  CLOUDFLARE_API_TOKEN: variable(z.string().min(1), "must not be empty", true),
+  GITHUB_TOKEN: variable(z.string().min(1), "must not be empty", true),
+  LOG_LEVEL: variable(
+    z.string().transform((value) => value.toLowerCase()).pipe(z.enum(LOG_LEVELS)),
+    `must be one of ${LOG_LEVELS.join(", ")}`
+  )
+} as const
+
+const upstreamVariable = (service: UpstreamService) => `CORE_UPSTREAM_${service.toUpperCase()}_URL`
+
+/** Every variable the server reads, for documentation and `.env.example` checks. */
+export const VARIABLE_NAMES: ReadonlyArray<string> = [
+  ...Object.keys(VARIABLES),
+  ...UPSTREAM_SERVICES.map(upstreamVariable)
+]
+
+type Values = { -readonly [K in keyof typeof VARIABLES]: z.output<(typeof VARIABLES)[K]["schema"]> | undefined }
+
+const blankToUndefined = (value: string | undefined): string | undefined =>
+  value === undefined || value.trim() === "" ? undefined : value
+
+const readVariables = (env: Env, issues: Array<ConfigIssue>): Values => {
+  const values: Partial<Record<string, unknown>> = {}
+  const read = (name: string, spec: Variable<unknown>) => {
+    const raw = blankToUndefined(env[name])
+    if (raw === undefined) return undefined
+    const result = spec.schema.safeParse(raw)
+    if (result.success) return result.data
+    const got = spec.secret ? "" : ` (got ${JSON.stringify(raw)})`
+    issues.push({ variable: name, message: `${name} ${spec.must}${got}` })
+    return undefined
+  }
+  for (const [name, spec] of Object.entries(VARIABLES)) values[name] = read(name, spec)
+  for (const service of UPSTREAM_SERVICES) {
+    const name = upstreamVariable(service)
+    values[name] = read(name, variable(httpUrl, "must be an http:// or https:// URL"))
+  }
+  return values as Values
+}
+
+const resolveDataDir = (raw: string | undefined, nodeEnv: NodeEnv): string | undefined => {
+  if (raw === IN_MEMORY) return undefined
+  if (raw === undefined) return nodeEnv === "test" ? undefined : resolve(DEFAULT_DATA_DIR)
+  return resolve(raw)
+}
+
+const newSecret = (): string => randomBytes(32).toString("base64url")
+
+const isErrno = (error: unknown, code: string): boolean =>
+  typeof error === "object" && error !== null && (error as { code?: unknown }).code === code
+
+/** Read `<dataDir>/secret`, creating it (mode 0600) with 32 random bytes on first use. */
+const persistedSecret = (dataDir: string): Either.Either<string, ConfigIssue> => {
+  const file = join(dataDir, SECRET_FILE)
+  const readExisting = (): Either.Either<string, ConfigIssue> => {
+    const stored = readFileSync(file, "utf8").trim()
+    return stored.length >= PRODUCTION_SECRET_LENGTH
+      ? Either.right(stored)
+      : Either.left({ variable: "CORE_SECRET", message: `CORE_SECRET is unset and ${file} does not hold a valid secret` })
+  }
+  try {
+    return readExisting()
+  } catch (error) {
+    if (!isErrno(error, "ENOENT")) {
+      return Either.left({ variable: "CORE_SECRET", message: `CORE_SECRET is unset and ${file} cannot be read (${String(error)})` })
+    }
+  }
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+    const secret = newSecret()
+    writeFileSync(file, secret + "\n", { mode: 0o600, flag: "wx" })
+    return Either.right(secret)
+  } catch (error) {
+    if (isErrno(error, "EEXIST")) return readExisting()
+    return Either.left({ variable: "CORE_SECRET", message: `CORE_SECRET is unset and ${file} cannot be created (${String(error)})` })
+  }
+}
+
+const resolveSecret = (
+  values: Values,
+  nodeEnv: NodeEnv,
+  dataDir: string | undefined
+): Either.Either<{ secret: string; source: SecretSource }, ConfigIssue> => {
+  if (values.CORE_SECRET !== undefined) {
+    return nodeEnv === "production" && values.CORE_SECRET.length < PRODUCTION_SECRET_LENGTH
+      ? Either.left({ variable: "CORE_SECRET", message: `CORE_SECRET must be at least ${PRODUCTION_SECRET_LENGTH} characters when NODE_ENV=production` })
+      : Either.right({ secret: values.CORE_SECRET, source: "env" })
+  }
+  if (nodeEnv === "production") {
+    return Either.left({ variable: "CORE_SECRET", message: "CORE_SECRET is required when NODE_ENV=production" })
+  }
+  if (dataDir === undefined) return Either.right({ secret: newSecret(), source: "memory" })
+  return Either.map(persistedSecret(dataDir), (secret) => ({ secret, source: "file" as const }))
+}
+
+/**
+ * Parse the environment into a `Configuration`, or a `ConfigError` naming each bad variable.
+ * Reads only `env`; without `CORE_SECRET` outside production it reads or creates `<dataDir>/secret`.
+ */
+export const parseConfig = (env: Env): Either.Either<Configuration, ConfigError> => {
+  const issues: Array<ConfigIssue> = []
+  const values = readVariables(env, issues)
+  const nodeEnv = values.NODE_ENV ?? "development"
+  const port = values.PORT ?? DEFAULT_PORT
+  const dataDir = resolveDataDir(values.CORE_DATA_DIR, nodeEnv)
+  const staticApiKey = values.CORE_STATIC_API_KEY
+  if (nodeEnv === "production" && staticApiKey !== undefined && staticApiKey.length < PRODUCTION_STATIC_KEY_LENGTH) {
+    issues.push({
+      variable: "CORE_STATIC_API_KEY",
+      message: `CORE_STATIC_API_KEY must be at least ${PRODUCTION_STATIC_KEY_LENGTH} characters when NODE_ENV=production`
+    })
+  }
+  if ((values.CLOUDFLARE_ACCOUNT_ID === undefined) !== (values.CLOUDFLARE_API_TOKEN === undefined)) {
+    const missing = values.CLOUDFLARE_ACCOUNT_ID === undefined ? "CLOUDFLARE_ACCOUNT_ID" : "CLOUDFLARE_API_TOKEN"
+    if (!issues.some((issue) => issue.variable.startsWith("CLOUDFLARE_"))) {
+      issues.push({ variable: missing, message: `${missing} is required when the other CLOUDFLARE_ variable is set` })
+    }
+  }
+  const secret = issues.length === 0 ? resolveSecret(values, nodeEnv, dataDir) : undefined
+  if (secret !== undefined && Either.isLeft(secret)) issues.push(secret.left)
+  if (issues.length > 0 || secret === undefined || Either.isLeft(secret)) {
+    return Either.left(
+      new ConfigError({ message: `Invalid configuration: ${issues.map((issue) => issue.message).join("; ")}`, issues })
+    )
+  }
+  const upstreams: Partial<Record<UpstreamService, string>> = {}
+  for (const service of UPSTREAM_SERVICES) {
+    const value = (values as Record<string, unknown>)[upstreamVariable(service)]
+    if (typeof value === "string") upstreams[service] = value
+  }
+  const redact = (value: string | undefined) => (value === undefined ? undefined : Redacted.make(value))
+  return Either.right({
+    nodeEnv,
+    port,
+    dataDir,
+    databaseUrl: values.DATABASE_URL,
+    redisUrl: values.REDIS_URL,
+    staticApiKey: redact(staticApiKey),
+    secret: Redacted.make(secret.right.secret),
+    secretSource: secret.right.source,
+    corsOrigins: values.CORE_CORS_ORIGINS ?? [],
+    publicUrl: values.CORE_PUBLIC_URL ?? `http://localhost:${port}`,
+    upstreams,
+    trustProxy: values.CORE_TRUST_PROXY ?? false,
+    smtpUrl: values.SMTP_URL,
+    stripeSecretKey: redact(values.STRIPE_SECRET_KEY),
+    stripeWebhookSecret: redact(values.STRIPE_WEBHOOK_SECRET),
+    cloudflare:
+      values.CLOUDFLARE_ACCOUNT_ID !== undefined && values.CLOUDFLARE_API_TOKEN !== undefined
+        ? { accountId: values.CLOUDFLARE_ACCOUNT_ID, apiToken: Redacted.make(values.CLOUDFLARE_API_TOKEN) }
+        : undefined,
+    githubToken: redact(values.GITHUB_TOKEN),
+    logLevel: values.LOG_LEVEL ?? "info"
+  })
+}
+
+/**
+ * Parse the environment once at start. Throws `ConfigError` (its message names each bad variable),
+ * for entry points that print the message and exit.
+ *
+ * @example
+ * const config = loadConfig(process.env)
+ */
+export const loadConfig = (env: Env = process.env): Configuration => {
+  const result = parseConfig(env)
+  if (Either.isLeft(result)) throw result.left
+  return result.right
+}
+
+/** The configuration of this process, as an Effect service. */
+export class CoreConfig extends Context.Tag("@core/kernel/CoreConfig")<CoreConfig, Configuration>() {
+  /** Parse `env` (a plain object in tests) into the service; fails with `ConfigError`. */
+  static readonly layer = (env: Env): Layer.Layer<CoreConfig, ConfigError> =>
+    Layer.effect(CoreConfig, Effect.suspend(() => parseConfig(env)))
+
+  /** Parse `process.env` into the service; fails with `ConfigError`. */
+  static readonly layerFromEnv: Layer.Layer<CoreConfig, ConfigError> = Layer.effect(
+    CoreConfig,
+    Effect.suspend(() => parseConfig(process.env))
+  )
+}

@@ -1,0 +1,192 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either, Exit, Redacted } from "effect"
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { ConfigError, CoreConfig, loadConfig, parseConfig, VARIABLE_NAMES } from "../src/Config.js"
+
+const tempDir = () => mkdtempSync(join(tmpdir(), "core-config-"))
+
+const failure = (env: Record<string, string | undefined>): ConfigError => {
+  const result = parseConfig(env)
+  if (Either.isRight(result)) throw new Error("expected a ConfigError")
+  return result.left
+}
+
+describe("Config", () => {
+  it("applies the documented defaults", () => {
+    const config = loadConfig({ NODE_ENV: "test" })
+    expect(config).toMatchObject({
+      nodeEnv: "test",
+      port: 8787,
+      dataDir: undefined,
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      staticApiKey: undefined,
+      secretSource: "memory",
+      corsOrigins: [],
+      publicUrl: "http://localhost:8787",
+      upstreams: {},
+      trustProxy: false,
+      smtpUrl: undefined,
+      cloudflare: undefined,
+      logLevel: "info"
+    })
+    expect(Redacted.value(config.secret)).toMatch(/^[A-Za-z0-9_-]{43}$/)
+  })
+
+  it("parses every variable into its typed value", () => {
+    const dir = tempDir()
+    const config = loadConfig({
+      NODE_ENV: "production",
+      PORT: "9000",
+      CORE_DATA_DIR: dir,
+      DATABASE_URL: "postgres://postgres@127.0.0.1:5432/test",
+      REDIS_URL: "redis://127.0.0.1:6379",
+      CORE_STATIC_API_KEY: "a-static-key-of-enough-length",
+      CORE_SECRET: "x".repeat(32),
+      CORE_CORS_ORIGINS: "https://app.example.com, http://localhost:3000/",
+      CORE_PUBLIC_URL: "https://core.example.com/",
+      CORE_UPSTREAM_IAM_URL: "http://127.0.0.1:9101",
+      CORE_UPSTREAM_VAULT_URL: "http://127.0.0.1:9107/",
+      CORE_TRUST_PROXY: "1",
+      SMTP_URL: "smtp://mail.example.com:25",
+      STRIPE_SECRET_KEY: "sk_test_123",
+      STRIPE_WEBHOOK_SECRET: "whsec_abc",
+      CLOUDFLARE_ACCOUNT_ID: "0123456789abcdef0123456789abcdef",
+      CLOUDFLARE_API_TOKEN: "cf-token",
+      GITHUB_TOKEN: "ghp_x",
+      LOG_LEVEL: "DEBUG"
+    })
+    expect(config).toMatchObject({
+      nodeEnv: "production",
+      port: 9000,
+      dataDir: dir,
+      databaseUrl: "postgres://postgres@127.0.0.1:5432/test",
+      redisUrl: "redis://127.0.0.1:6379",
+      secretSource: "env",
+      corsOrigins: ["https://app.example.com", "http://localhost:3000"],
+      publicUrl: "https://core.example.com",
+      upstreams: { iam: "http://127.0.0.1:9101", vault: "http://127.0.0.1:9107" },
+      trustProxy: true,
+      smtpUrl: "smtp://mail.example.com:25",
+      logLevel: "debug"
+    })
+    expect(Redacted.value(config.staticApiKey!)).toBe("a-static-key-of-enough-length")
+    expect(Redacted.value(config.stripeSecretKey!)).toBe("sk_test_123")
+    expect(Redacted.value(config.stripeWebhookSecret!)).toBe("whsec_abc")
+    expect(config.cloudflare?.accountId).toBe("0123456789abcdef0123456789abcdef")
+    expect(Redacted.value(config.cloudflare!.apiToken)).toBe("cf-token")
+    expect(Redacted.value(config.githubToken!)).toBe("ghp_x")
+    expect(String(config.secret)).toBe("<redacted>")
+    expect(JSON.stringify(config)).not.toContain("x".repeat(32))
+  })
+
+  it("treats empty values as unset", () => {
+    const config = loadConfig({ NODE_ENV: "test", PORT: "", REDIS_URL: " ", CORE_STATIC_API_KEY: "" })
+    expect(config.port).toBe(8787)
+    expect(config.redisUrl).toBeUndefined()
+    expect(config.staticApiKey).toBeUndefined()
+  })
+
+  it("names the bad variable, why, and the value it got", () => {
+    expect(failure({ NODE_ENV: "test", PORT: "abc" }).message).toBe(
+      "Invalid configuration: PORT must be an integer between 0 and 65535 (got \"abc\")"
+    )
+    expect(failure({ NODE_ENV: "test", PORT: "70000" }).issues).toEqual([
+      { variable: "PORT", message: "PORT must be an integer between 0 and 65535 (got \"70000\")" }
+    ])
+  })
+
+  it("reports every bad variable at once, without echoing secret values", () => {
+    const error = failure({
+      NODE_ENV: "staging",
+      LOG_LEVEL: "loud",
+      DATABASE_URL: "mysql://x",
+      CORE_CORS_ORIGINS: "https://ok.example.com,https://bad.example.com/path",
+      STRIPE_SECRET_KEY: "pk_live_should_not_print",
+      CORE_UPSTREAM_BILLING_URL: "ftp://x"
+    })
+    expect(error._tag).toBe("ConfigError")
+    expect(error.issues.map((issue) => issue.variable)).toEqual([
+      "NODE_ENV",
+      "DATABASE_URL",
+      "CORE_CORS_ORIGINS",
+      "STRIPE_SECRET_KEY",
+      "LOG_LEVEL",
+      "CORE_UPSTREAM_BILLING_URL"
+    ])
+    expect(error.message).toContain("NODE_ENV must be one of development, production, test (got \"staging\")")
+    expect(error.message).toContain("LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, none (got \"loud\")")
+    expect(error.message).toContain("STRIPE_SECRET_KEY must be a Stripe secret key (sk_… or rk_…)")
+    expect(error.message).not.toContain("pk_live_should_not_print")
+  })
+
+  it("requires CORE_SECRET in production, and a long one", () => {
+    expect(failure({ NODE_ENV: "production", CORE_DATA_DIR: tempDir() }).message).toBe(
+      "Invalid configuration: CORE_SECRET is required when NODE_ENV=production"
+    )
+    expect(failure({ NODE_ENV: "production", CORE_SECRET: "short" }).issues[0]).toEqual({
+      variable: "CORE_SECRET",
+      message: "CORE_SECRET must be at least 32 characters when NODE_ENV=production"
+    })
+    expect(failure({ NODE_ENV: "production", CORE_SECRET: "y".repeat(32), CORE_STATIC_API_KEY: "short" }).issues[0].variable)
+      .toBe("CORE_STATIC_API_KEY")
+  })
+
+  it("requires both Cloudflare variables or neither", () => {
+    expect(failure({ NODE_ENV: "test", CLOUDFLARE_API_TOKEN: "t" }).issues).toEqual([
+      { variable: "CLOUDFLARE_ACCOUNT_ID", message: "CLOUDFLARE_ACCOUNT_ID is required when the other CLOUDFLARE_ variable is set" }
+    ])
+  })
+
+  it("generates the development secret once and keeps it in the data directory with mode 0600", () => {
+    const dir = join(tempDir(), "nested", "data")
+    const first = loadConfig({ NODE_ENV: "development", CORE_DATA_DIR: dir })
+    const second = loadConfig({ NODE_ENV: "development", CORE_DATA_DIR: dir })
+    expect(first.secretSource).toBe("file")
+    expect(Redacted.value(second.secret)).toBe(Redacted.value(first.secret))
+    expect(readFileSync(join(dir, "secret"), "utf8").trim()).toBe(Redacted.value(first.secret))
+    expect(statSync(join(dir, "secret")).mode & 0o777).toBe(0o600)
+  })
+
+  it("refuses a corrupt secret file", () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, "secret"), "tiny")
+    expect(failure({ NODE_ENV: "development", CORE_DATA_DIR: dir }).issues[0].variable).toBe("CORE_SECRET")
+  })
+
+  it("keeps data in memory for :memory: and in tests without a data directory", () => {
+    expect(loadConfig({ NODE_ENV: "development", CORE_DATA_DIR: ":memory:" })).toMatchObject({ dataDir: undefined, secretSource: "memory" })
+    expect(loadConfig({ NODE_ENV: "test" }).dataDir).toBeUndefined()
+  })
+
+  it("throws the ConfigError from loadConfig", () => {
+    expect(() => loadConfig({ NODE_ENV: "test", CORE_TRUST_PROXY: "maybe" })).toThrow(
+      "Invalid configuration: CORE_TRUST_PROXY must be 1, 0, true, false, yes, no, on or off (got \"maybe\")"
+    )
+  })
+
+  it("lists every documented variable", () => {
+    expect(VARIABLE_NAMES).toEqual(expect.arrayContaining([
+      "PORT", "CORE_DATA_DIR", "DATABASE_URL", "REDIS_URL", "CORE_STATIC_API_KEY", "CORE_SECRET", "CORE_CORS_ORIGINS",
+      "CORE_PUBLIC_URL", "CORE_TRUST_PROXY", "SMTP_URL", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET",
+      "CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_API_TOKEN", "GITHUB_TOKEN", "NODE_ENV", "LOG_LEVEL",
+      "CORE_UPSTREAM_IAM_URL", "CORE_UPSTREAM_REGISTRY_URL", "CORE_UPSTREAM_STACKS_URL", "CORE_UPSTREAM_PROVISIONING_URL",
+      "CORE_UPSTREAM_BILLING_URL", "CORE_UPSTREAM_CLI_URL", "CORE_UPSTREAM_VAULT_URL"
+    ]))
+  })
+
+  it("lists every variable in .env.example", () => {
+    const example = readFileSync(new URL("../../../.env.example", import.meta.url), "utf8")
+    for (const name of VARIABLE_NAMES) expect(example).toMatch(new RegExp(`^#? ?${name}=`, "m"))
+  })
+
+  it.effect("provides the service from a plain object and fails the layer with ConfigError", () =>
+    Effect.gen(function*() {
+      const config = yield* Effect.provide(CoreConfig, CoreConfig.layer({ NODE_ENV: "test", PORT: "0" }))
+      expect(config.port).toBe(0)
+      const exit = yield* Effect.exit(Effect.provide(CoreConfig, CoreConfig.layer({ PORT: "-1" })))
+      expect(exit).toStrictEqual(Exit.fail(expect.any(ConfigError)))
+    }))
+})
