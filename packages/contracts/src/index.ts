@@ -1,1 +1,2 @@
 export * from "./Envelope.js"
+export * as Iam from "./iam/index.js"

@@ -1,0 +1,3 @@
+export * from "./accounts.js"
+export * from "./organization-plugin.js"
+export * from "./organizations.js"
