@@ -1,5 +1,4 @@
 export * from "./Errors.js"
-export * as Body from "./Body.js"
 export * as ErrorResponse from "./ErrorResponse.js"
 export * as RequestId from "./RequestId.js"
 export * as Validation from "./Validation.js"
