@@ -1,4 +1,9 @@
 /**
- * @core/gateway — see README.md. The domain arrives with its issue; nothing here pretends to serve it yet.
+ * @core/gateway — the public entry point: the middleware chain and routing to upstreams.
  */
-export {}
+export * as Forwarding from "./Forwarding.js"
+export * as Gateway from "./Gateway.js"
+export * as Inbound from "./Inbound.js"
+export * as Middleware from "./Middleware.js"
+export * as Routes from "./Routes.js"
+export * as Upstream from "./Upstream.js"

@@ -1,0 +1,83 @@
+/** The internal services the gateway can forward to (`CORE_UPSTREAM_<SERVICE>_URL`). */
+export const SERVICES = ["IAM", "REGISTRY", "STACKS", "PROVISIONING", "BILLING", "CLI", "VAULT"] as const
+
+/** One internal service name. */
+export type ServiceName = (typeof SERVICES)[number]
+
+/** Whether a string names an internal service (case-sensitive, upper case). */
+export const isServiceName = (value: string): value is ServiceName => (SERVICES as ReadonlyArray<string>).includes(value)
+
+/** One row of the routing table: a public path prefix and the service behind it. */
+export interface Route {
+  readonly prefix: string
+  readonly service: ServiceName
+}
+
+/** The public base every routed path starts with. */
+export const API_BASE = "/api/v1"
+
+/** The gateway's routing table (seed 000 "Gateway routing"). */
+export const ROUTES: ReadonlyArray<Route> = [
+  { prefix: "/api/v1/iam", service: "IAM" },
+  { prefix: "/api/v1/platforms", service: "REGISTRY" },
+  { prefix: "/api/v1/billing", service: "BILLING" },
+  { prefix: "/api/v1/provisioning", service: "PROVISIONING" },
+  { prefix: "/api/v1/stacks", service: "STACKS" },
+  { prefix: "/api/v1/cli", service: "CLI" },
+  { prefix: "/api/v1/onboarding", service: "REGISTRY" }
+]
+
+/** A request target split into its normalized path and its raw query (with the `?`, or empty). */
+export interface Target {
+  readonly pathname: string
+  readonly search: string
+}
+
+/**
+ * Split a request URL (origin-form `/a/b?c` or absolute-form) into a path with dot segments
+ * resolved the way an HTTP upstream would resolve them, and the query string kept verbatim.
+ */
+export const targetOf = (url: string): Target => {
+  const queryAt = url.indexOf("?")
+  const rawPath = queryAt === -1 ? url : url.slice(0, queryAt)
+  const search = queryAt === -1 ? "" : url.slice(queryAt)
+  return { pathname: normalizePath(rawPath), search }
+}
+
+const normalizePath = (rawPath: string): string => {
+  try {
+    return new URL(rawPath.startsWith("/") ? `http://gateway.invalid${rawPath}` : rawPath).pathname
+  } catch {
+    return rawPath
+  }
+}
+
+/** Whether a path lies under a prefix at a segment boundary (`/a/b` is under `/a`, `/ab` is not). */
+export const isUnder = (pathname: string, prefix: string): boolean =>
+  pathname === prefix || pathname.startsWith(`${prefix}/`)
+
+/** A matched route and the URL its upstream sees: the prefix removed, the query kept. */
+export interface Match {
+  readonly route: Route
+  readonly url: string
+}
+
+/**
+ * Find the route of a request URL: the longest matching prefix.
+ *
+ * @example
+ * match(ROUTES, "/api/v1/platforms/abc?x=1") // { route: { prefix: "/api/v1/platforms", ... }, url: "/abc?x=1" }
+ * match(ROUTES, "/api/v1/platforms") // url "/"
+ */
+export const match = (routes: ReadonlyArray<Route>, url: string): Match | undefined => {
+  const { pathname, search } = targetOf(url)
+  let best: Route | undefined
+  for (const route of routes) {
+    if (isUnder(pathname, route.prefix) && (best === undefined || route.prefix.length > best.prefix.length)) {
+      best = route
+    }
+  }
+  if (best === undefined) return undefined
+  const rest = pathname.slice(best.prefix.length)
+  return { route: best, url: `${rest === "" ? "/" : rest}${search}` }
+}

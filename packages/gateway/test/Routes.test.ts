@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest"
+import { isServiceName, match, ROUTES, targetOf } from "../src/Routes.js"
+
+describe("Routes", () => {
+  it("maps every seed prefix to its service", () => {
+    expect(ROUTES.map((route) => [route.prefix, route.service])).toEqual([
+      ["/api/v1/iam", "IAM"],
+      ["/api/v1/platforms", "REGISTRY"],
+      ["/api/v1/billing", "BILLING"],
+      ["/api/v1/provisioning", "PROVISIONING"],
+      ["/api/v1/stacks", "STACKS"],
+      ["/api/v1/cli", "CLI"],
+      ["/api/v1/onboarding", "REGISTRY"]
+    ])
+  })
+
+  it("strips the prefix and keeps the query verbatim", () => {
+    expect(match(ROUTES, "/api/v1/platforms/abc?x=1")).toEqual({ route: ROUTES[1], url: "/abc?x=1" })
+    expect(match(ROUTES, "/api/v1/platforms/a/b/c?x=1&y=%20z&x=2")?.url).toBe("/a/b/c?x=1&y=%20z&x=2")
+  })
+
+  it("answers / for the exact prefix, with or without a query or trailing slash", () => {
+    expect(match(ROUTES, "/api/v1/platforms")?.url).toBe("/")
+    expect(match(ROUTES, "/api/v1/platforms/")?.url).toBe("/")
+    expect(match(ROUTES, "/api/v1/platforms?x=1")?.url).toBe("/?x=1")
+  })
+
+  it("matches whole segments only", () => {
+    expect(match(ROUTES, "/api/v1/platformsx")).toBeUndefined()
+    expect(match(ROUTES, "/api/v1/nope")).toBeUndefined()
+    expect(match(ROUTES, "/api/v1")).toBeUndefined()
+    expect(match(ROUTES, "/API/V1/iam")).toBeUndefined()
+  })
+
+  it("prefers the longest prefix", () => {
+    const routes = [...ROUTES, { prefix: "/api/v1/iam/admin", service: "VAULT" as const }]
+    expect(match(routes, "/api/v1/iam/admin/x")).toEqual({ route: routes[7], url: "/x" })
+    expect(match(routes, "/api/v1/iam/administrators")?.route.service).toBe("IAM")
+  })
+
+  it("resolves dot segments before matching, as an HTTP upstream would", () => {
+    expect(match(ROUTES, "/api/v1/platforms/../iam/x")).toEqual({ route: ROUTES[0], url: "/x" })
+    expect(match(ROUTES, "/api/v1/iam/%2e%2e/billing/y")).toEqual({ route: ROUTES[2], url: "/y" })
+    expect(match(ROUTES, "/api/v1/iam/../../v2/iam")).toBeUndefined()
+  })
+
+  it("treats a leading // as a path, never as a host", () => {
+    expect(targetOf("//evil.example/api/v1/iam/x").pathname).toBe("//evil.example/api/v1/iam/x")
+    expect(match(ROUTES, "//evil.example/api/v1/iam/x")).toBeUndefined()
+  })
+
+  it("reads absolute-form request targets", () => {
+    expect(match(ROUTES, "http://localhost:8787/api/v1/stacks/s1?v=2")).toEqual({ route: ROUTES[4], url: "/s1?v=2" })
+  })
+
+  it("knows the service names", () => {
+    expect(isServiceName("VAULT")).toBe(true)
+    expect(isServiceName("vault")).toBe(false)
+  })
+})
