@@ -1,0 +1,35 @@
+import { paginate, type PaginateOptions } from "./pagination.js"
+import { health, type HealthOptions } from "./resources/health.js"
+import { createTransport, type ClientOptions, type HttpMethod, type RequestOptions } from "./transport.js"
+
+/**
+ * A client of one Core deployment. Each service's namespace (`client.iam`, `client.platforms`, …)
+ * is one file under `resources/`, built on the same transport.
+ */
+export interface CoreClient {
+  /** Sends one request and returns its JSON (or text) body, validated by `schema` when given. */
+  readonly request: <T = unknown>(method: HttpMethod, path: string, options?: RequestOptions<T>) => Promise<T>
+  /** Iterates over every item of a cursor-paged list. */
+  readonly paginate: <T>(path: string, options?: PaginateOptions<T>) => AsyncGenerator<T, void, undefined>
+  /** `GET /health` as text. */
+  readonly health: (options?: HealthOptions) => Promise<string>
+}
+
+/**
+ * Creates a client. Retries 429 and 503 answers (and connection failures of idempotent methods)
+ * with jittered exponential backoff that honours `Retry-After`; times out each attempt after 30 s;
+ * sends an `Idempotency-Key` with every POST and PATCH.
+ *
+ * @example
+ * import { createClient, NotFoundError } from "@core/sdk"
+ * const core = createClient({ baseUrl: "http://localhost:8787", apiKey: process.env.CORE_API_KEY })
+ * console.log(await core.health())
+ */
+export const createClient = (options: ClientOptions): CoreClient => {
+  const transport = createTransport(options)
+  return {
+    request: transport.request,
+    paginate: (path, paginateOptions) => paginate(transport, path, paginateOptions),
+    health: health(transport)
+  }
+}

@@ -1,0 +1,64 @@
+import { CoreResponseValidationError } from "./errors.js"
+import type { ResponseSchema } from "./schema.js"
+import type { Query, RequestOptions, Transport } from "./transport.js"
+
+/**
+ * One page of a cursor-paged list, in either form the services answer:
+ * `{ data, nextCursor, hasMore }` or `{ data, cursor }`.
+ */
+export interface CursorPage<T> {
+  readonly data: ReadonlyArray<T>
+  readonly nextCursor?: string | null
+  readonly hasMore?: boolean
+  readonly cursor?: string | null
+}
+
+/** Options of {@link paginate}. */
+export interface PaginateOptions<T> {
+  /** Query parameters sent with every page (e.g. `limit`, filters). */
+  readonly query?: Query
+  /** The query parameter that carries the cursor. @default "cursor" */
+  readonly cursorParam?: string
+  /** Validates each page. */
+  readonly schema?: ResponseSchema<CursorPage<T>>
+  readonly headers?: RequestOptions["headers"]
+  readonly signal?: AbortSignal
+}
+
+const nextCursorOf = (page: CursorPage<unknown>): string | null => {
+  if (page.hasMore === false) return null
+  const cursor = page.nextCursor !== undefined ? page.nextCursor : page.cursor
+  return typeof cursor === "string" && cursor !== "" ? cursor : null
+}
+
+/**
+ * Iterates over every item of a cursor-paged list, fetching pages as they are needed (GET).
+ * Stops when a page has `hasMore: false`, no cursor, or repeats the cursor it was asked with.
+ *
+ * @example
+ * for await (const platform of client.paginate<Platform>("/api/v1/platforms", { query: { limit: 100 } })) {
+ *   console.log(platform.id)
+ * }
+ */
+export async function* paginate<T>(
+  transport: Transport,
+  path: string,
+  options: PaginateOptions<T> = {}
+): AsyncGenerator<T, void, undefined> {
+  const cursorParam = options.cursorParam ?? "cursor"
+  let cursor: string | null = null
+  do {
+    const page: CursorPage<T> = await transport.request("GET", path, {
+      query: cursor === null ? options.query : { ...options.query, [cursorParam]: cursor },
+      ...(options.schema === undefined ? {} : { schema: options.schema }),
+      ...(options.headers === undefined ? {} : { headers: options.headers }),
+      ...(options.signal === undefined ? {} : { signal: options.signal })
+    })
+    if (typeof page !== "object" || page === null || !Array.isArray(page.data)) {
+      throw new CoreResponseValidationError([{ message: "A paged response has no data array", path: ["data"] }], page)
+    }
+    yield* page.data
+    const next = nextCursorOf(page)
+    cursor = next === cursor ? null : next
+  } while (cursor !== null)
+}
