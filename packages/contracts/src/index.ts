@@ -1,2 +1,3 @@
 export * from "./Envelope.js"
+export * from "./Ids.js"
 export * as Iam from "./iam/index.js"
