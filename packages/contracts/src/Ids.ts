@@ -3,7 +3,7 @@ import { z } from "zod"
 /**
  * The id prefixes of DESIGN §3: users, organizations, sessions, API keys, grants, invitations,
  * platforms, entities, resources, feature activations, jobs, dead letters, stacks, stack versions,
- * deployments, secrets.
+ * deployments, secrets; and organization memberships (`mem`).
  */
 export const ID_PREFIXES = [
   "usr",
@@ -21,7 +21,8 @@ export const ID_PREFIXES = [
   "stk",
   "ver",
   "dep",
-  "sec"
+  "sec",
+  "mem"
 ] as const
 export const IdPrefix = z.enum(ID_PREFIXES)
 export type IdPrefix = z.infer<typeof IdPrefix>
@@ -118,3 +119,5 @@ export const StackVersionId = idSchema("ver")
 export const DeploymentId = idSchema("dep")
 /** A secret record id (`sec_…`). */
 export const SecretId = idSchema("sec")
+/** An organization membership id (`mem_…`). */
+export const MemberId = idSchema("mem")
