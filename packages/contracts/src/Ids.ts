@@ -3,7 +3,8 @@ import { z } from "zod"
 /**
  * The id prefixes of DESIGN §3: users, organizations, sessions, API keys, grants, invitations,
  * platforms, entities, resources, feature activations, jobs, dead letters, stacks, stack versions,
- * deployments, secrets; and organization memberships (`mem`).
+ * deployments, secrets; and organization memberships (`mem`), one-time verification tokens (`vrf`)
+ * and outgoing mail (`eml`).
  */
 export const ID_PREFIXES = [
   "usr",
@@ -22,7 +23,9 @@ export const ID_PREFIXES = [
   "ver",
   "dep",
   "sec",
-  "mem"
+  "mem",
+  "vrf",
+  "eml"
 ] as const
 export const IdPrefix = z.enum(ID_PREFIXES)
 export type IdPrefix = z.infer<typeof IdPrefix>
@@ -121,3 +124,7 @@ export const DeploymentId = idSchema("dep")
 export const SecretId = idSchema("sec")
 /** An organization membership id (`mem_…`). */
 export const MemberId = idSchema("mem")
+/** A one-time verification token's record id (`vrf_…`): magic links, password resets, email checks. */
+export const VerificationId = idSchema("vrf")
+/** An outgoing mail's id (`eml_…`). */
+export const MailId = idSchema("eml")
