@@ -3,8 +3,8 @@ import { z } from "zod"
 /**
  * The id prefixes of DESIGN §3: users, organizations, sessions, API keys, grants, invitations,
  * platforms, entities, resources, feature activations, jobs, dead letters, stacks, stack versions,
- * deployments, secrets; and organization memberships (`mem`), one-time verification tokens (`vrf`)
- * and outgoing mail (`eml`).
+ * deployments, secrets; and organization memberships (`mem`), one-time verification tokens (`vrf`),
+ * outgoing mail (`eml`) and audit log entries (`aud`).
  */
 export const ID_PREFIXES = [
   "usr",
@@ -25,7 +25,8 @@ export const ID_PREFIXES = [
   "sec",
   "mem",
   "vrf",
-  "eml"
+  "eml",
+  "aud"
 ] as const
 export const IdPrefix = z.enum(ID_PREFIXES)
 export type IdPrefix = z.infer<typeof IdPrefix>
@@ -128,3 +129,5 @@ export const MemberId = idSchema("mem")
 export const VerificationId = idSchema("vrf")
 /** An outgoing mail's id (`eml_…`). */
 export const MailId = idSchema("eml")
+/** An audit log entry's id (`aud_…`). */
+export const AuditEntryId = idSchema("aud")
