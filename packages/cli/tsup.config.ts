@@ -1,10 +1,17 @@
 import { defineConfig } from "tsup"
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  entry: { core: "src/main.ts" },
   format: ["esm"],
-  dts: true,
+  platform: "node",
+  target: "node20",
+  splitting: false,
+  noExternal: [/.*/],
+  dts: false,
   clean: true,
-  sourcemap: true,
-  target: "node20"
+  sourcemap: false,
+  banner: { js: "#!/usr/bin/env node" },
+  esbuildOptions(options) {
+    options.conditions = ["source"]
+  }
 })

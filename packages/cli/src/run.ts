@@ -1,0 +1,81 @@
+import { CliError, ExitCode, usageError } from "./errors.js"
+import { findCommand, unknownCommand } from "./registry.js"
+import { createUi, type Output, type Ui } from "./ui.js"
+import { version } from "./version.js"
+
+/** The process around a run: its streams and environment. */
+export interface Io {
+  readonly stdout: Output
+  readonly stderr: Output
+  readonly env: Readonly<Record<string, string | undefined>>
+}
+
+interface Invocation {
+  readonly help: boolean
+  readonly version: boolean
+  readonly json: boolean
+  readonly command: string | undefined
+  readonly rest: ReadonlyArray<string>
+  readonly problem: CliError | undefined
+}
+
+/**
+ * Splits argv into the global options and the command with its own arguments. `--help` and
+ * `--json` count anywhere before `--`; `--version` and unknown options only before the command
+ * (after it they belong to the command).
+ */
+const parseInvocation = (argv: ReadonlyArray<string>): Invocation => {
+  let help = false, showVersion = false, json = false
+  let command: string | undefined
+  let problem: CliError | undefined
+  const rest: Array<string> = []
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]
+    if (arg === "--") {
+      rest.push(...argv.slice(index + 1))
+      break
+    }
+    if (arg === "-h" || arg === "--help") help = true
+    else if (arg === "--json") json = true
+    else if (command !== undefined) rest.push(arg)
+    else if (arg === "-v" || arg === "--version") showVersion = true
+    else if (arg.startsWith("-")) problem ??= usageError(`Unknown option '${arg}'. Run 'core --help' for the global options.`, "UNKNOWN_OPTION")
+    else command = arg
+  }
+  return { help, version: showVersion, json, command, rest, problem }
+}
+
+const report = (ui: Ui, error: unknown): number => {
+  const failure = error instanceof CliError ? error : new CliError(error instanceof Error ? error.message : String(error))
+  if (ui.json) ui.error(JSON.stringify({ error: { code: failure.code, message: failure.message } }))
+  else ui.error(`core: ${failure.message}`)
+  return failure.exitCode
+}
+
+/** Runs `core` with the arguments after the program name and answers the exit code. */
+export const run = async (argv: ReadonlyArray<string>, io: Io): Promise<number> => {
+  const invocation = parseInvocation(argv)
+  const ui = createUi({ ...io, json: invocation.json })
+  try {
+    if (invocation.problem !== undefined) throw invocation.problem
+    if (invocation.version && invocation.command === undefined) {
+      ui.result({ version }, () => ui.line(version))
+      return ExitCode.ok
+    }
+    const help = await import("./commands/help.js")
+    if (invocation.command === undefined) {
+      help.printOverview(ui)
+      return ExitCode.ok
+    }
+    const command = findCommand(invocation.command)
+    if (command === undefined) throw unknownCommand(invocation.command)
+    if (invocation.help) {
+      help.printCommandHelp(ui, command)
+      return ExitCode.ok
+    }
+    const module = await command.load()
+    return await module.run({ argv: invocation.rest, ui, env: io.env })
+  } catch (error) {
+    return report(ui, error)
+  }
+}
