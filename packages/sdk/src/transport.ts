@@ -115,6 +115,13 @@ const readSuccess = async (response: Response, responseType: "json" | "text"): P
   }
 }
 
+const maxTimeoutMs = 2_147_483_647
+
+const checkTimeout = (timeout: number): number => {
+  if (!(timeout > 0 && timeout <= maxTimeoutMs)) throw new TypeError(`timeout must be between 1 and ${maxTimeoutMs} ms, got ${timeout}`)
+  return timeout
+}
+
 const checkOptions = (options: ClientOptions): void => {
   if (!/^https?:\/\//i.test(options.baseUrl ?? "")) {
     throw new TypeError(`baseUrl must be an absolute http(s) URL, got ${JSON.stringify(options.baseUrl)}`)
@@ -123,6 +130,12 @@ const checkOptions = (options: ClientOptions): void => {
     throw new TypeError("Give either token or apiKey, not both")
   }
 }
+
+const headerValue = (headers: RequestOptions["headers"], name: string): string | undefined =>
+  Object.entries(headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1]
+
+const withoutHeader = (headers: RequestOptions["headers"], name: string): Record<string, string> =>
+  Object.fromEntries(Object.entries(headers ?? {}).filter(([key]) => key.toLowerCase() !== name))
 
 /** Builds the {@link Transport} for a client. */
 export const createTransport = (options: ClientOptions): Transport => {
@@ -135,26 +148,30 @@ export const createTransport = (options: ClientOptions): Transport => {
     ...(options.fetch === undefined ? {} : { fetch: options.fetch })
   })
   const clientPolicy = resolveRetryPolicy(options.retry)
-  const clientTimeout = options.timeout ?? defaultTimeoutMs
+  const clientTimeout = checkTimeout(options.timeout ?? defaultTimeoutMs)
   const autoKeys = options.idempotencyKeys ?? !isBrowser()
 
   const request = async <T>(method: HttpMethod, path: string, init: RequestOptions<T> = {}): Promise<T> => {
     const key = init.idempotencyKey === false
       ? undefined
-      : init.idempotencyKey ?? (autoKeys && (method === "POST" || method === "PATCH") ? randomUuid() : undefined)
-    const policy = isStream(init.body) ? { ...resolveRetryPolicy(init.retry, clientPolicy), limit: 0 } : resolveRetryPolicy(init.retry, clientPolicy)
-    const timeout = init.timeout ?? clientTimeout
+      : init.idempotencyKey ?? headerValue(init.headers, "idempotency-key") ??
+        (autoKeys && (method === "POST" || method === "PATCH") ? randomUuid() : undefined)
+    const policy = resolveRetryPolicy(isStream(init.body) ? 0 : init.retry, clientPolicy)
+    const timeout = init.timeout === undefined ? clientTimeout : checkTimeout(init.timeout)
     const attempt = () =>
       api(path.replace(/^\/+/, ""), {
         method,
         timeout,
-        headers: { ...init.headers, ...(key === undefined ? {} : { "idempotency-key": key }) },
+        headers: { ...withoutHeader(init.headers, "idempotency-key"), ...(key === undefined ? {} : { "idempotency-key": key }) },
         ...(init.body === undefined ? {} : isRawBody(init.body) ? { body: init.body } : { json: init.body }),
         ...(init.query === undefined ? {} : { searchParams: toSearchParams(init.query) }),
         ...(init.signal === undefined ? {} : { signal: init.signal })
       })
-    const response = await sendWithRetries(attempt, { method, hasKey: key !== undefined, policy, timeout, signal: init.signal })
-    const body = await readSuccess(response, init.responseType ?? "json")
+    const context: SendContext = { method, hasKey: key !== undefined, policy, timeout, signal: init.signal }
+    const response = await sendWithRetries(attempt, context)
+    const body = await readSuccess(response, init.responseType ?? "json").catch((cause: unknown) => {
+      throw toTransportError(cause, context)
+    })
     return init.schema === undefined ? (body as T) : validateResponse(init.schema, body)
   }
   return { request }

@@ -88,8 +88,9 @@ describe("createClient", () => {
     expect(server.requests[0]).toMatchObject({ method: "GET", url: "/health" })
   })
 
-  it("refuses a base URL that is not absolute, and a token together with an API key", () => {
+  it("refuses a base URL that is not absolute, a token together with an API key, and a bad timeout", () => {
     expect(() => createClient({ baseUrl: "localhost:8787" })).toThrow(new TypeError('baseUrl must be an absolute http(s) URL, got "localhost:8787"'))
     expect(() => createClient({ baseUrl: "http://x", token: "t", apiKey: "core_k" })).toThrow(new TypeError("Give either token or apiKey, not both"))
+    expect(() => createClient({ baseUrl: "http://x", timeout: 0 })).toThrow(new TypeError("timeout must be between 1 and 2147483647 ms, got 0"))
   })
 })

@@ -87,6 +87,12 @@ describe("retries", () => {
     expect(server.requests.map((r) => r.headers["idempotency-key"])).toEqual(["my-key", "my-key"])
   })
 
+  it("takes a key given as a header, sending it once", async () => {
+    server = await startScriptServer([unavailable, ok])
+    await createClient({ baseUrl: server.url, retry: fast }).request("POST", "/x", { headers: { "Idempotency-Key": "hdr-key" } })
+    expect(server.requests.map((r) => r.headers["idempotency-key"])).toEqual(["hdr-key", "hdr-key"])
+  })
+
   it("never retries a POST without an idempotency key", async () => {
     server = await startScriptServer([unavailable, ok])
     const client = createClient({ baseUrl: server.url, retry: fast })
@@ -127,6 +133,20 @@ describe("connection failures, timeouts and aborts", () => {
     const error = await createClient({ baseUrl: await refusedUrl(), fetch, retry: fast }).request("POST", "/x").catch((e: unknown) => e)
     expect(error).toBeInstanceOf(CoreConnectionError)
     expect(calls.count).toBe(1)
+  })
+
+  it("turns a connection lost while reading the body into CoreConnectionError", async () => {
+    const { createServer } = await import("node:http")
+    const dropping = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "1000" })
+      res.write('{"partial":')
+      setTimeout(() => res.destroy(), 50)
+    })
+    await new Promise<void>((resolve) => dropping.listen(0, "127.0.0.1", resolve))
+    const { port } = dropping.address() as import("node:net").AddressInfo
+    const error = await createClient({ baseUrl: `http://127.0.0.1:${port}` }).request("GET", "/x").catch((e: unknown) => e)
+    dropping.close()
+    expect(error).toBeInstanceOf(CoreConnectionError)
   })
 
   it("fails with CoreTimeoutError when an attempt is too slow, without retrying", async () => {
