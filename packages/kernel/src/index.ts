@@ -1,4 +1,5 @@
 export * from "./Errors.js"
+export * as Body from "./Body.js"
 export * as ErrorResponse from "./ErrorResponse.js"
 export * as RequestId from "./RequestId.js"
 export * as Validation from "./Validation.js"
