@@ -4,7 +4,7 @@ const resolve = { conditions: ["source", "module", "node", "import", "default"] 
 
 export default defineConfig({
   resolve,
-  ssr: { resolve: { conditions: ["source", "node", "import", "default"], externalConditions: ["source"] } },
+  ssr: { resolve: { conditions: ["source", "node", "default"], externalConditions: ["source"] } },
   test: {
     projects: [
       {
