@@ -39,5 +39,5 @@ export const ErrorEnvelope = z.object({
     requestId: z.string(),
     details: z.record(z.string(), z.unknown()).nullable().optional()
   })
-})
+}).meta({ id: "ErrorEnvelope", description: "The error envelope of every Core service" })
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>

@@ -1,3 +1,7 @@
 export * from "./Envelope.js"
 export * from "./Ids.js"
+export * from "./OpenApi.js"
+export * from "./Pagination.js"
+export * from "./Permissions.js"
+export * from "./Routes.js"
 export * as Iam from "./iam/index.js"

@@ -11,3 +11,6 @@ export * as RequestContext from "./RequestContext.js"
 export * as Crypto from "./Crypto.js"
 export * as Cursor from "./Cursor.js"
 export * as Ids from "./Ids.js"
+/** The Tags of namespaced modules, also exported directly so that declaration emit can name them. */
+export { Ids as IdsTag } from "./Ids.js"
+export { RequestContext as RequestContextTag } from "./RequestContext.js"
