@@ -1,0 +1,216 @@
+import { z } from "zod"
+import { cursorPage, cursorParam, limitParam } from "../Pagination.js"
+import { isPermission } from "../Permissions.js"
+import { PlatformStatusValue } from "./accounts.js"
+
+/** A permission of the catalogue (`packages/contracts/src/Permissions.ts`); anything else is a 400. */
+export const CataloguePermission = z
+  .string()
+  .min(1)
+  .refine(isPermission, { message: "Unknown permission (see the permission catalogue)" })
+
+/** Grant `expiresAt`: epoch seconds, greater than 0 and less than 10^11 (seed 000, Limits). */
+export const GrantExpiry = z.number().int().gt(0).lt(100_000_000_000)
+
+/** `POST /api/core/roles`: create or replace the permissions of a role in an organization. */
+export const UpsertRoleMappingRequest = z.object({
+  orgId: z.string().min(1),
+  role: z.string().min(1),
+  permissions: z.array(CataloguePermission)
+})
+export type UpsertRoleMappingRequest = z.infer<typeof UpsertRoleMappingRequest>
+
+/** A role-to-permissions mapping of one organization. `updatedAt` is ISO 8601. */
+export const RoleMapping = z.object({
+  orgId: z.string(),
+  role: z.string(),
+  permissions: z.array(z.string()),
+  updatedAt: z.string()
+})
+export type RoleMapping = z.infer<typeof RoleMapping>
+
+/** Query of `GET /api/core/roles`. */
+export const ListRoleMappingsQuery = z.object({ orgId: z.string().min(1) })
+
+/** Answer of `GET /api/core/roles`, ordered by role. */
+export const RoleMappingList = z.object({ data: z.array(RoleMapping) })
+export type RoleMappingList = z.infer<typeof RoleMappingList>
+
+/** Path of `DELETE /api/core/roles/{orgId}/{role}`. */
+export const RoleMappingParams = z.object({ orgId: z.string().min(1), role: z.string().min(1) })
+
+/** `POST /api/core/grants`: `granted: true` grants a permission, `false` denies it. */
+export const CreateGrantRequest = z.object({
+  userId: z.string().min(1),
+  orgId: z.string().min(1),
+  permission: CataloguePermission,
+  granted: z.boolean(),
+  grantedBy: z.string().min(1),
+  expiresAt: GrantExpiry.optional()
+})
+export type CreateGrantRequest = z.infer<typeof CreateGrantRequest>
+
+/** A grant or denial. `expiresAt` is epoch seconds or `null`; `active` is false once expired. */
+export const Grant = z.object({
+  id: z.string(),
+  userId: z.string(),
+  orgId: z.string(),
+  permission: z.string(),
+  granted: z.boolean(),
+  grantedBy: z.string(),
+  expiresAt: z.number().nullable(),
+  active: z.boolean(),
+  createdAt: z.string()
+})
+export type Grant = z.infer<typeof Grant>
+
+/** Query of `GET /api/core/grants`. */
+export const ListGrantsQuery = z.object({ orgId: z.string().min(1), userId: z.string().min(1).optional() })
+export type ListGrantsQuery = z.infer<typeof ListGrantsQuery>
+
+/** Answer of `GET /api/core/grants`, newest first. */
+export const GrantList = z.object({ data: z.array(Grant) })
+export type GrantList = z.infer<typeof GrantList>
+
+/** Path of the routes addressing one record by id (`DELETE /api/core/grants/{id}`, `/api/core/apikeys/{id}`). */
+export const IdParams = z.object({ id: z.string().min(1) })
+
+/** What an API key looks like: `core_` and 32 random bytes in base64url (43 characters). */
+export const API_KEY_PATTERN = /^core_[A-Za-z0-9_-]{43}$/
+
+/** `POST /api/core/apikeys`. `expiresAt` is ISO 8601 and must lie in the future. */
+export const CreateApiKeyRequest = z.object({
+  name: z.string().min(1).max(100).optional(),
+  organizationId: z.string().min(1),
+  platformId: z.string().min(1).optional(),
+  permissions: z.array(CataloguePermission).optional(),
+  expiresAt: z.iso.datetime({ offset: true }).optional()
+})
+export type CreateApiKeyRequest = z.infer<typeof CreateApiKeyRequest>
+
+/** An API key as listed: never the key nor its hash; `start` is its first characters. */
+export const ApiKey = z.object({
+  id: z.string(),
+  name: z.string().nullable(),
+  start: z.string(),
+  organizationId: z.string(),
+  platformId: z.string(),
+  permissions: z.array(z.string()),
+  createdBy: z.string(),
+  expiresAt: z.string().nullable(),
+  lastUsedAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+  createdAt: z.string()
+})
+export type ApiKey = z.infer<typeof ApiKey>
+
+/** 201 answer of `POST /api/core/apikeys`: the only time `key` is ever shown. */
+export const CreatedApiKey = ApiKey.extend({ key: z.string() })
+export type CreatedApiKey = z.infer<typeof CreatedApiKey>
+
+/** Query of `GET /api/core/apikeys`. */
+export const ListApiKeysQuery = z.object({ organizationId: z.string().min(1) })
+
+/** Answer of `GET /api/core/apikeys`, newest first, revoked keys included. */
+export const ApiKeyList = z.object({ data: z.array(ApiKey) })
+export type ApiKeyList = z.infer<typeof ApiKeyList>
+
+/** `POST /api/core/apikey/validate`. */
+export const ValidateApiKeyRequest = z.object({ key: z.string().min(1) })
+export type ValidateApiKeyRequest = z.infer<typeof ValidateApiKeyRequest>
+
+/** Answer of a valid key; unknown, revoked and expired keys answer 401 `UNAUTHORIZED`. */
+export const ApiKeyValidation = z.object({
+  valid: z.literal(true),
+  keyId: z.string(),
+  organizationId: z.string(),
+  platformId: z.string(),
+  permissions: z.array(z.string()),
+  platformStatus: PlatformStatusValue
+})
+export type ApiKeyValidation = z.infer<typeof ApiKeyValidation>
+
+/** `POST /api/core/service-token`. */
+export const ServiceTokenRequest = z.object({
+  serviceId: z.string().min(1),
+  targetService: z.string().min(1)
+})
+export type ServiceTokenRequest = z.infer<typeof ServiceTokenRequest>
+
+/** A short-lived service token; `expiresAt` is ISO 8601, `expiresIn` seconds. */
+export const ServiceToken = z.object({
+  token: z.string(),
+  tokenType: z.literal("Bearer"),
+  expiresAt: z.string(),
+  expiresIn: z.number().int()
+})
+export type ServiceToken = z.infer<typeof ServiceToken>
+
+/** `GET /.well-known/jwks.json`: the public keys that sign service tokens. */
+export const Jwks = z.object({
+  keys: z.array(z.object({ kid: z.string(), kty: z.string(), alg: z.string(), use: z.literal("sig") }).loose())
+})
+export type Jwks = z.infer<typeof Jwks>
+
+/** `POST /internal/platform-status`. */
+export const SetPlatformStatusRequest = z.object({
+  platformId: z.string().min(1),
+  status: PlatformStatusValue
+})
+export type SetPlatformStatusRequest = z.infer<typeof SetPlatformStatusRequest>
+
+/** The status of a platform as identity knows it. `updatedAt` is ISO 8601. */
+export const PlatformStatusRecord = z.object({
+  platformId: z.string(),
+  status: PlatformStatusValue,
+  updatedAt: z.string()
+})
+export type PlatformStatusRecord = z.infer<typeof PlatformStatusRecord>
+
+/** Who acted in an audit entry. */
+export const AuditActorType = z.enum(["user", "apikey", "service", "anonymous", "system"])
+
+/** One audit log entry. `occurredAt` is ISO 8601. */
+export const AuditEntry = z.object({
+  id: z.string(),
+  occurredAt: z.string(),
+  action: z.string(),
+  outcome: z.enum(["success", "failure"]),
+  actorId: z.string().nullable(),
+  actorType: AuditActorType,
+  organizationId: z.string().nullable(),
+  targetType: z.string().nullable(),
+  targetId: z.string().nullable(),
+  ip: z.string().nullable(),
+  userAgent: z.string().nullable(),
+  requestId: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()).nullable()
+})
+export type AuditEntry = z.infer<typeof AuditEntry>
+
+/**
+ * Query of `GET /api/audit/events`: `actor` is a user id or `me`; `action` is exact or a prefix
+ * ending in `.*` (`session.*`); `from`/`to` are ISO 8601 (from inclusive, to exclusive).
+ */
+export const ListAuditQuery = z.object({
+  actor: z.string().min(1).optional(),
+  action: z.string().min(1).max(200).regex(/^[a-z0-9_.-]+(\.\*)?$/, "Must be an action or a prefix ending in .*").optional(),
+  organizationId: z.string().min(1).optional(),
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+  cursor: cursorParam,
+  limit: limitParam()
+})
+export type ListAuditQuery = z.infer<typeof ListAuditQuery>
+/** What a client sends as the audit query (`limit` may be left out). */
+export type ListAuditQueryInput = Omit<z.input<typeof ListAuditQuery>, "limit"> & { readonly limit?: number }
+
+/** A page of audit entries, newest first; `nextCursor` is `null` on the last page. */
+export const AuditPage = cursorPage(AuditEntry)
+export type AuditPage = z.infer<typeof AuditPage>
+
+/** `iss` of every service token: a constant, so all processes of a deployment agree on it. */
+export const SERVICE_TOKEN_ISSUER = "core-iam"
+
+/** Lifetime of a service token: five minutes. */
+export const SERVICE_TOKEN_TTL_SECONDS = 300
