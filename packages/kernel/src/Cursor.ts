@@ -57,3 +57,21 @@ export const decodeOptional = <S extends z.ZodType>(
   cursor: string | undefined
 ): Effect.Effect<z.output<S> | undefined, ValidationError> =>
   cursor === undefined ? Effect.succeed(undefined) : decode(schema, cursor)
+
+/**
+ * Cut a page from rows fetched with `LIMIT limit + 1`: the first `limit` rows, whether more exist,
+ * and the cursor of the last row returned (`null` on the last page).
+ *
+ * @example
+ * const rows = yield* repo.list({ after, limit: query.limit + 1 })
+ * const { data, hasMore, nextCursor } = Cursor.page(rows, query.limit, (row) => ({ createdAt: row.createdAt, id: row.id }))
+ */
+export const page = <A>(
+  rows: ReadonlyArray<A>,
+  limit: number,
+  keyOf: (row: A) => SortKey
+): { readonly data: Array<A>; readonly hasMore: boolean; readonly nextCursor: string | null } => {
+  const data = rows.slice(0, limit)
+  const hasMore = rows.length > limit && data.length > 0
+  return { data, hasMore, nextCursor: hasMore ? encode(keyOf(data[data.length - 1])) : null }
+}

@@ -44,4 +44,15 @@ describe("Cursor", () => {
       const typed = yield* Cursor.decode(Cursor.CreatedAtId, "abc").pipe(Effect.either)
       expect(Either.isLeft(typed)).toBe(true)
     }))
+
+  it.effect("cuts a page from limit + 1 rows and continues after its last row", () =>
+    Effect.gen(function*() {
+      const rows = [1, 2, 3, 4].map((n) => ({ createdAt: `2026-01-0${n}`, id: `r${n}` }))
+      const first = Cursor.page(rows, 3, (row) => ({ createdAt: row.createdAt, id: row.id }))
+      expect(first.data.map((row) => row.id)).toEqual(["r1", "r2", "r3"])
+      expect(first.hasMore).toBe(true)
+      expect(yield* Cursor.decode(Cursor.CreatedAtId, first.nextCursor!)).toEqual({ createdAt: "2026-01-03", id: "r3" })
+      expect(Cursor.page(rows.slice(0, 3), 3, (row) => row)).toEqual({ data: rows.slice(0, 3), hasMore: false, nextCursor: null })
+      expect(Cursor.page([], 3, (row) => row)).toEqual({ data: [], hasMore: false, nextCursor: null })
+    }))
 })
