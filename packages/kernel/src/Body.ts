@@ -16,9 +16,6 @@ export interface Options {
   readonly limit?: number
 }
 
-/** The failures of reading and parsing a JSON body with a contract. */
-export type JsonError = UnsupportedMediaType | PayloadTooLarge | InvalidJson | ValidationError
-
 interface ChunkReader {
   readonly read: () => Promise<Uint8Array | undefined>
   readonly release: () => void
@@ -240,7 +237,11 @@ const parseJson = (body: Uint8Array): Effect.Effect<unknown, InvalidJson> =>
 export const json = <S extends z.ZodType>(
   schema: S,
   options?: Options
-): Effect.Effect<z.output<S>, JsonError, HttpServerRequest.HttpServerRequest> =>
+): Effect.Effect<
+  z.output<S>,
+  UnsupportedMediaType | PayloadTooLarge | InvalidJson | ValidationError,
+  HttpServerRequest.HttpServerRequest
+> =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     if (!isJsonContentType(request.headers["content-type"])) {
