@@ -1,0 +1,120 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Path from "node:path"
+import * as DataDirLock from "./DataDirLock.js"
+import { pgTypes } from "./internal/pgTypes.js"
+import * as PgliteClient from "./PgliteClient.js"
+
+/** The database driver in use: PostgreSQL over the network, or embedded PGlite. */
+export type Driver = "pg" | "pglite"
+
+/** Which driver serves the `SqlClient`, and where PGlite keeps its data. */
+export class Info extends Context.Tag("@core/kernel/Database/Info")<Info, {
+  readonly driver: Driver
+  /** The data directory of PGlite; `undefined` for PostgreSQL or an in-memory PGlite. */
+  readonly dataDir: string | undefined
+}>() {}
+
+/** How to reach the database. */
+export interface Options {
+  /** A PostgreSQL connection URL (`postgres://…`); when absent, PGlite is used. */
+  readonly url?: string | Redacted.Redacted<string> | undefined
+  /**
+   * The data directory of the embedded database (PGlite keeps PostgreSQL's files in its
+   * `pgdata` folder and the directory holds `core.lock` while open). `memory://` or omitted: a
+   * database in memory that disappears with the process.
+   */
+  readonly dataDir?: string | undefined
+}
+
+/** The default data directory (`CORE_DATA_DIR`). */
+export const defaultDataDir = "./.core/data"
+
+/** The folder of a data directory where PGlite keeps PostgreSQL's files. */
+export const pgDataDir = (dataDir: string): string => Path.join(Path.resolve(dataDir), "pgdata")
+
+const isMemory = (dataDir: string | undefined): dataDir is undefined | "memory://" =>
+  dataDir === undefined || dataDir === "memory://"
+
+/**
+ * Adds `-c TimeZone=UTC` to the connection's startup options, so that PostgreSQL sessions compute
+ * dates in UTC as PGlite does.
+ */
+const withUtcSessions = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    const options = parsed.searchParams.get("options") ?? ""
+    if (/TimeZone=/i.test(options)) return url
+    parsed.searchParams.set("options", `${options} -c TimeZone=UTC`.trim())
+    return parsed.toString()
+  } catch {
+    return url
+  }
+}
+
+const pgLayer = (url: Redacted.Redacted<string>) =>
+  PgClient.layer({
+    url: Redacted.make(withUtcSessions(Redacted.value(url))),
+    types: pgTypes,
+    applicationName: "core"
+  }).pipe(Layer.map(Context.add(Info, { driver: "pg", dataDir: undefined })))
+
+const pgliteLayer = (dataDir: string | undefined) =>
+  isMemory(dataDir)
+    ? PgliteClient.layer({ dataDir: "memory://" }).pipe(
+      Layer.map(Context.add(Info, { driver: "pglite", dataDir: undefined }))
+    )
+    : Layer.unwrapScoped(
+      Effect.as(
+        DataDirLock.acquire(dataDir),
+        PgliteClient.layer({ dataDir: pgDataDir(dataDir) }).pipe(
+          Layer.map(Context.add(Info, { driver: "pglite", dataDir: Path.resolve(dataDir) }))
+        )
+      )
+    )
+
+/**
+ * The database: `@effect/sql-pg` when `url` is given, otherwise embedded PGlite under `dataDir`
+ * (locked against a second process). Both read values alike (decision 0010) and compile SQL
+ * with the PostgreSQL dialect.
+ *
+ * @example
+ * Database.layer({ url: process.env.DATABASE_URL, dataDir: "./.core/data" })
+ */
+export const layer = (
+  options: Options
+): Layer.Layer<SqlClient.SqlClient | Info, SqlError | DataDirLock.DataDirLockError> => {
+  const url = Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url
+  return url === undefined || url === "" ? pgliteLayer(options.dataDir) : pgLayer(Redacted.make(url))
+}
+
+/**
+ * {@link layer} configured from the environment: `DATABASE_URL` (PostgreSQL when set) and
+ * `CORE_DATA_DIR` (default `./.core/data`).
+ */
+export const layerConfig: Layer.Layer<
+  SqlClient.SqlClient | Info,
+  SqlError | DataDirLock.DataDirLockError | ConfigError.ConfigError
+> = Layer.unwrapEffect(
+  Effect.map(
+    Config.all({
+      url: Config.option(Config.redacted("DATABASE_URL")),
+      dataDir: Config.withDefault(Config.nonEmptyString("CORE_DATA_DIR"), defaultDataDir)
+    }),
+    ({ dataDir, url }) => layer({ url: Option.getOrUndefined(url), dataDir })
+  )
+)
+
+/** Readiness: the database answers `SELECT 1`. */
+export const ping: Effect.Effect<void, SqlError, SqlClient.SqlClient> = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) => sql`SELECT 1`
+).pipe(Effect.asVoid, Effect.withSpan("Database.ping"))

@@ -1,0 +1,150 @@
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { Connection } from "@effect/sql/SqlConnection"
+import { SqlError } from "@effect/sql/SqlError"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { PGlite, type Results } from "@electric-sql/pglite"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { elementParsers, prepareParam } from "./internal/pgTypes.js"
+
+/**
+ * An `@effect/sql` client over an in-process PGlite database: the same compiler, transactions,
+ * savepoints and value types as the `pg` client (see `Database`).
+ *
+ * PGlite is one connection. Every query outside a transaction waits for a single permit; a
+ * transaction (or `sql.reserve`) holds that permit until it ends, so a query from another fiber
+ * waits for the transaction instead of interleaving with it, and queries of the transaction's own
+ * fiber (which carries its connection) run on the held connection.
+ */
+export interface PgliteClient extends SqlClient.SqlClient {
+  /** The PGlite instance, for driver-specific operations. Queries must go through the client. */
+  readonly pglite: PGlite
+  /** The data directory as a gzip tarball, taken while no other query runs. */
+  readonly dump: Effect.Effect<Blob, SqlError>
+  /** Payloads sent to `channel` with `NOTIFY`, as `PgClient.listen` gives them. */
+  readonly listen: (channel: string) => Stream.Stream<string, SqlError>
+  /** `NOTIFY channel, payload`. */
+  readonly notify: (channel: string, payload: string) => Effect.Effect<void, SqlError>
+}
+
+/** The PGlite client, beside `SqlClient.SqlClient` in a layer built by {@link layer}. */
+export const PgliteClient = Context.GenericTag<PgliteClient>("@core/kernel/PgliteClient")
+
+/** Where and how PGlite stores its database. */
+export interface PgliteClientConfig {
+  /**
+   * The PostgreSQL data directory (`PGDATA`) on disk; `memory://` or omitted for a database that
+   * lives in memory only.
+   */
+  readonly dataDir?: string | undefined
+  /** A tarball from `dumpDataDir` to start from (a clone); the data directory must be empty. */
+  readonly loadDataDir?: Blob | undefined
+}
+
+const fail = (message: string) => (cause: unknown) => new SqlError({ cause, message })
+
+/**
+ * Opens PGlite and builds the client; the database is closed when the scope closes.
+ *
+ * @example
+ * const sql = yield* PgliteClient.make({ dataDir: "memory://" })
+ */
+export const make = (
+  config: PgliteClientConfig
+): Effect.Effect<PgliteClient, SqlError, Scope.Scope | Reactivity.Reactivity> =>
+  Effect.gen(function*() {
+    const pglite = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () =>
+          PGlite.create({
+            dataDir: config.dataDir ?? "memory://",
+            loadDataDir: config.loadDataDir,
+            parsers: elementParsers
+          }),
+        catch: fail("PgliteClient: failed to open the database")
+      }),
+      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+    )
+    const permit = yield* Effect.makeSemaphore(1)
+
+    const run = <A>(query: () => Promise<A>, message = "Failed to execute statement") =>
+      Effect.tryPromise({ try: query, catch: fail(message) })
+
+    const rowsOf = (results: ReadonlyArray<Results<unknown>>) =>
+      results.length === 1 ? results[0].rows : results.map((result) => result.rows)
+
+    const raw = (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
+      params.length === 0
+        ? run(() => pglite.exec(sql, { rowMode }))
+        : Effect.map(run(() => pglite.query(sql, params.map(prepareParam), { rowMode })), (result) => [result])
+
+    const makeConnection = (exclusive: boolean): Connection => {
+      const guard = <A, E>(effect: Effect.Effect<A, E>) => exclusive ? permit.withPermits(1)(effect) : effect
+      const execute = (
+        sql: string,
+        params: ReadonlyArray<unknown>,
+        transformRows: (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
+      ) =>
+        guard(Effect.map(raw(sql, params, "object"), (results) => {
+          const rows = rowsOf(results) as ReadonlyArray<any>
+          return transformRows ? transformRows(rows) : rows
+        }))
+      return {
+        execute,
+        executeRaw: (sql, params) =>
+          guard(Effect.map(raw(sql, params, "object"), (results) => results.length === 1 ? results[0] : results)),
+        executeValues: (sql, params) =>
+          guard(Effect.map(raw(sql, params, "array"), (results) => rowsOf(results) as ReadonlyArray<any>)),
+        executeUnprepared: execute,
+        executeStream: (sql, params, transformRows) =>
+          Stream.fromIterableEffect(execute(sql, params, transformRows))
+      }
+    }
+
+    const pooled = makeConnection(true)
+    const held = makeConnection(false)
+    const reserve: Effect.Effect<Connection, never, Scope.Scope> = Effect.flatMap(
+      Effect.serviceOption(SqlClient.TransactionConnection),
+      Option.match({
+        onSome: ([connection]) => Effect.succeed(connection),
+        onNone: () => Effect.as(Effect.acquireRelease(permit.take(1), () => permit.release(1)), held)
+      })
+    )
+
+    const client = yield* SqlClient.make({
+      acquirer: Effect.succeed(pooled),
+      transactionAcquirer: reserve,
+      compiler: PgClient.makeCompiler(),
+      spanAttributes: [["db.system.name", "postgresql"], ["db.namespace", "pglite"]]
+    })
+
+    return Object.assign(client, {
+      pglite,
+      dump: permit.withPermits(1)(run(() => pglite.dumpDataDir("gzip"), "PgliteClient: failed to dump the database")),
+      listen: (channel: string) =>
+        Stream.asyncPush<string, SqlError>((emit) =>
+          Effect.acquireRelease(
+            run(() => pglite.listen(channel, (payload) => emit.single(payload))),
+            (unlisten) => Effect.promise(() => unlisten()).pipe(Effect.ignore)
+          )
+        ),
+      notify: (channel: string, payload: string) =>
+        pooled.execute("SELECT pg_notify($1, $2)", [channel, payload], undefined).pipe(Effect.asVoid)
+    })
+  })
+
+/**
+ * A layer of the PGlite client as both {@link PgliteClient} and `SqlClient.SqlClient`.
+ *
+ * @example
+ * Layer.provide(MyRepo.Default, PgliteClient.layer({ dataDir: "memory://" }))
+ */
+export const layer = (config: PgliteClientConfig): Layer.Layer<PgliteClient | SqlClient.SqlClient, SqlError> =>
+  Layer.scopedContext(
+    Effect.map(make(config), (client) => Context.make(PgliteClient, client).pipe(Context.add(SqlClient.SqlClient, client)))
+  ).pipe(Layer.provide(Reactivity.layer))

@@ -1,0 +1,114 @@
+import * as Reactivity from "@effect/experimental/Reactivity"
+import type { MigrationError } from "@effect/sql/Migrator"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { PGlite } from "@electric-sql/pglite"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import { randomBytes } from "node:crypto"
+import * as Fs from "node:fs/promises"
+import { createRequire } from "node:module"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Database from "../Database.js"
+import type { DataDirLockError } from "../DataDirLock.js"
+import * as Migrations from "../Migrations.js"
+import * as PgliteClient from "../PgliteClient.js"
+
+/**
+ * The PostgreSQL server tests run against (`CORE_TEST_DATABASE_URL`, e.g.
+ * `postgres://postgres@127.0.0.1:5432/test`); `undefined` means PGlite.
+ */
+export const url: string | undefined = process.env.CORE_TEST_DATABASE_URL || undefined
+
+/** The driver tests run on: `"pg"` when `CORE_TEST_DATABASE_URL` is set, else `"pglite"`. */
+export const driver: Database.Driver = url === undefined ? "pglite" : "pg"
+
+const pgliteVersion = (): string => {
+  const require = createRequire(import.meta.url)
+  const entry = require.resolve("@electric-sql/pglite")
+  return (require(Path.join(Path.dirname(entry), "..", "package.json")) as { version: string }).version
+}
+
+let initdbTarball: Promise<Blob> | undefined
+
+/**
+ * A freshly initialised PGlite cluster as a tarball, cached in the temporary directory per PGlite
+ * version: `initdb` is most of a PGlite boot, and every test file runs in its own process.
+ */
+const initdb = (): Promise<Blob> => {
+  initdbTarball ??= (async () => {
+    const file = Path.join(Os.tmpdir(), `core-pglite-${pgliteVersion()}-initdb.tar`)
+    const cached = await Fs.readFile(file).catch(() => undefined)
+    if (cached !== undefined) return new Blob([cached])
+    const db = await PGlite.create({ dataDir: "memory://" })
+    const tarball = await db.dumpDataDir("none")
+    await db.close()
+    const staging = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`
+    await Fs.writeFile(staging, new Uint8Array(await tarball.arrayBuffer()))
+    await Fs.rename(staging, file)
+    return tarball
+  })()
+  return initdbTarball
+}
+
+const pgliteLayer: Layer.Layer<SqlClient.SqlClient | Database.Info, SqlError> = Layer.unwrapEffect(
+  Effect.map(
+    Effect.promise(initdb),
+    (tarball) =>
+      PgliteClient.layer({ dataDir: "memory://", loadDataDir: tarball }).pipe(
+        Layer.map(Context.add(Database.Info, { driver: "pglite", dataDir: undefined }))
+      )
+  )
+)
+
+const adminQuery = (admin: string, statement: string) =>
+  Effect.scoped(
+    Effect.flatMap(PgClient.make({ url: Redacted.make(admin) }), (sql) => sql.unsafe(statement))
+  ).pipe(Effect.provide(Reactivity.layer))
+
+const withDatabase = (admin: string, database: string): string => {
+  const parsed = new URL(admin)
+  parsed.pathname = `/${database}`
+  return parsed.toString()
+}
+
+const pgLayer = (admin: string): Layer.Layer<SqlClient.SqlClient | Database.Info, SqlError | DataDirLockError> =>
+  Layer.unwrapScoped(
+    Effect.gen(function*() {
+      const name = `core_test_${randomBytes(6).toString("hex")}`
+      yield* Effect.acquireRelease(
+        adminQuery(admin, `CREATE DATABASE "${name}"`),
+        () => adminQuery(admin, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).pipe(Effect.orDie)
+      )
+      return Database.layer({ url: withDatabase(admin, name) })
+    })
+  )
+
+/**
+ * A database of its own for a test file, migrated with `domains`: on PGlite, an in-memory
+ * database started from a cached initialised cluster; on PostgreSQL (`CORE_TEST_DATABASE_URL`), a
+ * new database `core_test_<random>` created from that URL and dropped when the layer is released.
+ * `options.driver` picks the driver instead of the environment (see {@link drivers}).
+ *
+ * @example
+ * layer(TestDatabase.layer([IamMigrations]))((it) => { it.effect("…", () => …) })
+ */
+export const layer = (
+  domains: ReadonlyArray<Migrations.Domain>,
+  options: { readonly driver?: Database.Driver } = {}
+): Layer.Layer<SqlClient.SqlClient | Database.Info, SqlError | MigrationError | DataDirLockError> => {
+  const database = (options.driver ?? driver) === "pglite" ? pgliteLayer : pgLayer(requireUrl())
+  return Layer.provideMerge(Migrations.layer(domains), database)
+}
+
+/** The drivers to run a suite on: PGlite, and PostgreSQL as well when `CORE_TEST_DATABASE_URL` is set. */
+export const drivers: ReadonlyArray<Database.Driver> = url === undefined ? ["pglite"] : ["pglite", "pg"]
+
+const requireUrl = (): string => {
+  if (url === undefined) throw new Error("Set CORE_TEST_DATABASE_URL to test on PostgreSQL")
+  return url
+}

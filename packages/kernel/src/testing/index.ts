@@ -1,0 +1,1 @@
+export * as TestDatabase from "./TestDatabase.js"
