@@ -1,3 +1,4 @@
+import type { Conflict } from "@core/kernel"
 import { Context, Data, type Effect } from "effect"
 
 /** The registry could not create the organization's platform; the organization is rolled back. */
@@ -13,6 +14,7 @@ export type PlatformTier = "free" | "starter" | "growth" | "scale"
  * The registry side of tenant setup: every tenant organization has exactly one platform.
  * In the all-in-one server this is the registry in process (same database, same transaction);
  * over HTTP it calls the registry service. Tests use a failing implementation to prove rollback.
+ * `Conflict` when the registry already has a platform with that slug.
  */
 export class PlatformSetup extends Context.Tag("@core/auth/PlatformSetup")<PlatformSetup, {
   readonly createPlatform: (input: {
@@ -20,5 +22,6 @@ export class PlatformSetup extends Context.Tag("@core/auth/PlatformSetup")<Platf
     readonly name: string
     readonly slug: string
     readonly tier: PlatformTier
-  }) => Effect.Effect<{ readonly platformId: string }, PlatformSetupFailed>
+    readonly ownerUserId?: string | null
+  }) => Effect.Effect<{ readonly platformId: string }, PlatformSetupFailed | Conflict>
 }>() {}

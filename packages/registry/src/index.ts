@@ -1,4 +1,6 @@
 /**
- * @core/registry — see README.md. The domain arrives with its issue; nothing here pretends to serve it yet.
+ * @core/registry — platforms (more of the registry arrives with its issue).
  */
-export {}
+export * from "./Platforms.js"
+export * from "./PlatformsRepo.js"
+export { RegistryMigrations } from "./migrations/index.js"

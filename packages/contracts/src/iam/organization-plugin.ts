@@ -28,6 +28,7 @@ export const OrganizationErrorCodes = {
   YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION: "You are not allowed to cancel this invitation",
   YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS: "You are not allowed to list invitations for this organization",
   YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION: "You are not a member of this organization",
+  YOU_ARE_NOT_ALLOWED_TO_READ_THIS_ORGANIZATION: "You are not allowed to read this organization",
   INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION: "Inviter is no longer a member of the organization"
 } as const
 export type OrganizationErrorCode = keyof typeof OrganizationErrorCodes

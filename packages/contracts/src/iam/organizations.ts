@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { cursorList, InvitationsCursorQuery } from "../Pagination.js"
 
 /** Organization name: 1 to 100 characters (seed 000, Limits). */
 export const OrganizationName = z.string().min(1).max(100)
@@ -104,15 +105,12 @@ export const InvitationsParams = z.object({ orgId: z.string().min(1) })
 /** Path of `DELETE /api/core/organizations/{orgId}/invitations/{invitationId}`. */
 export const InvitationParams = z.object({ orgId: z.string().min(1), invitationId: z.string().min(1) })
 
-/** Query of `GET /api/core/organizations/{orgId}/invitations`. */
-export const ListInvitationsQuery = z.object({
-  cursor: z.string().optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(50)
-})
+/** Query of `GET /api/core/organizations/{orgId}/invitations`: `cursor`, `limit` (default 50, 1 to 100). */
+export const ListInvitationsQuery = InvitationsCursorQuery
 export type ListInvitationsQuery = z.infer<typeof ListInvitationsQuery>
 
 /** A page of invitations. `cursor` is empty on the last page. */
-export const InvitationPage = z.object({ data: z.array(Invitation), cursor: z.string() })
+export const InvitationPage = cursorList(Invitation)
 export type InvitationPage = z.infer<typeof InvitationPage>
 
 /** `POST /api/core/organizations/{orgId}/invitations`. */
