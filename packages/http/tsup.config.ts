@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup"
 
 export default defineConfig({
-  entry: ["src/index.ts"],
+  entry: ["src/index.ts", "src/node.ts", "src/web.ts", "src/hono.ts", "src/express.ts"],
   format: ["esm"],
   dts: true,
   clean: true,

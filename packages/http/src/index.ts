@@ -1,4 +1,7 @@
 /**
- * @core/http — see README.md. The domain arrives with its issue; nothing here pretends to serve it yet.
+ * @core/http — mount any Core service (an Effect `HttpApp`) on a runtime. The root exports the
+ * runtime-neutral web-standard handler; runtimes have their own subpaths: `@core/http/node`,
+ * `@core/http/web`, `@core/http/hono`, `@core/http/express`.
  */
-export {}
+export * as Web from "./web.js"
+export type { Handler, WebHandler } from "./web.js"
