@@ -65,19 +65,19 @@ const toWebRequest = (
 }
 
 /**
- * An in-process upstream over a web-standard handler (`(Request) => Promise<Response>`, as
+ * An in-process upstream over a web-standard handler (`(Request) => Response | Promise<Response>`, as
  * Hono's `app.fetch` or `HttpApp.toWebHandler`). A handler that throws or rejects answers
  * 502 `UPSTREAM_UNAVAILABLE`.
  */
 export const fromWebHandler = (
   service: ServiceName,
-  handler: (request: Request) => Promise<Response>
+  handler: (request: Request) => Response | Promise<Response>
 ): Upstream => ({
   service,
   forward: (request) =>
     Effect.flatMap(Effect.runtime<never>(), (runtime) =>
       Effect.tryPromise({
-        try: (signal) => handler(toWebRequest(request, signal, runtime)),
+        try: async (signal) => handler(toWebRequest(request, signal, runtime)),
         catch: () => new UpstreamUnavailable({ message: `The ${service} service failed to answer`, upstream: service })
       })).pipe(Effect.map(HttpServerResponse.fromWeb))
 })

@@ -269,6 +269,20 @@ describe("Gateway web-handler upstreams", () => {
     })
   })
 
+  it("accepts a handler that answers synchronously", async () => {
+    const upstream = Upstream.fromWebHandler("IAM", (request) => new Response(new URL(request.url).pathname))
+    const response = await send({ upstreams: [upstream] }, "/api/v1/iam/sync")
+    expect([response.status, await response.text()]).toEqual([200, "/sync"])
+  })
+
+  it("answers 502 UPSTREAM_UNAVAILABLE when the handler throws", async () => {
+    const upstream = Upstream.fromWebHandler("IAM", () => {
+      throw new Error("boom")
+    })
+    const response = await send({ upstreams: [upstream] }, "/api/v1/iam/x")
+    expect([response.status, (await response.json()).error.code]).toEqual([502, "UPSTREAM_UNAVAILABLE"])
+  })
+
   it("answers 502 UPSTREAM_UNAVAILABLE when the handler rejects", async () => {
     const upstream = Upstream.fromWebHandler("CLI", () => Promise.reject(new Error("boom")))
     const response = await send({ upstreams: [upstream] }, "/api/v1/cli/x", { headers: { "x-request-id": "r-rej" } })
