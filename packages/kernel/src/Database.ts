@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
 import * as Path from "node:path"
 import * as DataDirLock from "./DataDirLock.js"
 import { pgTypes } from "./internal/pgTypes.js"
@@ -118,3 +119,23 @@ export const ping: Effect.Effect<void, SqlError, SqlClient.SqlClient> = Effect.f
   SqlClient.SqlClient,
   (sql) => sql`SELECT 1`
 ).pipe(Effect.asVoid, Effect.withSpan("Database.ping"))
+
+/**
+ * The payloads sent to `channel` (`NOTIFY` / {@link notify}) while the stream runs, on either
+ * driver: a dedicated connection on PostgreSQL, the shared one on PGlite. Empty payloads are skipped.
+ */
+export const listen = (channel: string): Stream.Stream<string, SqlError, SqlClient.SqlClient> =>
+  Stream.unwrap(Effect.gen(function*() {
+    const pg = yield* Effect.serviceOption(PgClient.PgClient)
+    if (Option.isSome(pg)) return pg.value.listen(channel)
+    const pglite = yield* Effect.serviceOption(PgliteClient.PgliteClient)
+    if (Option.isSome(pglite)) return pglite.value.listen(channel)
+    return yield* Effect.dieMessage("Database.listen needs the SqlClient of Database.layer")
+  }))
+
+/** Sends `payload` to the listeners of `channel` (at commit, inside a transaction). */
+export const notify = (channel: string, payload: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT pg_notify(${channel}, ${payload})`).pipe(
+    Effect.asVoid,
+    Effect.withSpan("Database.notify", { attributes: { channel } })
+  )

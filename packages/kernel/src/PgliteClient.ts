@@ -46,6 +46,8 @@ export interface PgliteClientConfig {
   readonly loadDataDir?: Blob | undefined
 }
 
+const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`
+
 const fail = (message: string) => (cause: unknown) => new SqlError({ cause, message })
 
 /**
@@ -70,6 +72,10 @@ export const make = (
       }),
       (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
     )
+    yield* Effect.tryPromise({
+      try: () => pglite.exec("SET TimeZone TO 'UTC'"),
+      catch: fail("PgliteClient: failed to set the session time zone")
+    })
     const permit = yield* Effect.makeSemaphore(1)
 
     const run = <A>(query: () => Promise<A>, message = "Failed to execute statement") =>
@@ -116,6 +122,15 @@ export const make = (
       })
     )
 
+    const listening = new Map<string, number>()
+    const stop = (channel: string, off: () => void): boolean => {
+      off()
+      const listeners = (listening.get(channel) ?? 1) - 1
+      if (listeners === 0) listening.delete(channel)
+      else listening.set(channel, listeners)
+      return listeners === 0
+    }
+
     const client = yield* SqlClient.make({
       acquirer: Effect.succeed(pooled),
       transactionAcquirer: reserve,
@@ -129,12 +144,19 @@ export const make = (
       listen: (channel: string) =>
         Stream.asyncPush<string, SqlError>((emit) =>
           Effect.acquireRelease(
-            run(() => pglite.listen(channel, (payload) => emit.single(payload))),
-            (unlisten) => Effect.promise(() => unlisten()).pipe(Effect.ignore)
+            Effect.suspend(() => {
+              const off = pglite.onNotification((name, payload) => name === channel && payload && emit.single(payload))
+              const listeners = listening.get(channel) ?? 0
+              listening.set(channel, listeners + 1)
+              const start = listeners === 0 ? client.unsafe(`LISTEN ${quote(channel)}`) : Effect.void
+              return start.pipe(Effect.as(off), Effect.onError(() => Effect.sync(() => stop(channel, off))))
+            }),
+            (off) =>
+              stop(channel, off) ? client.unsafe(`UNLISTEN ${quote(channel)}`).pipe(Effect.ignore) : Effect.void
           )
         ),
       notify: (channel: string, payload: string) =>
-        pooled.execute("SELECT pg_notify($1, $2)", [channel, payload], undefined).pipe(Effect.asVoid)
+        client`SELECT pg_notify(${channel}, ${payload})`.pipe(Effect.asVoid)
     })
   })
 

@@ -2,7 +2,7 @@ import { Database, Migrations } from "@core/kernel"
 import { TestDatabase } from "@core/kernel/testing"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber } from "effect"
+import { Chunk, Deferred, Effect, Exit, Fiber, Stream } from "effect"
 
 const sample: Migrations.Domain = {
   schema: "sample",
@@ -35,6 +35,18 @@ for (const driver of TestDatabase.drivers) {
           expect(info.driver).toBe(driver)
           expect(info.dataDir).toBeUndefined()
           yield* Database.ping
+          const sql = yield* SqlClient.SqlClient
+          expect(yield* sql`SHOW TimeZone`).toEqual([{ TimeZone: "UTC" }])
+        }))
+
+      it.effect("delivers notifications to listeners", () =>
+        Effect.gen(function*() {
+          const received = yield* Database.listen("core_events").pipe(Stream.take(2), Stream.runCollect, Effect.fork)
+          while ((yield* Fiber.poll(received))._tag === "None") {
+            yield* Database.notify("core_events", "hello")
+            yield* Effect.sleep("20 millis")
+          }
+          expect(Chunk.toArray(yield* Fiber.join(received))).toEqual(["hello", "hello"])
         }))
 
       it.effect("reads int8, numeric, timestamps, date, jsonb, boolean and arrays alike", () =>
