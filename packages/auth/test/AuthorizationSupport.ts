@@ -1,0 +1,207 @@
+import { DEFAULT_ROLE_PERMISSIONS, DEFAULT_ROLES } from "@core/contracts"
+import { CoreConfig, Crypto, ErrorResponse, Ids, Unauthorized } from "@core/kernel"
+import { TestDatabase } from "@core/kernel/testing"
+import { HttpApp, HttpServerRequest } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
+import { expect } from "vitest"
+import { Authentication, type Caller, type SessionCaller } from "../src/Caller.js"
+import { AuthorizationLive, AuthorizationRouter } from "../src/http/Authorization.js"
+import identity from "../src/migrations/0001_identity.js"
+
+/** The static service key of the test configuration. */
+export const STATIC_KEY = "test-static-key-0123456789abcdef"
+
+/** The `iam` domain with the migrations these tests need. */
+export const iamDomain = { schema: "iam", migrations: { "0001_identity": identity } }
+
+/** How a test server is configured: `devBypass` leaves the static key unset. */
+export interface TestOptions {
+  readonly devBypass?: boolean
+}
+
+/** The configuration of the tests. */
+export const configLayer = (options: TestOptions = {}) =>
+  CoreConfig.layer({
+    NODE_ENV: "test",
+    CORE_SECRET: "test-secret-test-secret-test-secret-0123",
+    ...(options.devBypass === true ? {} : { CORE_STATIC_API_KEY: STATIC_KEY })
+  })
+
+/**
+ * `Authentication` for these tests: the static key, else a bearer looked up by SHA-256 hash in
+ * `iam.sessions` (the accounts area owns the real one; this reads the same rows).
+ */
+export const TestAuthentication = Layer.effect(
+  Authentication,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* CoreConfig
+    const session = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const header = request.headers["authorization"] ?? ""
+      if (!header.startsWith("Bearer ")) return yield* new Unauthorized({ message: "Authentication required" })
+      const rows = yield* sql<{ id: string; userId: string; email: string }>`
+        SELECT s.id AS "id", s.user_id AS "userId", u.email AS "email"
+        FROM iam.sessions s JOIN iam.users u ON u.id = s.user_id
+        WHERE s.token_hash = ${Crypto.sha256Hex(header.slice(7))} AND s.revoked_at IS NULL`.pipe(Effect.orDie)
+      const row = rows[0]
+      if (row === undefined) return yield* new Unauthorized({ message: "Invalid or expired session" })
+      return {
+        kind: "session",
+        userId: row.userId,
+        sessionId: row.id,
+        email: row.email,
+        activeOrganizationId: null,
+        via: "bearer"
+      } satisfies SessionCaller
+    })
+    const caller = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const key = config.staticApiKey
+      if (key !== undefined && request.headers["authorization"] === `Bearer ${Redacted.value(key)}`) {
+        return { kind: "service" } satisfies Caller as Caller
+      }
+      return yield* session
+    })
+    return { caller, session, cookieSession: session }
+  })
+)
+
+/** What the test layers provide. */
+export type Services = Layer.Layer.Success<typeof AuthorizationLive> | SqlClient.SqlClient | CoreConfig | Ids.Ids
+
+/** Everything a service test needs: database, configuration, ids and the authorization layer. */
+export const serviceLayer = (options: TestOptions = {}): Layer.Layer<Services> =>
+  AuthorizationLive.pipe(
+    Layer.provideMerge(Layer.mergeAll(TestDatabase.layer([iamDomain]), configLayer(options), Ids.layer)),
+    Layer.orDie
+  )
+
+/** The service layer plus `Authentication`, for HTTP tests. */
+export const httpLayer = (options: TestOptions = {}): Layer.Layer<Services | Authentication> =>
+  TestAuthentication.pipe(Layer.provideMerge(serviceLayer(options)))
+
+/** The authorization routes with the kernel's error envelope, as one app. */
+export const app = ErrorResponse.withErrorEnvelope(AuthorizationRouter)
+
+/** Lines logged while a harness runs (to prove secrets never reach the logs). */
+export type LogLines = Array<string>
+
+/**
+ * The authorization routes served by a web-standard handler over one database: `fetch` sends a
+ * real `Request`, `run` runs an effect (seeding, reading rows) against the same services.
+ */
+export const makeHarness = async (options: TestOptions = {}) => {
+  const logs: LogLines = []
+  const capture = Logger.replace(
+    Logger.defaultLogger,
+    Logger.make(({ message, annotations }) => logs.push(JSON.stringify({ message, annotations: [...annotations] })))
+  )
+  const runtime = ManagedRuntime.make(Layer.merge(httpLayer(options), capture))
+  const handler = HttpApp.toWebHandlerRuntime(await runtime.runtime())(app)
+  return {
+    logs,
+    run: <A, E>(effect: Effect.Effect<A, E, Services | Authentication>) => runtime.runPromise(effect),
+    fetch: (path: string, init: RequestInit & { token?: string; json?: unknown } = {}) => {
+      const headers = new Headers(init.headers)
+      if (init.token !== undefined) headers.set("authorization", `Bearer ${init.token}`)
+      if (init.json !== undefined) headers.set("content-type", "application/json")
+      return handler(new Request(`http://iam.test${path}`, {
+        ...init,
+        headers,
+        ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) })
+      }))
+    },
+    dispose: () => runtime.dispose()
+  }
+}
+
+/** A running harness. */
+export type Harness = Awaited<ReturnType<typeof makeHarness>>
+
+/** The error envelope a test expects (the request id is whatever the server chose). */
+export const envelope = (code: string, message: string, details: unknown = null) => ({
+  error: { code, message, requestId: expect.any(String), details }
+})
+
+let counter = 0
+const unique = () => `${Date.now().toString(36)}${(counter++).toString(36)}`
+
+/** A user with a live session; `token` is the bearer. */
+export const seedUser = (name = "user") =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const id = yield* Ids.make("usr")
+    const token = Crypto.randomToken(32)
+    yield* sql`INSERT INTO iam.users (id, name, email) VALUES (${id}, ${name}, ${`${name}-${unique()}@example.com`})`
+    yield* sql`INSERT INTO iam.sessions (id, token_hash, user_id, expires_at)
+      VALUES (${yield* Ids.make("ses")}, ${Crypto.sha256Hex(token)}, ${id}, '2999-01-01T00:00:00Z')`
+    const caller: SessionCaller = {
+      kind: "session",
+      userId: id,
+      sessionId: "ses",
+      email: `${name}@example.com`,
+      activeOrganizationId: null,
+      via: "bearer"
+    }
+    return { id, token, caller }
+  }).pipe(Effect.orDie)
+
+/** An organization with the default role mappings and, unless `platformId: null`, a platform. */
+export const seedOrg = (options: { platformId?: string | null; orgType?: "tenant" | "core-operator" } = {}) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const id = yield* Ids.make("org")
+    const platformId = options.platformId === undefined ? yield* Ids.make("plt") : options.platformId
+    yield* sql`INSERT INTO iam.organizations (id, name, slug, org_type, platform_id)
+      VALUES (${id}, ${"Org"}, ${`org-${unique()}`}, ${options.orgType ?? "tenant"}, ${platformId})`
+    for (const role of DEFAULT_ROLES) {
+      yield* sql`INSERT INTO iam.role_mappings (organization_id, role, permissions)
+        VALUES (${id}, ${role}, ${JSON.stringify(DEFAULT_ROLE_PERMISSIONS[role])}::jsonb)`
+    }
+    return { id, platformId }
+  }).pipe(Effect.orDie)
+
+/** Make a user a member of an organization. */
+export const addMember = (organizationId: string, userId: string, role: "owner" | "admin" | "member") =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`INSERT INTO iam.members (id, organization_id, user_id, role)
+      VALUES (${yield* Ids.make("mem")}, ${organizationId}, ${userId}, ${role})`
+  }).pipe(Effect.orDie)
+
+/** A tenant organization with an owner, an admin and a plain member, each with a session. */
+export const seedTenant = Effect.gen(function*() {
+  const org = yield* seedOrg()
+  const owner = yield* seedUser("owner")
+  const admin = yield* seedUser("admin")
+  const member = yield* seedUser("member")
+  yield* addMember(org.id, owner.id, "owner")
+  yield* addMember(org.id, admin.id, "admin")
+  yield* addMember(org.id, member.id, "member")
+  return { org, owner, admin, member }
+})
+
+/** A user who is an operator (member of the `core-operator` organization, created once). */
+export const seedOperator = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const existing = yield* sql<{ id: string }>`SELECT id AS "id" FROM iam.organizations WHERE org_type = 'core-operator'`.pipe(
+    Effect.orDie
+  )
+  const orgId = existing[0]?.id ?? (yield* seedOrg({ platformId: null, orgType: "core-operator" })).id
+  const operator = yield* seedUser("operator")
+  yield* addMember(orgId, operator.id, "member")
+  return operator
+})
+
+/** The service caller (static key). */
+export const service: Caller = { kind: "service" }
+
+/** Audit rows of one action, oldest first. */
+export const auditRows = (action: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ actorId: string | null; actorType: string; organizationId: string | null; targetId: string | null; metadata: unknown }>`
+      SELECT actor_id AS "actorId", actor_type AS "actorType", organization_id AS "organizationId",
+        target_id AS "targetId", metadata AS "metadata"
+      FROM iam.audit_log WHERE action = ${action} ORDER BY occurred_at, id`).pipe(Effect.orDie)
