@@ -1,4 +1,10 @@
 /**
- * @core/server — see README.md. The domain arrives with its issue; nothing here pretends to serve it yet.
+ * @core/server — composition: the all-in-one server, one service per process, migrations,
+ * backup and restore. The `core-server` bin is the usual entry; these modules let a host compose
+ * the same pieces.
  */
-export {}
+export * as Health from "./Health.js"
+export * as Listener from "./Listener.js"
+export * as Migrations from "./Migrations.js"
+export * as Services from "./Services.js"
+export { start } from "./Start.js"

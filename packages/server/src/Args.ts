@@ -1,0 +1,118 @@
+import { parseArgs } from "node:util"
+
+/** A command line `core-server` understood. */
+export type Command =
+  | { readonly _tag: "Start" }
+  | { readonly _tag: "Migrate" }
+  | { readonly _tag: "Backup"; readonly file: string }
+  | { readonly _tag: "Restore"; readonly file: string }
+  | { readonly _tag: "Serve"; readonly service: string; readonly port: number | undefined }
+  | { readonly _tag: "Help"; readonly topic: string | undefined }
+  | { readonly _tag: "Version" }
+
+/** The command line is wrong; the message says how. Exit code 2. */
+export class UsageError {
+  readonly _tag = "UsageError"
+  constructor(readonly message: string) {}
+}
+
+/** The usage text of `core-server --help`. */
+export const USAGE = `Usage: core-server <command> [options]
+
+Commands:
+  start                       Run the all-in-one server (gateway, services, embedded database)
+  migrate                     Run every domain's database migrations, then exit
+  backup <file>               Copy the embedded database to <file> (.tar.gz); the server must be stopped
+  restore <file>              Replace the embedded database with the backup in <file>; the server must be stopped
+  serve --service <name> [--port <n>]
+                              Run one service in its own process
+
+Options:
+  -h, --help                  Show this help (or a command's: core-server <command> --help)
+  -v, --version               Show the version
+
+Configuration comes from environment variables (see .env.example): PORT (default 8787),
+CORE_DATA_DIR (default ./.core/data), DATABASE_URL, REDIS_URL, CORE_SECRET, LOG_LEVEL, ...`
+
+const COMMAND_USAGE: Readonly<Record<string, string>> = {
+  start: "Usage: core-server start\n\nRuns the all-in-one server on PORT (default 8787) with the embedded database under\nCORE_DATA_DIR, or PostgreSQL when DATABASE_URL is set. Stops gracefully on SIGTERM or SIGINT.",
+  migrate: "Usage: core-server migrate\n\nRuns every domain's migrations against the configured database, then exits.",
+  backup: "Usage: core-server backup <file>\n\nWrites the embedded database (CORE_DATA_DIR) to <file>. Stop the server first.\nNot available with DATABASE_URL: use pg_dump.",
+  restore: "Usage: core-server restore <file>\n\nReplaces the embedded database (CORE_DATA_DIR) with the backup in <file>. Stop the server first.\nNot available with DATABASE_URL: use pg_restore.",
+  serve: "Usage: core-server serve --service <name> [--port <n>]\n\nRuns one service in its own process on --port (default PORT)."
+}
+
+/** The help text of a command, or the general usage. */
+export const usageOf = (topic: string | undefined): string =>
+  topic !== undefined && COMMAND_USAGE[topic] !== undefined ? COMMAND_USAGE[topic] : USAGE
+
+const parsePort = (value: string): number | UsageError => {
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN
+  return Number.isInteger(port) && port <= 65535
+    ? port
+    : new UsageError(`--port must be an integer between 0 and 65535 (got ${JSON.stringify(value)})`)
+}
+
+const one = (command: string, positionals: ReadonlyArray<string>, what: string): string | UsageError => {
+  if (positionals.length === 0) return new UsageError(`${command} needs ${what}`)
+  if (positionals.length > 1) return new UsageError(`${command} takes one ${what}, got ${positionals.length}`)
+  return positionals[0]
+}
+
+const read = (argv: ReadonlyArray<string>) =>
+  parseArgs({
+    args: [...argv],
+    options: {
+      help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "v" },
+      service: { type: "string" },
+      port: { type: "string" }
+    },
+    allowPositionals: true,
+    strict: true
+  })
+
+/**
+ * Read the command line (without `node` and the script).
+ *
+ * @example
+ * parse(["backup", "data.tar.gz"]) // { _tag: "Backup", file: "data.tar.gz" }
+ */
+export const parse = (argv: ReadonlyArray<string>): Command | UsageError => {
+  let parsed: ReturnType<typeof read>
+  try {
+    parsed = read(argv)
+  } catch (error) {
+    return new UsageError(error instanceof Error ? error.message : String(error))
+  }
+  const { positionals, values } = parsed
+  const [command, ...rest] = positionals
+  if (values.version === true) return { _tag: "Version" }
+  if (values.help === true || command === "help") return { _tag: "Help", topic: command === "help" ? rest[0] : command }
+  if (command === undefined) return new UsageError("a command is required")
+  if (command !== "serve" && (values.service !== undefined || values.port !== undefined)) {
+    return new UsageError(`${command} takes no --service or --port`)
+  }
+  switch (command) {
+    case "start":
+    case "migrate":
+      return rest.length > 0
+        ? new UsageError(`${command} takes no arguments (got ${JSON.stringify(rest[0])})`)
+        : { _tag: command === "start" ? "Start" : "Migrate" }
+    case "backup":
+    case "restore": {
+      const file = one(command, rest, "<file>")
+      if (file instanceof UsageError) return file
+      return command === "backup" ? { _tag: "Backup", file } : { _tag: "Restore", file }
+    }
+    case "serve": {
+      if (rest.length > 0) return new UsageError(`serve takes no arguments (got ${JSON.stringify(rest[0])})`)
+      if (values.service === undefined || values.service === "") return new UsageError("serve needs --service <name>")
+      const port = values.port === undefined ? undefined : parsePort(values.port)
+      if (port instanceof UsageError) return port
+      return { _tag: "Serve", service: values.service, port }
+    }
+    default:
+      return new UsageError(`unknown command ${JSON.stringify(command)}`)
+  }
+}

@@ -1,0 +1,61 @@
+import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { Duration, Effect } from "effect"
+
+/** One dependency `/ready` asks: it succeeds when the dependency answers. */
+export interface ReadinessCheck {
+  readonly name: string
+  readonly check: Effect.Effect<unknown, unknown>
+}
+
+/** How long `/ready` waits for each check. @default 2 seconds */
+export const CHECK_TIMEOUT = Duration.seconds(2)
+
+/** The database answers `SELECT 1`. */
+export const databaseCheck: Effect.Effect<ReadinessCheck, never, SqlClient.SqlClient> = Effect.map(
+  SqlClient.SqlClient,
+  (sql) => ({ name: "database", check: sql`SELECT 1` })
+)
+
+/** The body of `/ready`: `{ status, checks: { <name>: "ok" | "error" | "timeout" } }`. */
+export interface Readiness {
+  readonly status: "ready" | "unavailable"
+  readonly checks: Readonly<Record<string, "ok" | "error" | "timeout">>
+}
+
+/** Run every check at once, each under `CHECK_TIMEOUT`. */
+export const readiness = (checks: ReadonlyArray<ReadinessCheck>): Effect.Effect<Readiness> =>
+  Effect.forEach(
+    checks,
+    ({ check, name }) =>
+      check.pipe(
+        Effect.timeoutFail({ duration: CHECK_TIMEOUT, onTimeout: () => "timeout" as const }),
+        Effect.as("ok" as const),
+        Effect.catchAll((error) => Effect.succeed(error === "timeout" ? "timeout" as const : "error" as const)),
+        Effect.catchAllDefect(() => Effect.succeed("error" as const)),
+        Effect.map((result) => [name, result] as const)
+      ),
+    { concurrency: "unbounded" }
+  ).pipe(
+    Effect.map((results) => ({
+      status: results.every(([, result]) => result === "ok") ? "ready" : "unavailable",
+      checks: Object.fromEntries(results)
+    }))
+  )
+
+/**
+ * `GET /health` (liveness: 200 `ok`, `text/plain`) and `GET /ready` (200 when every check
+ * answers, else 503, with the `Readiness` body).
+ */
+export const routes = (checks: ReadonlyArray<ReadinessCheck>) =>
+  HttpRouter.empty.pipe(
+    HttpRouter.get("/health", Effect.succeed(HttpServerResponse.text("ok", { headers: { "cache-control": "no-store" } }))),
+    HttpRouter.get(
+      "/ready",
+      Effect.map(readiness(checks), (body) =>
+        HttpServerResponse.unsafeJson(body, {
+          status: body.status === "ready" ? 200 : 503,
+          headers: { "cache-control": "no-store" }
+        }))
+    )
+  )

@@ -1,0 +1,47 @@
+import { HttpRouter } from "@effect/platform"
+import { Config, type Configuration, CoreConfig, Database } from "@core/kernel"
+import { Effect } from "effect"
+import { type CommandFailed, failed, usage } from "./Failure.js"
+import * as Health from "./Health.js"
+import * as Listener from "./Listener.js"
+import * as Migrations from "./Migrations.js"
+import * as Services from "./Services.js"
+import * as Storage from "./Storage.js"
+
+const available = (): string =>
+  Services.SERVICES.length === 0 ? "none yet" : Services.SERVICES.map((service) => service.name).join(", ")
+
+/**
+ * `core-server serve --service <name> [--port <n>]`: one service alone, at `/` with `/health` and
+ * `/ready` beside it, for multi-process deployments (the gateway reaches it through
+ * `CORE_UPSTREAM_<NAME>_URL`). Client headers reach it untouched: the gateway has already
+ * filtered them.
+ */
+export const serve = (
+  config: Configuration,
+  name: string,
+  port: number | undefined
+): Effect.Effect<void, CommandFailed> => {
+  const lower = name.toLowerCase()
+  if (!(Config.UPSTREAM_SERVICES as ReadonlyArray<string>).includes(lower)) {
+    return Effect.fail(usage(`unknown service ${JSON.stringify(name)} (services: ${Config.UPSTREAM_SERVICES.join(", ")})`))
+  }
+  const definition = Services.find(lower)
+  if (definition === undefined) {
+    return Effect.fail(failed(`the ${lower} service is not part of this build (available: ${available()})`))
+  }
+  return Effect.scoped(
+    Effect.gen(function*() {
+      const database = yield* Storage.open(config)
+      yield* Migrations.runAll.pipe(Effect.provide(database))
+      const app = yield* definition.app.pipe(Effect.provide(database), Effect.provideService(CoreConfig, config))
+      const checks = [{ name: "database", check: Database.ping.pipe(Effect.provide(database)) }]
+      const routes = HttpRouter.concat(Health.routes(checks), HttpRouter.empty.pipe(HttpRouter.all("*", app)))
+      const bound = yield* Listener.listen(routes, { port: port ?? config.port }).pipe(
+        Effect.mapError((error) => failed(error.message))
+      )
+      yield* Effect.logInfo("listening").pipe(Effect.annotateLogs({ service: lower, port: bound }))
+      return yield* Effect.never.pipe(Effect.onInterrupt(() => Effect.logInfo("shutting down")))
+    })
+  )
+}

@@ -1,0 +1,26 @@
+import type { SqlClient } from "@effect/sql"
+import { type Configuration, Database, Logging } from "@core/kernel"
+import { type Context, Effect, Layer, type Scope } from "effect"
+import type { Storage as BannerStorage } from "./Banner.js"
+import { type CommandFailed, failed } from "./Failure.js"
+
+/** The open database of a command. */
+export type Open = Context.Context<SqlClient.SqlClient | Database.Info>
+
+const describe = (error: { readonly _tag: string; readonly message?: string }): string =>
+  error._tag === "DataDirLockError"
+    ? error.message ?? "The data directory is locked"
+    : `Cannot open the database: ${Logging.redactText(error.message ?? error._tag)}`
+
+/**
+ * Open the configured database until the scope closes: PostgreSQL when `DATABASE_URL` is set,
+ * else embedded PGlite under `CORE_DATA_DIR` (locked against a second process) or in memory.
+ */
+export const open = (config: Configuration): Effect.Effect<Open, CommandFailed, Scope.Scope> =>
+  Layer.build(Database.layer({ url: config.databaseUrl, dataDir: config.dataDir })).pipe(
+    Effect.mapError((error) => failed(describe(error)))
+  )
+
+/** How the first screen names the storage. */
+export const describeStorage = (config: Configuration): BannerStorage =>
+  config.databaseUrl === undefined ? { _tag: "Embedded", dataDir: config.dataDir } : { _tag: "PostgreSQL" }

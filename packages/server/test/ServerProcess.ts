@@ -1,0 +1,81 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { fileURLToPath } from "node:url"
+
+/** The launcher in the repository: `packages/server/bin/core-server.mjs`. */
+export const bin = fileURLToPath(new URL("../bin/core-server.mjs", import.meta.url))
+
+/** The repository root, where `npm start` runs. */
+export const root = fileURLToPath(new URL("../../..", import.meta.url))
+
+const INHERITED = ["PATH", "HOME", "TMPDIR", "SystemRoot"]
+
+/** A clean environment: nothing of the caller's Core configuration, plus `env`. */
+export const environment = (env: Record<string, string>): Record<string, string> => {
+  const base: Record<string, string> = { NODE_ENV: "development" }
+  for (const name of INHERITED) {
+    const value = process.env[name]
+    if (value !== undefined) base[name] = value
+  }
+  return { ...base, ...env }
+}
+
+/** A finished run of `core-server`. */
+export interface Finished {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** A running `core-server` process and what it printed so far. */
+export interface Running {
+  readonly child: ChildProcess
+  readonly output: { stdout: string; stderr: string }
+  readonly exited: Promise<Finished>
+}
+
+/** Start `node bin/core-server.mjs ...args` with a clean environment plus `env`. */
+export const launch = (args: ReadonlyArray<string>, env: Record<string, string>): Running => {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: environment(env), stdio: ["ignore", "pipe", "pipe"] })
+  const output = { stdout: "", stderr: "" }
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output.stdout += chunk))
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output.stderr += chunk))
+  const exited = new Promise<Finished>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal, ...output }))
+  )
+  return { child, output, exited }
+}
+
+/** Run `core-server ...args` to its end. */
+export const run = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<Finished> => launch(args, env).exited
+
+/** The JSON log lines a process wrote on stdout. */
+export const logLines = (stdout: string): Array<Record<string, unknown>> =>
+  stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, unknown>)
+
+/**
+ * Wait until the server logs `listening`, then until `/health` answers; answers its base URL.
+ * Fails with everything the process printed if it exits first or takes longer than `timeoutMs`.
+ */
+export const ready = async (running: Running, timeoutMs = 90_000): Promise<string> => {
+  const deadline = Date.now() + timeoutMs
+  let exited = false
+  void running.exited.then(() => (exited = true))
+  while (Date.now() < deadline && !exited) {
+    const listening = logLines(running.output.stdout).find((line) => line.message === "listening")
+    if (listening !== undefined) {
+      const base = `http://127.0.0.1:${String(listening.port)}`
+      const health = await fetch(`${base}/health`).catch(() => undefined)
+      if (health?.ok === true) return base
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  running.child.kill("SIGKILL")
+  throw new Error(`core-server did not become healthy\nstdout:\n${running.output.stdout}\nstderr:\n${running.output.stderr}`)
+}
+
+/** Send `signal` and wait for the exit. */
+export const stop = (running: Running, signal: NodeJS.Signals = "SIGTERM"): Promise<Finished> => {
+  running.child.kill(signal)
+  return running.exited
+}

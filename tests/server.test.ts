@@ -1,0 +1,195 @@
+import { cpSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { launch, logLines, ready, run, type Running, stop } from "../packages/server/test/ServerProcess.js"
+
+const SLOW = 180_000
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+const work = mkdtempSync(join(tmpdir(), "core-server-"))
+const dataDir = join(work, "data")
+const lockFile = join(dataDir, "core.lock")
+
+afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+describe("core-server start", () => {
+  let server: Running
+  let base: string
+
+  beforeAll(async () => {
+    server = launch(["start"], { PORT: "0", CORE_DATA_DIR: dataDir })
+    base = await ready(server)
+  }, SLOW)
+
+  afterAll(() => {
+    server.child.kill("SIGKILL")
+  })
+
+  it("answers /health with ok as text/plain, with the security headers", async () => {
+    const response = await fetch(`${base}/health`)
+    expect([response.status, response.headers.get("content-type"), await response.text()]).toEqual([200, "text/plain", "ok"])
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff")
+    expect(response.headers.get("x-request-id")).toMatch(UUID)
+  })
+
+  it("ran every domain's migrations before listening", () => {
+    const messages = logLines(server.output.stdout).map((line) => [line.message, line.schema])
+    expect(messages).toContainEqual(["migration applied", "registry"])
+    expect(messages.findIndex(([message]) => message === "migration applied")).toBeLessThan(
+      messages.findIndex(([message]) => message === "listening")
+    )
+  })
+
+  it("answers /ready with the database check", async () => {
+    const response = await fetch(`${base}/ready`)
+    expect([response.status, await response.json()]).toEqual([200, { status: "ready", checks: { database: "ok" } }])
+  })
+
+  it("answers an unknown /api/v1 prefix with the 404 envelope, the request id and the security headers", async () => {
+    const response = await fetch(`${base}/api/v1/nope?token=x`, { headers: { "x-request-id": "e2e-404" } })
+    expect(response.status).toBe(404)
+    expect(response.headers.get("content-type")).toBe("application/json")
+    expect(response.headers.get("x-request-id")).toBe("e2e-404")
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff")
+    expect(response.headers.get("x-frame-options")).toBe("DENY")
+    expect(response.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin")
+    expect(await response.json()).toEqual({
+      error: { code: "NOT_FOUND", message: "No route for /api/v1/nope", requestId: "e2e-404", details: null }
+    })
+  })
+
+  it("logs one JSON line per request: method, path, status, duration, request id", async () => {
+    await fetch(`${base}/api/v1/nope`, { method: "DELETE", headers: { "x-request-id": "e2e-log" } })
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const lines = logLines(server.output.stdout).filter((line) => line.requestId === "e2e-log")
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatchObject({ level: "info", message: "request", method: "DELETE", path: "/api/v1/nope", status: 404 })
+    expect(typeof lines[0].durationMs).toBe("number")
+    expect(typeof lines[0].timestamp).toBe("string")
+  })
+
+  it("prints the first screen on stderr with the bound port, and only JSON on stdout", () => {
+    const port = new URL(base).port
+    expect(server.output.stderr).toContain(`Local:     http://localhost:${port}`)
+    expect(server.output.stderr).toContain(`curl http://localhost:${port}/health`)
+    expect(server.output.stderr).toContain("npx core --help")
+    for (const line of server.output.stdout.split("\n").filter((text) => text !== "")) {
+      expect(() => JSON.parse(line)).not.toThrow()
+    }
+  })
+
+  it("refuses a second server on the same data directory, naming the directory and the holder", async () => {
+    const second = await run(["start"], { PORT: "0", CORE_DATA_DIR: dataDir })
+    expect(second.code).toBe(1)
+    expect(second.stderr).toContain(`core-server: Data directory ${dataDir} is in use by process ${server.child.pid}`)
+  }, SLOW)
+
+  it("refuses a backup while the server holds the data directory", async () => {
+    const backup = await run(["backup", join(work, "busy.tar.gz")], { CORE_DATA_DIR: dataDir })
+    expect(backup.code).toBe(1)
+    expect(backup.stderr).toContain(`is in use by process ${server.child.pid}`)
+    expect(existsSync(join(work, "busy.tar.gz"))).toBe(false)
+  }, SLOW)
+
+  it("exits 0 on SIGTERM, logs the shutdown and releases the data directory", async () => {
+    expect(existsSync(lockFile)).toBe(true)
+    const finished = await stop(server, "SIGTERM")
+    expect([finished.code, finished.signal]).toEqual([0, null])
+    expect(logLines(finished.stdout).map((line) => line.message).slice(-2)).toEqual(["shutting down", "stopped"])
+    expect(existsSync(lockFile)).toBe(false)
+  }, SLOW)
+})
+
+describe("core-server on an existing data directory", () => {
+  it("starts again on the same directory, refuses a taken PORT, and exits 0 on SIGINT", async () => {
+    const again = launch(["start"], { PORT: "0", CORE_DATA_DIR: dataDir })
+    try {
+      const base = await ready(again)
+      expect(await (await fetch(`${base}/ready`)).json()).toEqual({ status: "ready", checks: { database: "ok" } })
+      const port = new URL(base).port
+      const copy = join(work, "copy")
+      cpSync(dataDir, copy, { recursive: true, filter: (path) => !path.endsWith("core.lock") })
+      const clash = await run(["start"], { PORT: port, CORE_DATA_DIR: copy })
+      expect(clash.code).toBe(1)
+      expect(clash.stderr).toContain(`core-server: PORT ${port} is already in use`)
+      const finished = await stop(again, "SIGINT")
+      expect(finished.code).toBe(0)
+    } finally {
+      again.child.kill("SIGKILL")
+    }
+  }, SLOW)
+
+  it("migrates and exits", async () => {
+    const migrated = await run(["migrate"], { CORE_DATA_DIR: dataDir })
+    expect(migrated.code).toBe(0)
+    expect(logLines(migrated.stdout).at(-1)).toMatchObject({ message: "migrations done", applied: 0 })
+  }, SLOW)
+
+  it("backs up and restores the embedded database, and a server starts on the restored copy", async () => {
+    const file = join(work, "backups", "core.tar.gz")
+    const backup = await run(["backup", file], { CORE_DATA_DIR: dataDir })
+    expect(backup.code).toBe(0)
+    expect(statSync(file).size).toBeGreaterThan(1_000)
+
+    const restored = join(work, "restored")
+    const restore = await run(["restore", file], { CORE_DATA_DIR: restored })
+    expect(restore.code).toBe(0)
+    expect(existsSync(join(restored, "pgdata", "PG_VERSION"))).toBe(true)
+
+    const server = launch(["start"], { PORT: "0", CORE_DATA_DIR: restored })
+    try {
+      const base = await ready(server)
+      expect((await fetch(`${base}/ready`)).status).toBe(200)
+      expect((await stop(server)).code).toBe(0)
+    } finally {
+      server.child.kill("SIGKILL")
+    }
+  }, SLOW)
+
+  it("refuses to restore a file that is not a backup, leaving the database alone", async () => {
+    const restore = await run(["restore", join(work, "missing.tar.gz")], { CORE_DATA_DIR: dataDir })
+    expect(restore.code).toBe(1)
+    expect(restore.stderr).toContain(`core-server: Cannot read ${join(work, "missing.tar.gz")}`)
+    expect(existsSync(join(dataDir, "pgdata", "PG_VERSION"))).toBe(true)
+  }, SLOW)
+})
+
+describe.concurrent("core-server command line", () => {
+  it("prints help and the version", async () => {
+    const help = await run(["--help"], {})
+    expect([help.code, help.stdout.split("\n")[0]]).toEqual([0, "Usage: core-server <command> [options]"])
+    const version = await run(["--version"], {})
+    expect([version.code, version.stdout]).toEqual([0, "0.1.0\n"])
+  }, SLOW)
+
+  it("exits 2 with a clear message on bad arguments", async () => {
+    const unknown = await run(["launch"], {})
+    expect([unknown.code, unknown.stderr]).toEqual([2, "core-server: unknown command \"launch\"\nRun core-server --help for usage.\n"])
+    const none = await run([], {})
+    expect([none.code, none.stderr]).toEqual([2, "core-server: a command is required\nRun core-server --help for usage.\n"])
+    const service = await run(["serve", "--service", "mail"], {})
+    expect(service.code).toBe(2)
+    expect(service.stderr).toContain("core-server: unknown service \"mail\" (services: iam, registry, stacks, provisioning, billing, cli, vault)")
+  }, SLOW)
+
+  it("exits 1 naming the variable when the configuration is bad", async () => {
+    const port = await run(["start"], { PORT: "http", CORE_DATA_DIR: join(work, "never") })
+    expect(port.code).toBe(1)
+    expect(port.stderr).toBe("core-server: Invalid configuration: PORT must be an integer between 0 and 65535 (got \"http\")\n")
+    expect(existsSync(join(work, "never"))).toBe(false)
+  }, SLOW)
+
+  it("refuses backup and restore against PostgreSQL, and a service this build does not have", async () => {
+    const env = { DATABASE_URL: "postgres://core:secret@127.0.0.1:5432/core", CORE_DATA_DIR: join(work, "pg") }
+    const backup = await run(["backup", join(work, "pg.tar.gz")], env)
+    expect([backup.code, backup.stderr]).toEqual([
+      1,
+      "core-server: backup works on the embedded database only, and DATABASE_URL is set; use pg_dump for PostgreSQL\n"
+    ])
+    const restore = await run(["restore", join(work, "pg.tar.gz")], env)
+    expect(restore.code).toBe(1)
+    expect(restore.stderr).toContain("use pg_restore for PostgreSQL")
+    const serve = await run(["serve", "--service", "iam", "--port", "0"], { CORE_DATA_DIR: join(work, "serve") })
+    expect([serve.code, serve.stderr]).toEqual([1, "core-server: the iam service is not part of this build (available: none yet)\n"])
+  }, SLOW)
+})
