@@ -1,8 +1,11 @@
-import { Database, Migrations } from "@core/kernel"
+import { Database, DataDirLock, Migrations } from "@core/kernel"
 import { TestDatabase } from "@core/kernel/testing"
 import { SqlClient } from "@effect/sql"
-import { describe, expect, layer } from "@effect/vitest"
-import { Chunk, Deferred, Effect, Exit, Fiber, Stream } from "effect"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Chunk, ConfigProvider, Deferred, Effect, Exit, Fiber, Layer, Stream } from "effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 
 const sample: Migrations.Domain = {
   schema: "sample",
@@ -182,3 +185,22 @@ for (const driver of TestDatabase.drivers) {
     })
   })
 }
+
+describe("Database.layerConfig", () => {
+  it.scopedLive("reads DATABASE_URL and CORE_DATA_DIR", () =>
+    Effect.gen(function*() {
+      const open = (env: Record<string, string>) =>
+        Layer.build(Database.layerConfig).pipe(
+          Effect.flatMap((context) => Effect.provide(Database.Info, context)),
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+        )
+      const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "core-config-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dataDir, { recursive: true, force: true })))
+      yield* DataDirLock.acquire(dataDir)
+      const locked = yield* Effect.flip(open({ CORE_DATA_DIR: dataDir, DATABASE_URL: "" }))
+      expect(locked).toMatchObject({ _tag: "DataDirLockError", directory: dataDir })
+      if (TestDatabase.url !== undefined) {
+        expect(yield* open({ DATABASE_URL: TestDatabase.url })).toEqual({ driver: "pg", dataDir: undefined })
+      }
+    }))
+})
