@@ -194,7 +194,7 @@ describe("Database.layerConfig", () => {
           Effect.flatMap((context) => Effect.provide(Database.Info, context)),
           Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
         )
-      const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "core-config-"))
+      const dataDir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "core-database-config-"))
       yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dataDir, { recursive: true, force: true })))
       yield* DataDirLock.acquire(dataDir)
       const locked = yield* Effect.flip(open({ CORE_DATA_DIR: dataDir, DATABASE_URL: "" }))
