@@ -30,6 +30,14 @@ export class DataDirLockError extends Data.TaggedError("DataDirLockError")<{
 }> {}
 
 const held = new Map<string, string>()
+
+const keyOf = (directory: string): string => {
+  try {
+    return Fs.realpathSync(directory)
+  } catch {
+    return directory
+  }
+}
 let exitHookInstalled = false
 
 const lockPath = (directory: string) => Path.join(directory, fileName)
@@ -47,7 +55,7 @@ const readHolder = (file: string): Holder | undefined => {
 const isAlive = (directory: string, holder: Holder | undefined): boolean => {
   if (holder === undefined) return false
   if (holder.hostname !== Os.hostname()) return true
-  if (holder.pid === process.pid) return held.get(directory) !== undefined
+  if (holder.pid === process.pid) return held.get(keyOf(directory)) !== undefined
   try {
     process.kill(holder.pid, 0)
     return true
@@ -156,7 +164,7 @@ export const acquire = (directory: string): Effect.Effect<void, DataDirLockError
       Effect.flatMap((result) => result instanceof DataDirLockError ? Effect.fail(result) : Effect.succeed(result)),
       Effect.tap((holder) =>
         Effect.sync(() => {
-          held.set(absolute, holder.token)
+          held.set(keyOf(absolute), holder.token)
           if (!exitHookInstalled) {
             exitHookInstalled = true
             process.once("exit", releaseAll)
@@ -166,7 +174,7 @@ export const acquire = (directory: string): Effect.Effect<void, DataDirLockError
     ),
     (holder) =>
       Effect.sync(() => {
-        held.delete(absolute)
+        held.delete(keyOf(absolute))
         try {
           if (readHolder(lockPath(absolute))?.token === holder.token) Fs.rmSync(lockPath(absolute), { force: true })
         } catch {

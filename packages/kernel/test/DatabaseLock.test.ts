@@ -90,6 +90,20 @@ describe("DataDirLock", () => {
       Fs.rmSync(dataDir, { recursive: true, force: true })
     }))
 
+  it.live("recognises the same directory reached through a symbolic link", () =>
+    Effect.gen(function*() {
+      const dataDir = tempDir()
+      const link = `${dataDir}-link`
+      Fs.symlinkSync(dataDir, link)
+      const refused = yield* Effect.scoped(Effect.zipRight(
+        DataDirLock.acquire(dataDir),
+        Effect.flip(Effect.scoped(DataDirLock.acquire(link)))
+      ))
+      expect(refused).toMatchObject({ reason: "Locked", pid: process.pid })
+      Fs.rmSync(link)
+      Fs.rmSync(dataDir, { recursive: true, force: true })
+    }))
+
   it.live("takes over a lock left by a dead process or holding garbage", () =>
     Effect.gen(function*() {
       const dataDir = tempDir()
