@@ -1,5 +1,6 @@
 import { DEFAULT_ROLE_PERMISSIONS, DEFAULT_ROLES } from "@core/contracts"
 import { CoreConfig, Crypto, ErrorResponse, Ids, Unauthorized } from "@core/kernel"
+import * as Node from "@core/http/node"
 import { TestDatabase } from "@core/kernel/testing"
 import { HttpApp, HttpServerRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
@@ -100,6 +101,7 @@ export const makeHarness = async (options: TestOptions = {}) => {
   )
   const runtime = ManagedRuntime.make(Layer.merge(httpLayer(options), capture))
   const handler = HttpApp.toWebHandlerRuntime(await runtime.runtime())(app)
+  const closers: Array<() => Promise<void>> = []
   return {
     logs,
     run: <A, E>(effect: Effect.Effect<A, E, Services | Authentication>) => runtime.runPromise(effect),
@@ -113,7 +115,17 @@ export const makeHarness = async (options: TestOptions = {}) => {
         ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) })
       }))
     },
-    dispose: () => runtime.dispose()
+    /** Serve the same app and services on a real server at 127.0.0.1 (closed by `dispose`). */
+    listen: async () => {
+      const context = (await runtime.runtime()).context
+      const served = await Node.serve(app, { layer: Layer.succeedContext(context) })
+      closers.push(served.close)
+      return served
+    },
+    dispose: async () => {
+      for (const close of closers) await close()
+      await runtime.dispose()
+    }
   }
 }
 
