@@ -140,6 +140,12 @@ export type RequestPasswordResetRequest = z.infer<typeof RequestPasswordResetReq
 export const ResetPasswordRequest = z.object({ newPassword: z.string(), token: z.string().min(1) })
 export type ResetPasswordRequest = z.infer<typeof ResetPasswordRequest>
 
+/** Path of `GET /api/auth/reset-password/:token`, where the mailed reset link lands. */
+export const ResetLandingParams = z.object({ token: z.string().min(1) })
+
+/** Query of `GET /api/auth/reset-password/:token`: where to send the browser (with `?token=` or `?error=`). */
+export const ResetLandingQuery = z.object({ callbackURL: z.string().min(1) })
+
 /** `POST /api/auth/change-password`. */
 export const ChangePasswordRequest = z.object({
   currentPassword: z.string(),
