@@ -1,0 +1,15 @@
+import type { Migrations } from "@core/kernel"
+import identity from "./0001_identity.js"
+import operatorOrganization from "./0020_operator_organization.js"
+
+/**
+ * The identity domain's migrations (schema `iam`). Number ranges: 0001 the schema, 0010–0019
+ * accounts, 0020–0029 organizations, 0030–0039 authorization.
+ */
+export const IamMigrations: Migrations.Domain = {
+  schema: "iam",
+  migrations: {
+    "0001_identity": identity,
+    "0020_operator_organization": operatorOrganization
+  }
+}
