@@ -95,6 +95,17 @@ describe.each(Object.keys(runtimes))("%s", (name) => {
     expect([body[0], body[64 * 1024], body[8 * MiB - 1]]).toEqual([0, 1, 127])
   })
 
+  it("keeps serving after a client leaves in the middle of a response", async () => {
+    const abort = new AbortController()
+    const res = await fetch(`${server.base}/big`, { signal: abort.signal })
+    const reader = res.body!.getReader()
+    await reader.read()
+    abort.abort()
+    await expect(reader.read()).rejects.toThrow()
+    const after = await call(`${server.base}/hello`)
+    expect(after.status).toBe(200)
+  })
+
   it("answers 404 NOT_FOUND for a tagged NotFound and for an unknown route", async () => {
     const thing = await call(`${server.base}/missing-thing`, { headers: { "x-request-id": "req-1" } })
     expect(thing.status).toBe(404)

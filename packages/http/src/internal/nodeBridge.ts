@@ -107,6 +107,18 @@ export const toRequest = (req: IncomingMessage, res: ServerResponse, options?: B
   } as RequestInit)
 }
 
+/** Resolves when the response can take more, or is gone. */
+const writable = (res: ServerResponse) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      res.off("drain", done)
+      res.off("close", done)
+      resolve()
+    }
+    res.on("drain", done)
+    res.on("close", done)
+  })
+
 /** Stream a web `Response` to a Node response, honouring backpressure and a client that leaves. */
 export const writeResponse = async (response: Response, res: ServerResponse): Promise<void> => {
   const headers: Record<string, string | Array<string>> = {}
@@ -121,10 +133,8 @@ export const writeResponse = async (response: Response, res: ServerResponse): Pr
   const cancel = () => void reader.cancel().catch(() => {})
   res.once("close", cancel)
   try {
-    for (let next = await reader.read(); !next.done; next = await reader.read()) {
-      if (!res.write(next.value)) {
-        await new Promise<void>((resolve) => (res.once("drain", resolve), res.once("close", resolve)))
-      }
+    for (let next = await reader.read(); !next.done && !res.destroyed; next = await reader.read()) {
+      if (!res.write(next.value) && !res.destroyed) await writable(res)
     }
     res.end()
   } finally {
