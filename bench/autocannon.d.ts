@@ -1,0 +1,24 @@
+declare module "autocannon" {
+  interface Histogram {
+    readonly average: number
+    readonly p50: number
+    readonly p99: number
+  }
+  interface Options {
+    readonly url: string
+    readonly connections?: number
+    readonly pipelining?: number
+    readonly duration?: number
+    readonly warmup?: { readonly connections?: number; readonly duration?: number }
+  }
+  interface Result {
+    readonly requests: Histogram
+    readonly latency: Histogram
+    readonly errors: number
+    readonly timeouts: number
+    readonly non2xx: number
+    readonly totalRequests?: number
+  }
+  function autocannon(options: Options): PromiseLike<Result>
+  export default autocannon
+}

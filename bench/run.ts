@@ -1,0 +1,14 @@
+import { readdir } from "node:fs/promises"
+import { fileURLToPath, pathToFileURL } from "node:url"
+import { type Figures, render } from "./Figures.js"
+
+const here = fileURLToPath(new URL(".", import.meta.url))
+const only = process.argv[2]
+const files = (await readdir(here)).filter((file) => file.endsWith(".bench.ts") && (!only || file.includes(only))).sort()
+
+for (const file of files) {
+  const bench = (await import(pathToFileURL(`${here}${file}`).href)) as { readonly run: () => Promise<Figures> }
+  const started = Date.now()
+  const figures = await bench.run()
+  console.log(`\n${render(figures)}\n(${file}, ${((Date.now() - started) / 1000).toFixed(1)} s)`)
+}
