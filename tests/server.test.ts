@@ -179,6 +179,13 @@ describe.concurrent("core-server command line", () => {
     expect(existsSync(join(work, "never"))).toBe(false)
   }, SLOW)
 
+  it("exits 1 naming DATABASE_URL, without its password, when PostgreSQL cannot be reached", async () => {
+    const start = await run(["start"], { PORT: "0", DATABASE_URL: "postgres://core:hunter2@127.0.0.1:1/core" })
+    expect(start.code).toBe(1)
+    expect(start.stderr).toMatch(/^core-server: Cannot open the database at 127\.0\.0\.1:1\/core \(DATABASE_URL\): /)
+    expect(start.stderr).not.toContain("hunter2")
+  }, SLOW)
+
   it("refuses backup and restore against PostgreSQL, and a service this build does not have", async () => {
     const env = { DATABASE_URL: "postgres://core:secret@127.0.0.1:5432/core", CORE_DATA_DIR: join(work, "pg") }
     const backup = await run(["backup", join(work, "pg.tar.gz")], env)

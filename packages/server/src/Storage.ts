@@ -7,10 +7,20 @@ import { type CommandFailed, failed } from "./Failure.js"
 /** The open database of a command. */
 export type Open = Context.Context<SqlClient.SqlClient | Database.Info>
 
-const describe = (error: { readonly _tag: string; readonly message?: string }): string =>
+const target = (config: Configuration): string => {
+  if (config.databaseUrl === undefined) return config.dataDir === undefined ? "in memory" : `in ${config.dataDir}`
+  try {
+    const url = new URL(config.databaseUrl)
+    return `at ${url.host}${url.pathname} (DATABASE_URL)`
+  } catch {
+    return "at DATABASE_URL"
+  }
+}
+
+const describe = (config: Configuration, error: { readonly _tag: string; readonly message?: string }): string =>
   error._tag === "DataDirLockError"
     ? error.message ?? "The data directory is locked"
-    : `Cannot open the database: ${Logging.redactText(error.message ?? error._tag)}`
+    : `Cannot open the database ${target(config)}: ${Logging.redactText(error.message ?? error._tag)}`
 
 /**
  * Open the configured database until the scope closes: PostgreSQL when `DATABASE_URL` is set,
@@ -18,7 +28,7 @@ const describe = (error: { readonly _tag: string; readonly message?: string }): 
  */
 export const open = (config: Configuration): Effect.Effect<Open, CommandFailed, Scope.Scope> =>
   Layer.build(Database.layer({ url: config.databaseUrl, dataDir: config.dataDir })).pipe(
-    Effect.mapError((error) => failed(describe(error)))
+    Effect.mapError((error) => failed(describe(config, error)))
   )
 
 /** How the first screen names the storage. */
