@@ -65,6 +65,10 @@ const migrateDomain = (sql: SqlClient.SqlClient, domain: Domain) =>
       loader: Migrator.fromRecord(domain.migrations),
       table: table(domain.schema)
     })
+    yield* Effect.forEach(applied, ([id, name]) =>
+      Effect.logInfo("Applied migration").pipe(
+        Effect.annotateLogs({ schema: domain.schema, migration: `${String(id).padStart(4, "0")}_${name}` })
+      ), { discard: true })
     return applied.map(([id, name]): Applied => ({ schema: domain.schema, id, name }))
   }).pipe(
     Effect.provideService(SqlClient.SqlClient, sql),

@@ -7,6 +7,8 @@ import { PGlite } from "@electric-sql/pglite"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Redacted from "effect/Redacted"
 import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs/promises"
@@ -102,7 +104,8 @@ export const layer = (
   options: { readonly driver?: Database.Driver } = {}
 ): Layer.Layer<SqlClient.SqlClient | Database.Info, SqlError | MigrationError | DataDirLockError> => {
   const database = (options.driver ?? driver) === "pglite" ? pgliteLayer : pgLayer(requireUrl())
-  return Layer.provideMerge(Migrations.layer(domains), database)
+  const migrate = Layer.effectDiscard(Migrations.run(domains).pipe(Logger.withMinimumLogLevel(LogLevel.Warning)))
+  return Layer.provideMerge(migrate, database)
 }
 
 /** The drivers to run a suite on: PGlite, and PostgreSQL as well when `CORE_TEST_DATABASE_URL` is set. */
