@@ -32,7 +32,9 @@ export const start = (config: Configuration): Effect.Effect<void, CommandFailed>
       const port = yield* Listener.listen(app, { port: config.port }).pipe(
         Effect.mapError((error) => failed(error.message))
       )
-      process.stderr.write(Banner.firstScreen({ port, config, storage: Storage.describeStorage(config), version }))
+      yield* Effect.sync(() =>
+        process.stderr.write(Banner.firstScreen({ port, config, storage: Storage.describeStorage(config), version }))
+      )
       yield* Effect.logInfo("listening").pipe(Effect.annotateLogs({ port, version }))
       return yield* Effect.never.pipe(Effect.onInterrupt(() => Effect.logInfo("shutting down")))
     })
