@@ -1,0 +1,173 @@
+import { defineRoutes } from "../Routes.js"
+import {
+  ApiKeyList,
+  ApiKeyValidation,
+  AuditPage,
+  CreateApiKeyRequest,
+  CreatedApiKey,
+  CreateGrantRequest,
+  Grant,
+  GrantList,
+  IdParams,
+  Jwks,
+  ListApiKeysQuery,
+  ListAuditQuery,
+  ListGrantsQuery,
+  ListRoleMappingsQuery,
+  PlatformStatusRecord,
+  RoleMapping,
+  RoleMappingList,
+  RoleMappingParams,
+  ServiceToken,
+  ServiceTokenRequest,
+  SetPlatformStatusRequest,
+  UpsertRoleMappingRequest,
+  ValidateApiKeyRequest
+} from "./authorization.js"
+
+const tags = ["identity: authorization"]
+const guarded = { 400: null, 401: null, 403: null, 404: null } as const
+
+/**
+ * The identity service's authorization routes at their own paths (through the gateway under
+ * `/api/v1/iam`): role mappings, grants, API keys, service tokens and JWKS, platform status, audit.
+ */
+export const AuthorizationRoutes = defineRoutes({
+  listRoleMappings: {
+    method: "GET",
+    path: "/api/core/roles",
+    summary: "List an organization's role mappings",
+    auth: "any",
+    permission: "members:manage",
+    request: { query: ListRoleMappingsQuery },
+    responses: { 200: RoleMappingList, ...guarded },
+    tags
+  },
+  upsertRoleMapping: {
+    method: "POST",
+    path: "/api/core/roles",
+    summary: "Create or replace a role's permissions",
+    auth: "any",
+    permission: "members:manage",
+    request: { body: UpsertRoleMappingRequest },
+    responses: { 200: RoleMapping, ...guarded },
+    tags
+  },
+  deleteRoleMapping: {
+    method: "DELETE",
+    path: "/api/core/roles/{orgId}/{role}",
+    summary: "Delete a role mapping",
+    auth: "any",
+    permission: "members:manage",
+    request: { params: RoleMappingParams },
+    responses: { 204: null, ...guarded },
+    tags
+  },
+  listGrants: {
+    method: "GET",
+    path: "/api/core/grants",
+    summary: "List an organization's grants and denials",
+    auth: "any",
+    permission: "members:manage",
+    request: { query: ListGrantsQuery },
+    responses: { 200: GrantList, ...guarded },
+    tags
+  },
+  createGrant: {
+    method: "POST",
+    path: "/api/core/grants",
+    summary: "Grant or deny a permission to a member",
+    auth: "any",
+    permission: "members:manage",
+    request: { body: CreateGrantRequest },
+    responses: { 201: Grant, ...guarded },
+    tags
+  },
+  deleteGrant: {
+    method: "DELETE",
+    path: "/api/core/grants/{id}",
+    summary: "Delete a grant or denial",
+    auth: "any",
+    permission: "members:manage",
+    request: { params: IdParams },
+    responses: { 204: null, ...guarded },
+    tags
+  },
+  createApiKey: {
+    method: "POST",
+    path: "/api/core/apikeys",
+    summary: "Create an API key (the key is shown once)",
+    auth: "any",
+    permission: "apikeys:manage",
+    request: { body: CreateApiKeyRequest },
+    responses: { 201: CreatedApiKey, ...guarded, 409: null },
+    tags
+  },
+  listApiKeys: {
+    method: "GET",
+    path: "/api/core/apikeys",
+    summary: "List an organization's API keys",
+    auth: "any",
+    permission: "apikeys:read",
+    request: { query: ListApiKeysQuery },
+    responses: { 200: ApiKeyList, ...guarded },
+    tags
+  },
+  revokeApiKey: {
+    method: "DELETE",
+    path: "/api/core/apikeys/{id}",
+    summary: "Revoke an API key",
+    auth: "any",
+    permission: "apikeys:manage",
+    request: { params: IdParams },
+    responses: { 204: null, ...guarded },
+    tags
+  },
+  validateApiKey: {
+    method: "POST",
+    path: "/api/core/apikey/validate",
+    summary: "Validate an API key (the gateway's call)",
+    auth: "service",
+    operatorOnly: true,
+    request: { body: ValidateApiKeyRequest },
+    responses: { 200: ApiKeyValidation, 400: null, 401: null, 403: null },
+    tags
+  },
+  issueServiceToken: {
+    method: "POST",
+    path: "/api/core/service-token",
+    summary: "Issue a five-minute service-to-service JWT",
+    auth: "service",
+    operatorOnly: true,
+    request: { body: ServiceTokenRequest },
+    responses: { 200: ServiceToken, 400: null, 401: null, 403: null },
+    tags
+  },
+  jwks: {
+    method: "GET",
+    path: "/.well-known/jwks.json",
+    summary: "The public keys that verify service tokens",
+    auth: "public",
+    responses: { 200: Jwks },
+    tags
+  },
+  setPlatformStatus: {
+    method: "POST",
+    path: "/internal/platform-status",
+    summary: "Suspend or restore a platform",
+    auth: "service",
+    operatorOnly: true,
+    request: { body: SetPlatformStatusRequest },
+    responses: { 200: PlatformStatusRecord, 400: null, 401: null, 403: null },
+    tags
+  },
+  listAuditEvents: {
+    method: "GET",
+    path: "/api/audit/events",
+    summary: "Read the audit log (also at /api/audit and /api/audit/log)",
+    auth: "any",
+    request: { query: ListAuditQuery },
+    responses: { 200: AuditPage, ...guarded },
+    tags
+  }
+})
