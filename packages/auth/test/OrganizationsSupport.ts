@@ -1,0 +1,183 @@
+import { CoreConfig, ErrorResponse, Ids } from "@core/kernel"
+import { type Database } from "@core/kernel"
+import { TestDatabase } from "@core/kernel/testing"
+import { Platforms, RegistryMigrations } from "@core/registry"
+import { HttpApp, HttpRouter } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Logger, ManagedRuntime } from "effect"
+import { expect } from "vitest"
+import { AccountsLive, AccountsRouter } from "../src/http/Accounts.js"
+import { AuthorizationLive } from "../src/http/Authorization.js"
+import { OrganizationsLive, OrganizationsRouter } from "../src/http/Organizations.js"
+import * as OutboxMailer from "../src/mail/OutboxMailer.js"
+import { IamMigrations } from "../src/migrations/index.js"
+import { PlatformSetup } from "../src/PlatformSetup.js"
+import * as RegistryPlatformSetup from "../src/RegistryPlatformSetup.js"
+
+/** The static service key of the organization tests. */
+export const STATIC_KEY = "organizations-static-key-0123456789"
+
+/** The password every test user signs up with. */
+export const PASSWORD = "correct horse battery staple"
+
+/** The registry in process, as the all-in-one server wires it. */
+export const RegistryPlatformSetupLive = Layer.effect(
+  PlatformSetup,
+  Effect.map(Platforms, (platforms) => RegistryPlatformSetup.make(platforms.create))
+).pipe(Layer.provide(Platforms.Default))
+
+/** A registry that always fails (rollback tests). */
+export const FailingPlatformSetup = Layer.succeed(PlatformSetup, RegistryPlatformSetup.failing)
+
+/** Options of a test stack. */
+export interface StackOptions {
+  readonly driver?: Database.Driver
+  readonly platformSetup?: Layer.Layer<PlatformSetup, never, SqlClient.SqlClient | Ids.Ids>
+}
+
+const configLayer = CoreConfig.layer({
+  NODE_ENV: "test",
+  CORE_SECRET: "organizations-secret-0123456789-abcdef",
+  CORE_STATIC_API_KEY: STATIC_KEY,
+  CORE_PUBLIC_URL: "https://core.example.com"
+})
+
+/** Identity (accounts, authorization, organizations) and the registry's platforms over one test database. */
+export const stackLayer = (options: StackOptions = {}) =>
+  OrganizationsLive.pipe(
+    Layer.provideMerge(options.platformSetup ?? RegistryPlatformSetupLive),
+    Layer.provideMerge(AccountsLive),
+    Layer.provideMerge(OutboxMailer.layer),
+    Layer.provideMerge(AuthorizationLive),
+    Layer.provideMerge(Layer.mergeAll(
+      TestDatabase.layer([IamMigrations, RegistryMigrations], { driver: options.driver ?? TestDatabase.driver }),
+      configLayer,
+      Ids.layer
+    )),
+    Layer.orDie
+  )
+
+/** What a test stack provides. */
+export type Stack = Layer.Layer.Success<ReturnType<typeof stackLayer>>
+
+/** The accounts and organization routes with the kernel envelope for the documented ones. */
+export const app = ErrorResponse.withErrorEnvelope(HttpRouter.concat(AccountsRouter, OrganizationsRouter))
+
+/** One request to the harness. */
+export interface Send extends RequestInit {
+  readonly json?: unknown
+  readonly token?: string
+  readonly cookie?: string
+}
+
+let counter = 0
+
+/** A fresh email address. */
+export const freshEmail = (name = "user") => `${name}-${Date.now().toString(36)}${(counter++).toString(36)}@example.com`
+
+/** A fresh organization slug. */
+export const freshSlug = (name = "org") => `${name}-${Date.now().toString(36)}${(counter++).toString(36)}`
+
+/**
+ * The identity routes behind a web-standard handler over one test database: `fetch` sends a real
+ * `Request`; `run` runs an effect against the same services; `logs` holds every log line.
+ */
+export const makeHarness = async (options: StackOptions = {}) => {
+  const logs: Array<string> = []
+  const capture = Logger.replace(
+    Logger.defaultLogger,
+    Logger.make(({ annotations, message }) => logs.push(JSON.stringify({ message, annotations: [...annotations] })))
+  )
+  const runtime = ManagedRuntime.make(Layer.merge(stackLayer(options), capture))
+  const handler = HttpApp.toWebHandlerRuntime(await runtime.runtime())(app)
+  const fetch = (path: string, init: Send = {}) => {
+    const headers = new Headers(init.headers)
+    if (init.token !== undefined) headers.set("authorization", `Bearer ${init.token}`)
+    if (init.cookie !== undefined) headers.set("cookie", `core.session_token=${init.cookie}`)
+    if (init.json !== undefined) headers.set("content-type", "application/json")
+    return handler(new Request(`http://iam.test${path}`, {
+      ...init,
+      method: init.method ?? (init.json === undefined ? "GET" : "POST"),
+      headers,
+      ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) })
+    }))
+  }
+  const run = <A, E>(effect: Effect.Effect<A, E, Stack>) => runtime.runPromise(effect)
+  return { logs, fetch, run, dispose: () => runtime.dispose() }
+}
+
+/** A running harness. */
+export type Harness = Awaited<ReturnType<typeof makeHarness>>
+
+/** A signed-up user: id, email and session token. */
+export interface TestUser {
+  readonly id: string
+  readonly email: string
+  readonly token: string
+}
+
+/** Sign a new user up over HTTP. */
+export const signUp = async (harness: Harness, name = "Ada", email = freshEmail(name.toLowerCase())): Promise<TestUser> => {
+  const response = await harness.fetch("/api/auth/sign-up/email", { json: { name, email, password: PASSWORD } })
+  if (response.status !== 200) throw new Error(`sign-up failed: ${response.status} ${await response.text()}`)
+  const body = await response.json() as { token: string; user: { id: string } }
+  return { id: body.user.id, email, token: body.token }
+}
+
+/** Send a request and read its status and JSON body. */
+export const call = async (harness: Harness, path: string, init: Send = {}) => {
+  const response = await harness.fetch(path, init)
+  const text = await response.text()
+  return { status: response.status, body: text === "" ? undefined : JSON.parse(text) as any, headers: response.headers }
+}
+
+/** A tenant organization created through the plugin by `owner`; its id, slug and platform id. */
+export const createOrganization = async (harness: Harness, owner: TestUser, slug = freshSlug()) => {
+  const { status, body } = await call(harness, "/api/auth/organization/create", {
+    token: owner.token,
+    json: { name: `Org ${slug}`, slug }
+  })
+  if (status !== 200) throw new Error(`create failed: ${status} ${JSON.stringify(body)}`)
+  const rows = await query<{ platformId: string }>(harness, (sql) =>
+    sql`SELECT platform_id AS "platformId" FROM iam.organizations WHERE id = ${body.id}`)
+  return { id: body.id as string, slug, platformId: rows[0].platformId }
+}
+
+/** Make a user a member through an accepted invitation. */
+export const join = async (harness: Harness, organizationId: string, inviter: TestUser, user: TestUser, role: "owner" | "admin" | "member") => {
+  const invited = await call(harness, "/api/auth/organization/invite-member", {
+    token: inviter.token,
+    json: { email: user.email, role, organizationId }
+  })
+  if (invited.status !== 200) throw new Error(`invite failed: ${invited.status} ${JSON.stringify(invited.body)}`)
+  const accepted = await call(harness, "/api/auth/organization/accept-invitation", {
+    token: user.token,
+    json: { invitationId: invited.body.id }
+  })
+  if (accepted.status !== 200) throw new Error(`accept failed: ${accepted.status} ${JSON.stringify(accepted.body)}`)
+  return accepted.body.member as { id: string }
+}
+
+/** Rows of a SQL query against the harness database. */
+export const query = <A extends object>(
+  harness: Harness,
+  statement: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<A>, unknown>
+) => harness.run(Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.orDie(statement(sql))))
+
+/** Audit rows of one action, oldest first. */
+export const auditOf = (harness: Harness, action: string) =>
+  query<{ actorId: string | null; actorType: string; organizationId: string | null; targetId: string | null; metadata: unknown }>(
+    harness,
+    (sql) =>
+      sql`SELECT actor_id AS "actorId", actor_type AS "actorType", organization_id AS "organizationId",
+          target_id AS "targetId", metadata
+        FROM iam.audit_log WHERE action = ${action} ORDER BY occurred_at, id`
+  )
+
+/** The error envelope of a documented route. */
+export const envelope = (code: string, message: string, details: unknown = null) => ({
+  error: { code, message, requestId: expect.any(String), details }
+})
+
+/** The `{ code, message }` body of a better-auth route. */
+export const libraryError = (code: string, message: string) => ({ code, message })
