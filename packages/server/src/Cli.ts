@@ -3,6 +3,7 @@ import { Cause, Effect, Exit, Option } from "effect"
 import * as Args from "./Args.js"
 import { CommandFailed, failed, usage } from "./Failure.js"
 import * as Maintenance from "./Maintenance.js"
+import { bootstrap } from "./OperatorBootstrap.js"
 import * as Serve from "./Serve.js"
 import { start } from "./Start.js"
 import { version } from "./Version.js"
@@ -12,7 +13,10 @@ const configuration: Effect.Effect<Configuration, CommandFailed> = Effect.try({
   catch: (error) => failed(error instanceof ConfigError ? error.message : `Invalid configuration: ${String(error)}`)
 })
 
-const print = (text: string) => Effect.sync(() => process.stdout.write(text.endsWith("\n") ? text : `${text}\n`))
+const print = (text: string): Effect.Effect<void> =>
+  Effect.sync(() => {
+    process.stdout.write(text.endsWith("\n") ? text : `${text}\n`)
+  })
 
 const withConfig = (run: (config: Configuration) => Effect.Effect<void, CommandFailed>) =>
   Effect.flatMap(configuration, (config) =>
@@ -36,6 +40,8 @@ export const run = (command: Args.Command | Args.UsageError): Effect.Effect<void
       return withConfig((config) => Maintenance.restore(config, command.file))
     case "Serve":
       return withConfig((config) => Serve.serve(config, command.service, command.port))
+    case "Bootstrap":
+      return withConfig((config) => Effect.flatMap(bootstrap(config, command.email), print))
   }
 }
 
