@@ -32,6 +32,8 @@ export interface StackOptions {
   readonly env?: Record<string, string>
   /** Replace the outbox mailer (e.g. SMTP). */
   readonly mailer?: Layer.Layer<Mailer, never, SqlClient.SqlClient | CoreConfig | Ids.Ids>
+  /** More layers for the harness runtime (a tracer, a logger). */
+  readonly extra?: Layer.Layer<never>
 }
 
 /** The accounts services over a test database, with the authorization ports and the outbox mailer. */
@@ -69,7 +71,7 @@ export const makeHarness = async (options: StackOptions = {}) => {
     Logger.defaultLogger,
     Logger.make(({ annotations, message }) => logs.push(JSON.stringify({ message, annotations: [...annotations] })))
   )
-  const runtime = ManagedRuntime.make(Layer.merge(stackLayer(options), capture))
+  const runtime = ManagedRuntime.make(Layer.mergeAll(stackLayer(options), capture, options.extra ?? Layer.empty))
   const handler = HttpApp.toWebHandlerRuntime(await runtime.runtime())(app)
   const fetch = (path: string, init: Send = {}) => {
     const headers = new Headers(init.headers)

@@ -1,0 +1,111 @@
+import { HttpServerRequest } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { Effect, Either, Layer, Tracer } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Authentication } from "../src/Caller.js"
+import {
+  addMember,
+  type Harness,
+  makeHarness,
+  PASSWORD,
+  seedOrganization,
+  signUp,
+  STATIC_KEY
+} from "./AccountsSupport.js"
+
+/** Every SQL statement the harness runs, in order (from `@effect/sql`'s `sql.execute` spans). */
+const statements: Array<string> = []
+
+const recordingTracer = Layer.unwrapEffect(Effect.map(Effect.tracer, (native) =>
+  Layer.setTracer(Tracer.make({
+    span: (name, parent, context, links, startTime, kind, options) => {
+      const span = native.span(name, parent, context, links, startTime, kind, options)
+      if (name !== "sql.execute") return span
+      const attribute = span.attribute.bind(span)
+      span.attribute = (key, value) => {
+        if (key === "db.query.text") statements.push(String(value))
+        attribute(key, value)
+      }
+      return span
+    },
+    context: (f, fiber) => native.context(f, fiber)
+  }))))
+
+describe("the Authentication port", () => {
+  let h: Harness
+  beforeAll(async () => {
+    h = await makeHarness()
+  })
+  afterAll(() => h.dispose())
+
+  const as = <A, E>(effect: Effect.Effect<A, E, Authentication | HttpServerRequest.HttpServerRequest>, headers: Record<string, string>) =>
+    h.run(Effect.either(Effect.provideService(
+      effect,
+      HttpServerRequest.HttpServerRequest,
+      HttpServerRequest.fromWeb(new Request("http://iam.test/anything", { headers }))
+    )))
+
+  const caller = Effect.flatMap(Authentication, (auth) => auth.caller)
+  const session = Effect.flatMap(Authentication, (auth) => auth.session)
+  const cookieSession = Effect.flatMap(Authentication, (auth) => auth.cookieSession)
+
+  it("the static key (constant-time compared) is the service caller, for `caller` only", async () => {
+    expect(await as(caller, { authorization: `Bearer ${STATIC_KEY}` })).toEqual(Either.right({ kind: "service" }))
+    const wrongKey = await as(caller, { authorization: `Bearer ${STATIC_KEY}x` })
+    expect(Either.isLeft(wrongKey) && wrongKey.left).toMatchObject({ _tag: "Unauthorized", message: "Invalid or expired session" })
+    const asSession = await as(session, { authorization: `Bearer ${STATIC_KEY}` })
+    expect(Either.isLeft(asSession) && asSession.left._tag).toBe("Unauthorized")
+  })
+
+  it("a session arrives by bearer or by cookie; cookieSession takes the cookie only", async () => {
+    const { token, user } = await signUp(h)
+    const expected = { kind: "session", userId: user.id, sessionId: expect.stringMatching(/^ses_/), email: user.email, activeOrganizationId: null }
+    expect(await as(caller, { authorization: `Bearer ${token}` })).toEqual(Either.right({ ...expected, via: "bearer" }))
+    expect(await as(session, { cookie: `core.session_token=${token}` })).toEqual(Either.right({ ...expected, via: "cookie" }))
+    expect(await as(cookieSession, { cookie: `other=1; core.session_token=${token}` })).toEqual(
+      Either.right({ ...expected, via: "cookie" })
+    )
+    const bearerOnly = await as(cookieSession, { authorization: `Bearer ${token}` })
+    expect(Either.isLeft(bearerOnly) && bearerOnly.left).toMatchObject({ _tag: "Unauthorized", message: "Authentication required" })
+    const none = await as(session, {})
+    expect(Either.isLeft(none) && none.left.message).toBe("Authentication required")
+    await h.fetch("/api/auth/sign-out", { method: "POST", token })
+    const revoked = await as(session, { authorization: `Bearer ${token}` })
+    expect(Either.isLeft(revoked) && revoked.left.message).toBe("Invalid or expired session")
+  })
+})
+
+describe("GET /api/core/session cost", () => {
+  let h: Harness
+  beforeAll(async () => {
+    h = await makeHarness({ extra: recordingTracer })
+  })
+  afterAll(() => h.dispose())
+
+  it("is one statement, looked up by token hash, once permissions are cached", async () => {
+    const org = await seedOrganization(h)
+    const { email, user } = await signUp(h)
+    await addMember(h, org.id, user.id, "member")
+    const { token } = await (await h.fetch("/api/auth/sign-in/email", { json: { email, password: PASSWORD } })).json()
+    expect((await h.fetch("/api/core/session", { token })).status).toBe(200)
+    statements.length = 0
+    const response = await h.fetch("/api/core/session", { token })
+    expect(response.status).toBe(200)
+    expect((await response.json()).role).toBe("member")
+    expect(statements).toHaveLength(1)
+    expect(statements[0]).toMatch(/FROM iam\.sessions s\s+JOIN iam\.users u/)
+    expect(statements[0]).toMatch(/WHERE s\.token_hash = \$1/)
+  })
+
+  it("the token-hash lookup uses the unique index", async () => {
+    const { token } = await signUp(h)
+    const plans = await h.run(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`SET enable_seqscan = off`
+      const plan = yield* sql<{ "QUERY PLAN": string }>`EXPLAIN SELECT id FROM iam.sessions WHERE token_hash = ${token}`
+      yield* sql`SET enable_seqscan = on`
+      return plan
+    }).pipe(Effect.orDie))
+    expect(plans.map((row) => row["QUERY PLAN"]).join("\n")).toMatch(/Index (Only )?Scan using sessions_token_hash_key/)
+  })
+})
