@@ -7,6 +7,7 @@ export type Command =
   | { readonly _tag: "Backup"; readonly file: string }
   | { readonly _tag: "Restore"; readonly file: string }
   | { readonly _tag: "Serve"; readonly service: string; readonly port: number | undefined }
+  | { readonly _tag: "Bootstrap"; readonly email: string }
   | { readonly _tag: "Help"; readonly topic: string | undefined }
   | { readonly _tag: "Version" }
 
@@ -26,6 +27,7 @@ Commands:
   restore <file>              Replace the embedded database with the backup in <file>; the server must be stopped
   serve --service <name> [--port <n>]
                               Run one service in its own process
+  bootstrap --email <email>   Make the user with that email an owner of the operator organization
 
 Options:
   -h, --help                  Show this help (or a command's: core-server <command> --help)
@@ -39,7 +41,8 @@ const COMMAND_USAGE: Readonly<Record<string, string>> = {
   migrate: "Usage: core-server migrate\n\nRuns every domain's migrations against the configured database, then exits.",
   backup: "Usage: core-server backup <file>\n\nWrites the embedded database (CORE_DATA_DIR) to <file>. Stop the server first.\nNot available with DATABASE_URL: use pg_dump.",
   restore: "Usage: core-server restore <file>\n\nReplaces the embedded database (CORE_DATA_DIR) with the backup in <file>. Stop the server first.\nNot available with DATABASE_URL: use pg_restore.",
-  serve: "Usage: core-server serve --service <name> [--port <n>]\n\nRuns one service in its own process on --port (default PORT)."
+  serve: "Usage: core-server serve --service <name> [--port <n>]\n\nRuns one service in its own process on --port (default PORT).",
+  bootstrap: "Usage: core-server bootstrap --email <email>\n\nCreates the operator organization (core-operator) if needed and makes the user with that\nemail its owner: that user becomes a platform operator. The user must have signed up first."
 }
 
 /** The help text of a command, or the general usage. */
@@ -66,7 +69,8 @@ const read = (argv: ReadonlyArray<string>) =>
       help: { type: "boolean", short: "h" },
       version: { type: "boolean", short: "v" },
       service: { type: "string" },
-      port: { type: "string" }
+      port: { type: "string" },
+      email: { type: "string" }
     },
     allowPositionals: true,
     strict: true
@@ -93,6 +97,7 @@ export const parse = (argv: ReadonlyArray<string>): Command | UsageError => {
   if (command !== "serve" && (values.service !== undefined || values.port !== undefined)) {
     return new UsageError(`${command} takes no --service or --port`)
   }
+  if (command !== "bootstrap" && values.email !== undefined) return new UsageError(`${command} takes no --email`)
   switch (command) {
     case "start":
     case "migrate":
@@ -111,6 +116,12 @@ export const parse = (argv: ReadonlyArray<string>): Command | UsageError => {
       const port = values.port === undefined ? undefined : parsePort(values.port)
       if (port instanceof UsageError) return port
       return { _tag: "Serve", service: values.service, port }
+    }
+    case "bootstrap": {
+      if (rest.length > 0) return new UsageError(`bootstrap takes no arguments (got ${JSON.stringify(rest[0])})`)
+      const email = values.email?.trim() ?? ""
+      if (!/^[^\s@]+@[^\s@]+$/.test(email)) return new UsageError("bootstrap needs --email <email> (the address a user signed up with)")
+      return { _tag: "Bootstrap", email }
     }
     default:
       return new UsageError(`unknown command ${JSON.stringify(command)}`)

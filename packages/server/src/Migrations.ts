@@ -1,3 +1,4 @@
+import { IamMigrations } from "@core/auth"
 import { Migrations } from "@core/kernel"
 import { RegistryMigrations } from "@core/registry"
 import type { SqlClient } from "@effect/sql"
@@ -5,7 +6,7 @@ import { Effect } from "effect"
 import { type CommandFailed, failed } from "./Failure.js"
 
 /** Every domain's migrations, in the order they run; each domain's issue adds its own. */
-export const DOMAINS: ReadonlyArray<Migrations.Domain> = [RegistryMigrations]
+export const DOMAINS: ReadonlyArray<Migrations.Domain> = [IamMigrations, RegistryMigrations]
 
 /** Bring every domain's schema up to date, logging each migration applied. */
 export const runAll: Effect.Effect<ReadonlyArray<Migrations.Applied>, CommandFailed, SqlClient.SqlClient> =
