@@ -1,20 +1,18 @@
 import { DEFAULT_ROLE_PERMISSIONS, DEFAULT_ROLES } from "@core/contracts"
-import { CoreConfig, Crypto, ErrorResponse, Ids, Unauthorized } from "@core/kernel"
+import { CoreConfig, Crypto, ErrorResponse, Ids } from "@core/kernel"
 import * as Node from "@core/http/node"
 import { TestDatabase } from "@core/kernel/testing"
-import { HttpApp, HttpServerRequest } from "@effect/platform"
+import { HttpApp } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
+import { Effect, Layer, Logger, ManagedRuntime } from "effect"
 import { expect } from "vitest"
-import { Authentication, type Caller, type SessionCaller } from "../src/Caller.js"
+import { AuthenticationLive, CurrentSession } from "../src/AuthenticationLive.js"
+import type { Authentication, Caller, SessionCaller } from "../src/Caller.js"
 import { AuthorizationLive, AuthorizationRouter } from "../src/http/Authorization.js"
-import identity from "../src/migrations/0001_identity.js"
+import { IamMigrations } from "../src/migrations/index.js"
 
 /** The static service key of the test configuration. */
 export const STATIC_KEY = "test-static-key-0123456789abcdef"
-
-/** The `iam` domain with the migrations these tests need. */
-export const iamDomain = { schema: "iam", migrations: { "0001_identity": identity } }
 
 /** How a test server is configured: `devBypass` leaves the static key unset. */
 export interface TestOptions {
@@ -29,59 +27,19 @@ export const configLayer = (options: TestOptions = {}) =>
     ...(options.devBypass === true ? {} : { CORE_STATIC_API_KEY: STATIC_KEY })
   })
 
-/**
- * `Authentication` for these tests: the static key, else a bearer looked up by SHA-256 hash in
- * `iam.sessions` (the accounts area owns the real one; this reads the same rows).
- */
-export const TestAuthentication = Layer.effect(
-  Authentication,
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const config = yield* CoreConfig
-    const session = Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const header = request.headers["authorization"] ?? ""
-      if (!header.startsWith("Bearer ")) return yield* new Unauthorized({ message: "Authentication required" })
-      const rows = yield* sql<{ id: string; userId: string; email: string }>`
-        SELECT s.id AS "id", s.user_id AS "userId", u.email AS "email"
-        FROM iam.sessions s JOIN iam.users u ON u.id = s.user_id
-        WHERE s.token_hash = ${Crypto.sha256Hex(header.slice(7))} AND s.revoked_at IS NULL`.pipe(Effect.orDie)
-      const row = rows[0]
-      if (row === undefined) return yield* new Unauthorized({ message: "Invalid or expired session" })
-      return {
-        kind: "session",
-        userId: row.userId,
-        sessionId: row.id,
-        email: row.email,
-        activeOrganizationId: null,
-        via: "bearer"
-      } satisfies SessionCaller
-    })
-    const caller = Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const key = config.staticApiKey
-      if (key !== undefined && request.headers["authorization"] === `Bearer ${Redacted.value(key)}`) {
-        return { kind: "service" } satisfies Caller as Caller
-      }
-      return yield* session
-    })
-    return { caller, session, cookieSession: session }
-  })
-)
-
 /** What the test layers provide. */
 export type Services = Layer.Layer.Success<typeof AuthorizationLive> | SqlClient.SqlClient | CoreConfig | Ids.Ids
 
 /** Everything a service test needs: database, configuration, ids and the authorization layer. */
 export const serviceLayer = (options: TestOptions = {}): Layer.Layer<Services> =>
   AuthorizationLive.pipe(
-    Layer.provideMerge(Layer.mergeAll(TestDatabase.layer([iamDomain]), configLayer(options), Ids.layer)),
+    Layer.provideMerge(Layer.mergeAll(TestDatabase.layer([IamMigrations]), configLayer(options), Ids.layer)),
     Layer.orDie
   )
 
-/** The service layer plus `Authentication`, for HTTP tests. */
+/** The service layer plus the real `Authentication` (sessions by token hash, the static key), for HTTP tests. */
 export const httpLayer = (options: TestOptions = {}): Layer.Layer<Services | Authentication> =>
-  TestAuthentication.pipe(Layer.provideMerge(serviceLayer(options)))
+  AuthenticationLive.pipe(Layer.provide(CurrentSession.Default), Layer.provideMerge(serviceLayer(options)))
 
 /** The authorization routes with the kernel's error envelope, as one app. */
 export const app = ErrorResponse.withErrorEnvelope(AuthorizationRouter)
