@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { commands } from "../packages/cli/src/registry.js"
+import { formatColumns } from "../packages/cli/src/ui.js"
 import { cliRoot, runCore } from "../packages/cli/test/run-core.js"
 
 const fromSource = (args: ReadonlyArray<string>) => runCore(args, { env: { CORE_CLI_SOURCE: "1" } })
@@ -11,7 +13,7 @@ const overview = `core ${packageVersion}: the command line of a Core platform
 Usage: core <command> [options]
 
 Commands:
-  help [command]  Show help for core or for one command
+${formatColumns(commands.map((command) => [command.usage.replace(/^core /, ""), command.summary]), "  ").join("\n")}
 
 Global options:
   -h, --help     Show help (also: core <command> --help)
@@ -55,7 +57,7 @@ describe.concurrent("core (from the TypeScript source, no build)", () => {
       name: "core",
       version: packageVersion,
       usage: "core <command> [options]",
-      commands: [{ name: "help", summary: "Show help for core or for one command", usage: "core help [command]" }],
+      commands: commands.map(({ name, summary, usage }) => ({ name, summary, usage })),
       options: [
         { flags: "-h, --help", description: "Show help (also: core <command> --help)" },
         { flags: "-v, --version", description: "Print the version of core" },

@@ -47,6 +47,31 @@ export const commands: ReadonlyArray<CommandSpec> = [
     usage: "core help [command]",
     options: [],
     load: () => import("./commands/help.js")
+  },
+  {
+    name: "login",
+    summary: "Log in: approve this device in a browser, or store a token (--token)",
+    usage: "core login [--token <token>] [--iam-url <url>] [--no-browser]",
+    options: [
+      { flags: "--token <token>", description: "Store this API key or session token instead of logging in interactively ('-' reads stdin)" },
+      { flags: "--iam-url <url>", description: "Identity service address (default: $CORE_IAM_URL, else <api url>/api/v1/iam)" },
+      { flags: "--no-browser", description: "Print the address and code without opening a browser" }
+    ],
+    load: () => import("./commands/login.js")
+  },
+  {
+    name: "logout",
+    summary: "Log out: end the session and clear ~/.core/credentials.json",
+    usage: "core logout",
+    options: [],
+    load: () => import("./commands/logout.js")
+  },
+  {
+    name: "whoami",
+    summary: "Show who is logged in (email, platform, role, expiry)",
+    usage: "core whoami [--json]",
+    options: [],
+    load: () => import("./commands/whoami.js")
   }
 ]
 

@@ -1,0 +1,89 @@
+import { spawn } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { launcher, runCore, type CoreRun } from "./run-core.js"
+
+/** A temporary home directory for one test, with the paths of its credential file. */
+export interface TempHome {
+  readonly home: string
+  readonly dir: string
+  readonly file: string
+  /** The credential file parsed, or undefined when it does not exist. */
+  readonly read: () => Record<string, unknown> | undefined
+  /** Permission bits of the file and of `~/.core/`. */
+  readonly modes: () => { readonly file: number; readonly dir: number }
+  readonly remove: () => void
+}
+
+/** Makes a fresh `HOME` for the `core` binary. */
+export const tempHome = (): TempHome => {
+  const home = mkdtempSync(join(tmpdir(), "core-home-"))
+  const dir = join(home, ".core")
+  const file = join(dir, "credentials.json")
+  return {
+    home,
+    dir,
+    file,
+    read: () => {
+      try {
+        return JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>
+      } catch {
+        return undefined
+      }
+    },
+    modes: () => ({ file: statSync(file).mode & 0o777, dir: statSync(dir).mode & 0o777 }),
+    remove: () => rmSync(home, { recursive: true, force: true })
+  }
+}
+
+/** The environment every test run gets: the temporary home, no ambient addresses, source build. */
+export const baseEnv = (home: TempHome, env: Record<string, string> = {}): Record<string, string> => ({
+  HOME: home.home,
+  CORE_CLI_SOURCE: "1",
+  CORE_IAM_URL: "",
+  CORE_API_URL: "",
+  ...env
+})
+
+/** Runs the real `core` binary (`node packages/cli/bin/core.mjs`) with output piped. */
+export const core = (home: TempHome, args: ReadonlyArray<string>, env: Record<string, string> = {}, bin?: string): Promise<CoreRun> =>
+  runCore(args, { env: baseEnv(home, env), ...(bin === undefined ? {} : { bin }) })
+
+/** A `core` process whose stdout can be watched while it runs. */
+export interface LiveCore {
+  /** Resolves with the first stdout line matching `pattern`. */
+  readonly waitForLine: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpExecArray>
+  readonly done: Promise<CoreRun>
+}
+
+/** Starts the real binary and lets the test react to its output (e.g. approve the printed code). */
+export const spawnCore = (home: TempHome, args: ReadonlyArray<string>, env: Record<string, string> = {}): LiveCore => {
+  const child = spawn(process.execPath, [launcher, ...args], {
+    env: { ...process.env, NO_COLOR: "1", ...baseEnv(home, env) },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let stdout = ""
+  let stderr = ""
+  const watchers: Array<() => void> = []
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString()
+    for (const watcher of [...watchers]) watcher()
+  })
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+  const done = new Promise<CoreRun>((resolve) => child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr })))
+  const waitForLine = (pattern: RegExp, timeoutMs = 30_000) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`No line matching ${pattern} in: ${stdout}${stderr}`)), timeoutMs)
+      const check = () => {
+        const match = pattern.exec(stdout)
+        if (match === null) return
+        clearTimeout(timer)
+        watchers.splice(watchers.indexOf(check), 1)
+        resolve(match)
+      }
+      watchers.push(check)
+      check()
+    })
+  return { waitForLine, done }
+}
