@@ -1,5 +1,5 @@
 import { type HttpApp, HttpServer, type HttpServerRequest } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Data, Duration, Effect, Layer, type Scope } from "effect"
 import * as http from "node:http"
 
