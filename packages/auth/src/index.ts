@@ -3,6 +3,16 @@
  * at integration; until then each area exports its router and layer.
  */
 export { AuthorizationLive, AuthorizationRouter } from "./http/Authorization.js"
+
+/* Authorization: Access, role mappings, grants, API keys, service tokens, platform status, audit. */
+export { AccessLive } from "./AccessLive.js"
+export { API_KEY_PREFIX, ApiKeys } from "./ApiKeys.js"
+export { Audit, AuditLogLive } from "./Audit.js"
+export { Grants } from "./Grants.js"
+export { Permissions } from "./Permissions.js"
+export { PlatformStatus } from "./PlatformStatus.js"
+export { RoleMappings } from "./RoleMappings.js"
+export { SERVICE_TOKEN_ALG, ServiceTokens } from "./ServiceTokens.js"
 export { IamMigrations } from "./migrations/index.js"
 
 /* Organizations, members, invitations, org-setup, bootstrap. */
