@@ -70,6 +70,7 @@ export type PluginInvitation = z.infer<typeof PluginInvitation>
 
 /** `create` answers the organization with its first member (the creator, `owner`). */
 export const PluginOrganizationWithMembers = PluginOrganization.extend({ members: z.array(PluginMember) })
+export type PluginOrganizationWithMembers = z.infer<typeof PluginOrganizationWithMembers>
 
 /** `get-full-organization`: the organization with members and (for who may see them) invitations. */
 export const PluginFullOrganization = PluginOrganization.extend({
@@ -84,6 +85,7 @@ export const PluginInvitationDetail = PluginInvitation.extend({
   organizationSlug: z.string(),
   inviterEmail: z.string()
 })
+export type PluginInvitationDetail = z.infer<typeof PluginInvitationDetail>
 
 const optionalId = z.string().min(1).optional()
 
@@ -111,6 +113,7 @@ export type PluginUpdateOrganizationBody = z.infer<typeof PluginUpdateOrganizati
 
 /** `POST /api/auth/organization/delete` and `leave`. */
 export const PluginOrganizationIdBody = z.object({ organizationId: z.string().min(1) })
+export type PluginOrganizationIdBody = z.infer<typeof PluginOrganizationIdBody>
 
 /** `POST /api/auth/organization/check-slug`. */
 export const PluginCheckSlugBody = z.object({ slug: OrganizationSlug })
@@ -141,6 +144,19 @@ export type PluginListMembersQuery = z.infer<typeof PluginListMembersQuery>
 
 /** `list-members` answer. */
 export const PluginMemberList = z.object({ members: z.array(PluginMember), total: z.number() })
+export type PluginMemberList = z.infer<typeof PluginMemberList>
+
+/** `accept-invitation` answer: the accepted invitation and the new membership. */
+export const PluginAcceptedInvitation = z.object({ invitation: PluginInvitation, member: PluginMember })
+export type PluginAcceptedInvitation = z.infer<typeof PluginAcceptedInvitation>
+
+/** `reject-invitation` answer (`member` is always `null`). */
+export const PluginRejectedInvitation = z.object({ invitation: PluginInvitation, member: z.null() })
+export type PluginRejectedInvitation = z.infer<typeof PluginRejectedInvitation>
+
+/** `remove-member` answer. */
+export const PluginRemovedMember = z.object({ member: PluginMember })
+export type PluginRemovedMember = z.infer<typeof PluginRemovedMember>
 
 /** `POST /api/auth/organization/invite-member`. */
 export const PluginInviteMemberBody = z.object({
@@ -162,6 +178,7 @@ export const PluginListInvitationsQuery = z.object({ organizationId: optionalId 
 
 /** `POST /api/auth/organization/remove-member`. */
 export const PluginRemoveMemberBody = z.object({ memberIdOrEmail: z.string().min(1), organizationId: optionalId })
+export type PluginRemoveMemberBody = z.infer<typeof PluginRemoveMemberBody>
 
 /** `POST /api/auth/organization/update-member-role`. */
 export const PluginUpdateMemberRoleBody = z.object({
@@ -169,3 +186,4 @@ export const PluginUpdateMemberRoleBody = z.object({
   role: OrganizationRole,
   organizationId: optionalId
 })
+export type PluginUpdateMemberRoleBody = z.infer<typeof PluginUpdateMemberRoleBody>
