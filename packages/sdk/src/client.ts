@@ -1,6 +1,12 @@
 import { paginate, type PaginateOptions } from "./pagination.js"
 import { health, type HealthOptions } from "./resources/health.js"
+import { iamAccounts, type IamAccounts } from "./resources/iam-accounts.js"
+import { iamAuthorization, type IamAuthorization } from "./resources/iam-authorization.js"
+import { iamOrganizations, type IamOrganizations } from "./resources/iam-organizations.js"
 import { createTransport, type ClientOptions, type HttpMethod, type RequestOptions } from "./transport.js"
+
+/** The identity service's namespace (`client.iam`): accounts and sessions, organizations, authorization. */
+export type IamClient = IamAccounts & IamAuthorization & IamOrganizations
 
 /**
  * A client of one Core deployment. Each service's namespace (`client.iam`, `client.platforms`, …)
@@ -13,6 +19,8 @@ export interface CoreClient {
   readonly paginate: <T>(path: string, options?: PaginateOptions<T>) => AsyncGenerator<T, void, undefined>
   /** `GET /health` as text. */
   readonly health: (options?: HealthOptions) => Promise<string>
+  /** The identity service through the gateway (`/api/v1/iam/...`). */
+  readonly iam: IamClient
 }
 
 /**
@@ -30,6 +38,7 @@ export const createClient = (options: ClientOptions): CoreClient => {
   return {
     request: transport.request,
     paginate: (path, paginateOptions) => paginate(transport, path, paginateOptions),
-    health: health(transport)
+    health: health(transport),
+    iam: { ...iamAccounts(transport), ...iamAuthorization(transport), ...iamOrganizations(transport) }
   }
 }

@@ -1,12 +1,15 @@
 /**
  * @core/sdk — the client of a Core deployment. Runs on Node ≥ 20, browsers, Deno, Bun and workers.
  */
-export { createClient, type CoreClient } from "./client.js"
+export { createClient, type CoreClient, type IamClient } from "./client.js"
 export type { ClientOptions, HttpMethod, Query, RequestOptions } from "./transport.js"
 export type { CursorPage, PaginateOptions } from "./pagination.js"
 export type { RetryOptions } from "./retry.js"
 export type { ResponseSchema, SchemaIssue } from "./schema.js"
 export type { HealthOptions } from "./resources/health.js"
+export type { IamAccountCallOptions, IamAccounts } from "./resources/iam-accounts.js"
+export type { IamAuthorization, IamCallOptions } from "./resources/iam-authorization.js"
+export type { IamOrganizationCallOptions, IamOrganizations, InvitationListQuery } from "./resources/iam-organizations.js"
 export {
   BadRequestError,
   ConflictError,
