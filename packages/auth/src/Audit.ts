@@ -1,4 +1,4 @@
-import type { Iam } from "@core/contracts"
+import { Iam } from "@core/contracts"
 import { CoreConfig, Cursor, Forbidden, Ids, RequestId, ValidationError, type NotFound } from "@core/kernel"
 import { HttpServerRequest } from "@effect/platform"
 import { Clock, Effect, Layer, Option } from "effect"
@@ -41,7 +41,7 @@ export const actorOf = (caller: Caller): Pick<AuditEvent, "actorId" | "actorType
 
 const NO_FACTS: AuditRequestFacts = { ip: null, userAgent: null, requestId: null }
 
-const AuditCursor = z.object({ occurredAt: z.iso.datetime(), id: z.string().min(1) })
+const AuditCursor = z.object({ occurredAt: z.iso.datetime(), id: Iam.NonEmptyText })
 
 /** The audit log: append (`record`, also served as the `AuditLog` port) and read (`list`). */
 export class Audit extends Effect.Service<Audit>()("@core/auth/Audit", {

@@ -74,6 +74,8 @@ describe("POST /api/core/apikeys", () => {
       [{}, "organizationId"],
       [{ organizationId: "" }, "organizationId"],
       [{ organizationId: tenant.org.id, name: "" }, "name"],
+      [{ organizationId: tenant.org.id, name: "x".repeat(101) }, "name"],
+      [{ organizationId: tenant.org.id, name: "a\u0000b" }, "name"],
       [{ organizationId: tenant.org.id, permissions: ["deploy:fly"] }, "permissions.0"],
       [{ organizationId: tenant.org.id, expiresAt: "tomorrow" }, "expiresAt"],
       [{ organizationId: tenant.org.id, platformId: "plt_other" }, "platformId"],
@@ -127,6 +129,7 @@ describe("GET /api/core/apikeys", () => {
 
   it("answers 400 without organizationId, 404 to other tenants, 401 without credentials", async () => {
     expect((await h.fetch("/api/core/apikeys", { token: tenant.owner.token })).status).toBe(400)
+    expect((await h.fetch("/api/core/apikeys?organizationId=%00", { token: tenant.owner.token })).status).toBe(400)
     const stranger = await h.fetch(`/api/core/apikeys?organizationId=${other.org.id}`, { token: tenant.owner.token })
     expect(stranger.status).toBe(404)
     expect((await h.fetch(`/api/core/apikeys?organizationId=${other.org.id}`)).status).toBe(401)

@@ -187,8 +187,11 @@ describe("GET /api/audit/events", () => {
       ["?action=Role", "action"],
       ["?action=role.*.x", "action"],
       ["?actor=", "actor"],
+      ["?actor=%00", "actor"],
+      ["?organizationId=org%00", "organizationId"],
       ["?cursor=%%%", "cursor"],
-      ["?cursor=bm90LWpzb24", "cursor"]
+      ["?cursor=bm90LWpzb24", "cursor"],
+      [`?cursor=${Buffer.from(JSON.stringify({ occurredAt: at(1), id: "a\u0000" })).toString("base64url")}`, "cursor"]
     ]
     for (const [query, path] of bad) {
       const { status, body } = await read(query, operator.token)

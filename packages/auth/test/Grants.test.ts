@@ -102,6 +102,7 @@ describe("POST /api/core/grants", () => {
       [{ ...valid, granted: "yes" }, "granted"],
       [{ ...valid, grantedBy: "" }, "grantedBy"],
       [{ ...valid, grantedBy: undefined }, "grantedBy"],
+      [{ ...valid, userId: "usr\u0000" }, "userId"],
       [{ ...valid, expiresAt: 0 }, "expiresAt"],
       [{ ...valid, expiresAt: -5 }, "expiresAt"],
       [{ ...valid, expiresAt: 100_000_000_000 }, "expiresAt"],

@@ -78,6 +78,7 @@ describe("POST /internal/platform-status", () => {
       [{ status: "suspended" }, "platformId"],
       [{ platformId: "", status: "suspended" }, "platformId"],
       [{ platformId: 5, status: "suspended" }, "platformId"],
+      [{ platformId: "plt\u0000", status: "suspended" }, "platformId"],
       [{ platformId: "plt_x" }, "status"],
       [{ platformId: "plt_x", status: "paused" }, "status"],
       [{ platformId: "plt_x", status: "SUSPENDED" }, "status"]

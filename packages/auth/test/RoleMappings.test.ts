@@ -63,7 +63,7 @@ describe("GET /api/core/roles", () => {
   })
 
   it("answers 400 VALIDATION_ERROR without orgId or with an empty one", async () => {
-    for (const query of ["", "?orgId="]) {
+    for (const query of ["", "?orgId=", "?orgId=%00"]) {
       const response = await h.fetch(`/api/core/roles${query}`, { token: tenant.owner.token })
       expect(response.status).toBe(400)
       const body = await response.json()
@@ -130,7 +130,9 @@ describe("POST /api/core/roles", () => {
       [{ orgId: tenant.org.id, role: "x" }, "permissions"],
       [{ orgId: tenant.org.id, role: "x", permissions: "org:read" }, "permissions"],
       [{ orgId: tenant.org.id, role: "x", permissions: ["org:read", "org:fly"] }, "permissions.1"],
-      [{ orgId: tenant.org.id, role: "x", permissions: [42] }, "permissions.0"]
+      [{ orgId: tenant.org.id, role: "x", permissions: [42] }, "permissions.0"],
+      [{ orgId: "org\u0000x", role: "x", permissions: [] }, "orgId"],
+      [{ orgId: tenant.org.id, role: "x\u0000", permissions: [] }, "role"]
     ]
     for (const [json, path] of cases) {
       const response = await h.fetch("/api/core/roles", { method: "POST", token: tenant.owner.token, json })

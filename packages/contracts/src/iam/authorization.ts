@@ -3,6 +3,9 @@ import { cursorPage, cursorParam, limitParam } from "../Pagination.js"
 import { isPermission } from "../Permissions.js"
 import { PlatformStatusValue } from "./accounts.js"
 
+/** A non-empty string PostgreSQL can store: NUL characters are refused (400) instead of failing in SQL. */
+export const NonEmptyText = z.string().min(1).regex(/^[^\u0000]*$/, "Must not contain NUL characters")
+
 /** A permission of the catalogue (`packages/contracts/src/Permissions.ts`); anything else is a 400. */
 export const CataloguePermission = z
   .string()
@@ -14,8 +17,8 @@ export const GrantExpiry = z.number().int().gt(0).lt(100_000_000_000)
 
 /** `POST /api/core/roles`: create or replace the permissions of a role in an organization. */
 export const UpsertRoleMappingRequest = z.object({
-  orgId: z.string().min(1),
-  role: z.string().min(1),
+  orgId: NonEmptyText,
+  role: NonEmptyText,
   permissions: z.array(CataloguePermission)
 })
 export type UpsertRoleMappingRequest = z.infer<typeof UpsertRoleMappingRequest>
@@ -30,22 +33,22 @@ export const RoleMapping = z.object({
 export type RoleMapping = z.infer<typeof RoleMapping>
 
 /** Query of `GET /api/core/roles`. */
-export const ListRoleMappingsQuery = z.object({ orgId: z.string().min(1) })
+export const ListRoleMappingsQuery = z.object({ orgId: NonEmptyText })
 
 /** Answer of `GET /api/core/roles`, ordered by role. */
 export const RoleMappingList = z.object({ data: z.array(RoleMapping) })
 export type RoleMappingList = z.infer<typeof RoleMappingList>
 
 /** Path of `DELETE /api/core/roles/{orgId}/{role}`. */
-export const RoleMappingParams = z.object({ orgId: z.string().min(1), role: z.string().min(1) })
+export const RoleMappingParams = z.object({ orgId: NonEmptyText, role: NonEmptyText })
 
 /** `POST /api/core/grants`: `granted: true` grants a permission, `false` denies it. */
 export const CreateGrantRequest = z.object({
-  userId: z.string().min(1),
-  orgId: z.string().min(1),
+  userId: NonEmptyText,
+  orgId: NonEmptyText,
   permission: CataloguePermission,
   granted: z.boolean(),
-  grantedBy: z.string().min(1),
+  grantedBy: NonEmptyText,
   expiresAt: GrantExpiry.optional()
 })
 export type CreateGrantRequest = z.infer<typeof CreateGrantRequest>
@@ -65,7 +68,7 @@ export const Grant = z.object({
 export type Grant = z.infer<typeof Grant>
 
 /** Query of `GET /api/core/grants`. */
-export const ListGrantsQuery = z.object({ orgId: z.string().min(1), userId: z.string().min(1).optional() })
+export const ListGrantsQuery = z.object({ orgId: NonEmptyText, userId: NonEmptyText.optional() })
 export type ListGrantsQuery = z.infer<typeof ListGrantsQuery>
 
 /** Answer of `GET /api/core/grants`, newest first. */
@@ -73,16 +76,16 @@ export const GrantList = z.object({ data: z.array(Grant) })
 export type GrantList = z.infer<typeof GrantList>
 
 /** Path of the routes addressing one record by id (`DELETE /api/core/grants/{id}`, `/api/core/apikeys/{id}`). */
-export const IdParams = z.object({ id: z.string().min(1) })
+export const IdParams = z.object({ id: NonEmptyText })
 
 /** What an API key looks like: `core_` and 32 random bytes in base64url (43 characters). */
 export const API_KEY_PATTERN = /^core_[A-Za-z0-9_-]{43}$/
 
 /** `POST /api/core/apikeys`. `expiresAt` is ISO 8601 and must lie in the future. */
 export const CreateApiKeyRequest = z.object({
-  name: z.string().min(1).max(100).optional(),
-  organizationId: z.string().min(1),
-  platformId: z.string().min(1).optional(),
+  name: NonEmptyText.max(100).optional(),
+  organizationId: NonEmptyText,
+  platformId: NonEmptyText.optional(),
   permissions: z.array(CataloguePermission).optional(),
   expiresAt: z.iso.datetime({ offset: true }).optional()
 })
@@ -109,14 +112,14 @@ export const CreatedApiKey = ApiKey.extend({ key: z.string() })
 export type CreatedApiKey = z.infer<typeof CreatedApiKey>
 
 /** Query of `GET /api/core/apikeys`. */
-export const ListApiKeysQuery = z.object({ organizationId: z.string().min(1) })
+export const ListApiKeysQuery = z.object({ organizationId: NonEmptyText })
 
 /** Answer of `GET /api/core/apikeys`, newest first, revoked keys included. */
 export const ApiKeyList = z.object({ data: z.array(ApiKey) })
 export type ApiKeyList = z.infer<typeof ApiKeyList>
 
 /** `POST /api/core/apikey/validate`. */
-export const ValidateApiKeyRequest = z.object({ key: z.string().min(1) })
+export const ValidateApiKeyRequest = z.object({ key: NonEmptyText })
 export type ValidateApiKeyRequest = z.infer<typeof ValidateApiKeyRequest>
 
 /** Answer of a valid key; unknown, revoked and expired keys answer 401 `UNAUTHORIZED`. */
@@ -132,8 +135,8 @@ export type ApiKeyValidation = z.infer<typeof ApiKeyValidation>
 
 /** `POST /api/core/service-token`. */
 export const ServiceTokenRequest = z.object({
-  serviceId: z.string().min(1),
-  targetService: z.string().min(1)
+  serviceId: NonEmptyText,
+  targetService: NonEmptyText
 })
 export type ServiceTokenRequest = z.infer<typeof ServiceTokenRequest>
 
@@ -154,7 +157,7 @@ export type Jwks = z.infer<typeof Jwks>
 
 /** `POST /internal/platform-status`. */
 export const SetPlatformStatusRequest = z.object({
-  platformId: z.string().min(1),
+  platformId: NonEmptyText,
   status: PlatformStatusValue
 })
 export type SetPlatformStatusRequest = z.infer<typeof SetPlatformStatusRequest>
@@ -193,9 +196,9 @@ export type AuditEntry = z.infer<typeof AuditEntry>
  * ending in `.*` (`session.*`); `from`/`to` are ISO 8601 (from inclusive, to exclusive).
  */
 export const ListAuditQuery = z.object({
-  actor: z.string().min(1).optional(),
-  action: z.string().min(1).max(200).regex(/^[a-z0-9_.-]+(\.\*)?$/, "Must be an action or a prefix ending in .*").optional(),
-  organizationId: z.string().min(1).optional(),
+  actor: NonEmptyText.optional(),
+  action: NonEmptyText.max(200).regex(/^[a-z0-9_.-]+(\.\*)?$/, "Must be an action or a prefix ending in .*").optional(),
+  organizationId: NonEmptyText.optional(),
   from: z.iso.datetime({ offset: true }).optional(),
   to: z.iso.datetime({ offset: true }).optional(),
   cursor: cursorParam,
