@@ -4,7 +4,8 @@ import { z } from "zod"
  * The id prefixes of DESIGN §3: users, organizations, sessions, API keys, grants, invitations,
  * platforms, entities, resources, feature activations, jobs, dead letters, stacks, stack versions,
  * deployments, secrets; and organization memberships (`mem`), one-time verification tokens (`vrf`),
- * outgoing mail (`eml`) and audit log entries (`aud`).
+ * outgoing mail (`eml`), audit log entries (`aud`), device codes (`dvc`), refresh tokens (`rft`) and
+ * their rotation families (`fam`).
  */
 export const ID_PREFIXES = [
   "usr",
@@ -26,7 +27,10 @@ export const ID_PREFIXES = [
   "mem",
   "vrf",
   "eml",
-  "aud"
+  "aud",
+  "dvc",
+  "rft",
+  "fam"
 ] as const
 export const IdPrefix = z.enum(ID_PREFIXES)
 export type IdPrefix = z.infer<typeof IdPrefix>
