@@ -6,15 +6,25 @@ export interface Figures {
   readonly checks: ReadonlyArray<string>
 }
 
-/** Measurement window in seconds: `BENCH_DURATION` (default 5), warm-up `BENCH_WARMUP` (default 3). */
-export const durations = (): { readonly duration: number; readonly warmup: number } => {
+/**
+ * Measurement window in seconds, `BENCH_DURATION` (default 5) after a warm-up of `BENCH_WARMUP`
+ * (default 3), repeated `BENCH_ROUNDS` times (default 1; medians are reported) on a noisy machine.
+ */
+export const durations = (): { readonly duration: number; readonly warmup: number; readonly rounds: number } => {
   const read = (name: string, fallback: number) => {
     const value = Number(process.env[name] ?? fallback)
-    if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number of seconds`)
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`)
     return value
   }
   const duration = read("BENCH_DURATION", 5)
-  return { duration, warmup: read("BENCH_WARMUP", Math.min(3, duration)) }
+  return { duration, warmup: read("BENCH_WARMUP", Math.min(3, duration)), rounds: Math.round(read("BENCH_ROUNDS", 1)) }
+}
+
+/** The median of some numbers. */
+export const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
 /** Render figures as an aligned text table. */

@@ -3,9 +3,13 @@ declare module "autocannon" {
     readonly average: number
     readonly p50: number
     readonly p99: number
+    readonly total: number
   }
   interface Options {
     readonly url: string
+    readonly method?: string
+    readonly headers?: Record<string, string>
+    readonly body?: string | Buffer
     readonly connections?: number
     readonly pipelining?: number
     readonly duration?: number
@@ -17,7 +21,6 @@ declare module "autocannon" {
     readonly errors: number
     readonly timeouts: number
     readonly non2xx: number
-    readonly totalRequests?: number
   }
   function autocannon(options: Options): PromiseLike<Result>
   export default autocannon

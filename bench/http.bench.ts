@@ -1,7 +1,6 @@
-import autocannon from "autocannon"
-import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { durations, type Figures } from "./Figures.js"
+import { durations, type Figures, median } from "./Figures.js"
+import { load, type Measured, startTarget } from "./Load.js"
 
 const TARGETS = [
   ["core-node", "Effect app via @core/http/node"],
@@ -12,35 +11,15 @@ const TARGETS = [
 ] as const
 
 const CONNECTIONS = 64
-
-interface Measured {
-  readonly rps: number
-  readonly p99: number
-  readonly failures: number
-}
+const script = fileURLToPath(new URL("./http-targets.ts", import.meta.url))
 
 /** Run one target in its own process, so the load generator never shares its event loop. */
-const measure = async (target: string): Promise<Measured> => {
-  const script = fileURLToPath(new URL("./http-targets.ts", import.meta.url))
-  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", script, target], {
-    stdio: ["ignore", "pipe", "inherit"]
-  })
+const measure = async (name: string): Promise<Measured> => {
+  const target = await startTarget(script, name)
   try {
-    const port = await new Promise<string>((resolve, reject) => {
-      child.once("exit", (code) => reject(new Error(`target ${target} exited with ${code}`)))
-      child.stdout.once("data", (data: Buffer) => (child.stdout.resume(), resolve(data.toString().trim())))
-    })
-    const { duration, warmup } = durations()
-    const result = await autocannon({
-      url: `http://127.0.0.1:${port}/`,
-      connections: CONNECTIONS,
-      duration,
-      warmup: { connections: CONNECTIONS, duration: warmup }
-    })
-    return { rps: result.requests.average, p99: result.latency.p99, failures: result.errors + result.timeouts + result.non2xx }
+    return await load(target, "/", { connections: CONNECTIONS })
   } finally {
-    child.removeAllListeners("exit")
-    child.kill("SIGTERM")
+    target.stop()
   }
 }
 
@@ -49,21 +28,39 @@ const measure = async (target: string): Promise<Measured> => {
  * at a time, with ratios taken within this run (absolute numbers depend on the machine).
  */
 export const run = async (): Promise<Figures> => {
-  const measured = new Map<string, Measured>()
-  for (const [target] of TARGETS) measured.set(target, await measure(target))
+  const { duration, warmup, rounds } = durations()
+  const samples = new Map<string, Array<Measured>>(TARGETS.map(([target]) => [target, []]))
+  for (let round = 0; round < rounds; round++) {
+    for (const [target] of TARGETS) samples.get(target)!.push(await measure(target))
+  }
+  const measured = new Map([...samples].map(([target, runs]) => {
+    const cpu = runs.map((m) => m.cpuPerRequest).filter((c): c is number => c !== undefined)
+    return [target, {
+      rps: median(runs.map((m) => m.rps)),
+      p99: median(runs.map((m) => m.p99)),
+      failures: runs.reduce((sum, m) => sum + m.failures, 0),
+      cpuPerRequest: cpu.length === 0 ? undefined : median(cpu)
+    }] as const
+  }))
   const ratio = (a: string, b: string) => measured.get(a)!.rps / measured.get(b)!.rps
-  const { duration, warmup } = durations()
+  const cpuRatio = (a: string, b: string) => {
+    const [cpuA, cpuB] = [measured.get(a)!.cpuPerRequest, measured.get(b)!.cpuPerRequest]
+    return cpuA === undefined || cpuB === undefined ? "n/a" : (cpuB / cpuA).toFixed(2)
+  }
   const nativeRatio = ratio("core-node", "platform-node")
+  const window = `${warmup} s warm-up + ${duration} s per target${rounds > 1 ? `, median of ${rounds} rounds` : ""}`
   return {
-    title: `HTTP: GET / → small JSON, ${CONNECTIONS} connections, ${warmup} s warm-up + ${duration} s per target, 127.0.0.1`,
-    columns: ["target", "req/s", "p99 ms", "× node:http", "failed"],
+    title: `HTTP: GET / → small JSON, ${CONNECTIONS} connections, ${window}, 127.0.0.1`,
+    columns: ["target", "req/s", "p99 ms", "× node:http", "CPU µs/req", "failed"],
     rows: TARGETS.map(([target, label]) => {
       const m = measured.get(target)!
-      return [label, Math.round(m.rps), m.p99, ratio(target, "node-http").toFixed(2), m.failures]
+      const cpu = m.cpuPerRequest === undefined ? "n/a" : m.cpuPerRequest.toFixed(1)
+      return [label, Math.round(m.rps), m.p99, ratio(target, "node-http").toFixed(2), cpu, m.failures]
     }),
     checks: [
       `native Node path / @effect/platform-node = ${nativeRatio.toFixed(2)} (target ≥ 0.9)${nativeRatio >= 0.9 ? "" : "  ← BELOW TARGET"}`,
-      `web handler on node:http / native Node path = ${ratio("web-on-node", "core-node").toFixed(2)}`
+      `  the same by server CPU time per request (steadier on a busy machine) = ${cpuRatio("core-node", "platform-node")}`,
+      `web handler on node:http / native Node path = ${ratio("web-on-node", "core-node").toFixed(2)} (by CPU per request ${cpuRatio("web-on-node", "core-node")})`
     ]
   }
 }
