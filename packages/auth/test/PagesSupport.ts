@@ -21,6 +21,7 @@ export interface Visit {
   readonly method?: "GET" | "POST"
   /** Form fields, posted as `application/x-www-form-urlencoded`. */
   readonly form?: Record<string, string>
+  /** Extra headers; an empty value leaves a default header (`Origin`, `Sec-Fetch-Site`) out. */
   readonly headers?: Record<string, string>
   /** Leave the cookie jar out of this request. */
   readonly withoutCookies?: boolean
@@ -53,6 +54,7 @@ export class Browser {
       if (!headers.has("origin")) headers.set("origin", ORIGIN)
       if (!headers.has("sec-fetch-site")) headers.set("sec-fetch-site", "same-origin")
     }
+    for (const [name, value] of [...headers]) if (value === "") headers.delete(name)
     if (visit.form !== undefined && !headers.has("content-type")) headers.set("content-type", "application/x-www-form-urlencoded")
     const response = await this.handler(new Request(`${ORIGIN}${path}`, {
       method,

@@ -1,0 +1,149 @@
+import { TestDatabase } from "@core/kernel/testing"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import {
+  alertOf,
+  Browser,
+  fieldError,
+  freshEmail,
+  freshSlug,
+  type Harness,
+  hiddenFields,
+  makeHarness,
+  ORIGIN,
+  PASSWORD,
+  rows,
+  valueOf
+} from "./PagesSupport.js"
+
+const signedIn = async (harness: Harness) => {
+  const browser = harness.browser()
+  const email = freshEmail("org")
+  const answer = await browser.submit("/sign-up", { name: "Olga", email, password: PASSWORD })
+  if (answer.status !== 303) throw new Error(`sign-up failed: ${answer.status}`)
+  return { browser, email }
+}
+
+/** The same input through the JSON route, with the browser's session cookie. */
+const viaApi = (harness: Harness, browser: Browser, body: unknown) =>
+  harness.handler(new Request(`${ORIGIN}/api/core/org-setup`, {
+    method: "POST",
+    headers: { "content-type": "application/json", cookie: `core.session_token=${browser.cookies.get("core.session_token")}` },
+    body: JSON.stringify(body)
+  }))
+
+for (const driver of TestDatabase.drivers) {
+  describe(`the organization setup page on ${driver}`, () => {
+    let harness: Harness
+    beforeAll(async () => {
+      harness = await makeHarness({ driver })
+    })
+    afterAll(() => harness.dispose())
+
+    it("asks a visitor without a session to sign in first, coming back here", async () => {
+      const answer = await harness.browser().visit("/org-setup")
+      expect(answer.status).toBe(303)
+      expect(answer.location).toBe("/sign-in?next=%2Forg-setup")
+    })
+
+    it("creates the organization and its platform like POST /api/core/org-setup (201)", async () => {
+      const { browser, email } = await signedIn(harness)
+      const form = await browser.visit("/org-setup")
+      expect(form.status).toBe(200)
+      expect(form.html).toContain(`Signed in as <strong>${email}</strong>`)
+      const slug = freshSlug("acme")
+      const answer = await browser.submit("/org-setup", { name: "Acme & Co", slug })
+      expect(answer.status).toBe(201)
+      expect(answer.html).toContain(`<strong>Acme &amp; Co</strong> is ready, and you are its owner.`)
+      const organizations = await rows<{ id: string; name: string; platformId: string; ownerEmail: string; role: string }>(harness, (sql) =>
+        sql`SELECT o.id, o.name, o.platform_id AS "platformId", u.email AS "ownerEmail", m.role
+          FROM iam.organizations o JOIN iam.members m ON m.organization_id = o.id JOIN iam.users u ON u.id = m.user_id
+          WHERE o.slug = ${slug}`)
+      expect(organizations).toEqual([{
+        id: expect.stringMatching(/^org_/),
+        name: "Acme & Co",
+        platformId: expect.stringMatching(/^plt_/),
+        ownerEmail: email,
+        role: "owner"
+      }])
+      const [organization] = organizations
+      expect(answer.html).toContain(`<dt>Slug</dt><dd>${slug}</dd>`)
+      expect(answer.html).toContain(`<dd><code>${organization.id}</code></dd>`)
+      expect(answer.html).toContain(`<dd><code>${organization.platformId}</code></dd>`)
+      const platforms = await rows<{ tier: string }>(harness, (sql) =>
+        sql`SELECT tier FROM registry.platforms WHERE id = ${organization.platformId}`)
+      expect(platforms).toEqual([{ tier: "free" }])
+      const audited = await rows<{ action: string }>(harness, (sql) =>
+        sql`SELECT action FROM iam.audit_log WHERE organization_id = ${organization.id} ORDER BY occurred_at, id`)
+      expect(audited.map((row) => row.action)).toEqual(["org.create", "member.add"])
+    })
+
+    it("shows 400 field errors in the form, keeping (and escaping) the typed values, and creates nothing", async () => {
+      const { browser } = await signedIn(harness)
+      const name = "<b>x</b>".repeat(20)
+      const answer = await browser.submit("/org-setup", { name, slug: "Not A Slug!" })
+      expect(answer.status).toBe(400)
+      expect(fieldError(answer.html, "name")).toBe("Enter a name of 1 to 100 characters.")
+      expect(fieldError(answer.html, "slug")).toBe("Use 1 to 63 lowercase letters, digits and dashes.")
+      expect(valueOf(answer.html, "name")).toBe(name)
+      expect(valueOf(answer.html, "slug")).toBe("Not A Slug!")
+      expect(answer.html).not.toContain("<b>x</b>")
+
+      const api = await viaApi(harness, browser, { name, slug: "Not A Slug!" })
+      expect(api.status).toBe(400)
+      const empty = await browser.submit("/org-setup", { name: "", slug: "" })
+      expect(empty.status).toBe(400)
+      expect(fieldError(empty.html, "name")).toBe("Enter a name of 1 to 100 characters.")
+      const created = await rows<{ count: number }>(harness, (sql) =>
+        sql`SELECT count(*)::int AS count FROM iam.organizations WHERE slug = 'Not A Slug!' OR name = ${name}`)
+      expect(created).toEqual([{ count: 0 }])
+    })
+
+    it("shows 409 'slug taken' in the form like the JSON route, keeping the typed values", async () => {
+      const slug = freshSlug("taken")
+      const first = await signedIn(harness)
+      expect((await first.browser.submit("/org-setup", { name: "First", slug })).status).toBe(201)
+
+      const { browser } = await signedIn(harness)
+      const answer = await browser.submit("/org-setup", { name: "Second", slug })
+      expect(answer.status).toBe(409)
+      expect(fieldError(answer.html, "slug")).toBe("This slug is already taken. Choose another one.")
+      expect(valueOf(answer.html, "name")).toBe("Second")
+      expect(valueOf(answer.html, "slug")).toBe(slug)
+      expect((await viaApi(harness, browser, { name: "Second", slug })).status).toBe(409)
+      const owners = await rows<{ name: string }>(harness, (sql) => sql`SELECT name FROM iam.organizations WHERE slug = ${slug}`)
+      expect(owners).toEqual([{ name: "First" }])
+    })
+
+    it("answers 401 to a post without the session cookie, as the JSON route does, also with a bearer", async () => {
+      const { browser } = await signedIn(harness)
+      const form = await browser.visit("/org-setup")
+      const token = browser.cookies.get("core.session_token")!
+      browser.cookies.delete("core.session_token")
+      const slug = freshSlug("anon")
+      const answer = await browser.visit("/org-setup", {
+        form: { ...hiddenFields(form.html), name: "Anon", slug },
+        headers: { authorization: `Bearer ${token}` }
+      })
+      expect(answer.status).toBe(401)
+      expect(answer.html).toContain(`<a href="/sign-in?next=%2Forg-setup">Sign in</a>`)
+      const created = await rows<{ count: number }>(harness, (sql) => sql`SELECT count(*)::int AS count FROM iam.organizations WHERE slug = ${slug}`)
+      expect(created).toEqual([{ count: 0 }])
+    })
+
+    it("refuses a token issued to another session (403) and shows the form again with a fresh one", async () => {
+      const victim = await signedIn(harness)
+      const attacker = await signedIn(harness)
+      const attackerForm = await attacker.browser.visit("/org-setup")
+      victim.browser.cookies.set("core.csrf", attacker.browser.cookies.get("core.csrf")!)
+      const slug = freshSlug("forged")
+      const answer = await victim.browser.visit("/org-setup", { form: { ...hiddenFields(attackerForm.html), name: "Forged", slug } })
+      expect(answer.status).toBe(403)
+      expect(alertOf(answer.html)).toBe("This form has expired or was sent from another site. Please submit it again.")
+      expect(valueOf(answer.html, "slug")).toBe(slug)
+      expect(hiddenFields(answer.html).csrf).not.toBe(hiddenFields(attackerForm.html).csrf)
+      const created = await rows<{ count: number }>(harness, (sql) => sql`SELECT count(*)::int AS count FROM iam.organizations WHERE slug = ${slug}`)
+      expect(created).toEqual([{ count: 0 }])
+      expect((await victim.browser.visit("/org-setup", { form: { ...hiddenFields(answer.html), name: "Mine", slug } })).status).toBe(201)
+    })
+  })
+}
