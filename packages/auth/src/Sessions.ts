@@ -27,10 +27,18 @@ export interface ResolvedSessionContext extends SessionContextRow {
   readonly refreshed: boolean
 }
 
+/** A device session (device authorization): it never slides, lives `ttl` and belongs to a refresh family. */
+export interface DeviceSessionOptions {
+  readonly refreshFamilyId: string
+  readonly ttl: Duration.DurationInput
+}
+
 /** Options of a new session. */
 export interface SessionOptions {
   /** `false` opens a one-day session that never slides (and a cookie without `Max-Age`). @default true */
   readonly rememberMe?: boolean
+  /** Open a device session instead of a web one (`rememberMe` is then ignored). */
+  readonly device?: DeviceSessionOptions
   readonly facts: AuditRequestFacts
 }
 
@@ -51,14 +59,15 @@ export class Sessions extends Effect.Service<Sessions>()("@core/auth/Sessions", 
         const at = yield* now
         const token = Crypto.randomToken(32)
         const remember = options.rememberMe !== false
-        const ttl = remember ? SESSION_TTL : SHORT_SESSION_TTL
+        const { device } = options
+        const ttl = device !== undefined ? device.ttl : remember ? SESSION_TTL : SHORT_SESSION_TTL
         const session = yield* repo.insert({
           id: yield* ids.make("ses"),
           tokenHash: Crypto.sha256Hex(token),
           userId,
-          kind: "web",
-          sliding: remember,
-          refreshFamilyId: null,
+          kind: device === undefined ? "web" : "device",
+          sliding: device === undefined && remember,
+          refreshFamilyId: device?.refreshFamilyId ?? null,
           ipAddress: options.facts.ip,
           userAgent: options.facts.userAgent,
           expiresAt: new Date(at.getTime() + Duration.toMillis(ttl)),

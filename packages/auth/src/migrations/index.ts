@@ -1,15 +1,17 @@
 import type { Migrations } from "@core/kernel"
 import identity from "./0001_identity.js"
 import operatorOrganization from "./0020_operator_organization.js"
+import deviceAuthorization from "./0040_device_authorization.js"
 
 /**
  * The identity domain's migrations (schema `iam`). Number ranges: 0001 the schema, 0010–0019
- * accounts, 0020–0029 organizations, 0030–0039 authorization.
+ * accounts, 0020–0029 organizations, 0030–0039 authorization, 0040–0049 device authorization.
  */
 export const IamMigrations: Migrations.Domain = {
   schema: "iam",
   migrations: {
     "0001_identity": identity,
-    "0020_operator_organization": operatorOrganization
+    "0020_operator_organization": operatorOrganization,
+    "0040_device_authorization": deviceAuthorization
   }
 }
