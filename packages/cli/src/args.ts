@@ -41,3 +41,17 @@ export const expectPositionals = (
   }
   return positionals
 }
+
+/** Splits `<verb> [args…]` off a command group's arguments, failing with the group's usage when the verb is missing or unknown. */
+export const verbOf = <V extends string>(
+  argv: ReadonlyArray<string>,
+  verbs: ReadonlyArray<V>,
+  usage: string
+): { readonly verb: V; readonly rest: ReadonlyArray<string> } => {
+  const [verb, ...rest] = argv
+  if (verb === undefined || verb.startsWith("-")) throw new CliError(`Missing subcommand (${verbs.join(", ")}). Usage: ${usage}`, ExitCode.usage, "USAGE")
+  if (!(verbs as ReadonlyArray<string>).includes(verb)) {
+    throw new CliError(`Unknown subcommand '${verb}' (expected ${verbs.join(", ")}). Usage: ${usage}`, ExitCode.usage, "USAGE")
+  }
+  return { verb: verb as V, rest }
+}

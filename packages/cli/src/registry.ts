@@ -72,6 +72,91 @@ export const commands: ReadonlyArray<CommandSpec> = [
     usage: "core whoami [--json]",
     options: [],
     load: () => import("./commands/whoami.js")
+  },
+  {
+    name: "orgs",
+    summary: "List, create and show organizations",
+    usage: "core orgs <list|create|get> [options]",
+    options: [
+      { flags: "list", description: "Your organizations" },
+      { flags: "create <name>", description: "Create one (you become its owner); --slug <slug> (default: from the name)" },
+      { flags: "get <slug>", description: "One organization with its members" }
+    ],
+    load: () => import("./commands/orgs.js")
+  },
+  {
+    name: "members",
+    summary: "List members, remove one, change a role",
+    usage: "core members <list|remove|role> [options]",
+    options: [
+      { flags: "list", description: "Members of the organization" },
+      { flags: "remove <member id|email>", description: "Remove a member" },
+      { flags: "role <member id> <role>", description: "Set a member's role (owner, admin, member)" },
+      { flags: "--org <id|slug>", description: "The organization (default: $CORE_ORG, else the session's active one)" }
+    ],
+    load: () => import("./commands/members.js")
+  },
+  {
+    name: "invitations",
+    summary: "List, send and revoke invitations",
+    usage: "core invitations <list|create|revoke> [options]",
+    options: [
+      { flags: "list", description: "Invitations of the organization" },
+      { flags: "create <email>", description: "Invite someone; --role owner|admin|member (default member)" },
+      { flags: "revoke <invitation id>", description: "Revoke a pending invitation" },
+      { flags: "--org <id|slug>", description: "The organization (default: $CORE_ORG, else the session's active one)" }
+    ],
+    load: () => import("./commands/invitations.js")
+  },
+  {
+    name: "keys",
+    summary: "List, create and revoke API keys",
+    usage: "core keys <list|create|revoke> [options]",
+    options: [
+      { flags: "list", description: "API keys of the organization (never the keys themselves)" },
+      { flags: "create", description: "Create a key, shown once; --name, --permission (repeatable), --expires <ISO 8601>" },
+      { flags: "revoke <key id>", description: "Revoke a key" },
+      { flags: "--org <id|slug>", description: "The organization (default: $CORE_ORG, else the session's active one)" }
+    ],
+    load: () => import("./commands/keys.js")
+  },
+  {
+    name: "roles",
+    summary: "List, set and delete role-to-permission mappings",
+    usage: "core roles <list|set|delete> [options]",
+    options: [
+      { flags: "list", description: "Role mappings of the organization" },
+      { flags: "set <role> [permission…]", description: "Create or replace a role's permissions" },
+      { flags: "delete <role>", description: "Delete a role mapping" },
+      { flags: "--org <id|slug>", description: "The organization (default: $CORE_ORG, else the session's active one)" }
+    ],
+    load: () => import("./commands/roles.js")
+  },
+  {
+    name: "grants",
+    summary: "List, create and delete permission grants and denials",
+    usage: "core grants <list|create|delete> [options]",
+    options: [
+      { flags: "list", description: "Grants of the organization; --user <user id> to filter" },
+      { flags: "create", description: "--user <id> --permission <p> [--deny] [--expires <epoch s|ISO 8601>]" },
+      { flags: "delete <grant id>", description: "Delete a grant or denial" },
+      { flags: "--org <id|slug>", description: "The organization (default: $CORE_ORG, else the session's active one)" }
+    ],
+    load: () => import("./commands/grants.js")
+  },
+  {
+    name: "audit",
+    summary: "Read the audit log",
+    usage: "core audit list [options]",
+    options: [
+      { flags: "--org <org id>", description: "Entries of one organization" },
+      { flags: "--actor <user id|me>", description: "Entries by one actor" },
+      { flags: "--action <action|prefix.*>", description: "One action, or a prefix such as session.*" },
+      { flags: "--from <ISO>, --to <ISO>", description: "Time range (from inclusive, to exclusive)" },
+      { flags: "--limit <n>, --cursor <c>", description: "Page size (1-100) and the page to read" },
+      { flags: "--all", description: "Every page" }
+    ],
+    load: () => import("./commands/audit.js")
   }
 ]
 

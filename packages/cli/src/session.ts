@@ -5,9 +5,13 @@ import { authHeader, isApiKey, refreshTokens } from "./oauth.js"
 
 type Env = Readonly<Record<string, string | undefined>>
 
+/** The identity service's namespaces of the SDK (`client.iam`). */
+export type IamApi = CoreClient["iam"]
+
 /** A client of the gateway built from the credential file, refreshing the access token as needed. */
 export interface Session {
   readonly client: CoreClient
+  readonly iam: IamApi
   /** The credentials in use now (after any refresh). */
   readonly credentials: () => Credentials
   /** Why renewing the access token after a 401 failed, if it did (that 401 is then answered as is). */
@@ -110,7 +114,7 @@ export const openSession = async (env: Env, fetchImpl: typeof fetch = globalThis
 
   let renewalFailure: unknown
   const client = createClient({ baseUrl: current.apiUrl, fetch: authorizedFetch as typeof fetch })
-  return { client, credentials: () => current!, renewalFailure: () => renewalFailure }
+  return { client, iam: client.iam, credentials: () => current!, renewalFailure: () => renewalFailure }
 }
 
 /**
@@ -137,4 +141,26 @@ export const withSession = async <A>(env: Env, action: (session: Session) => Pro
   } catch (error) {
     throw apiFailure(session.renewalFailure() ?? error, session.credentials().apiUrl)
   }
+}
+
+/**
+ * The organization a command acts on: `--org` (an `org_…` id, or a slug looked up), else
+ * `CORE_ORG`, else the session's active organization.
+ */
+export const resolveOrganization = async (session: Session, env: Env, given: string | undefined): Promise<string> => {
+  const value = given ?? (env.CORE_ORG || undefined)
+  if (value !== undefined) return value.startsWith("org_") ? value : (await session.iam.organizations.get(value)).id
+  const active = isApiKey(session.credentials().token) ? null : (await session.iam.sessions.current()).tenant.organizationId
+  if (active === null) {
+    throw new CliError("No organization given and the session has no active one. Use --org <id or slug> (or set CORE_ORG).", ExitCode.usage, "USAGE")
+  }
+  return active
+}
+
+/** The id of the logged-in user (for `grantedBy`); fails for API keys, which are not users. */
+export const currentUserId = async (session: Session): Promise<string> => {
+  if (isApiKey(session.credentials().token)) {
+    throw new CliError("This needs a user session: API keys have no user id. Run: core login", ExitCode.failure, "USER_SESSION_REQUIRED")
+  }
+  return (await session.iam.sessions.current()).user.id
 }

@@ -1,0 +1,64 @@
+import type { Iam } from "@core/contracts"
+import { expectPositionals, parseOptions, verbOf } from "../args.js"
+import { ExitCode } from "../errors.js"
+import type { CommandContext } from "../registry.js"
+import { resolveOrganization, withSession } from "../session.js"
+
+const USAGE = "core keys <list|create|revoke> [options]"
+
+/** `core keys list`, `core keys create [--name n] [--permission p]… [--expires iso]`, `core keys revoke <id>`. */
+export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
+  const { verb, rest } = verbOf(argv, ["list", "create", "revoke"], USAGE)
+  if (verb === "revoke") {
+    const usage = "core keys revoke <key id>"
+    const [id] = expectPositionals(parseOptions(rest, {}, usage).positionals, ["key id"], usage)
+    return withSession(env, async ({ iam }) => {
+      await iam.apiKeys.revoke(id)
+      ui.result({ id, revoked: true }, () => ui.line(`Revoked API key ${id}.`))
+      return ExitCode.ok
+    })
+  }
+  if (verb === "list") {
+    const usage = "core keys list [--org <id|slug>]"
+    const { values, positionals } = parseOptions(rest, { org: { type: "string" } }, usage)
+    expectPositionals(positionals, [], usage)
+    return withSession(env, async (session) => {
+      const { data } = await session.iam.apiKeys.list(await resolveOrganization(session, env, values.org))
+      ui.result(data, () =>
+        ui.table(data, [
+          { header: "ID", value: (key) => key.id },
+          { header: "NAME", value: (key) => key.name },
+          { header: "START", value: (key) => `${key.start}…` },
+          { header: "PERMISSIONS", value: (key) => key.permissions.join(",") },
+          { header: "EXPIRES", value: (key) => key.expiresAt },
+          { header: "LAST USED", value: (key) => key.lastUsedAt },
+          { header: "REVOKED", value: (key) => key.revokedAt }
+        ])
+      )
+      return ExitCode.ok
+    })
+  }
+  const usage = "core keys create [--name <name>] [--permission <permission>]… [--expires <ISO 8601>] [--org <id|slug>]"
+  const { values, positionals } = parseOptions(
+    rest,
+    { org: { type: "string" }, name: { type: "string" }, permission: { type: "string", multiple: true }, expires: { type: "string" } },
+    usage
+  )
+  expectPositionals(positionals, [], usage)
+  return withSession(env, async (session) => {
+    const created = await session.iam.apiKeys.create({
+      organizationId: await resolveOrganization(session, env, values.org),
+      ...(values.name === undefined ? {} : { name: values.name }),
+      ...(values.permission === undefined ? {} : { permissions: values.permission as Iam.CreateApiKeyRequest["permissions"] }),
+      ...(values.expires === undefined ? {} : { expiresAt: values.expires })
+    })
+    ui.error("Copy the key now: it is shown this once and cannot be retrieved again.")
+    ui.result(created, () => {
+      ui.line(`Created API key ${created.id}${created.name === null ? "" : ` (${created.name})`} for platform ${created.platformId}:`)
+      ui.line()
+      ui.line(`  ${created.key}`)
+      ui.line()
+    })
+    return ExitCode.ok
+  })
+}
