@@ -195,3 +195,11 @@ export const holder = (directory: string): Effect.Effect<Holder | undefined> =>
       return undefined
     }
   })
+
+/**
+ * Fail with the same `Locked` error as {@link acquire} when a live process holds `directory`,
+ * without taking the lock: for refusing early, before a process binds ports or opens files.
+ */
+export const ensureFree = (directory: string): Effect.Effect<void, DataDirLockError> =>
+  Effect.flatMap(holder(directory), (current) =>
+    current === undefined ? Effect.void : Effect.fail(lockedError(Path.resolve(directory), current)))

@@ -1,6 +1,7 @@
+import { type HttpApp, HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Gateway } from "@core/gateway"
-import { type Configuration, CoreConfig, Database } from "@core/kernel"
-import { Effect } from "effect"
+import { type Configuration, CoreConfig, Database, DataDirLock } from "@core/kernel"
+import { Effect, type Scope } from "effect"
 import * as Banner from "./Banner.js"
 import { type CommandFailed, failed } from "./Failure.js"
 import * as Health from "./Health.js"
@@ -11,14 +12,44 @@ import * as Storage from "./Storage.js"
 import { version } from "./Version.js"
 
 /**
- * `core-server start`: open the database, run every domain's migrations, serve the gateway (with
- * `/health` and `/ready` beside it) on `PORT`, print the first screen, and run until interrupted
- * (SIGTERM/SIGINT); then stop accepting, finish requests in flight, close the database and
- * release the data directory.
+ * What the server answers while the database opens and migrates: `/health` is live at once (200
+ * `ok`), `/ready` is 503 `{ status: "starting" }`, and the API answers 503 envelopes.
+ */
+const starting = Gateway.make({
+  fallback: HttpRouter.empty.pipe(
+    HttpRouter.get("/health", Effect.succeed(HttpServerResponse.text("ok", { headers: { "cache-control": "no-store" } }))),
+    HttpRouter.get(
+      "/ready",
+      Effect.succeed(
+        HttpServerResponse.unsafeJson({ status: "starting", checks: { database: "starting" } }, {
+          status: 503,
+          headers: { "cache-control": "no-store" }
+        })
+      )
+    )
+  )
+})
+
+/** Refuse early, before taking the port, when another process holds the embedded data directory. */
+const ensureDataDirFree = (config: Configuration): Effect.Effect<void, CommandFailed> =>
+  config.databaseUrl !== undefined || config.dataDir === undefined
+    ? Effect.void
+    : DataDirLock.ensureFree(config.dataDir).pipe(Effect.mapError((error) => failed(error.message)))
+
+/**
+ * `core-server start`: listen on `PORT` at once (liveness answers while the database boots), open
+ * the database, run every domain's migrations, then serve the gateway (with `/health` and `/ready`
+ * beside it) and print the first screen; run until interrupted (SIGTERM/SIGINT), then stop
+ * accepting, finish requests in flight, close the database and release the data directory.
  */
 export const start = (config: Configuration): Effect.Effect<void, CommandFailed> =>
   Effect.scoped(
     Effect.gen(function*() {
+      yield* ensureDataDirFree(config)
+      let current: HttpApp.Default<never, Scope.Scope> = starting
+      const port = yield* Listener.listen(Effect.suspend(() => current), { port: config.port }).pipe(
+        Effect.mapError((error) => failed(error.message))
+      )
       const database = yield* Storage.open(config)
       yield* Migrations.runAll.pipe(Effect.provide(database))
       const upstreams = yield* Services.upstreams.pipe(
@@ -28,10 +59,7 @@ export const start = (config: Configuration): Effect.Effect<void, CommandFailed>
       const checks: ReadonlyArray<Health.ReadinessCheck> = [
         { name: "database", check: Database.ping.pipe(Effect.provide(database)) }
       ]
-      const app = Gateway.make({ upstreams, fallback: Health.routes(checks) })
-      const port = yield* Listener.listen(app, { port: config.port }).pipe(
-        Effect.mapError((error) => failed(error.message))
-      )
+      current = Gateway.make({ upstreams, fallback: Health.routes(checks) })
       yield* Effect.sync(() =>
         process.stderr.write(Banner.firstScreen({ port, config, storage: Storage.describeStorage(config), version }))
       )
