@@ -92,21 +92,19 @@ layer(stackLayer())("POST /api/v1/cli/whoami", (it) => {
         expect([none.status, none.body]).toEqual([401, unauthorized("Authentication required")])
         expect(Object.keys(none.body.error)).toEqual(["code", "message", "requestId"])
         expect(none.headers.get("x-request-id")).toBe(none.body.error.requestId)
-        for (
-          const headers of [
-            { authorization: "Bearer not-a-token" },
-            { authorization: `Bearer core_${"A".repeat(43)}` },
-            { "x-api-key": "core_short" },
-            { "x-api-key": "not-a-key" },
-            { authorization: `Bearer ${STATIC_KEY}` }
-          ]
-        ) {
+        const refused: Array<Record<string, string>> = [
+          { authorization: "Bearer not-a-token" },
+          { authorization: `Bearer core_${"A".repeat(43)}` },
+          { "x-api-key": "core_short" },
+          { "x-api-key": "not-a-key" },
+          { authorization: `Bearer ${STATIC_KEY}` }
+        ]
+        for (const headers of refused) {
           const answer = yield* whoami(headers)
           expect([answer.status, answer.body]).toEqual([401, unauthorized("Invalid or expired credentials")])
         }
         const traced = yield* whoami({ "x-request-id": "req-whoami-1" })
         expect(traced.body.error.requestId).toBe("req-whoami-1")
       }))
-
   })
 })

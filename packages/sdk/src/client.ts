@@ -2,11 +2,12 @@ import { paginate, type PaginateOptions } from "./pagination.js"
 import { health, type HealthOptions } from "./resources/health.js"
 import { iamAccounts, type IamAccounts } from "./resources/iam-accounts.js"
 import { iamAuthorization, type IamAuthorization } from "./resources/iam-authorization.js"
+import { iamDevice, type IamDevice } from "./resources/iam-device.js"
 import { iamOrganizations, type IamOrganizations } from "./resources/iam-organizations.js"
 import { createTransport, type ClientOptions, type HttpMethod, type RequestOptions } from "./transport.js"
 
-/** The identity service's namespace (`client.iam`): accounts and sessions, organizations, authorization. */
-export type IamClient = IamAccounts & IamAuthorization & IamOrganizations
+/** The identity service's namespace (`client.iam`): accounts and sessions, organizations, authorization, device login. */
+export type IamClient = IamAccounts & IamAuthorization & IamOrganizations & IamDevice
 
 /**
  * A client of one Core deployment. Each service's namespace (`client.iam`, `client.platforms`, …)
@@ -39,6 +40,6 @@ export const createClient = (options: ClientOptions): CoreClient => {
     request: transport.request,
     paginate: (path, paginateOptions) => paginate(transport, path, paginateOptions),
     health: health(transport),
-    iam: { ...iamAccounts(transport), ...iamAuthorization(transport), ...iamOrganizations(transport) }
+    iam: { ...iamAccounts(transport), ...iamAuthorization(transport), ...iamOrganizations(transport), ...iamDevice(transport) }
   }
 }

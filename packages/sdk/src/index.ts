@@ -10,6 +10,7 @@ export type { HealthOptions } from "./resources/health.js"
 export type { IamAccountCallOptions, IamAccounts } from "./resources/iam-accounts.js"
 export type { IamAuthorization, IamCallOptions } from "./resources/iam-authorization.js"
 export type { IamOrganizationCallOptions, IamOrganizations, InvitationListQuery } from "./resources/iam-organizations.js"
+export type { IamDevice, IamDeviceCallOptions, WaitForTokenOptions } from "./resources/iam-device.js"
 export {
   BadRequestError,
   ConflictError,
