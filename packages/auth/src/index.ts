@@ -34,3 +34,17 @@ export { MailError, Mailer, type MailMessage } from "./Mailer.js"
 export * as MailerLive from "./mail/MailerLive.js"
 export * as OutboxMailer from "./mail/OutboxMailer.js"
 export * as SmtpMailer from "./mail/SmtpMailer.js"
+
+/* Device authorization (RFC 8628), rotating refresh tokens, the CLI's whoami. */
+export { CliIdentity } from "./CliIdentity.js"
+export {
+  DeviceAuthorization,
+  type DeviceAuthorizationOptions,
+  formatUserCode,
+  type IssuedDeviceCode,
+  normalizeUserCode,
+  type PendingDeviceCode
+} from "./DeviceAuthorization.js"
+export { ACTIVATION_PATH, deviceAuthorizationLayer, DeviceAuthorizationLive, DeviceRouter } from "./http/OAuth.js"
+export { OAuthError } from "./OAuthErrors.js"
+export { ACCESS_TOKEN_TTL, REFRESH_TOKEN_TTL, RefreshTokens, type TokenGrant } from "./RefreshTokens.js"

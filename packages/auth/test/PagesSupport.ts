@@ -3,7 +3,9 @@ import { type Database } from "@core/kernel"
 import { HttpApp, HttpRouter } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime } from "effect"
+import type { DeviceAuthorizationOptions } from "../src/DeviceAuthorization.js"
 import { AccountsRouter } from "../src/http/Accounts.js"
+import { DeviceRouter, deviceAuthorizationLayer } from "../src/http/OAuth.js"
 import { OrganizationsRouter } from "../src/http/Organizations.js"
 import { PagesLive, PagesRouter } from "../src/http/Pages.js"
 import { type Stack, stackLayer } from "./OrganizationsSupport.js"
@@ -11,7 +13,9 @@ import { type Stack, stackLayer } from "./OrganizationsSupport.js"
 export { freshEmail, freshSlug, PASSWORD } from "./OrganizationsSupport.js"
 
 /** The identity routes the pages live beside, and the pages, as the identity app serves them. */
-export const app = ErrorResponse.withErrorEnvelope(HttpRouter.concatAll(AccountsRouter, OrganizationsRouter, PagesRouter))
+export const app = ErrorResponse.withErrorEnvelope(
+  HttpRouter.concatAll(AccountsRouter, OrganizationsRouter, DeviceRouter, PagesRouter)
+)
 
 /** Where the harness pretends to be. */
 export const ORIGIN = "http://iam.test"
@@ -109,9 +113,19 @@ export const fieldError = (html: string, name: string): string | undefined =>
 /** The form-level error. */
 export const alertOf = (html: string): string | undefined => /<p class="alert" role="alert">([^<]*)<\/p>/.exec(html)?.[1]
 
-/** The identity app with its pages over one test database (organizations' stack plus CSRF). */
-export const makeHarness = async (options: { readonly driver?: Database.Driver } = {}) => {
-  const runtime = ManagedRuntime.make(PagesLive.pipe(Layer.provideMerge(stackLayer(options))))
+/** How a harness is built. */
+export interface HarnessOptions {
+  readonly driver?: Database.Driver
+  /** Device-code lifetimes and limits. */
+  readonly device?: DeviceAuthorizationOptions
+}
+
+/** The identity app with its pages over one test database (organizations' stack, device authorization, CSRF). */
+export const makeHarness = async (options: HarnessOptions = {}) => {
+  const services = Layer.mergeAll(PagesLive, deviceAuthorizationLayer(options.device)).pipe(
+    Layer.provideMerge(stackLayer(options))
+  )
+  const runtime = ManagedRuntime.make(services)
   const handler = HttpApp.toWebHandlerRuntime(await runtime.runtime())(app)
   return {
     handler,

@@ -1,11 +1,10 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Iam } from "@core/contracts"
-import { Body, CoreConfig, type RateLimited, Validation } from "@core/kernel"
+import { Body, type RateLimited, Validation } from "@core/kernel"
 import { Effect, Either, Option } from "effect"
 import { z } from "zod"
 import type { AccountError } from "../AccountErrors.js"
 import { Accounts } from "../Accounts.js"
-import { CurrentSession, cookieOf, sessionCaller } from "../AuthenticationLive.js"
 import type { SessionCaller } from "../Caller.js"
 import { Csrf } from "../Csrf.js"
 import { OrganizationError } from "../OrganizationErrors.js"
@@ -17,31 +16,23 @@ import * as FormBody from "../web/FormBody.js"
 import { href, safeNext } from "../web/Links.js"
 import { messagePage } from "../web/MessagePage.js"
 import { orgCreatedPage, orgSetupPage } from "../web/OrgSetupPage.js"
-import { CSRF_MESSAGE, pageContext, readForm, renderForm } from "../web/PageContext.js"
+import {
+  browserSession,
+  cookies,
+  CSRF_MESSAGE,
+  pageContext,
+  readForm,
+  renderForm,
+  signInFirst
+} from "../web/PageContext.js"
 import { page, seeOther } from "../web/Respond.js"
 import { signInPage } from "../web/SignInPage.js"
 import { signUpPage } from "../web/SignUpPage.js"
 import { requestFacts } from "./AuthRoutes.js"
-import { settingsFor, withoutSession, withSession } from "./SessionCookie.js"
+import { DevicePages } from "./DevicePages.js"
+import { withoutSession, withSession } from "./SessionCookie.js"
 
 const PageQuery = z.object({ next: z.string().optional(), signed_out: z.string().optional() }).catchall(z.unknown())
-
-const cookies = Effect.map(CoreConfig, (config) => settingsFor(config.nodeEnv))
-
-/**
- * The browser's session (the `core.session_token` cookie only, as `org-setup` takes it) with its
- * user, if any: `caller` for the use cases, `name` for the page.
- */
-export const browserSession = Effect.gen(function*() {
-  const { request } = yield* pageContext
-  const token = cookieOf(request)
-  if (token === undefined) return Option.none()
-  const found = yield* (yield* CurrentSession).resolve(request, token)
-  return Option.map(found, (resolved) => ({ ...sessionCaller(resolved, "cookie"), name: resolved.user.name }))
-})
-
-/** Where a page sends a visitor who must sign in first, to come back to `next`. */
-export const signInFirst = (base: string, next: string) => seeOther(href(base, "/sign-in", { next }))
 
 const query = Effect.map(Effect.orElseSucceed(Body.query(PageQuery), () => ({} as z.infer<typeof PageQuery>)), (values) => ({
   next: safeNext(typeof values.next === "string" ? values.next : undefined),
@@ -228,7 +219,7 @@ const orgSetup = Effect.gen(function*() {
  * `/account`, `/org-setup` and `/device`. Forms post back to the same path, CSRF-checked; failures
  * answer as pages, never the JSON envelope. Links follow `X-Forwarded-Prefix`.
  */
-export const PagesRouter = HttpRouter.empty.pipe(
+export const PagesRouter = HttpRouter.concat(HttpRouter.empty.pipe(
   HttpRouter.get("/sign-in", signInForm),
   HttpRouter.post("/sign-in", signIn),
   HttpRouter.get("/sign-up", signUpForm),
@@ -236,9 +227,8 @@ export const PagesRouter = HttpRouter.empty.pipe(
   HttpRouter.post("/sign-out", signOut),
   HttpRouter.get("/account", account),
   HttpRouter.get("/org-setup", orgSetupForm),
-  HttpRouter.post("/org-setup", orgSetup),
-  HttpRouter.catchAllCause(handlePageCause)
-)
+  HttpRouter.post("/org-setup", orgSetup)
+), DevicePages).pipe(HttpRouter.catchAllCause(handlePageCause))
 
 /** What the pages add to the identity services: the CSRF protection (keyed from `CORE_SECRET`). */
 export const PagesLive = Csrf.Default

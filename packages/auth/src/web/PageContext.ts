@@ -1,10 +1,13 @@
 import { HttpServerRequest } from "@effect/platform"
-import { Effect, Either } from "effect"
+import { CoreConfig } from "@core/kernel"
+import { Effect, Either, Option } from "effect"
+import { cookieOf, CurrentSession, sessionCaller } from "../AuthenticationLive.js"
 import { Csrf, CSRF_FIELD } from "../Csrf.js"
+import { settingsFor } from "../http/SessionCookie.js"
 import * as FormBody from "./FormBody.js"
 import type { SafeHtml } from "./Html.js"
-import { basePathOf } from "./Links.js"
-import { page } from "./Respond.js"
+import { basePathOf, href } from "./Links.js"
+import { page, seeOther } from "./Respond.js"
 
 /** What a page's handler starts from: the request, the pages' base path, the CSRF protection. */
 export const pageContext = Effect.gen(function*() {
@@ -34,3 +37,21 @@ export const readForm = (form: string, binding = "") =>
     const checked = csrf.verify(request, form, FormBody.text(fields, CSRF_FIELD), binding)
     return { fields, refused: Either.isLeft(checked) } as const
   })
+
+/** How the session cookie is written in this environment. */
+export const cookies = Effect.map(CoreConfig, (config) => settingsFor(config.nodeEnv))
+
+/**
+ * The browser's session (the `core.session_token` cookie only, as `org-setup` takes it) with its
+ * user, if any: a `SessionCaller` for the use cases, plus the user's `name` for the page.
+ */
+export const browserSession = Effect.gen(function*() {
+  const { request } = yield* pageContext
+  const token = cookieOf(request)
+  if (token === undefined) return Option.none()
+  const found = yield* (yield* CurrentSession).resolve(request, token)
+  return Option.map(found, (resolved) => ({ ...sessionCaller(resolved, "cookie"), name: resolved.user.name }))
+})
+
+/** Where a page sends a visitor who must sign in first, to come back to `next`. */
+export const signInFirst = (base: string, next: string) => seeOther(href(base, "/sign-in", { next }))
