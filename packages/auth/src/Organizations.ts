@@ -7,7 +7,7 @@ import { Access, type Caller, type SessionCaller } from "./Caller.js"
 import { type MemberRow, MembersRepo } from "./MembersRepo.js"
 import { fail, OrganizationError, requireIn } from "./OrganizationErrors.js"
 import { type OrganizationPatch, type OrganizationRow, OrganizationsRepo } from "./OrganizationsRepo.js"
-import { OrgSetup, type SetupResult } from "./OrgSetup.js"
+import { OPERATOR_SLUG, OrgSetup, type SetupResult } from "./OrgSetup.js"
 
 /** Which organization a request is about: by id or slug, else the session's active one. */
 export interface OrganizationSelector {
@@ -202,7 +202,8 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
 
     /** `check-slug`: free answers, taken fails with `ORGANIZATION_SLUG_ALREADY_TAKEN`. */
     const checkSlug = (slug: string): Effect.Effect<void, OrganizationError> =>
-      Effect.flatMap(repo.findBySlug(slug), (found) => Option.isSome(found) ? fail("ORGANIZATION_SLUG_ALREADY_TAKEN") : Effect.void)
+      Effect.flatMap(repo.findBySlug(slug), (found) =>
+        Option.isSome(found) || slug === OPERATOR_SLUG ? fail("ORGANIZATION_SLUG_ALREADY_TAKEN") : Effect.void)
 
     return { create, createForOwner, getBySlug, listMine, get, readable, selectRequired, setActive, update, remove, checkSlug, withMembers } as const
   }),

@@ -165,6 +165,8 @@ for (const driver of TestDatabase.drivers) {
         .toMatchObject({ status: 200, body: { status: true } })
       expect(await call(harness, "/api/auth/organization/check-slug", { token: member.token, json: { slug: other.slug } }))
         .toMatchObject({ status: 400, body: libraryError("ORGANIZATION_SLUG_ALREADY_TAKEN", "Organization slug already taken") })
+      expect(await call(harness, "/api/auth/organization/check-slug", { token: member.token, json: { slug: "core-operator" } }))
+        .toMatchObject({ status: 400, body: { code: "ORGANIZATION_SLUG_ALREADY_TAKEN" } })
       expect((await call(harness, "/api/auth/organization/check-slug", { token: member.token, json: { slug: "UPPER" } })).status).toBe(400)
       expect((await call(harness, "/api/auth/organization/check-slug", { json: { slug: "x" } })).status).toBe(401)
     })
