@@ -35,6 +35,9 @@ export * as MailerLive from "./mail/MailerLive.js"
 export * as OutboxMailer from "./mail/OutboxMailer.js"
 export * as SmtpMailer from "./mail/SmtpMailer.js"
 
+/* The whole identity service. */
+export { IdentityApp, IdentityLive, IdentityRouter } from "./Identity.js"
+
 /* Device authorization (RFC 8628), rotating refresh tokens, the CLI's whoami. */
 export { CliIdentity } from "./CliIdentity.js"
 export {

@@ -87,6 +87,10 @@ const CORE_ERROR_TAGS = new Set<string>([
 export const isCoreError = (u: unknown): u is CoreError =>
   typeof u === "object" && u !== null && "_tag" in u && CORE_ERROR_TAGS.has((u as { _tag: string })._tag)
 
+/** `@effect/platform`'s `RouteNotFound`: an unmatched route is a 404, not a defect. */
+const isRouteNotFound = (u: unknown): boolean =>
+  typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === "RouteNotFound"
+
 /** The envelope body for a description and a request id. */
 export const envelope = (description: ErrorDescription, requestId: string): ErrorEnvelope => ({
   error: {
@@ -124,6 +128,9 @@ export const handleCause = <E>(
     const failure = Cause.failureOption(cause)
     if (Option.isSome(failure) && isCoreError(failure.value)) {
       return toResponse(failure.value, requestId)
+    }
+    if (Option.isSome(failure) && isRouteNotFound(failure.value)) {
+      return respond(plain(404, "NOT_FOUND", "Route not found"), requestId)
     }
     if (Cause.isInterruptedOnly(cause)) {
       return respond(plain(503, "INTERNAL_ERROR", "The request was interrupted"), requestId)

@@ -55,3 +55,19 @@ describe("ErrorResponse", () => {
       expect(res.body.error.requestId).toMatch(/^[0-9a-f-]{36}$/)
     }))
 })
+
+describe("ErrorResponse.handleCause with a router", () => {
+  it.effect("answers an unmatched route with 404 NOT_FOUND, not 500", () =>
+    Effect.gen(function*() {
+      const { HttpRouter } = yield* Effect.promise(() => import("@effect/platform"))
+      const app = ErrorResponse.withErrorEnvelope(HttpRouter.empty)
+      const response = yield* app.pipe(
+        Effect.provideService(HttpServerRequest.HttpServerRequest, request({ "x-request-id": "r-404" }))
+      )
+      const web = HttpServerResponse.toWeb(response)
+      expect(web.status).toBe(404)
+      expect(yield* Effect.promise(() => web.json())).toEqual({
+        error: { code: "NOT_FOUND", message: "Route not found", requestId: "r-404", details: null }
+      })
+    }))
+})

@@ -2,8 +2,10 @@ import type { HttpApp } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
 import type { Routes } from "@core/gateway"
 import { Upstream } from "@core/gateway"
-import type { CoreConfig } from "@core/kernel"
-import { Effect, type Scope } from "effect"
+import { IdentityApp, IdentityLive } from "@core/auth"
+import { type CoreConfig, Ids } from "@core/kernel"
+import { Effect, Layer, type Scope } from "effect"
+import { PlatformSetupLive } from "./PlatformSetupLive.js"
 
 /** What a service's app may need when it is built: the process's database and configuration. */
 export type ServiceRequirements = SqlClient.SqlClient | CoreConfig | Scope.Scope
@@ -18,8 +20,25 @@ export interface ServiceDefinition {
   readonly app: Effect.Effect<HttpApp.Default<unknown>, never, ServiceRequirements>
 }
 
+/**
+ * Build an app from its layer once: the layer's services live as long as the surrounding scope
+ * (the server), and each request runs with them.
+ */
+const withLayer = <E, R, ROut, LE, RIn extends ServiceRequirements>(
+  app: HttpApp.Default<E, R>,
+  layer: Layer.Layer<ROut, LE, RIn>
+): Effect.Effect<HttpApp.Default<unknown>, never, ServiceRequirements> =>
+  Effect.map(Layer.build(layer).pipe(Effect.orDie), (context) => Effect.provide(app, context) as HttpApp.Default<unknown>)
+
+/** The identity service: accounts, sessions, organizations, authorization, keys, audit. */
+const iam: ServiceDefinition = {
+  name: "iam",
+  upstream: "IAM",
+  app: withLayer(IdentityApp, IdentityLive.pipe(Layer.provide(PlatformSetupLive), Layer.provideMerge(Ids.layer)))
+}
+
 /** The services of this build; each domain's issue adds its own. */
-export const SERVICES: ReadonlyArray<ServiceDefinition> = []
+export const SERVICES: ReadonlyArray<ServiceDefinition> = [iam]
 
 /** The definition named `name`, if this build has it. */
 export const find = (name: string): ServiceDefinition | undefined =>
