@@ -1,3 +1,4 @@
+import { buildPath, Iam, toOpenApi } from "@core/contracts"
 import { describe, expect, layer } from "@effect/vitest"
 import { Duration, Effect, TestClock } from "effect"
 import {
@@ -251,6 +252,39 @@ layer(stackLayer())("OAuth device routes over HTTP", (it) => {
         expect(viaGateway.body).toEqual(metadata("http://iam.test/api/v1/iam"))
         const inserted = yield* send("/.well-known/oauth-authorization-server/api/v1/iam")
         expect(inserted.body).toEqual(metadata("http://iam.test/api/v1/iam"))
+      }))
+  })
+  describe("the route catalogue", () => {
+    it.effect("is served route by route: with an empty body the OAuth routes answer invalid_request, the guarded ones 401", () =>
+      Effect.gen(function*() {
+        const expected: Record<string, number> = {
+          requestDeviceCode: 400,
+          deviceToken: 400,
+          token: 400,
+          authorizeDevice: 401,
+          denyDevice: 401,
+          authorizationServerMetadata: 200,
+          cliWhoami: 401
+        }
+        for (const [name, route] of Object.entries(Iam.DeviceRoutes)) {
+          const answer = yield* send(buildPath(route.path, {}), { method: route.method, ...(route.method === "POST" ? { json: {} } : {}) })
+          expect([name, answer.status]).toEqual([name, expected[name]])
+        }
+      }))
+
+    it.effect("makes an OpenAPI 3.1 document with every path", () =>
+      Effect.sync(() => {
+        const document = toOpenApi({ title: "Core identity: device authorization", version: "1", routes: Iam.DeviceRoutes })
+        expect(Object.keys(document.paths).sort()).toEqual([
+          "/.well-known/oauth-authorization-server",
+          "/api/v1/cli/whoami",
+          "/oauth/device/authorize",
+          "/oauth/device/code",
+          "/oauth/device/deny",
+          "/oauth/device/token",
+          "/oauth/token"
+        ])
+        expect(() => JSON.stringify(document)).not.toThrow()
       }))
   })
 })
