@@ -81,7 +81,9 @@ layer(stackLayer())("OAuth device routes over HTTP", (it) => {
           [{ body: "client_id=core-cli&client_id=core-cli", headers: { "content-type": "application/x-www-form-urlencoded" } }, 400, "invalid_request"],
           [{ form: { client_id: CLIENT_ID, scope: "bad\"scope" } }, 400, "invalid_scope"],
           [{ form: { client_id: CLIENT_ID, scope: "a".repeat(300) } }, 400, "invalid_scope"],
-          [{ form: { client_id: CLIENT_ID, padding: "x".repeat(20_000) } }, 400, "invalid_request"]
+          [{ form: { client_id: CLIENT_ID, padding: "x".repeat(20_000) } }, 400, "invalid_request"],
+          [{ json: { client_id: "core-cli\u0000" } }, 401, "invalid_client"],
+          [{ json: { client_id: CLIENT_ID, scope: "read\u0000" } }, 400, "invalid_scope"]
         ]
         for (const [init, status, error] of cases) {
           const answer = yield* requestCode(init)
@@ -167,7 +169,10 @@ layer(stackLayer())("OAuth device routes over HTTP", (it) => {
           [{ json: { grant_type: "refresh_token", refresh_token: { nested: true }, client_id: CLIENT_ID } }, 400, "invalid_request"],
           [{ json: null }, 400, "invalid_request"],
           [{ body: "%%%", headers: { "content-type": "application/x-www-form-urlencoded" } }, 400, "invalid_request"],
-          [{ body: "\u0000\u0001", headers: { "content-type": "application/octet-stream" } }, 400, "invalid_request"]
+          [{ body: "\u0000\u0001", headers: { "content-type": "application/octet-stream" } }, 400, "invalid_request"],
+          [{ json: { grant_type: DEVICE_GRANT, device_code: "a\u0000b", client_id: CLIENT_ID } }, 400, "invalid_grant"],
+          [{ json: { grant_type: "refresh_token", refresh_token: "\u0000", client_id: CLIENT_ID } }, 400, "invalid_grant"],
+          [{ json: { grant_type: "refresh\u0000", client_id: CLIENT_ID } }, 400, "unsupported_grant_type"]
         ]
         for (const path of ["/oauth/device/token", "/oauth/token"]) {
           for (const [init, status, error] of cases) {
@@ -228,6 +233,7 @@ layer(stackLayer())("OAuth device routes over HTTP", (it) => {
         expect((yield* approve(7)).body).toEqual(oauthError("invalid_request"))
         expect((yield* send("/oauth/device/authorize", { token: user.token, json: {} })).body).toEqual(oauthError("invalid_request"))
         expect((yield* approve("ZZZZ-ZZZZ")).body).toEqual(oauthError("invalid_grant", "Unknown code"))
+        expect((yield* approve("BCDF\u0000GHJK")).body).toEqual(oauthError("invalid_grant", "Unknown code"))
         expect((yield* approve(code.user_code)).status).toBe(200)
         const used = yield* approve(code.user_code)
         expect([used.status, used.body]).toEqual([400, oauthError("invalid_grant", "The code was already used")])
