@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   auditOf,
   call,
-  createOrganization,
   type Harness,
   join,
   libraryError,
   makeHarness,
+  makeTenants,
   query,
   signUp,
   type TestUser
@@ -32,14 +32,7 @@ for (const driver of TestDatabase.drivers) {
 
     beforeAll(async () => {
       harness = await makeHarness({ driver })
-      owner = await signUp(harness, "Owner")
-      admin = await signUp(harness, "Admin")
-      member = await signUp(harness, "Member")
-      stranger = await signUp(harness, "Stranger")
-      org = await createOrganization(harness, owner)
-      other = await createOrganization(harness, stranger)
-      await join(harness, org.id, owner, admin, "admin")
-      memberId = (await join(harness, org.id, owner, member, "member")).id
+      ;({ owner, admin, member, stranger, org, other, memberId } = await makeTenants(harness))
     })
     afterAll(() => harness.dispose())
 

@@ -12,6 +12,7 @@ import {
   join,
   libraryError,
   makeHarness,
+  makeTenants,
   query,
   signUp,
   STATIC_KEY,
@@ -36,14 +37,7 @@ for (const driver of TestDatabase.drivers) {
 
     beforeAll(async () => {
       harness = await makeHarness({ driver })
-      owner = await signUp(harness, "Owner")
-      admin = await signUp(harness, "Admin")
-      member = await signUp(harness, "Member")
-      stranger = await signUp(harness, "Stranger")
-      org = await createOrganization(harness, owner)
-      other = await createOrganization(harness, stranger)
-      await join(harness, org.id, owner, admin, "admin")
-      await join(harness, org.id, owner, member, "member")
+      ;({ owner, admin, member, stranger, org, other } = await makeTenants(harness))
     })
     afterAll(() => harness.dispose())
 

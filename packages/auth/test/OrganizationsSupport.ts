@@ -158,6 +158,19 @@ export const join = async (harness: Harness, organizationId: string, inviter: Te
   return accepted.body.member as { id: string }
 }
 
+/** Two tenants: `org` with an owner, an admin and a member, and `other`, owned by `stranger`. */
+export const makeTenants = async (harness: Harness) => {
+  const owner = await signUp(harness, "Owner")
+  const admin = await signUp(harness, "Admin")
+  const member = await signUp(harness, "Member")
+  const stranger = await signUp(harness, "Stranger")
+  const org = await createOrganization(harness, owner)
+  const other = await createOrganization(harness, stranger)
+  await join(harness, org.id, owner, admin, "admin")
+  const memberId = (await join(harness, org.id, owner, member, "member")).id
+  return { owner, admin, member, stranger, org, other, memberId }
+}
+
 /** Rows of a SQL query against the harness database. */
 export const query = <A extends object>(
   harness: Harness,
