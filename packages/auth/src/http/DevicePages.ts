@@ -1,32 +1,33 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
-import { Body } from "@core/kernel"
 import { Effect, Either, Option } from "effect"
-import { z } from "zod"
 import { DeviceAuthorization } from "../DeviceAuthorization.js"
 import type { OAuthError } from "../OAuthErrors.js"
 import { deviceApprovedPage, deviceConfirmPage, deviceDeniedPage, deviceEntryPage } from "../web/DevicePage.js"
 import * as FormBody from "../web/FormBody.js"
 import { href } from "../web/Links.js"
 import { messagePage } from "../web/MessagePage.js"
-import { browserSession, CSRF_MESSAGE, pageContext, readForm, renderForm, signInFirst } from "../web/PageContext.js"
+import {
+  browserSession,
+  CSRF_MESSAGE,
+  pageContext,
+  queryParam,
+  readForm,
+  renderForm,
+  signInFirst
+} from "../web/PageContext.js"
 import { page } from "../web/Respond.js"
 import { requestFacts } from "./AuthRoutes.js"
 
 const MAX_CODE = 64
 
-const DeviceQuery = z.object({ user_code: z.string().optional() }).catchall(z.unknown())
-
 /** The code the visitor brought (`verification_uri_complete`'s `user_code`), trimmed; `undefined` if none. */
-const typedCode = (value: unknown): string | undefined => {
-  if (typeof value !== "string") return undefined
+const typedCode = (value: string | undefined): string | undefined => {
+  if (value === undefined) return undefined
   const trimmed = value.trim().slice(0, MAX_CODE)
   return trimmed === "" ? undefined : trimmed
 }
 
-const codeFromQuery = Effect.map(
-  Effect.orElseSucceed(Body.query(DeviceQuery), () => ({} as z.infer<typeof DeviceQuery>)),
-  (values) => typedCode(values.user_code)
-)
+const codeFromQuery = Effect.map(queryParam("user_code"), typedCode)
 
 /** Why an entered code was refused, as the person reads it, and the status it answers with. */
 const refusal = (error: OAuthError): { readonly status: number; readonly message: string } => {

@@ -1,6 +1,6 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Iam } from "@core/contracts"
-import { Body, type RateLimited, Validation } from "@core/kernel"
+import { type RateLimited, Validation } from "@core/kernel"
 import { Effect, Either, Option } from "effect"
 import { z } from "zod"
 import type { AccountError } from "../AccountErrors.js"
@@ -21,6 +21,7 @@ import {
   cookies,
   CSRF_MESSAGE,
   pageContext,
+  queryParam,
   readForm,
   renderForm,
   signInFirst
@@ -32,11 +33,9 @@ import { requestFacts } from "./AuthRoutes.js"
 import { DevicePages } from "./DevicePages.js"
 import { withoutSession, withSession } from "./SessionCookie.js"
 
-const PageQuery = z.object({ next: z.string().optional(), signed_out: z.string().optional() }).catchall(z.unknown())
-
-const query = Effect.map(Effect.orElseSucceed(Body.query(PageQuery), () => ({} as z.infer<typeof PageQuery>)), (values) => ({
-  next: safeNext(typeof values.next === "string" ? values.next : undefined),
-  signedOut: values.signed_out === "1"
+const query = Effect.zipWith(queryParam("next"), queryParam("signed_out"), (next, signedOut) => ({
+  next: safeNext(next),
+  signedOut: signedOut === "1"
 }))
 
 /** Why a form came back, and its status. */

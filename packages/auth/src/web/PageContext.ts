@@ -1,5 +1,5 @@
 import { HttpServerRequest } from "@effect/platform"
-import { CoreConfig } from "@core/kernel"
+import { Body, CoreConfig } from "@core/kernel"
 import { Effect, Either, Option } from "effect"
 import { cookieOf, CurrentSession, sessionCaller } from "../AuthenticationLive.js"
 import { Csrf, CSRF_FIELD } from "../Csrf.js"
@@ -55,3 +55,10 @@ export const browserSession = Effect.gen(function*() {
 
 /** Where a page sends a visitor who must sign in first, to come back to `next`. */
 export const signInFirst = (base: string, next: string) => seeOther(href(base, "/sign-in", { next }))
+
+/** A query parameter of the page's address (`undefined` when absent or repeated). */
+export const queryParam = (name: string) =>
+  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+    const value = Body.searchParamsRecord(request.url)[name]
+    return typeof value === "string" ? value : undefined
+  })
