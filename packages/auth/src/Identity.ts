@@ -4,6 +4,7 @@ import { ErrorResponse } from "@core/kernel"
 import { Effect, Layer } from "effect"
 import { AccountsLive, AccountsRouter } from "./http/Accounts.js"
 import { AuthorizationLive, AuthorizationRouter } from "./http/Authorization.js"
+import { DeviceAuthorizationLive, DeviceRouter } from "./http/OAuth.js"
 import { OrganizationsLive, OrganizationsRouter } from "./http/Organizations.js"
 import * as MailerLive from "./mail/MailerLive.js"
 
@@ -28,7 +29,7 @@ const health = HttpRouter.empty.pipe(
 )
 
 /** Every route of the identity service at its own paths. */
-export const IdentityRouter = HttpRouter.concatAll(health, AccountsRouter, OrganizationsRouter, AuthorizationRouter)
+export const IdentityRouter = HttpRouter.concatAll(health, AccountsRouter, OrganizationsRouter, AuthorizationRouter, DeviceRouter)
 
 /**
  * The identity service as one app: its routes, with the kernel's error envelope for every
@@ -38,10 +39,10 @@ export const IdentityApp = ErrorResponse.withErrorEnvelope(IdentityRouter)
 
 /**
  * Everything the identity app needs but the database (`SqlClient`), `CoreConfig`, `Ids` and the
- * registry's `PlatformSetup`: accounts and sessions, organizations, authorization, and mail (SMTP
- * when `SMTP_URL` is set, else the outbox).
+ * registry's `PlatformSetup`: accounts and sessions, organizations, authorization, device
+ * authorization, and mail (SMTP when `SMTP_URL` is set, else the outbox).
  */
-export const IdentityLive = OrganizationsLive.pipe(
+export const IdentityLive = Layer.mergeAll(OrganizationsLive, DeviceAuthorizationLive).pipe(
   Layer.provideMerge(AccountsLive),
   Layer.provideMerge(AuthorizationLive),
   Layer.provideMerge(MailerLive.layer)
