@@ -8,6 +8,7 @@ import { type MemberRow, MembersRepo } from "./MembersRepo.js"
 import { fail, OrganizationError, requireIn } from "./OrganizationErrors.js"
 import { type OrganizationPatch, type OrganizationRow, OrganizationsRepo } from "./OrganizationsRepo.js"
 import { OPERATOR_SLUG, OrgSetup, type SetupResult } from "./OrgSetup.js"
+import { SessionCache } from "./SessionCache.js"
 
 /** Which organization a request is about: by id or slug, else the session's active one. */
 export interface OrganizationSelector {
@@ -33,6 +34,11 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
     const setup = yield* OrgSetup
     const access = yield* Access
     const audit = yield* AuditLog
+    const sessions = yield* SessionCache
+
+    /** Point the session at an organization; its cached context is forgotten at once. */
+    const activate = (sessionId: string, organizationId: string | null, now: Date) =>
+      Effect.zipRight(repo.setActiveOrganization(sessionId, organizationId, now), sessions.clear)
 
     const byId = (id: string) =>
       Effect.flatMap(repo.findById(id), Option.match({ onNone: () => fail("ORGANIZATION_NOT_FOUND"), onSome: Effect.succeed }))
@@ -86,7 +92,7 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
         const result = yield* setup.setup({ ...input, ownerId: caller.userId, orgType: "tenant" }, actorOf(caller))
         if (input.keepCurrentActiveOrganization !== true) {
           const now = new Date(yield* Clock.currentTimeMillis)
-          yield* repo.setActiveOrganization(caller.sessionId, result.organization.id, now)
+          yield* activate(caller.sessionId, result.organization.id, now)
         }
         return result
       }).pipe(Effect.withSpan("Organizations.create"))
@@ -141,7 +147,7 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
       Effect.gen(function*() {
         const now = new Date(yield* Clock.currentTimeMillis)
         if (input.organizationId === null) {
-          yield* repo.setActiveOrganization(caller.sessionId, null, now)
+          yield* activate(caller.sessionId, null, now)
           return null
         }
         const selected = yield* select(caller, {
@@ -151,7 +157,7 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
         if (Option.isNone(selected)) return null
         const membership = yield* members.find(selected.value.id, caller.userId)
         if (Option.isNone(membership)) return yield* fail("ORGANIZATION_NOT_FOUND")
-        yield* repo.setActiveOrganization(caller.sessionId, selected.value.id, now)
+        yield* activate(caller.sessionId, selected.value.id, now)
         return selected.value
       }).pipe(Effect.withSpan("Organizations.setActive"))
 
@@ -207,5 +213,5 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
 
     return { create, createForOwner, getBySlug, listMine, get, readable, selectRequired, setActive, update, remove, checkSlug, withMembers } as const
   }),
-  dependencies: [OrganizationsRepo.Default, MembersRepo.Default, OrgSetup.Default]
+  dependencies: [OrganizationsRepo.Default, MembersRepo.Default, OrgSetup.Default, SessionCache.Default]
 }) {}
