@@ -33,7 +33,8 @@ export const run = async ({ argv, ui, env }: CommandContext): Promise<number> =>
       )
     } else if (verb === "remove") {
       const removed = await session.iam.members.remove({ memberIdOrEmail: member, organizationId })
-      ui.result(removed, () => ui.line(`Removed ${removed.member.user?.email ?? removed.member.userId} from the organization.`))
+      const who = removed.member.user?.email ?? (member.includes("@") ? member : removed.member.userId)
+      ui.result(removed, () => ui.line(`Removed ${who} from the organization.`))
     } else {
       const updated = await session.iam.members.updateRole({ memberId: member, role: role as "owner" | "admin" | "member", organizationId })
       ui.result(updated, () => ui.line(`${updated.user?.email ?? updated.userId} is now ${updated.role}.`))
