@@ -51,3 +51,7 @@ export {
 export { ACTIVATION_PATH, deviceAuthorizationLayer, DeviceAuthorizationLive, DeviceRouter } from "./http/OAuth.js"
 export { OAuthError } from "./OAuthErrors.js"
 export { ACCESS_TOKEN_TTL, REFRESH_TOKEN_TTL, RefreshTokens, type TokenGrant } from "./RefreshTokens.js"
+
+/* The web pages: sign-in, sign-up, account, organization setup, device activation. */
+export { PAGE_PATHS, PagesLive, PagesRouter } from "./http/Pages.js"
+export { Csrf, CSRF_COOKIE, CsrfRejected } from "./Csrf.js"

@@ -233,4 +233,4 @@ export const PagesRouter = HttpRouter.concat(HttpRouter.empty.pipe(
 export const PagesLive = Csrf.Default
 
 /** The paths the pages answer, for a host that mounts them beside other routes (the all-in-one server). */
-export const PAGE_PATHS: ReadonlyArray<string> = ["/sign-in", "/sign-up", "/sign-out", "/account", "/org-setup", "/device"]
+export const PAGE_PATHS: ReadonlyArray<`/${string}`> = ["/sign-in", "/sign-up", "/sign-out", "/account", "/org-setup", "/device"]
