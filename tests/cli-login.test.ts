@@ -268,9 +268,19 @@ describe("core whoami and core logout", () => {
       iamUrl: server.iamUrl,
       apiUrl: server.url,
       audience: "core-cli",
-      expired: false
+      expired: false,
+      refreshable: true
     })
     expect(json.stdout).not.toMatch(/access-|refresh-|"token"/)
+  })
+
+  it("whoami says when the access token has expired and whether the next command renews it", async () => {
+    const h = await loggedIn()
+    writeFileSync(h.file, JSON.stringify({ ...h.read(), expiresAt: new Date(Date.now() - 3 * 3_600_000).toISOString() }))
+    expect((await core(h, ["whoami"])).stdout).toMatch(/\n {2}Expires: {3}\S+ \(expired 3 hours ago; renewed on the next command\)\n/)
+    writeFileSync(h.file, JSON.stringify({ ...h.read(), refreshToken: null }))
+    expect(JSON.parse((await core(h, ["whoami", "--json"])).stdout)).toMatchObject({ expired: true, refreshable: false })
+    expect((await core(h, ["whoami"])).stdout).toMatch(/\(expired 3 hours ago; run: core login\)\n/)
   })
 
   it("logout ends the session, clears the file in place (holding {}, mode kept), and whoami then exits 1", async () => {

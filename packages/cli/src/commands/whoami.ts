@@ -20,11 +20,13 @@ export const run = async ({ argv, ui, env }: CommandContext): Promise<number> =>
   if (credentials === null) throw new CliError("Not logged in. Run: core login", ExitCode.failure, "NOT_LOGGED_IN")
   const { token: _token, refreshToken: _refreshToken, ...record } = credentials
   const now = Date.now()
-  ui.result({ ...record, expired: Date.parse(record.expiresAt) <= now }, () => {
+  const expired = Date.parse(record.expiresAt) <= now
+  const note = !expired ? "" : credentials.refreshToken !== null ? "; renewed on the next command" : "; run: core login"
+  ui.result({ ...record, expired, refreshable: credentials.refreshToken !== null }, () => {
     ui.line(`Logged in as ${record.email}`)
     ui.line(`  Platform:  ${record.platformId ?? "-"}`)
     ui.line(`  Role:      ${record.role}`)
-    ui.line(`  Expires:   ${record.expiresAt} (${relative(record.expiresAt, now)})`)
+    ui.line(`  Expires:   ${record.expiresAt} (${relative(record.expiresAt, now)}${note})`)
     ui.line(`  Identity:  ${record.iamUrl}`)
     ui.line(`  API:       ${record.apiUrl}`)
   })
