@@ -1,6 +1,7 @@
 import { CONCRETE_PERMISSIONS, permissionCovers as covers } from "@core/contracts"
 import { Clock, Effect } from "effect"
 import { type PermissionSources, PermissionsRepo } from "./PermissionsRepo.js"
+import { SessionCache } from "./SessionCache.js"
 
 /** Whether a set of effective permissions allows `required`. */
 export const allows = (effective: ReadonlyArray<string>, required: string): boolean =>
@@ -59,6 +60,7 @@ interface Entry<A> {
 export class Permissions extends Effect.Service<Permissions>()("@core/auth/Permissions", {
   effect: Effect.gen(function*() {
     const repo = yield* PermissionsRepo
+    const sessions = yield* SessionCache
     const memberships = new Map<string, Entry<Membership | null>>()
     const operators = new Map<string, Entry<boolean>>()
     let generation = 0
@@ -104,7 +106,7 @@ export class Permissions extends Effect.Service<Permissions>()("@core/auth/Permi
 
     /** Forget what is cached for an organization (one user, or all its members) and operator answers. */
     const invalidate = (organizationId: string, userId?: string): Effect.Effect<void> =>
-      Effect.sync(() => {
+      Effect.zipLeft(Effect.sync(() => {
         generation++
         operators.clear()
         if (userId !== undefined) {
@@ -113,9 +115,9 @@ export class Permissions extends Effect.Service<Permissions>()("@core/auth/Permi
         }
         const prefix = `${organizationId}\u0000`
         for (const key of memberships.keys()) if (key.startsWith(prefix)) memberships.delete(key)
-      })
+      }), sessions.clear)
 
     return { membership, isOperator, invalidate, organizationExists: repo.organizationExists } as const
   }),
-  dependencies: [PermissionsRepo.Default]
+  dependencies: [PermissionsRepo.Default, SessionCache.Default]
 }) {}

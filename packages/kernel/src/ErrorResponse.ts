@@ -114,6 +114,12 @@ export const toResponse = (error: CoreError, requestId: string): HttpServerRespo
 
 const internalError = plain(500, "INTERNAL_ERROR", "An internal error occurred")
 
+/** A path or query with broken percent-encoding (`%E0%A4%A`): the router's `decodeURI` throws. */
+const malformedUrl: ErrorDescription = {
+  ...plain(400, "VALIDATION_ERROR", "The request URL is not valid percent-encoding"),
+  details: { issues: [{ path: "url", message: "Malformed percent-encoding" }] }
+}
+
 /**
  * Turn any failure cause of a request into a response: tagged errors through the table,
  * anything else (defects, unknown failures) into a logged 500 `INTERNAL_ERROR` without a stack trace.
@@ -131,6 +137,10 @@ export const handleCause = <E>(
     }
     if (Option.isSome(failure) && isRouteNotFound(failure.value)) {
       return respond(plain(404, "NOT_FOUND", "Route not found"), requestId)
+    }
+    const defect = Cause.dieOption(cause)
+    if (Option.isSome(defect) && defect.value instanceof URIError) {
+      return respond(malformedUrl, requestId)
     }
     if (Cause.isInterruptedOnly(cause)) {
       return respond(plain(503, "INTERNAL_ERROR", "The request was interrupted"), requestId)

@@ -71,3 +71,32 @@ describe("ErrorResponse.handleCause with a router", () => {
       })
     }))
 })
+
+describe("bad input that used to surface as a 500", () => {
+  it.effect("answers broken percent-encoding in a routed path with the 404 envelope, never 500", () =>
+    Effect.gen(function*() {
+      const { HttpRouter } = yield* Effect.promise(() => import("@effect/platform"))
+      const app = ErrorResponse.withErrorEnvelope(
+        HttpRouter.empty.pipe(
+          HttpRouter.del("/grants/:id", Effect.map(HttpRouter.params, (params) => HttpServerResponse.text(params.id ?? "")))
+        )
+      )
+      const response = yield* app.pipe(
+        Effect.provideService(
+          HttpServerRequest.HttpServerRequest,
+          HttpServerRequest.fromWeb(new Request("http://local/grants/%E0%A4%A", { method: "DELETE", headers: { "x-request-id": "r-uri" } }))
+        )
+      )
+      const web = HttpServerResponse.toWeb(response)
+      expect(web.status).toBe(404)
+      expect((yield* Effect.promise(() => web.json())).error).toMatchObject({ code: "NOT_FOUND", requestId: "r-uri" })
+    }))
+
+  it.effect("refuses NUL characters anywhere in decoded input with the path", () =>
+    Effect.gen(function*() {
+      const { Validation } = yield* Effect.promise(() => import("@core/kernel"))
+      const { z } = yield* Effect.promise(() => import("zod"))
+      const error = yield* Effect.flip(Validation.decode(z.object({ a: z.object({ b: z.string() }) }), { a: { b: "x\u0000y" } }))
+      expect(error.issues).toEqual([{ path: "a.b", message: "Must not contain NUL characters" }])
+    }))
+})
