@@ -1,24 +1,21 @@
 import {
   AccountsLive,
-  AccountsRouter,
   AuthorizationLive,
-  AuthorizationRouter,
+  deviceAuthorizationLayer,
+  type DeviceAuthorizationOptions,
   IamMigrations,
+  IdentityApp,
   OrganizationsLive,
-  OrganizationsRouter,
   OutboxMailer,
   PlatformSetup,
   RegistryPlatformSetup
 } from "@core/auth"
 import { Gateway, Upstream } from "@core/gateway"
 import * as Node from "@core/http/node"
-import { CoreConfig, ErrorResponse, Ids } from "@core/kernel"
+import { CoreConfig, Ids } from "@core/kernel"
 import { TestDatabase } from "@core/kernel/testing"
 import { Platforms, RegistryMigrations } from "@core/registry"
-import { HttpRouter } from "@effect/platform"
 import { Duration, Effect, Layer, Logger, ManagedRuntime } from "effect"
-import type { DeviceAuthorizationOptions } from "../../auth/src/DeviceAuthorization.js"
-import { deviceAuthorizationLayer, DeviceRouter } from "../../auth/src/http/OAuth.js"
 
 /** The password every user of the stack signs up with. */
 export const PASSWORD = "correct horse battery staple"
@@ -28,18 +25,21 @@ export interface IdentityStackOptions {
   readonly device?: DeviceAuthorizationOptions
 }
 
+/** Request logs stay out of the test output. */
+const quiet = Logger.replace(Logger.defaultLogger, Logger.none)
+
 const platformSetup = Layer.effect(
   PlatformSetup,
   Effect.map(Platforms, (platforms) => RegistryPlatformSetup.make(platforms.create))
 ).pipe(Layer.provide(Platforms.Default))
 
+/** `IdentityLive` (of `@core/auth`) with device codes polled every second, or as `options` say. */
 const stackLayer = (options: IdentityStackOptions) =>
-  deviceAuthorizationLayer({ interval: 1, ...options.device }).pipe(
-    Layer.provideMerge(OrganizationsLive),
-    Layer.provideMerge(platformSetup),
+  Layer.mergeAll(OrganizationsLive, deviceAuthorizationLayer({ interval: 1, ...options.device })).pipe(
     Layer.provideMerge(AccountsLive),
-    Layer.provideMerge(OutboxMailer.layer),
     Layer.provideMerge(AuthorizationLive),
+    Layer.provideMerge(OutboxMailer.layer),
+    Layer.provideMerge(platformSetup),
     Layer.provideMerge(Layer.mergeAll(
       TestDatabase.layer([IamMigrations, RegistryMigrations]),
       CoreConfig.layer({ NODE_ENV: "test", CORE_SECRET: "cli-identity-secret-0123456789-abcdef" }),
@@ -48,14 +48,6 @@ const stackLayer = (options: IdentityStackOptions) =>
     Layer.provideMerge(quiet),
     Layer.orDie
   )
-
-/** Request logs stay out of the test output. */
-const quiet = Logger.replace(Logger.defaultLogger, Logger.none)
-
-/** The identity app: accounts, organizations, authorization, device authorization and `whoami`. */
-const identityApp = ErrorResponse.withErrorEnvelope(
-  HttpRouter.concat(HttpRouter.concat(AccountsRouter, OrganizationsRouter), HttpRouter.concat(AuthorizationRouter, DeviceRouter))
-)
 
 /** The real identity service behind the real gateway, on 127.0.0.1, over an in-memory PGlite database. */
 export interface IdentityStack {
@@ -75,7 +67,7 @@ let counter = 0
 /** Starts the identity stack (migrations included; about a second on PGlite). */
 export const startIdentityStack = async (options: IdentityStackOptions = {}): Promise<IdentityStack> => {
   const runtime = ManagedRuntime.make(stackLayer(options))
-  const upstream = await runtime.runPromise(Upstream.fromHttpApp("IAM", identityApp))
+  const upstream = await runtime.runPromise(Upstream.fromHttpApp("IAM", IdentityApp))
   const served = await Node.serve(Gateway.make({ upstreams: [upstream] }), { gracePeriod: 1_000, layer: quiet })
   const iamUrl = `${served.url}/api/v1/iam`
   const call: IdentityStack["call"] = async (method, path, init = {}) => {
