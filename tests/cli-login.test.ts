@@ -1,5 +1,7 @@
+import { spawnSync } from "node:child_process"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { core, tempHome, type TempHome } from "../packages/cli/test/login-support.js"
+import { baseEnv, core, tempHome, type TempHome } from "../packages/cli/test/login-support.js"
+import { launcher } from "../packages/cli/test/run-core.js"
 import { closedAddress, SCRIPTED_USER_CODE, startScriptedIdentity, type ScriptedIdentity } from "../packages/cli/test/scripted-identity.js"
 
 const fast = { CORE_LOGIN_POLL_UNIT_MS: "50" }
@@ -39,6 +41,21 @@ describe("core login against an unreachable identity service", () => {
     expect(expiresIn).toBeGreaterThanOrEqual(30 * 86_400_000)
     expect(expiresIn).toBeLessThan(30 * 86_400_000 + 60_000)
     expect(h.modes()).toEqual({ file: 0o600, dir: 0o700 })
+  })
+
+  it("token mode reads the token from stdin with --token -, and refuses an empty one", () => {
+    const h = home()
+    const piped = (input: string) =>
+      spawnSync(process.execPath, [launcher, "login", "--token", "-", "--iam-url", closedPort], {
+        input,
+        encoding: "utf8",
+        env: { ...process.env, ...baseEnv(h) }
+      })
+    const stored = piped("tok-from-stdin\n")
+    expect([stored.status, stored.stdout]).toEqual([0, "Authenticated via token\n"])
+    expect(h.read()!.token).toBe("tok-from-stdin")
+    const empty = piped("  \n")
+    expect([empty.status, empty.stderr]).toEqual([1, "core: The token is empty. Usage: core login [--token <token>] [--iam-url <url>] [--no-browser]\n"])
   })
 
   it("interactive mode exits 1 with the seed's message and writes nothing", async () => {
