@@ -5,6 +5,7 @@ import { AccountError } from "./AccountErrors.js"
 import { AuditLog, type AuditRequestFacts } from "./AuditEvent.js"
 import { Access } from "./Caller.js"
 import { Passwords } from "./Passwords.js"
+import { SessionCache } from "./SessionCache.js"
 import { type IssuedSession, Sessions } from "./Sessions.js"
 import type { SessionRecord } from "./SessionsRepo.js"
 import { SignInLimiter } from "./SignInLimiter.js"
@@ -50,6 +51,7 @@ export class Accounts extends Effect.Service<Accounts>()("@core/auth/Accounts", 
     const audit = yield* AuditLog
     const access = yield* Access
     const ids = yield* Ids.Ids
+    const cache = yield* SessionCache
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
     const recordSignIn = (user: UserRecord, session: SessionRecord, method: string, facts: AuditRequestFacts) =>
@@ -160,6 +162,7 @@ export class Accounts extends Effect.Service<Accounts>()("@core/auth/Accounts", 
         if (Option.isSome(soleOwned)) return yield* AccountError.of("USER_IS_THE_ONLY_OWNER_OF_AN_ORGANIZATION")
         const organizations = yield* users.organizationIds(caller.userId)
         yield* users.remove(caller.userId)
+        yield* cache.clear
         yield* Effect.forEach(organizations, (organizationId) => access.invalidate(organizationId, caller.userId), {
           discard: true
         })
@@ -174,5 +177,5 @@ export class Accounts extends Effect.Service<Accounts>()("@core/auth/Accounts", 
 
     return { signUp, signIn, deleteUser } as const
   }),
-  dependencies: [UsersRepo.Default, Sessions.Default, Passwords.Default, SignInLimiter.Default]
+  dependencies: [UsersRepo.Default, Sessions.Default, Passwords.Default, SignInLimiter.Default, SessionCache.Default]
 }) {}

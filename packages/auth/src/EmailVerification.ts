@@ -4,6 +4,7 @@ import { AuditLog, type AuditRequestFacts } from "./AuditEvent.js"
 import { AuthUrls } from "./AuthUrls.js"
 import * as Templates from "./mail/Templates.js"
 import { deliver, Mailer } from "./Mailer.js"
+import { SessionCache } from "./SessionCache.js"
 import { type UserRecord, UsersRepo } from "./UsersRepo.js"
 import { Verifications } from "./Verifications.js"
 
@@ -18,6 +19,7 @@ export class EmailVerification extends Effect.Service<EmailVerification>()("@cor
     const urls = yield* AuthUrls
     const mailer = yield* Mailer
     const audit = yield* AuditLog
+    const cache = yield* SessionCache
 
     const mail = (user: UserRecord, callbackURL: string | undefined) =>
       Effect.gen(function*() {
@@ -58,6 +60,7 @@ export class EmailVerification extends Effect.Service<EmailVerification>()("@cor
         if (found.value.emailVerified) return found.value
         const now = new Date(yield* Clock.currentTimeMillis)
         const updated = yield* users.markEmailVerified(found.value.id, now, false)
+        yield* cache.clear
         yield* audit.record({
           action: "user.email_verify",
           actorId: found.value.id,
@@ -70,5 +73,5 @@ export class EmailVerification extends Effect.Service<EmailVerification>()("@cor
 
     return { send, verify } as const
   }),
-  dependencies: [UsersRepo.Default, Verifications.Default]
+  dependencies: [UsersRepo.Default, Verifications.Default, SessionCache.Default]
 }) {}

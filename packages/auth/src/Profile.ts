@@ -1,6 +1,7 @@
 import { NotFound } from "@core/kernel"
 import { Clock, Effect, Option } from "effect"
 import { AuditLog, type AuditRequestFacts } from "./AuditEvent.js"
+import { SessionCache } from "./SessionCache.js"
 import { type UserRecord, UsersRepo } from "./UsersRepo.js"
 
 /** The fields of a profile change; absent fields stay, `image: null` removes the image. */
@@ -14,6 +15,7 @@ export class Profile extends Effect.Service<Profile>()("@core/auth/Profile", {
   effect: Effect.gen(function*() {
     const users = yield* UsersRepo
     const audit = yield* AuditLog
+    const cache = yield* SessionCache
     const gone = new NotFound({ message: "User not found" })
 
     const get = (userId: string): Effect.Effect<UserRecord, NotFound> =>
@@ -30,6 +32,7 @@ export class Profile extends Effect.Service<Profile>()("@core/auth/Profile", {
           image: change.image === undefined ? current.image : change.image
         }, now)
         if (Option.isNone(updated)) return yield* gone
+        yield* cache.clear
         yield* audit.record({
           action: "user.update",
           actorId: userId,
@@ -43,5 +46,5 @@ export class Profile extends Effect.Service<Profile>()("@core/auth/Profile", {
 
     return { get, update } as const
   }),
-  dependencies: [UsersRepo.Default]
+  dependencies: [UsersRepo.Default, SessionCache.Default]
 }) {}

@@ -1,5 +1,7 @@
+import { Crypto } from "@core/kernel"
 import { Effect, Option } from "effect"
 import { Access } from "./Caller.js"
+import { SessionCache } from "./SessionCache.js"
 import { type ResolvedSessionContext, Sessions } from "./Sessions.js"
 import type { SessionTenant } from "./SessionsRepo.js"
 
@@ -23,16 +25,21 @@ const NO_TENANT: SessionTenant = {
 /**
  * Describes a session for `GET /api/core/session` and `POST /api/validate-session`: one lookup by
  * token hash (session, user, active organization, membership, platform status) plus the cached
- * operator flag and effective permissions of `Access`. The tenant is the session's active
+ * operator flag and effective permissions of `Access`, the whole answer kept a second in
+ * `SessionCache`. The tenant is the session's active
  * organization while the user is a member of it (or an operator); else it is empty.
  */
 export class SessionContext extends Effect.Service<SessionContext>()("@core/auth/SessionContext", {
   effect: Effect.gen(function*() {
     const sessions = yield* Sessions
     const access = yield* Access
+    const cache = yield* SessionCache
 
     const describe = (token: string): Effect.Effect<Option.Option<DescribedSession>> =>
       Effect.gen(function*() {
+        const tokenHash = Crypto.sha256Hex(token)
+        const cached = yield* cache.get(tokenHash)
+        if (cached !== undefined) return Option.some(cached)
         const found = yield* sessions.resolveContext(token)
         if (Option.isNone(found)) return Option.none()
         const resolved = found.value
@@ -46,10 +53,12 @@ export class SessionContext extends Effect.Service<SessionContext>()("@core/auth
           : inTenant && organizationId !== null
           ? yield* access.effectivePermissions(resolved.user.id, organizationId)
           : []
-        return Option.some({ ...resolved, tenant, role, permissions })
-      }).pipe(Effect.withSpan("SessionContext.describe"))
+        const described: DescribedSession = { ...resolved, refreshed: false, tenant, role, permissions }
+        yield* cache.set(tokenHash, described)
+        return Option.some(described)
+      }).pipe(Effect.withSpan("SessionContext.describe", { captureStackTrace: false }))
 
     return { describe } as const
   }),
-  dependencies: [Sessions.Default]
+  dependencies: [Sessions.Default, SessionCache.Default]
 }) {}

@@ -2,6 +2,7 @@ import { Crypto, Ids } from "@core/kernel"
 import { Clock, Duration, Effect, Option } from "effect"
 import type { AuditRequestFacts } from "./AuditEvent.js"
 import { AuditLog } from "./AuditEvent.js"
+import { SessionCache } from "./SessionCache.js"
 import { type SessionContextRow, type SessionRecord, SessionsRepo, type SessionWithUser } from "./SessionsRepo.js"
 
 /** How long a session lives, and how far each refresh pushes a sliding one. */
@@ -51,6 +52,7 @@ export class Sessions extends Effect.Service<Sessions>()("@core/auth/Sessions", 
     const repo = yield* SessionsRepo
     const ids = yield* Ids.Ids
     const audit = yield* AuditLog
+    const cache = yield* SessionCache
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
     /** Open a session for a user (sign-up, sign-in, magic link, password change). */
@@ -124,6 +126,7 @@ export class Sessions extends Effect.Service<Sessions>()("@core/auth/Sessions", 
       Effect.gen(function*() {
         const at = yield* now
         const revoked = yield* repo.revokeOwned(sessionId, userId, at)
+        yield* cache.clear
         yield* audit.record({
           action: "session.sign_out",
           actorId: userId,
@@ -138,6 +141,7 @@ export class Sessions extends Effect.Service<Sessions>()("@core/auth/Sessions", 
     const revoke = (userId: string, sessionId: string, facts: AuditRequestFacts) =>
       Effect.gen(function*() {
         const revoked = yield* repo.revokeOwned(sessionId, userId, yield* now)
+        yield* cache.clear
         if (Option.isSome(revoked)) yield* recordRevocation(userId, revoked.value, facts, "by_id")
         return revoked
       }).pipe(Effect.withSpan("Sessions.revoke"))
@@ -146,6 +150,7 @@ export class Sessions extends Effect.Service<Sessions>()("@core/auth/Sessions", 
     const revokeByToken = (userId: string, token: string, facts: AuditRequestFacts) =>
       Effect.gen(function*() {
         const revoked = yield* repo.revokeOwnedByTokenHash(Crypto.sha256Hex(token), userId, yield* now)
+        yield* cache.clear
         if (Option.isSome(revoked)) yield* recordRevocation(userId, revoked.value, facts, "by_token")
         return revoked
       }).pipe(Effect.withSpan("Sessions.revokeByToken"))
@@ -154,11 +159,12 @@ export class Sessions extends Effect.Service<Sessions>()("@core/auth/Sessions", 
     const revokeAll = (userId: string, keepId: string | null, facts: AuditRequestFacts, reason: string) =>
       Effect.gen(function*() {
         const revoked = yield* repo.revokeAllOf(userId, yield* now, keepId)
+        yield* cache.clear
         yield* Effect.forEach(revoked, (id) => recordRevocation(userId, id, facts, reason), { discard: true })
         return revoked
       }).pipe(Effect.withSpan("Sessions.revokeAll"))
 
     return { create, resolve, resolveContext, list, signOut, revoke, revokeByToken, revokeAll } as const
   }),
-  dependencies: [SessionsRepo.Default]
+  dependencies: [SessionsRepo.Default, SessionCache.Default]
 }) {}

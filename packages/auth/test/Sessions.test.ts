@@ -226,8 +226,34 @@ describe("GET /api/core/session and POST /api/validate-session", () => {
     })
     const org = await seedOrganization(h)
     await rows(h, (sql) => sql`UPDATE iam.sessions SET active_organization_id = ${org.id} WHERE user_id = ${user.id} RETURNING id`)
+    await new Promise((resolve) => setTimeout(resolve, 1100))
     const outsider = await (await h.fetch("/api/core/session", { token })).json()
+    expect(outsider.session.activeOrganizationId).toBe(org.id)
     expect(outsider).toMatchObject({ role: null, permissions: [], tenant: { organizationId: null, platformId: null } })
+  })
+
+  it("is kept a second: sign-out, revocation and profile changes show at once, other changes within the second", async () => {
+    const org = await seedOrganization(h)
+    const { email, user } = await signUp(h, { name: "Before" })
+    await addMember(h, org.id, user.id, "member")
+    const { token } = await (await h.fetch("/api/auth/sign-in/email", { json: { email, password: PASSWORD } })).json()
+    expect((await (await h.fetch("/api/core/session", { token })).json()).role).toBe("member")
+    await h.fetch("/api/auth/profile", { method: "PATCH", token, json: { name: "After" } })
+    expect((await (await h.fetch("/api/core/session", { token })).json()).user.name).toBe("After")
+
+    await rows(h, (sql) => sql`UPDATE iam.members SET role = 'admin' WHERE user_id = ${user.id} RETURNING id`)
+    expect((await (await h.fetch("/api/core/session", { token })).json()).role).toBe("member")
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    expect((await (await h.fetch("/api/core/session", { token })).json()).role).toBe("admin")
+
+    const other = await (await h.fetch("/api/auth/sign-in/email", { json: { email, password: PASSWORD } })).json()
+    expect((await h.fetch("/api/core/session", { token: other.token })).status).toBe(200)
+    const [listed] = (await (await h.fetch("/api/sessions", { token })).json()).data
+    await h.fetch(`/api/sessions/${listed.id}`, { method: "DELETE", token })
+    expect((await h.fetch("/api/core/session", { token: other.token })).status).toBe(401)
+    expect(await (await h.fetch("/api/validate-session", { json: { token: other.token } })).json()).toEqual({ valid: false })
+    await h.fetch("/api/auth/sign-out", { method: "POST", token })
+    expect((await h.fetch("/api/core/session", { token })).status).toBe(401)
   })
 
   it("answers 401 UNAUTHORIZED envelopes without a live session", async () => {

@@ -17,6 +17,7 @@ import { Credentials } from "../Credentials.js"
 import { EmailVerification } from "../EmailVerification.js"
 import { MagicLinks } from "../MagicLinks.js"
 import { Profile } from "../Profile.js"
+import { SessionCache } from "../SessionCache.js"
 import { SessionContext } from "../SessionContext.js"
 import { Sessions } from "../Sessions.js"
 import { AuthRoutes } from "./AuthRoutes.js"
@@ -50,7 +51,8 @@ const Services = Layer.mergeAll(
   Profile.Default,
   SessionContext.Default,
   CurrentSession.Default,
-  Sessions.Default
+  Sessions.Default,
+  SessionCache.Default
 )
 
 /**
