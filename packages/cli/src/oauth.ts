@@ -39,7 +39,7 @@ export type Outcome<A> =
   | { readonly _tag: "Ok"; readonly value: A }
   /** An RFC 6749 §5.2 error body: `{ error, error_description }`. */
   | { readonly _tag: "OAuthError"; readonly status: number; readonly error: string; readonly description: string | undefined }
-  /** Any other non-2xx answer (or a 2xx whose body is not the expected one, as status 0 with `problem`). */
+  /** Any other non-2xx answer, or a 2xx whose body is not the expected one. */
   | { readonly _tag: "HttpError"; readonly status: number; readonly message: string; readonly requestId: string | undefined }
   /** No answer at all: refused, DNS failure, reset, timeout. */
   | { readonly _tag: "Unreachable"; readonly reason: string }

@@ -79,7 +79,7 @@ const readToken = (value: string): string => {
   return token
 }
 
-const describe = (outcome: Exclude<Outcome<unknown>, { _tag: "Ok" }>): string => {
+const explain = (outcome: Exclude<Outcome<unknown>, { _tag: "Ok" }>): string => {
   switch (outcome._tag) {
     case "Unreachable":
       return outcome.reason
@@ -102,11 +102,11 @@ const summary = (credentials: Credentials) => ({
 const tokenLogin = async (ui: Ui, token: string, addresses: { iamUrl: string; apiUrl: string }): Promise<Credentials> => {
   const lookup = await lookupIdentity(addresses.iamUrl, token)
   const rejected = lookup._tag !== "Ok" && lookup._tag !== "Unreachable" && (lookup.status === 401 || lookup.status === 403)
-  if (rejected) throw failure(`The identity service at ${addresses.iamUrl} rejected the token (${describe(lookup)})`, "TOKEN_REJECTED")
+  if (rejected) throw failure(`The identity service at ${addresses.iamUrl} rejected the token (${explain(lookup)})`, "TOKEN_REJECTED")
   const fallbackExpiry = new Date(Date.now() + TOKEN_MODE_LIFETIME_MS).toISOString()
   const identity: Identity = lookup._tag === "Ok" ? lookup.value : { email: "ci-user", platformId: null, role: "unknown", expiresAt: undefined }
   if (lookup._tag !== "Ok") {
-    ui.error(`Could not look up the token's identity at ${addresses.iamUrl} (${describe(lookup)}); stored it for ci-user.`)
+    ui.error(`Could not look up the token's identity at ${addresses.iamUrl} (${explain(lookup)}); stored it for ci-user.`)
   }
   return {
     token,
@@ -164,7 +164,7 @@ const waitForApproval = async (env: Env, iamUrl: string, code: DeviceCode, spinn
         interval += SLOW_DOWN_SECONDS
         spinner.update(`Waiting for approval (polling every ${interval} s)`)
       } else if (outcome.error !== "authorization_pending") {
-        throw failure(`Device login failed (${describe(outcome)})`, "DEVICE_LOGIN_FAILED")
+        throw failure(`Device login failed (${explain(outcome)})`, "DEVICE_LOGIN_FAILED")
       }
     } else if (outcome._tag === "Unreachable" || outcome.status === 429 || outcome.status >= 500) {
       transient += 1
@@ -212,7 +212,7 @@ const deviceLogin = async (
   }
   spinner.stop("Approved.")
   const lookup = await lookupIdentity(addresses.iamUrl, tokens.accessToken)
-  if (lookup._tag !== "Ok") ui.error(`Logged in, but the identity lookup failed (${describe(lookup)}).`)
+  if (lookup._tag !== "Ok") ui.error(`Logged in, but the identity lookup failed (${explain(lookup)}).`)
   const identity = lookup._tag === "Ok" ? lookup.value : undefined
   return {
     token: tokens.accessToken,
