@@ -4,6 +4,7 @@ import { Clock, Duration, Effect, Option } from "effect"
 import { AuditLog, type AuditRequestFacts } from "./AuditEvent.js"
 import { OAuthError } from "./OAuthErrors.js"
 import { type RefreshTokenRecord, RefreshTokensRepo } from "./RefreshTokensRepo.js"
+import { SessionCache } from "./SessionCache.js"
 import { Sessions } from "./Sessions.js"
 
 /** How long the access token of a device login lives: a one-hour session that never slides. */
@@ -48,6 +49,7 @@ export class RefreshTokens extends Effect.Service<RefreshTokens>()("@core/auth/R
     const ids = yield* Ids.Ids
     const audit = yield* AuditLog
     const sql = yield* SqlClient.SqlClient
+    const cache = yield* SessionCache
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
     /** A one-hour device session and a 30-day refresh token for a user (run inside the caller's transaction). */
@@ -90,7 +92,7 @@ export class RefreshTokens extends Effect.Service<RefreshTokens>()("@core/auth/R
           targetId: token.familyId,
           metadata: { reason, userId: token.userId, refreshTokenId: token.id, sessionIds: ended }
         }, facts)
-      }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("RefreshTokens.revokeFamily"))
+      }).pipe(sql.withTransaction, Effect.orDie, Effect.zipLeft(cache.clear), Effect.withSpan("RefreshTokens.revokeFamily"))
 
     const rotate = (token: RefreshTokenRecord, facts: AuditRequestFacts) =>
       Effect.gen(function*() {
@@ -106,7 +108,7 @@ export class RefreshTokens extends Effect.Service<RefreshTokens>()("@core/auth/R
           metadata: { clientId: token.clientId, familyId: token.familyId, previousSessionId: token.sessionId }
         }, facts)
         return { _tag: "Rotated", grant } satisfies Rotation as Rotation
-      }).pipe(sql.withTransaction, Effect.orDie)
+      }).pipe(sql.withTransaction, Effect.orDie, Effect.zipLeft(cache.clear))
 
     /**
      * The refresh grant: spend the token and issue the next pair. Unknown, expired, revoked or
@@ -139,5 +141,5 @@ export class RefreshTokens extends Effect.Service<RefreshTokens>()("@core/auth/R
 
     return { issue, refresh } as const
   }),
-  dependencies: [RefreshTokensRepo.Default]
+  dependencies: [RefreshTokensRepo.Default, SessionCache.Default]
 }) {}
