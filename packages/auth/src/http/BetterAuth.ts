@@ -44,7 +44,8 @@ const respond = (
  * Answer a failure of a better-auth-compatible route with that library's `{ code, message }` body:
  * rule errors with their own status; kernel errors with the kernel's status, code and headers
  * (`VALIDATION_ERROR` also lists its `issues`); anything else is logged and answered 500
- * `INTERNAL_SERVER_ERROR`. Apply with `HttpRouter.catchAllCause` to the `/api/auth/*` routes only.
+ * `INTERNAL_SERVER_ERROR` (the log names the path, never the query, which may carry a one-time
+ * token). Apply with `HttpRouter.catchAllCause` to the `/api/auth/*` routes only.
  */
 export const handleCause = <E>(
   cause: Cause.Cause<E>
@@ -72,7 +73,7 @@ export const handleCause = <E>(
       return respond(requestId, 503, { code: "INTERNAL_SERVER_ERROR", message: "The request was interrupted" })
     }
     yield* Effect.logError("unhandled request failure", Cause.pretty(cause)).pipe(
-      Effect.annotateLogs({ requestId, method: request.method, url: request.url })
+      Effect.annotateLogs({ requestId, method: request.method, path: request.url.split("?")[0] })
     )
     return respond(requestId, 500, { code: "INTERNAL_SERVER_ERROR", message: "Internal Server Error" })
   })
