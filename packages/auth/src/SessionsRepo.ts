@@ -181,25 +181,21 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("@core/auth/Ses
         Effect.withSpan("SessionsRepo.listActive")
       )
 
-    /** Revoke one live session of the user by id; its id, or `None` when there is no such session. */
-    const revokeOwned = (id: string, userId: string, now: Date) =>
+    const revokeOne = (which: "id" | "token_hash", value: string, userId: string, now: Date) =>
       sql<{ readonly id: string }>`UPDATE iam.sessions SET revoked_at = ${now}, updated_at = ${now}
-        WHERE id = ${id} AND user_id = ${userId} AND revoked_at IS NULL AND expires_at > ${now}
+        WHERE ${sql(which)} = ${value} AND user_id = ${userId} AND revoked_at IS NULL AND expires_at > ${now}
         RETURNING id`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.id)),
-        Effect.orDie,
-        Effect.withSpan("SessionsRepo.revokeOwned")
+        Effect.orDie
       )
+
+    /** Revoke one live session of the user by id; its id, or `None` when there is no such session. */
+    const revokeOwned = (id: string, userId: string, now: Date) =>
+      revokeOne("id", id, userId, now).pipe(Effect.withSpan("SessionsRepo.revokeOwned"))
 
     /** Revoke one live session of the user by token hash; its id, or `None`. */
     const revokeOwnedByTokenHash = (tokenHash: string, userId: string, now: Date) =>
-      sql<{ readonly id: string }>`UPDATE iam.sessions SET revoked_at = ${now}, updated_at = ${now}
-        WHERE token_hash = ${tokenHash} AND user_id = ${userId} AND revoked_at IS NULL AND expires_at > ${now}
-        RETURNING id`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.id)),
-        Effect.orDie,
-        Effect.withSpan("SessionsRepo.revokeOwnedByTokenHash")
-      )
+      revokeOne("token_hash", tokenHash, userId, now).pipe(Effect.withSpan("SessionsRepo.revokeOwnedByTokenHash"))
 
     /** Revoke every live session of the user except `keepId`; the revoked ids. */
     const revokeAllOf = (userId: string, now: Date, keepId: string | null) =>

@@ -124,6 +124,18 @@ export const mailTo = (harness: Harness, to: string) =>
   rows<{ subject: string; text: string }>(harness, (sql) =>
     sql`SELECT subject, text_body AS text FROM iam.mail_outbox WHERE to_address = ${to} ORDER BY created_at DESC, id DESC`)
 
+/** The text of the newest mail to an address, read through any runtime holding the test database. */
+export const latestMailText = (
+  run: <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => Promise<A>,
+  email: string
+) =>
+  run(Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const [mail] = yield* sql<{ text_body: string }>`SELECT text_body FROM iam.mail_outbox WHERE to_address = ${email}
+      ORDER BY created_at DESC, id DESC LIMIT 1`
+    return mail.text_body
+  }).pipe(Effect.orDie))
+
 /** The first link of a mail's text. */
 export const linkIn = (text: string): URL => {
   const match = /https?:\/\/\S+/.exec(text)

@@ -1,10 +1,9 @@
 import * as Node from "@core/http/node"
-import { SqlClient } from "@effect/sql"
 import { createAuthClient } from "better-auth/client"
 import { magicLinkClient, organizationClient } from "better-auth/client/plugins"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { app, freshEmail, linkIn, PASSWORD, stackLayer } from "./AccountsSupport.js"
+import { app, freshEmail, latestMailText, linkIn, PASSWORD, stackLayer } from "./AccountsSupport.js"
 
 /**
  * better-auth's own client (`better-auth/client` with the magic-link and organization plugins)
@@ -30,13 +29,7 @@ describe("better-auth client", () => {
       }
     })
 
-  const latestMail = (email: string) =>
-    runtime.runPromise(Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const [mail] = yield* sql<{ text_body: string }>`SELECT text_body FROM iam.mail_outbox WHERE to_address = ${email}
-        ORDER BY created_at DESC, id DESC LIMIT 1`
-      return mail.text_body
-    }).pipe(Effect.orDie))
+  const latestMail = (email: string) => latestMailText((effect) => runtime.runPromise(effect), email)
 
   beforeAll(async () => {
     const context = (await runtime.runtime()).context

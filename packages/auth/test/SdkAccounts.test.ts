@@ -2,10 +2,9 @@ import * as Node from "@core/http/node"
 import { BadRequestError, CoreApiError, NotFoundError, UnauthorizedError } from "@core/sdk"
 import { iamAccounts } from "../../sdk/src/resources/iam-accounts.js"
 import { createTransport } from "../../sdk/src/transport.js"
-import { SqlClient } from "@effect/sql"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { app, freshEmail, linkIn, PASSWORD, stackLayer } from "./AccountsSupport.js"
+import { app, freshEmail, latestMailText, linkIn, PASSWORD, stackLayer } from "./AccountsSupport.js"
 
 /** The SDK's accounts resource against the identity routes on a real server (no gateway: base path ""). */
 describe("SDK client.iam accounts", () => {
@@ -15,13 +14,7 @@ describe("SDK client.iam accounts", () => {
   const iam = (token?: string) =>
     iamAccounts(createTransport({ baseUrl: server.url, retry: 0, ...(token === undefined ? {} : { token }) }), "")
 
-  const latestMail = (email: string) =>
-    runtime.runPromise(Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const [mail] = yield* sql<{ text_body: string }>`SELECT text_body FROM iam.mail_outbox WHERE to_address = ${email}
-        ORDER BY created_at DESC, id DESC LIMIT 1`
-      return mail.text_body
-    }).pipe(Effect.orDie))
+  const latestMail = (email: string) => latestMailText((effect) => runtime.runPromise(effect), email)
 
   beforeAll(async () => {
     server = await Node.serve(app, { layer: Layer.succeedContext((await runtime.runtime()).context) })
