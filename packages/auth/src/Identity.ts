@@ -6,6 +6,7 @@ import { AccountsLive, AccountsRouter } from "./http/Accounts.js"
 import { AuthorizationLive, AuthorizationRouter } from "./http/Authorization.js"
 import { DeviceAuthorizationLive, DeviceRouter } from "./http/OAuth.js"
 import { OrganizationsLive, OrganizationsRouter } from "./http/Organizations.js"
+import { PagesLive, PagesRouter } from "./http/Pages.js"
 import * as MailerLive from "./mail/MailerLive.js"
 
 /** `GET /health` of the identity service: `{ status: healthy | degraded, checks }` (seed 000). */
@@ -29,7 +30,14 @@ const health = HttpRouter.empty.pipe(
 )
 
 /** Every route of the identity service at its own paths. */
-export const IdentityRouter = HttpRouter.concatAll(health, AccountsRouter, OrganizationsRouter, AuthorizationRouter, DeviceRouter)
+export const IdentityRouter = HttpRouter.concatAll(
+  health,
+  AccountsRouter,
+  OrganizationsRouter,
+  AuthorizationRouter,
+  DeviceRouter,
+  PagesRouter
+)
 
 /**
  * The identity service as one app: its routes, with the kernel's error envelope for every
@@ -40,9 +48,10 @@ export const IdentityApp = ErrorResponse.withErrorEnvelope(IdentityRouter)
 /**
  * Everything the identity app needs but the database (`SqlClient`), `CoreConfig`, `Ids` and the
  * registry's `PlatformSetup`: accounts and sessions, organizations, authorization, device
- * authorization, and mail (SMTP when `SMTP_URL` is set, else the outbox).
+ * authorization, the web pages' CSRF protection, and mail (SMTP when `SMTP_URL` is set, else the
+ * outbox).
  */
-export const IdentityLive = Layer.mergeAll(OrganizationsLive, DeviceAuthorizationLive).pipe(
+export const IdentityLive = Layer.mergeAll(OrganizationsLive, DeviceAuthorizationLive, PagesLive).pipe(
   Layer.provideMerge(AccountsLive),
   Layer.provideMerge(AuthorizationLive),
   Layer.provideMerge(MailerLive.layer)

@@ -10,6 +10,7 @@ import * as Migrations from "./Migrations.js"
 import * as Services from "./Services.js"
 import * as Storage from "./Storage.js"
 import { version } from "./Version.js"
+import * as WebPages from "./WebPages.js"
 
 /**
  * What the server answers while the database opens and migrates: `/health` is live at once (200
@@ -59,7 +60,7 @@ export const start = (config: Configuration): Effect.Effect<void, CommandFailed>
       const checks: ReadonlyArray<Health.ReadinessCheck> = [
         { name: "database", check: Database.ping.pipe(Effect.provide(database)) }
       ]
-      current = Gateway.make({ upstreams, fallback: Health.routes(checks) })
+      current = Gateway.make({ upstreams, fallback: HttpRouter.concat(Health.routes(checks), WebPages.routes(upstreams)) })
       yield* Effect.sync(() =>
         process.stderr.write(Banner.firstScreen({ port, config, storage: Storage.describeStorage(config), version }))
       )

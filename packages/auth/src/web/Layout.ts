@@ -16,6 +16,7 @@ export const layout = (frame: PageFrame): SafeHtml =>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
+<link rel="icon" href="data:,">
 <title>${frame.title} · Core</title>
 <style>${raw(STYLESHEET)}</style>
 </head>
