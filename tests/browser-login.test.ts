@@ -96,7 +96,7 @@ describe.skipIf(!hasChromium)("signing up, creating an organization and approvin
     expect(await page.locator("h1").textContent()).toBe("Organization created")
     expect(await page.locator("dd").first().textContent()).toBe(slug)
 
-    const login = spawnCore(home, ["login", "--no-browser", "--iam-url", `${base}/api/v1/iam`])
+    const login = spawnCore(home, ["login", "--no-browser", "--iam-url", `${base}/api/v1/iam`], { CORE_LOGIN_TIMEOUT_MS: "90000" })
     const [, complete] = await login.waitForLine(COMPLETE_LINE)
     expect(complete).toMatch(new RegExp(`^${base}/api/v1/iam/device\\?user_code=[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$`))
     const userCode = new URL(complete).searchParams.get("user_code")!
