@@ -183,6 +183,24 @@ for (const driver of TestDatabase.drivers) {
       expect(anonymous.location).toBe("/api/v1/iam/sign-in?next=%2Fapi%2Fv1%2Fiam%2Faccount")
     })
 
+    it("a forged sign-out (no token, another site) is refused with 403 and the session lives on", async () => {
+      const browser = harness.browser()
+      const { email } = await signUp(browser)
+      const forged = await browser.visit("/sign-out", { form: { csrf: "forged" } })
+      expect(forged.status).toBe(403)
+      expect(alertOf(forged.html)).toBe("This form has expired or was sent from another site. Please submit it again.")
+      const page = await browser.visit("/account")
+      const crossSite = await browser.visit("/sign-out", {
+        form: hiddenFields(page.html),
+        headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" }
+      })
+      expect(crossSite.status).toBe(403)
+      const sessions = await rows<{ revoked: boolean }>(harness, (sql) =>
+        sql`SELECT s.revoked_at IS NOT NULL AS revoked FROM iam.sessions s JOIN iam.users u ON u.id = s.user_id WHERE u.email = ${email}`)
+      expect(sessions).toEqual([{ revoked: false }])
+      expect((await browser.visit("/account")).status).toBe(200)
+    })
+
     it("sign-out revokes the session, clears the cookie and says so", async () => {
       const browser = harness.browser()
       const { email } = await signUp(browser)

@@ -145,9 +145,13 @@ const signOut = Effect.gen(function*() {
   const { base } = yield* pageContext
   const session = yield* browserSession
   if (Option.isNone(session)) return seeOther(href(base, "/sign-in"))
-  const { refused } = yield* readForm("sign-out", session.value.sessionId)
-  if (refused) return seeOther(href(base, "/account"))
-  yield* (yield* Sessions).signOut(session.value.userId, session.value.sessionId, yield* requestFacts)
+  const who = session.value
+  const { refused } = yield* readForm("sign-out", who.sessionId)
+  if (refused) {
+    return yield* renderForm("sign-out", who.sessionId, (csrf) =>
+      accountPage({ base, csrf, name: who.name, email: who.email, error: CSRF_MESSAGE }), 403)
+  }
+  yield* (yield* Sessions).signOut(who.userId, who.sessionId, yield* requestFacts)
   return withoutSession(seeOther(href(base, "/sign-in", { signed_out: "1" })), yield* cookies)
 })
 

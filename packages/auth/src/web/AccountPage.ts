@@ -1,4 +1,4 @@
-import { csrfField, notice } from "./Forms.js"
+import { alert, csrfField } from "./Forms.js"
 import { html, type SafeHtml } from "./Html.js"
 import { layout } from "./Layout.js"
 import { href } from "./Links.js"
@@ -9,7 +9,7 @@ export interface AccountView {
   readonly csrf: string
   readonly name: string
   readonly email: string
-  readonly notice?: string | undefined
+  readonly error?: string | undefined
 }
 
 /** `GET /account`: who is signed in, where to go next, and the sign-out button. */
@@ -17,7 +17,7 @@ export const accountPage = (view: AccountView): SafeHtml =>
   layout({
     title: "Your account",
     body: html`<h1>Your account</h1>
-${notice(view.notice)}
+${alert(view.error)}
 <dl>
 <dt>Name</dt><dd>${view.name}</dd>
 <dt>Email</dt><dd>${view.email}</dd>

@@ -35,6 +35,9 @@ export const readForm = (form: string, binding = "") =>
     const { csrf, request } = yield* pageContext
     const fields = yield* FormBody.read
     const checked = csrf.verify(request, form, FormBody.text(fields, CSRF_FIELD), binding)
+    if (Either.isLeft(checked)) {
+      yield* Effect.logWarning("form refused by the CSRF check").pipe(Effect.annotateLogs({ form, reason: checked.left.reason }))
+    }
     return { fields, refused: Either.isLeft(checked) } as const
   })
 
