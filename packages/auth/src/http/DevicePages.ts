@@ -5,7 +5,6 @@ import type { OAuthError } from "../OAuthErrors.js"
 import { deviceApprovedPage, deviceConfirmPage, deviceDeniedPage, deviceEntryPage } from "../web/DevicePage.js"
 import * as FormBody from "../web/FormBody.js"
 import { href } from "../web/Links.js"
-import { messagePage } from "../web/MessagePage.js"
 import {
   browserSession,
   CSRF_MESSAGE,
@@ -13,7 +12,8 @@ import {
   queryParam,
   readForm,
   renderForm,
-  signInFirst
+  signInFirst,
+  signInRequired
 } from "../web/PageContext.js"
 import { page } from "../web/Respond.js"
 import { requestFacts } from "./AuthRoutes.js"
@@ -76,13 +76,7 @@ const activation = Effect.gen(function*() {
 const decide = Effect.gen(function*() {
   const { base } = yield* pageContext
   const session = yield* browserSession
-  if (Option.isNone(session)) {
-    return page(messagePage({
-      title: "Please sign in",
-      message: "Sign in to approve a device.",
-      link: { href: href(base, "/sign-in", { next: href(base, "/device") }), label: "Sign in" }
-    }), 401)
-  }
+  if (Option.isNone(session)) return signInRequired(base, "/device", "Sign in to approve a device.")
   const who = session.value
   const { fields, refused: forged } = yield* readForm("device", who.sessionId)
   const userCode = typedCode(FormBody.text(fields, "user_code"))

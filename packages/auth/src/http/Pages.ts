@@ -14,7 +14,6 @@ import { accountPage } from "../web/AccountPage.js"
 import { handlePageCause } from "../web/ErrorPages.js"
 import * as FormBody from "../web/FormBody.js"
 import { href, safeNext } from "../web/Links.js"
-import { messagePage } from "../web/MessagePage.js"
 import { orgCreatedPage, orgSetupPage } from "../web/OrgSetupPage.js"
 import {
   browserSession,
@@ -24,7 +23,8 @@ import {
   queryParam,
   readForm,
   renderForm,
-  signInFirst
+  signInFirst,
+  signInRequired
 } from "../web/PageContext.js"
 import { page, seeOther } from "../web/Respond.js"
 import { signInPage } from "../web/SignInPage.js"
@@ -178,13 +178,7 @@ const NAME_MESSAGE = "Enter a name of 1 to 100 characters."
 const orgSetup = Effect.gen(function*() {
   const { base } = yield* pageContext
   const session = yield* browserSession
-  if (Option.isNone(session)) {
-    return page(messagePage({
-      title: "Please sign in",
-      message: "Sign in to create an organization.",
-      link: { href: href(base, "/sign-in", { next: href(base, "/org-setup") }), label: "Sign in" }
-    }), 401)
-  }
+  if (Option.isNone(session)) return signInRequired(base, "/org-setup", "Sign in to create an organization.")
   const who: SessionCaller = session.value
   const { fields, refused } = yield* readForm("org-setup", who.sessionId)
   const name = FormBody.text(fields, "name")

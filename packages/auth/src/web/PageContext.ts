@@ -7,6 +7,7 @@ import { settingsFor } from "../http/SessionCookie.js"
 import * as FormBody from "./FormBody.js"
 import type { SafeHtml } from "./Html.js"
 import { basePathOf, href } from "./Links.js"
+import { messagePage } from "./MessagePage.js"
 import { page, seeOther } from "./Respond.js"
 
 /** What a page's handler starts from: the request, the pages' base path, the CSRF protection. */
@@ -65,3 +66,11 @@ export const queryParam = (name: string) =>
     const value = Body.searchParamsRecord(request.url)[name]
     return typeof value === "string" ? value : undefined
   })
+
+/** The 401 answer to a post that needs a session and came without one, linking to sign-in and back to `path`. */
+export const signInRequired = (base: string, path: string, message: string) =>
+  page(messagePage({
+    title: "Please sign in",
+    message,
+    link: { href: href(base, "/sign-in", { next: href(base, path) }), label: "Sign in" }
+  }), 401)
