@@ -1,0 +1,41 @@
+import { IamMigrations, IdentityApp, IdentityLive, PlatformSetup, RegistryPlatformSetup } from "@core/auth"
+import * as Web from "@core/http/web"
+import * as HonoAdapter from "@core/http/hono"
+import { CoreConfig, Database, Ids, Migrations } from "@core/kernel"
+import { Platforms, RegistryMigrations } from "@core/registry"
+import { Effect, Layer } from "effect"
+import { Hono } from "hono"
+
+/** Where the host keeps Core's data and how Core is configured: plain environment variables. */
+export interface HostOptions {
+  /** `DATABASE_URL`, `CORE_DATA_DIR`, `CORE_SECRET`, `CORE_PUBLIC_URL`, … (see `.env.example`). */
+  readonly env: Record<string, string | undefined>
+}
+
+/** The registry in process gives every tenant organization its platform (same database). */
+const PlatformSetupLive = Layer.effect(
+  PlatformSetup,
+  Effect.map(Platforms, (platforms) => RegistryPlatformSetup.make(platforms.create))
+).pipe(Layer.provide(Platforms.Default))
+
+/**
+ * A Hono app of the host's own routes, with Core's identity service mounted under `/identity`:
+ * `/identity/api/auth/sign-up/email`, `/identity/api/core/session`, … The database is migrated
+ * when the first request builds the services.
+ */
+export const makeHost = (options: HostOptions) => {
+  const config = CoreConfig.layer(options.env)
+  const database = Database.layer({ url: options.env.DATABASE_URL, dataDir: options.env.CORE_DATA_DIR })
+  const services = IdentityLive.pipe(
+    Layer.provide(PlatformSetupLive),
+    Layer.provideMerge(Layer.mergeAll(config, Ids.layer)),
+    Layer.provideMerge(Layer.merge(database, Migrations.layer([IamMigrations, RegistryMigrations]).pipe(Layer.provide(database)))),
+    Layer.orDie
+  )
+  const identity = Web.make(IdentityApp, services)
+
+  const app = new Hono()
+  app.get("/", (c) => c.text("Hello from the host app. Core's identity service is under /identity."))
+  HonoAdapter.mount(app, "/identity", identity.handler)
+  return { app, dispose: identity.dispose }
+}
