@@ -1,7 +1,7 @@
 import { IamMigrations, IdentityApp, IdentityLive, PlatformSetup, RegistryPlatformSetup } from "@core/auth"
 import * as Web from "@core/http/web"
 import * as HonoAdapter from "@core/http/hono"
-import { CoreConfig, Database, Ids, Migrations } from "@core/kernel"
+import { CoreConfig, Database, Ids, loadConfig, Migrations } from "@core/kernel"
 import { Platforms, RegistryMigrations } from "@core/registry"
 import { Effect, Layer } from "effect"
 import { Hono } from "hono"
@@ -24,8 +24,9 @@ const PlatformSetupLive = Layer.effect(
  * when the first request builds the services.
  */
 export const makeHost = (options: HostOptions) => {
+  const parsed = loadConfig(options.env)
   const config = CoreConfig.layer(options.env)
-  const database = Database.layer({ url: options.env.DATABASE_URL, dataDir: options.env.CORE_DATA_DIR })
+  const database = Database.layer({ url: parsed.databaseUrl, dataDir: parsed.dataDir })
   const services = IdentityLive.pipe(
     Layer.provide(PlatformSetupLive),
     Layer.provideMerge(Layer.mergeAll(config, Ids.layer)),
