@@ -43,19 +43,38 @@ export const readiness = (checks: ReadonlyArray<ReadinessCheck>): Effect.Effect<
     }))
   )
 
+const noStore = { "cache-control": "no-store" }
+
+/** `GET /health`: liveness, 200 `ok` as `text/plain` as soon as the process listens. */
+const liveness = HttpRouter.get("/health", Effect.succeed(HttpServerResponse.text("ok", { headers: noStore })))
+
 /**
  * `GET /health` (liveness: 200 `ok`, `text/plain`) and `GET /ready` (200 when every check
  * answers, else 503, with the `Readiness` body).
  */
 export const routes = (checks: ReadonlyArray<ReadinessCheck>) =>
   HttpRouter.empty.pipe(
-    HttpRouter.get("/health", Effect.succeed(HttpServerResponse.text("ok", { headers: { "cache-control": "no-store" } }))),
+    liveness,
     HttpRouter.get(
       "/ready",
       Effect.map(readiness(checks), (body) =>
         HttpServerResponse.unsafeJson(body, {
           status: body.status === "ready" ? 200 : 503,
-          headers: { "cache-control": "no-store" }
+          headers: noStore
         }))
     )
   )
+
+/**
+ * What answers while the database opens and migrates: `/health` is live (200 `ok`) and `/ready`
+ * is 503 `{ status: "starting", checks: { database: "starting" } }`.
+ */
+export const startingRoutes = HttpRouter.empty.pipe(
+  liveness,
+  HttpRouter.get(
+    "/ready",
+    Effect.succeed(
+      HttpServerResponse.unsafeJson({ status: "starting", checks: { database: "starting" } }, { status: 503, headers: noStore })
+    )
+  )
+)

@@ -1,4 +1,4 @@
-import { type HttpApp, HttpRouter, HttpServerResponse } from "@effect/platform"
+import { type HttpApp, HttpRouter } from "@effect/platform"
 import { Gateway } from "@core/gateway"
 import { type Configuration, CoreConfig, Database, DataDirLock } from "@core/kernel"
 import { Effect, type Scope } from "effect"
@@ -13,23 +13,10 @@ import { version } from "./Version.js"
 import * as WebPages from "./WebPages.js"
 
 /**
- * What the server answers while the database opens and migrates: `/health` is live at once (200
- * `ok`), `/ready` is 503 `{ status: "starting" }`, and the API answers 503 envelopes.
+ * What the server answers while the database opens and migrates: `/health` and `/ready` from
+ * `Health.startingRoutes`; the API has no upstreams yet, so it answers 502 envelopes.
  */
-const starting = Gateway.make({
-  fallback: HttpRouter.empty.pipe(
-    HttpRouter.get("/health", Effect.succeed(HttpServerResponse.text("ok", { headers: { "cache-control": "no-store" } }))),
-    HttpRouter.get(
-      "/ready",
-      Effect.succeed(
-        HttpServerResponse.unsafeJson({ status: "starting", checks: { database: "starting" } }, {
-          status: 503,
-          headers: { "cache-control": "no-store" }
-        })
-      )
-    )
-  )
-})
+const starting = Gateway.make({ fallback: Health.startingRoutes })
 
 /** Refuse early, before taking the port, when another process holds the embedded data directory. */
 const ensureDataDirFree = (config: Configuration): Effect.Effect<void, CommandFailed> =>
