@@ -16,6 +16,13 @@ export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "
 export type LogLevelName = (typeof LOG_LEVELS)[number]
 
 /** Accepted values of `NODE_ENV`. */
+/** Default requests a minute per `{ip}:{path}` (`CORE_RATE_LIMIT_PER_MINUTE`). */
+export const DEFAULT_RATE_LIMIT = 600
+/** Default requests a minute for sign-up, sign-in and reset routes (`CORE_RATE_LIMIT_AUTH_PER_MINUTE`). */
+export const DEFAULT_AUTH_RATE_LIMIT = 10
+/** Default wait for an HTTP upstream's response headers (`CORE_UPSTREAM_TIMEOUT_MS`). */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000
+
 export const NODE_ENVS = ["development", "production", "test"] as const
 export type NodeEnv = (typeof NODE_ENVS)[number]
 
@@ -50,6 +57,10 @@ export interface Configuration {
   readonly cloudflare: { readonly accountId: string; readonly apiToken: Redacted.Redacted<string> } | undefined
   readonly githubToken: Redacted.Redacted<string> | undefined
   /** `LOG_LEVEL`. @default "info" */
+  /** Requests a minute per `{ip}:{path}`, and for the sign-up, sign-in and reset routes (DESIGN §6). */
+  readonly rateLimits: { readonly perMinute: number; readonly authPerMinute: number }
+  /** How long the gateway waits for an HTTP upstream's response headers. */
+  readonly upstreamTimeoutMs: number
   readonly logLevel: LogLevelName
 }
 
@@ -110,6 +121,8 @@ const variable = <A>(schema: z.ZodType<A, string>, must: string, secret = false)
   secret
 })
 
+const positiveInt = z.string().regex(/^\d{1,7}$/).transform(Number).pipe(z.number().int().min(1).max(1_000_000))
+
 const VARIABLES = {
   NODE_ENV: variable(z.enum(NODE_ENVS), `must be one of ${NODE_ENVS.join(", ")}`),
   PORT: variable(
@@ -133,6 +146,9 @@ const VARIABLES = {
   CLOUDFLARE_ACCOUNT_ID: variable(z.string().regex(/^[0-9a-f]{32}$/i), "must be a 32-character hexadecimal account id"),
   CLOUDFLARE_API_TOKEN: variable(z.string().min(1), "must not be empty", true),
   GITHUB_TOKEN: variable(z.string().min(1), "must not be empty", true),
+  CORE_RATE_LIMIT_PER_MINUTE: variable(positiveInt, "must be a whole number from 1 to 1000000"),
+  CORE_RATE_LIMIT_AUTH_PER_MINUTE: variable(positiveInt, "must be a whole number from 1 to 1000000"),
+  CORE_UPSTREAM_TIMEOUT_MS: variable(positiveInt, "must be a whole number of milliseconds from 1 to 1000000"),
   LOG_LEVEL: variable(
     z.string().transform((value) => value.toLowerCase()).pipe(z.enum(LOG_LEVELS)),
     `must be one of ${LOG_LEVELS.join(", ")}`
@@ -243,6 +259,12 @@ export const parseConfig = (env: Env): Either.Either<Configuration, ConfigError>
       message: `CORE_STATIC_API_KEY must be at least ${PRODUCTION_STATIC_KEY_LENGTH} characters when NODE_ENV=production`
     })
   }
+  if (nodeEnv === "production" && staticApiKey === undefined && !issues.some((issue) => issue.variable === "CORE_STATIC_API_KEY")) {
+    issues.push({
+      variable: "CORE_STATIC_API_KEY",
+      message: "CORE_STATIC_API_KEY is required when NODE_ENV=production (without it the gateway lets unauthenticated requests through)"
+    })
+  }
   if ((values.CLOUDFLARE_ACCOUNT_ID === undefined) !== (values.CLOUDFLARE_API_TOKEN === undefined)) {
     const missing = values.CLOUDFLARE_ACCOUNT_ID === undefined ? "CLOUDFLARE_ACCOUNT_ID" : "CLOUDFLARE_API_TOKEN"
     if (!issues.some((issue) => issue.variable.startsWith("CLOUDFLARE_"))) {
@@ -283,6 +305,11 @@ export const parseConfig = (env: Env): Either.Either<Configuration, ConfigError>
         ? { accountId: values.CLOUDFLARE_ACCOUNT_ID, apiToken: Redacted.make(values.CLOUDFLARE_API_TOKEN) }
         : undefined,
     githubToken: redact(values.GITHUB_TOKEN),
+    rateLimits: {
+      perMinute: values.CORE_RATE_LIMIT_PER_MINUTE ?? DEFAULT_RATE_LIMIT,
+      authPerMinute: values.CORE_RATE_LIMIT_AUTH_PER_MINUTE ?? DEFAULT_AUTH_RATE_LIMIT
+    },
+    upstreamTimeoutMs: values.CORE_UPSTREAM_TIMEOUT_MS ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
     logLevel: values.LOG_LEVEL ?? "info"
   })
 }

@@ -123,15 +123,36 @@ describe("Config", () => {
   })
 
   it("requires CORE_SECRET in production, and a long one", () => {
-    expect(failure({ NODE_ENV: "production", CORE_DATA_DIR: tempDir() }).message).toBe(
+    expect(failure({ NODE_ENV: "production", CORE_DATA_DIR: tempDir(), CORE_STATIC_API_KEY: "a-static-key-of-enough-length" }).message).toBe(
       "Invalid configuration: CORE_SECRET is required when NODE_ENV=production"
     )
-    expect(failure({ NODE_ENV: "production", CORE_SECRET: "short" }).issues[0]).toEqual({
+    expect(failure({ NODE_ENV: "production", CORE_SECRET: "short", CORE_STATIC_API_KEY: "a-static-key-of-enough-length" }).issues[0]).toEqual({
       variable: "CORE_SECRET",
       message: "CORE_SECRET must be at least 32 characters when NODE_ENV=production"
     })
     expect(failure({ NODE_ENV: "production", CORE_SECRET: "y".repeat(32), CORE_STATIC_API_KEY: "short" }).issues[0].variable)
       .toBe("CORE_STATIC_API_KEY")
+  })
+
+  it("refuses the development bypass in production: the static key is required there", () => {
+    expect(failure({ NODE_ENV: "production", CORE_SECRET: "y".repeat(32) }).issues).toEqual([{
+      variable: "CORE_STATIC_API_KEY",
+      message: "CORE_STATIC_API_KEY is required when NODE_ENV=production (without it the gateway lets unauthenticated requests through)"
+    }])
+  })
+
+  it("reads the rate limits and the upstream timeout, with defaults", () => {
+    expect(loadConfig({ NODE_ENV: "test" })).toMatchObject({ rateLimits: { perMinute: 600, authPerMinute: 10 }, upstreamTimeoutMs: 30_000 })
+    const config = loadConfig({
+      NODE_ENV: "test",
+      CORE_RATE_LIMIT_PER_MINUTE: "1200",
+      CORE_RATE_LIMIT_AUTH_PER_MINUTE: "5",
+      CORE_UPSTREAM_TIMEOUT_MS: "2500"
+    })
+    expect(config).toMatchObject({ rateLimits: { perMinute: 1200, authPerMinute: 5 }, upstreamTimeoutMs: 2500 })
+    expect(failure({ NODE_ENV: "test", CORE_RATE_LIMIT_PER_MINUTE: "0" }).issues).toEqual([
+      { variable: "CORE_RATE_LIMIT_PER_MINUTE", message: "CORE_RATE_LIMIT_PER_MINUTE must be a whole number from 1 to 1000000 (got \"0\")" }
+    ])
   })
 
   it("requires both Cloudflare variables or neither", () => {

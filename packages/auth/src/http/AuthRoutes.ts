@@ -15,6 +15,7 @@ import { Sessions } from "../Sessions.js"
 import { sessionView, userView } from "./AccountViews.js"
 import { handleCause, json } from "./BetterAuth.js"
 import { settingsFor, withoutSession, withSession } from "./SessionCookie.js"
+import { invalidates } from "./Invalidate.js"
 
 /** The request's audit facts (client address, user agent, request id). */
 export const requestFacts = Effect.zipWith(HttpServerRequest.HttpServerRequest, CoreConfig, (request, config) =>
@@ -88,6 +89,7 @@ const signOut = Effect.gen(function*() {
   if (Option.isSome(found)) {
     const { resolved } = found.value
     yield* (yield* Sessions).signOut(resolved.user.id, resolved.session.id, yield* requestFacts)
+    return invalidates(withoutSession(json({ success: true }), yield* cookies), { sessionId: resolved.session.id })
   }
   return withoutSession(json({ success: true }), yield* cookies)
 })
@@ -118,7 +120,8 @@ const revokeSession = Effect.gen(function*() {
     ? yield* sessions.revoke(resolved.user.id, input.id, facts)
     : yield* sessions.revokeByToken(resolved.user.id, input.token ?? "", facts)
   const current = Option.isSome(revoked) && revoked.value === resolved.session.id
-  return current ? withoutSession(json({ status: true }), yield* cookies) : json({ status: true })
+  const response = current ? withoutSession(json({ status: true }), yield* cookies) : json({ status: true })
+  return Option.isSome(revoked) ? invalidates(response, { sessionId: revoked.value }) : response
 })
 
 const revokeSessions = (keepCurrent: boolean) =>
@@ -126,7 +129,8 @@ const revokeSessions = (keepCurrent: boolean) =>
     const { resolved } = yield* requireSignedIn
     const keep = keepCurrent ? resolved.session.id : null
     yield* (yield* Sessions).revokeAll(resolved.user.id, keep, yield* requestFacts, keepCurrent ? "others" : "all")
-    return keepCurrent ? json({ status: true }) : withoutSession(json({ status: true }), yield* cookies)
+    const response = keepCurrent ? json({ status: true }) : withoutSession(json({ status: true }), yield* cookies)
+    return invalidates(response, { userId: resolved.user.id })
   })
 
 const updateUser = Effect.gen(function*() {
@@ -162,7 +166,8 @@ const changePassword = Effect.gen(function*() {
   const owner = { userId: resolved.user.id, sessionId: resolved.session.id }
   const changed = yield* (yield* Credentials).change(owner, input, yield* requestFacts)
   const body = { token: changed.token, user: userView(changed.user) }
-  return changed.token === null ? json(body) : withSession(json(body), changed.token, yield* cookies)
+  const response = changed.token === null ? json(body) : withSession(json(body), changed.token, yield* cookies)
+  return invalidates(response, { userId: resolved.user.id })
 })
 
 const sendVerificationEmail = Effect.gen(function*() {
@@ -190,7 +195,7 @@ const deleteUser = Effect.gen(function*() {
   const input = yield* Body.json(Iam.DeleteUserRequest)
   const caller = { userId: resolved.user.id, sessionCreatedAt: resolved.session.createdAt }
   yield* (yield* Accounts).deleteUser(caller, input.password, yield* requestFacts)
-  return withoutSession(json({ success: true, message: "User deleted" }), yield* cookies)
+  return invalidates(withoutSession(json({ success: true, message: "User deleted" }), yield* cookies), { userId: resolved.user.id })
 })
 
 /**

@@ -11,6 +11,7 @@ import { Grants } from "../Grants.js"
 import { PlatformStatus } from "../PlatformStatus.js"
 import { RoleMappings } from "../RoleMappings.js"
 import { ServiceTokens } from "../ServiceTokens.js"
+import { invalidates } from "./Invalidate.js"
 
 const json = (body: unknown, status = 200) => HttpServerResponse.unsafeJson(body, { status })
 const noContent = HttpServerResponse.empty({ status: 204 })
@@ -72,7 +73,7 @@ const apiKeys = HttpRouter.empty.pipe(
     const who = yield* caller
     const { id } = yield* Body.params(Iam.IdParams)
     yield* Effect.flatMap(ApiKeys, (s) => s.revoke(who, id))
-    return noContent
+    return invalidates(noContent, { keyId: id })
   })),
   HttpRouter.post("/api/core/apikey/validate", Effect.gen(function*() {
     const keys = yield* ApiKeys
@@ -99,7 +100,8 @@ const platformStatus = HttpRouter.empty.pipe(
   HttpRouter.post("/internal/platform-status", Effect.gen(function*() {
     const who = yield* caller
     const input = yield* Body.json(Iam.SetPlatformStatusRequest)
-    return json(yield* Effect.flatMap(PlatformStatus, (s) => s.set(who, input)))
+    const record = yield* Effect.flatMap(PlatformStatus, (s) => s.set(who, input))
+    return invalidates(json(record), { platformId: input.platformId })
   }))
 )
 

@@ -8,6 +8,7 @@ import { Profile } from "../Profile.js"
 import { type DescribedSession, SessionContext } from "../SessionContext.js"
 import { Sessions } from "../Sessions.js"
 import { sessionView, userView } from "./AccountViews.js"
+import { invalidates } from "./Invalidate.js"
 import { requestFacts } from "./AuthRoutes.js"
 import { settingsFor, withoutSession } from "./SessionCookie.js"
 
@@ -35,8 +36,8 @@ const deleteSession = Effect.gen(function*() {
   const { id } = yield* Body.params(Iam.SessionIdParams)
   const revoked = yield* (yield* Sessions).revoke(caller.userId, id, yield* requestFacts)
   if (Option.isNone(revoked)) return yield* new NotFound({ message: "Session not found" })
-  if (id !== caller.sessionId) return ok({ id })
-  return withoutSession(ok({ id }), settingsFor((yield* CoreConfig).nodeEnv))
+  if (id !== caller.sessionId) return invalidates(ok({ id }), { sessionId: id })
+  return invalidates(withoutSession(ok({ id }), settingsFor((yield* CoreConfig).nodeEnv)), { sessionId: id })
 })
 
 const tenantView = (described: DescribedSession) => ({

@@ -1,0 +1,275 @@
+import { Headers, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Iam } from "@core/contracts"
+import { Crypto, Forbidden, ForwardedIdentity, PlatformSuspended, Unauthorized } from "@core/kernel"
+import { Context, Effect, Option, Redacted } from "effect"
+import { type CredentialCache, type Invalidation, parseInvalidation, type Principal } from "./CredentialCache.js"
+import type { IdentityResolver } from "./IdentityResolver.js"
+import type { GatewayApp, GatewayMiddleware } from "./Middleware.js"
+import { isUnder, match, type Route, targetOf } from "./Routes.js"
+
+/** The principal of the current request, once step 9 has authenticated it. */
+export class CurrentPrincipal extends Context.Tag("@core/gateway/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
+
+/** The cookie a browser's session travels in. */
+export const SESSION_COOKIE = "core.session_token"
+
+/** The response header in which the identity service names what a change invalidates. */
+export const INVALIDATE_HEADER = "x-core-invalidate"
+
+/**
+ * Paths open without credentials (DESIGN §6): the identity's sign-up, sign-in (password and magic
+ * link), magic-link verify, password reset, email verification, OAuth device and token endpoints
+ * and metadata, its JWKS, and the OpenAPI documents. `/health`, `/ready`, `/metrics` and the web
+ * pages are outside `/api/*` and never authenticated.
+ */
+export const PUBLIC_PATHS: ReadonlySet<string> = new Set([
+  "/api/v1/openapi.json",
+  "/api/v1/iam/openapi.json",
+  "/api/v1/iam/api/auth/sign-up/email",
+  "/api/v1/iam/api/auth/sign-in/email",
+  "/api/v1/iam/api/auth/sign-in/magic-link",
+  "/api/v1/iam/api/auth/magic-link/verify",
+  "/api/v1/iam/api/auth/request-password-reset",
+  "/api/v1/iam/api/auth/forget-password",
+  "/api/v1/iam/api/auth/reset-password",
+  "/api/v1/iam/api/auth/verify-email",
+  "/api/v1/iam/oauth/device/code",
+  "/api/v1/iam/oauth/device/token",
+  "/api/v1/iam/oauth/token",
+  "/api/v1/iam/.well-known/oauth-authorization-server",
+  "/api/v1/iam/.well-known/jwks.json"
+])
+
+/** Routes a suspended platform's callers may still use, to leave and to pay (docs/decisions/0163). */
+export const isSuspensionExempt = (pathname: string): boolean =>
+  pathname === "/api/v1/iam/api/auth/sign-out" || pathname === "/api/v1/iam/api/auth/get-session" ||
+  isUnder(pathname, "/api/v1/billing")
+
+const SIGN_OUT = "/api/v1/iam/api/auth/sign-out"
+
+/** A credential as presented, before it is checked. */
+export type Presented =
+  | { readonly kind: "none" }
+  | { readonly kind: "bearer"; readonly token: string }
+  | { readonly kind: "cookie"; readonly token: string }
+  | { readonly kind: "apikey"; readonly key: string }
+
+const MAX_CREDENTIAL_LENGTH = 4096
+
+const cookieToken = (cookie: string | undefined): string | undefined => {
+  if (cookie === undefined) return undefined
+  for (const part of cookie.split(";")) {
+    const at = part.indexOf("=")
+    if (at !== -1 && part.slice(0, at).trim() === SESSION_COOKIE) {
+      const value = part.slice(at + 1).trim()
+      return value === "" ? undefined : value
+    }
+  }
+  return undefined
+}
+
+/**
+ * The credential of a request: `x-api-key` first, then `Authorization: Bearer`, then the session
+ * cookie (a bearer wins over the cookie, as in the identity service).
+ */
+export const presented = (headers: Headers.Headers): Presented => {
+  const key = headers["x-api-key"]
+  if (key !== undefined) return { kind: "apikey", key: key.trim() }
+  const authorization = headers.authorization
+  if (authorization !== undefined) {
+    const found = /^Bearer\s+(\S+)\s*$/i.exec(authorization)
+    if (found !== null) return { kind: "bearer", token: found[1] }
+  }
+  const token = cookieToken(headers.cookie)
+  return token === undefined ? { kind: "none" } : { kind: "cookie", token }
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
+
+/**
+ * Whether a cookie-authenticated write comes from another site (DESIGN §6): its `Origin` is
+ * neither the gateway's own nor an allowed one, or the browser says `Sec-Fetch-Site: cross-site`.
+ * Clients sending neither header are not browsers acting for another site.
+ */
+export const isCrossSiteWrite = (
+  request: HttpServerRequest.HttpServerRequest,
+  isAllowedOrigin: (origin: string, request: HttpServerRequest.HttpServerRequest) => boolean
+): boolean => {
+  if (SAFE_METHODS.has(request.method)) return false
+  if (request.headers["sec-fetch-site"] === "cross-site") return true
+  const origin = request.headers.origin
+  return origin !== undefined && !isAllowedOrigin(origin, request)
+}
+
+/** What the authentication step needs. */
+export interface AuthenticationOptions {
+  /** The static service key; unset means the development bypass. */
+  readonly staticKey: Redacted.Redacted<string> | undefined
+  readonly resolver: IdentityResolver
+  readonly cache: CredentialCache
+  /** The key that signs `X-Core-Identity` (`ForwardedIdentity.keyFrom(CORE_SECRET)`). */
+  readonly identityKey: Uint8Array
+  readonly routes: ReadonlyArray<Route>
+  /** Whether an `Origin` may make cookie-authenticated writes (the gateway's own, or allowed). */
+  readonly isAllowedOrigin: (origin: string, request: HttpServerRequest.HttpServerRequest) => boolean
+  /** Counts cache hits and misses (metrics). */
+  readonly onCacheLookup?: (hit: boolean) => void
+}
+
+/** The forwarded identity of a principal (DESIGN §6). */
+export const identityOf = (principal: Principal): ForwardedIdentity.Identity => {
+  switch (principal.kind) {
+    case "service":
+      return { userId: null, role: "service", platformId: null }
+    case "session":
+      return { userId: principal.userId, role: principal.role, platformId: principal.platformId }
+    case "apikey":
+      return { userId: principal.keyId, role: "apikey", platformId: principal.platformId }
+  }
+}
+
+/** The response without one header (the platform has no `removeHeader`). */
+export const withoutHeader = (
+  response: HttpServerResponse.HttpServerResponse,
+  name: string
+): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.setBody(
+    HttpServerResponse.empty({
+      status: response.status,
+      ...(response.statusText === undefined ? {} : { statusText: response.statusText }),
+      headers: Headers.remove(response.headers, name),
+      cookies: response.cookies
+    }),
+    response.body
+  )
+
+const SERVICE: Principal = { kind: "service" }
+
+const signedTokens = new WeakMap<Principal, Map<string, { token: string; until: number }>>()
+
+/** A signed identity for one audience, reused for half its lifetime (signing costs per request). */
+const tokenFor = (key: Uint8Array, principal: Principal, audience: string, now: number): string => {
+  const byAudience = signedTokens.get(principal) ?? new Map<string, { token: string; until: number }>()
+  signedTokens.set(principal, byAudience)
+  const known = byAudience.get(audience)
+  if (known !== undefined && known.until > now) return known.token
+  const token = ForwardedIdentity.sign(key, identityOf(principal), audience, now)
+  byAudience.set(audience, { token, until: now + (ForwardedIdentity.LIFETIME_SECONDS * 1000) / 2 })
+  return token
+}
+
+/**
+ * Step 9: authenticate every `/api/*` request. The static key (constant time) makes the caller
+ * the service; a session (bearer or cookie) or an `x-api-key` is checked with the identity
+ * service through the cache. A wrong credential is refused (401) even where none is needed, except
+ * on public routes, which then pass without an identity; a missing one is refused unless the route
+ * is public or the development bypass is on. The identity travels upstream as `X-Core-User-Id`,
+ * `X-Core-Role`, `X-Core-Platform-Id` and the signed `X-Core-Identity`. A change the identity
+ * service reports in `X-Core-Invalidate` (and any sign-out) drops the cached answers it affects.
+ */
+export const middleware = (options: AuthenticationOptions): GatewayMiddleware => {
+  const staticKey = options.staticKey === undefined ? undefined : Redacted.value(options.staticKey)
+  const bypass = staticKey === undefined
+
+  const cached = (credential: string, resolve: Effect.Effect<Principal | undefined, unknown>) => {
+    const hash = Crypto.sha256Hex(credential)
+    return Effect.flatMap(options.cache.get(hash), (hit) => {
+      options.onCacheLookup?.(hit !== undefined)
+      if (hit !== undefined) return Effect.succeed(hit ?? undefined)
+      return Effect.tap(resolve, (principal) => options.cache.set(hash, principal ?? null))
+    })
+  }
+
+  const resolve = (credential: Presented): Effect.Effect<Principal | undefined, unknown> => {
+    switch (credential.kind) {
+      case "none":
+        return Effect.succeed(undefined)
+      case "apikey":
+        return credential.key.length > MAX_CREDENTIAL_LENGTH || !Iam.API_KEY_PATTERN.test(credential.key)
+          ? Effect.fail(new Unauthorized({ message: "Invalid API key: expected x-api-key: core_<key>" }))
+          : cached(credential.key, options.resolver.apiKey(credential.key))
+      case "bearer":
+      case "cookie":
+        if (credential.kind === "bearer" && staticKey !== undefined && Crypto.safeEqual(credential.token, staticKey)) {
+          return Effect.succeed(SERVICE)
+        }
+        return credential.token.length > MAX_CREDENTIAL_LENGTH
+          ? Effect.succeed(undefined)
+          : cached(credential.token, options.resolver.session(credential.token))
+    }
+  }
+
+  const refusal = (credential: Presented) =>
+    new Unauthorized({
+      message: credential.kind === "none"
+        ? "Authentication required"
+        : credential.kind === "apikey"
+        ? "Invalid or revoked API key"
+        : "Invalid or expired session"
+    })
+
+  const afterResponse = (credential: Presented, pathname: string, response: HttpServerResponse.HttpServerResponse) => {
+    const header = response.headers[INVALIDATE_HEADER]
+    const invalidations: Array<Invalidation> = []
+    if (header !== undefined) invalidations.push(parseInvalidation(header))
+    if (pathname === SIGN_OUT && (credential.kind === "bearer" || credential.kind === "cookie")) {
+      invalidations.push({ credential: Crypto.sha256Hex(credential.token) })
+    }
+    if (invalidations.length === 0) return Effect.succeed(response)
+    return Effect.as(
+      Effect.forEach(invalidations, options.cache.invalidate, { discard: true }),
+      header === undefined ? response : withoutHeader(response, INVALIDATE_HEADER)
+    )
+  }
+
+  return (app: GatewayApp): GatewayApp =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const pathname = targetOf(request.url).pathname
+      if (!isUnder(pathname, "/api")) return app
+      const credential = presented(request.headers)
+      const open = PUBLIC_PATHS.has(pathname)
+      return Effect.flatMap(
+        open ? Effect.orElseSucceed(resolve(credential), () => undefined) : resolve(credential),
+        (principal): GatewayApp => {
+          if (principal === undefined) {
+            if (open || (bypass && credential.kind === "none")) {
+              return Effect.flatMap(app, (response) => afterResponse(credential, pathname, response))
+            }
+            return Effect.fail(refusal(credential))
+          }
+          if (credential.kind === "cookie" && isCrossSiteWrite(request, options.isAllowedOrigin)) {
+            return Effect.fail(new Forbidden({ message: "Cross-site request refused: this write is authenticated by a cookie" }))
+          }
+          const found = match(options.routes, request.url)
+          const identity = identityOf(principal)
+          const audience = found?.route.service.toLowerCase()
+          const headers = audience === undefined
+            ? request.headers
+            : Headers.setAll(
+              request.headers,
+              ForwardedIdentity.headersFor(identity, tokenFor(options.identityKey, principal, audience, Date.now()))
+            )
+          return app.pipe(
+            Effect.provideService(CurrentPrincipal, principal),
+            Effect.provideService(HttpServerRequest.HttpServerRequest, request.modify({ headers })),
+            Effect.flatMap((response) => afterResponse(credential, pathname, response))
+          )
+        }
+      )
+    })
+}
+
+/**
+ * Step 10: a caller whose platform is suspended gets 451 `PLATFORM_SUSPENDED`, except the service
+ * and the exempt routes (sign-out, get-session, billing).
+ */
+export const suspension: GatewayMiddleware = (app) =>
+  Effect.flatMap(Effect.serviceOption(CurrentPrincipal), (principal): GatewayApp => {
+    if (Option.isNone(principal) || principal.value.kind === "service") return app
+    const { platformId, platformStatus } = principal.value
+    if (platformStatus !== "suspended" || platformId === null) return app
+    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      isSuspensionExempt(targetOf(request.url).pathname)
+        ? app
+        : Effect.fail(new PlatformSuspended({ message: `Platform ${platformId} has been suspended`, platformId })))
+  })

@@ -1,0 +1,229 @@
+import { Effect } from "effect"
+import type { Redis } from "ioredis"
+
+/**
+ * Who a credential belongs to, as the identity service answered. `platformStatus` travels with
+ * it so that the suspension check needs no second call.
+ */
+export type Principal =
+  | { readonly kind: "service" }
+  | {
+    readonly kind: "session"
+    readonly userId: string
+    readonly sessionId: string
+    readonly role: string | null
+    readonly organizationId: string | null
+    readonly platformId: string | null
+    readonly platformStatus: string | null
+  }
+  | {
+    readonly kind: "apikey"
+    readonly keyId: string
+    readonly organizationId: string
+    readonly platformId: string
+    readonly platformStatus: string
+  }
+
+/**
+ * What a change invalidates (the identity service names it in `X-Core-Invalidate`, and the
+ * gateway knows the credential a sign-out presented).
+ */
+export interface Invalidation {
+  readonly credential?: string
+  readonly userId?: string
+  readonly sessionId?: string
+  readonly keyId?: string
+  readonly platformId?: string
+}
+
+/** A cached answer: the principal, or `null` for a credential the identity service refused. */
+export type Cached = Principal | null
+
+/**
+ * Credential answers kept for a few seconds, by the SHA-256 of the credential, so that a warm
+ * request costs no call to the identity service. Entries are indexed by user, session, key and
+ * platform so that a change to any of them drops every answer it affects.
+ */
+export interface CredentialCache {
+  readonly get: (credential: string) => Effect.Effect<Cached | undefined>
+  readonly set: (credential: string, value: Cached) => Effect.Effect<void>
+  readonly invalidate: (what: Invalidation) => Effect.Effect<void>
+}
+
+/**
+ * How long an answer is kept. With the identity service's own one-second session cache a
+ * suspension reaches every gateway within three seconds even when no invalidation arrives
+ * (DESIGN §6 asks for five; docs/decisions/0163).
+ */
+export const TTL_MILLIS = 2_000
+
+const MAX_ENTRIES = 50_000
+
+const tagsOf = (credential: string, value: Cached): Array<string> => {
+  const tags = [`credential:${credential}`]
+  if (value === null || value.kind === "service") return tags
+  if (value.platformId !== null) tags.push(`platform:${value.platformId}`)
+  if (value.kind === "session") tags.push(`user:${value.userId}`, `session:${value.sessionId}`)
+  else tags.push(`key:${value.keyId}`)
+  return tags
+}
+
+const tagsOfInvalidation = (what: Invalidation): Array<string> => {
+  const tags: Array<string> = []
+  if (what.credential !== undefined) tags.push(`credential:${what.credential}`)
+  if (what.userId !== undefined) tags.push(`user:${what.userId}`)
+  if (what.sessionId !== undefined) tags.push(`session:${what.sessionId}`)
+  if (what.keyId !== undefined) tags.push(`key:${what.keyId}`)
+  if (what.platformId !== undefined) tags.push(`platform:${what.platformId}`)
+  return tags
+}
+
+/**
+ * Parse `X-Core-Invalidate: user=usr_1, platform=plt_2` (what a change in the identity service
+ * affects) into an invalidation; unknown or malformed parts are ignored.
+ */
+export const parseInvalidation = (header: string): Invalidation => {
+  const fields: Record<string, string> = {}
+  const names: Record<string, keyof Invalidation> = { user: "userId", session: "sessionId", key: "keyId", platform: "platformId" }
+  for (const part of header.slice(0, 1024).split(",")) {
+    const [name, value] = part.split("=").map((item) => item.trim())
+    const field = names[name ?? ""]
+    if (field !== undefined && value !== undefined && /^[A-Za-z0-9_-]{1,128}$/.test(value)) fields[field] = value
+  }
+  return fields as Invalidation
+}
+
+interface Entry {
+  readonly value: Cached
+  readonly until: number
+  readonly tags: ReadonlyArray<string>
+}
+
+/** The cache in this process's memory (the default, and the fallback while Redis fails). */
+export const memory = (ttlMillis = TTL_MILLIS, now: () => number = Date.now): CredentialCache => {
+  const entries = new Map<string, Entry>()
+  const index = new Map<string, Set<string>>()
+
+  const drop = (credential: string) => {
+    const entry = entries.get(credential)
+    if (entry === undefined) return
+    entries.delete(credential)
+    for (const tag of entry.tags) {
+      const members = index.get(tag)
+      members?.delete(credential)
+      if (members?.size === 0) index.delete(tag)
+    }
+  }
+
+  return {
+    get: (credential) =>
+      Effect.sync(() => {
+        const entry = entries.get(credential)
+        if (entry === undefined) return undefined
+        if (entry.until > now()) return entry.value
+        drop(credential)
+        return undefined
+      }),
+    set: (credential, value) =>
+      Effect.sync(() => {
+        drop(credential)
+        if (entries.size >= MAX_ENTRIES) {
+          entries.clear()
+          index.clear()
+        }
+        const tags = tagsOf(credential, value)
+        entries.set(credential, { value, until: now() + ttlMillis, tags })
+        for (const tag of tags) {
+          const members = index.get(tag) ?? new Set<string>()
+          members.add(credential)
+          index.set(tag, members)
+        }
+      }),
+    invalidate: (what) =>
+      Effect.sync(() => {
+        for (const tag of tagsOfInvalidation(what)) {
+          for (const credential of [...(index.get(tag) ?? [])]) drop(credential)
+        }
+      })
+  }
+}
+
+const PREFIX = "core:auth:"
+
+/**
+ * The cache in Redis, shared by every gateway instance: `core:auth:<credential hash>` holds the
+ * answer, `core:auth:tag:<tag>` the hashes it indexes, both expiring with the answer. While Redis
+ * fails, the process's memory cache answers instead (one warning when it starts failing, one line
+ * when it is back); an invalidation also clears the memory cache, so it is never stale for longer
+ * than the TTL.
+ */
+export const redis = (client: Redis, ttlMillis = TTL_MILLIS): CredentialCache => {
+  const fallback = memory(ttlMillis)
+  let failing = false
+
+  const attempt = <A>(label: string, run: () => Promise<A>, otherwise: Effect.Effect<A>): Effect.Effect<A> =>
+    Effect.tryPromise(run).pipe(
+      Effect.tap(() =>
+        failing
+          ? Effect.sync(() => {
+            failing = false
+          }).pipe(Effect.zipRight(Effect.logInfo("credential cache: Redis answers again")))
+          : Effect.void
+      ),
+      Effect.catchAll((error) =>
+        (failing
+          ? Effect.void
+          : Effect.sync(() => {
+            failing = true
+          }).pipe(
+            Effect.zipRight(
+              Effect.logWarning("credential cache: Redis failed, using memory").pipe(
+                Effect.annotateLogs({ operation: label, error: String(error.error) })
+              )
+            )
+          )).pipe(Effect.zipRight(otherwise))
+      )
+    )
+
+  return {
+    get: (credential) =>
+      attempt(
+        "get",
+        async () => {
+          const raw = await client.get(`${PREFIX}${credential}`)
+          return raw === null ? undefined : (JSON.parse(raw) as { v: Cached }).v
+        },
+        fallback.get(credential)
+      ),
+    set: (credential, value) =>
+      attempt(
+        "set",
+        async () => {
+          const pipeline = client.multi().set(`${PREFIX}${credential}`, JSON.stringify({ v: value }), "PX", ttlMillis)
+          for (const tag of tagsOf(credential, value).slice(1)) {
+            pipeline.sadd(`${PREFIX}tag:${tag}`, credential).pexpire(`${PREFIX}tag:${tag}`, ttlMillis)
+          }
+          await pipeline.exec()
+        },
+        fallback.set(credential, value)
+      ),
+    invalidate: (what) =>
+      Effect.zipRight(
+        fallback.invalidate(what),
+        attempt(
+          "invalidate",
+          async () => {
+            for (const tag of tagsOfInvalidation(what)) {
+              if (tag.startsWith("credential:")) {
+                await client.del(`${PREFIX}${tag.slice("credential:".length)}`)
+                continue
+              }
+              const members = await client.smembers(`${PREFIX}tag:${tag}`)
+              await client.del(`${PREFIX}tag:${tag}`, ...members.map((member) => `${PREFIX}${member}`))
+            }
+          },
+          Effect.void
+        )
+      )
+  }
+}

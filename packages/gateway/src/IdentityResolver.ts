@@ -1,0 +1,96 @@
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { UpstreamUnavailable, type UpstreamTimeout } from "@core/kernel"
+import { Effect, Redacted } from "effect"
+import type { Principal } from "./CredentialCache.js"
+import type { Upstream } from "./Upstream.js"
+
+/**
+ * Asks the identity service who a credential belongs to: `undefined` for a credential it
+ * refuses (401), the principal otherwise. An identity service that cannot answer fails with
+ * `UpstreamUnavailable` / `UpstreamTimeout`, so the gateway answers 502/504 rather than 401.
+ */
+export interface IdentityResolver {
+  readonly session: (token: string) => Effect.Effect<Principal | undefined, UpstreamUnavailable | UpstreamTimeout>
+  readonly apiKey: (key: string) => Effect.Effect<Principal | undefined, UpstreamUnavailable | UpstreamTimeout>
+}
+
+interface SessionAnswer {
+  readonly session: { readonly id: string; readonly userId: string }
+  readonly tenant: {
+    readonly organizationId: string | null
+    readonly platformId: string | null
+    readonly platformStatus: string | null
+  }
+  readonly role: string | null
+}
+
+interface KeyAnswer {
+  readonly keyId: string
+  readonly organizationId: string
+  readonly platformId: string
+  readonly platformStatus: string
+}
+
+const unavailable = () => new UpstreamUnavailable({ message: "The identity service could not check the credentials", upstream: "IAM" })
+
+/** Call one identity route through the upstream and read its JSON answer (`undefined` on 401). */
+const ask = <A>(
+  iam: Upstream,
+  path: string,
+  init: { readonly method: string; readonly headers: Record<string, string>; readonly body?: string }
+): Effect.Effect<A | undefined, UpstreamUnavailable | UpstreamTimeout> =>
+  Effect.scoped(
+    Effect.gen(function*() {
+      const request = HttpServerRequest.fromWeb(new Request(`http://iam.internal${path}`, init))
+      const response = yield* iam.forward(request)
+      if (response.status === 401) return undefined
+      if (response.status !== 200) return yield* unavailable()
+      const runtime = yield* Effect.runtime<never>()
+      const text = yield* Effect.tryPromise({
+        try: () => HttpServerResponse.toWeb(response, { runtime }).text(),
+        catch: unavailable
+      })
+      return yield* Effect.try({ try: () => JSON.parse(text) as A, catch: unavailable })
+    })
+  )
+
+/**
+ * The resolver over the identity service's upstream (in process or over HTTP):
+ * `GET /api/core/session` with the token as a bearer, and `POST /api/core/apikey/validate`
+ * presenting the static key when one is configured.
+ */
+export const viaUpstream = (iam: Upstream, staticKey: Redacted.Redacted<string> | undefined): IdentityResolver => ({
+  session: (token) =>
+    Effect.map(
+      ask<SessionAnswer>(iam, "/api/core/session", { method: "GET", headers: { authorization: `Bearer ${token}` } }),
+      (answer): Principal | undefined =>
+        answer === undefined ? undefined : {
+          kind: "session",
+          userId: answer.session.userId,
+          sessionId: answer.session.id,
+          role: answer.role,
+          organizationId: answer.tenant.organizationId,
+          platformId: answer.tenant.platformId,
+          platformStatus: answer.tenant.platformStatus
+        }
+    ),
+  apiKey: (key) =>
+    Effect.map(
+      ask<KeyAnswer>(iam, "/api/core/apikey/validate", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          ...(staticKey === undefined ? {} : { authorization: `Bearer ${Redacted.value(staticKey)}` })
+        },
+        body: JSON.stringify({ key })
+      }),
+      (answer): Principal | undefined =>
+        answer === undefined ? undefined : {
+          kind: "apikey",
+          keyId: answer.keyId,
+          organizationId: answer.organizationId,
+          platformId: answer.platformId,
+          platformStatus: answer.platformStatus
+        }
+    )
+})
