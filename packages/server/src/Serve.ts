@@ -34,7 +34,7 @@ export const serve = (
     Effect.gen(function*() {
       const database = yield* Storage.open(config)
       yield* Migrations.runAll.pipe(Effect.provide(database))
-      const app = yield* definition.app.pipe(Effect.provide(database), Effect.provideService(CoreConfig, config))
+      const app = yield* Services.trustedApp(definition).pipe(Effect.provide(database), Effect.provideService(CoreConfig, config))
       const checks = [{ name: "database", check: Database.ping.pipe(Effect.provide(database)) }]
       const routes = HttpRouter.concat(Health.routes(checks), HttpRouter.empty.pipe(HttpRouter.all("*", app)))
       const bound = yield* Listener.listen(routes, { port: port ?? config.port }).pipe(

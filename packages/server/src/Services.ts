@@ -1,9 +1,9 @@
 import type { HttpApp } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
 import type { Routes } from "@core/gateway"
-import { Upstream } from "@core/gateway"
+import { Assemble, Upstream } from "@core/gateway"
 import { IdentityApp, IdentityLive } from "@core/auth"
-import { type CoreConfig, Ids } from "@core/kernel"
+import { CoreConfig, Ids } from "@core/kernel"
 import { Effect, Layer, type Scope } from "effect"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
 
@@ -44,8 +44,16 @@ export const SERVICES: ReadonlyArray<ServiceDefinition> = [iam]
 export const find = (name: string): ServiceDefinition | undefined =>
   SERVICES.find((service) => service.name === name.toLowerCase())
 
+/**
+ * A service's app as it runs behind the gateway, in process or alone: it sees only the identity
+ * headers the gateway signed for it (a forged `X-Core-User-Id` never reaches it).
+ */
+export const trustedApp = (service: ServiceDefinition): Effect.Effect<HttpApp.Default<unknown>, never, ServiceRequirements> =>
+  Effect.flatMap(CoreConfig, (config) =>
+    Effect.map(service.app, (app) => Assemble.trusted(app, config, service.name) as HttpApp.Default<unknown>))
+
 /** Build every service as an in-process gateway upstream. */
 export const upstreams: Effect.Effect<ReadonlyArray<Upstream.Upstream>, never, ServiceRequirements> = Effect.forEach(
   SERVICES,
-  (service) => Effect.flatMap(service.app, (app) => Upstream.fromHttpApp(service.upstream, app))
+  (service) => Effect.flatMap(trustedApp(service), (app) => Upstream.fromHttpApp(service.upstream, app))
 )

@@ -1,5 +1,5 @@
 import { type HttpApp, HttpRouter } from "@effect/platform"
-import { Gateway } from "@core/gateway"
+import { Assemble, Gateway } from "@core/gateway"
 import { type Configuration, CoreConfig, Database, DataDirLock } from "@core/kernel"
 import { Effect, type Scope } from "effect"
 import * as Banner from "./Banner.js"
@@ -47,7 +47,12 @@ export const start = (config: Configuration): Effect.Effect<void, CommandFailed>
       const checks: ReadonlyArray<Health.ReadinessCheck> = [
         { name: "database", check: Database.ping.pipe(Effect.provide(database)) }
       ]
-      current = Gateway.make({ upstreams, fallback: HttpRouter.concat(Health.routes(checks), WebPages.routes(upstreams)) })
+      yield* Assemble.warnIfBypass(config)
+      current = Assemble.gateway({
+        config,
+        upstreams,
+        fallback: HttpRouter.concat(Health.routes(checks), WebPages.routes(upstreams))
+      })
       yield* Effect.sync(() =>
         process.stderr.write(Banner.firstScreen({ port, config, storage: Storage.describeStorage(config), version }))
       )

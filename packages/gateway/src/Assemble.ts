@@ -1,0 +1,89 @@
+import type { HttpApp, HttpServerRequest } from "@effect/platform"
+import { type Configuration, ForwardedIdentity, UpstreamUnavailable } from "@core/kernel"
+import { Effect, type Scope } from "effect"
+import type { Redis } from "ioredis"
+import * as Authentication from "./Authentication.js"
+import * as Cors from "./Cors.js"
+import * as CredentialCache from "./CredentialCache.js"
+import * as Gateway from "./Gateway.js"
+import * as IdentityResolver from "./IdentityResolver.js"
+import type { GatewayApp, GatewayMiddleware } from "./Middleware.js"
+import { ROUTES } from "./Routes.js"
+import * as Tracing from "./Tracing.js"
+import type { Upstream } from "./Upstream.js"
+
+/** What a complete gateway is built from. */
+export interface AssembleOptions {
+  readonly config: Configuration
+  readonly upstreams: ReadonlyArray<Upstream>
+  /** Everything outside `/api/v1` (`/health`, `/ready`, `/metrics`, pages). */
+  readonly fallback?: GatewayApp
+  /** Shared Redis (credential cache); memory when absent. */
+  readonly redis?: Redis
+  /** Step 6, the rate limiter (built where its store lives). */
+  readonly rateLimiter?: GatewayMiddleware
+  /** Counts credential-cache lookups (metrics). */
+  readonly onCacheLookup?: (hit: boolean) => void
+}
+
+const noIdentityService: IdentityResolver.IdentityResolver = {
+  session: () => Effect.fail(new UpstreamUnavailable({ message: "The identity service is not available", upstream: "IAM" })),
+  apiKey: () => Effect.fail(new UpstreamUnavailable({ message: "The identity service is not available", upstream: "IAM" }))
+}
+
+/**
+ * The whole gateway of DESIGN §6 from configuration: routing to the upstreams inside the chain
+ * of the seed (security headers, errors, request id, logger, timing, rate limiter, CORS, tracing,
+ * authentication, suspension). Without `CORE_STATIC_API_KEY` it runs the development bypass.
+ *
+ * @example
+ * const app = Assemble.gateway({ config, upstreams, fallback: health })
+ */
+export const gateway = (options: AssembleOptions): HttpApp.Default<never, Scope.Scope> => {
+  const { config } = options
+  const iam = options.upstreams.find((upstream) => upstream.service === "IAM")
+  const isAllowedOrigin = Cors.originPolicy({
+    allowed: config.corsOrigins,
+    publicUrl: config.publicUrl,
+    trustProxy: config.trustProxy
+  })
+  const authentication = Authentication.middleware({
+    staticKey: config.staticApiKey,
+    resolver: iam === undefined ? noIdentityService : IdentityResolver.viaUpstream(iam, config.staticApiKey),
+    cache: options.redis === undefined ? CredentialCache.memory() : CredentialCache.redis(options.redis),
+    identityKey: ForwardedIdentity.keyFrom(config.secret),
+    routes: ROUTES,
+    isAllowedOrigin,
+    ...(options.onCacheLookup === undefined ? {} : { onCacheLookup: options.onCacheLookup })
+  })
+  return Gateway.make({
+    upstreams: options.upstreams,
+    ...(options.fallback === undefined ? {} : { fallback: options.fallback }),
+    guards: {
+      ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
+      cors: Cors.middleware(isAllowedOrigin),
+      tracing: Tracing.middleware,
+      authentication,
+      suspension: Authentication.suspension
+    }
+  })
+}
+
+/** The warning logged at start when the development bypass is on. */
+export const BYPASS_WARNING =
+  "CORE_STATIC_API_KEY is not set: development bypass on, unauthenticated requests pass the gateway (refused when NODE_ENV=production)"
+
+/** Log the bypass warning when it applies. */
+export const warnIfBypass = (config: Configuration): Effect.Effect<void> =>
+  config.staticApiKey === undefined ? Effect.logWarning(BYPASS_WARNING) : Effect.void
+
+/**
+ * A service's app as it must run behind the gateway: it sees only identity headers the gateway
+ * signed for it (`audience` = its lower-case name).
+ */
+export const trusted = <E, R>(
+  app: HttpApp.Default<E, R>,
+  config: Configuration,
+  audience: string
+): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
+  ForwardedIdentity.guard(app, { key: ForwardedIdentity.keyFrom(config.secret), audience })

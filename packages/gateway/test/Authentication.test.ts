@@ -1,0 +1,451 @@
+import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { type Configuration, ForwardedIdentity, loadConfig } from "@core/kernel"
+import { Effect } from "effect"
+import { beforeEach, describe, expect, it } from "vitest"
+import { Assemble, Authentication, CredentialCache, Upstream } from "../src/index.js"
+
+/**
+ * The authentication, suspension, CORS and tracing steps of the assembled gateway, against a
+ * scripted identity service that answers `/api/core/session` and `/api/core/apikey/validate` the
+ * way the real one does (the real one is driven through the server in tests/gateway-auth.test.ts).
+ */
+const STATIC_KEY = "gateway-static-key-0123456789abcdef"
+const SESSION = "session-token-of-ada-0123456789abcdefghijk"
+const SUSPENDED_SESSION = "session-token-of-sam-0123456789abcdefghijk"
+const API_KEY = "core_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"
+
+interface Script {
+  platformStatus: "active" | "suspended"
+  calls: { session: number; apikey: number }
+  lastValidatorAuthorization: string | undefined
+}
+
+const script: Script = { platformStatus: "active", calls: { session: 0, apikey: 0 }, lastValidatorAuthorization: undefined }
+
+beforeEach(() => {
+  script.platformStatus = "active"
+  script.calls = { session: 0, apikey: 0 }
+  script.lastValidatorAuthorization = undefined
+})
+
+const unauthorized = HttpServerResponse.unsafeJson(
+  { error: { code: "UNAUTHORIZED", message: "Invalid or expired session", requestId: "x", details: null } },
+  { status: 401 }
+)
+
+const sessionAnswer = (userId: string, sessionId: string, platformId: string, status: string) => ({
+  session: { id: sessionId, userId },
+  user: { id: userId },
+  permissions: ["org:read"],
+  tenant: { organizationId: "org_1", organizationSlug: "acme", platformId, platformStatus: status },
+  role: "admin"
+})
+
+const echoHeaders = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+  HttpServerResponse.unsafeJson({ url: request.url, headers: request.headers }))
+
+const identityService = HttpRouter.empty.pipe(
+  HttpRouter.get(
+    "/api/core/session",
+    Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+      script.calls.session++
+      const token = request.headers.authorization?.replace(/^Bearer /, "")
+      if (token === SESSION) return HttpServerResponse.unsafeJson(sessionAnswer("usr_ada", "ses_ada", "plt_acme", script.platformStatus))
+      if (token === SUSPENDED_SESSION) return HttpServerResponse.unsafeJson(sessionAnswer("usr_sam", "ses_sam", "plt_gone", "suspended"))
+      return unauthorized
+    })
+  ),
+  HttpRouter.post(
+    "/api/core/apikey/validate",
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      script.calls.apikey++
+      script.lastValidatorAuthorization = request.headers.authorization
+      const body = (yield* request.json) as { key: string }
+      if (body.key !== API_KEY) return unauthorized
+      return HttpServerResponse.unsafeJson({
+        valid: true,
+        keyId: "key_1",
+        organizationId: "org_1",
+        platformId: "plt_acme",
+        permissions: [],
+        platformStatus: script.platformStatus
+      })
+    })
+  ),
+  HttpRouter.post(
+    "/api/core/apikeys/revoke-me",
+    Effect.succeed(HttpServerResponse.empty({ status: 204, headers: { "x-core-invalidate": "key=key_1" } }))
+  ),
+  HttpRouter.post(
+    "/internal/platform-status",
+    Effect.succeed(HttpServerResponse.unsafeJson({ ok: true }, { headers: { "x-core-invalidate": "platform=plt_acme" } }))
+  ),
+  HttpRouter.post("/api/auth/sign-out", Effect.succeed(HttpServerResponse.unsafeJson({ success: true }))),
+  HttpRouter.get("/api/auth/get-session", echoHeaders),
+  HttpRouter.post("/api/auth/sign-in/email", echoHeaders),
+  HttpRouter.get("/api/echo", echoHeaders),
+  HttpRouter.post("/api/echo", echoHeaders)
+)
+
+const configOf = (env: Record<string, string>): Configuration =>
+  loadConfig({ NODE_ENV: "test", CORE_SECRET: "s".repeat(40), CORE_CORS_ORIGINS: "https://app.example.com", ...env })
+
+const gatewayOf = (config: Configuration) => {
+  const upstreams = Effect.runSync(Effect.all([
+    Upstream.fromHttpApp("IAM", Assemble.trusted(identityService, config, "iam")),
+    Upstream.fromHttpApp("REGISTRY", Assemble.trusted(echoHeaders, config, "registry")),
+    Upstream.fromHttpApp("BILLING", Assemble.trusted(echoHeaders, config, "billing"))
+  ]))
+  return HttpApp.toWebHandler(Assemble.gateway({ config, upstreams }))
+}
+
+const secured = configOf({ CORE_STATIC_API_KEY: STATIC_KEY })
+const bypass = configOf({})
+
+const call = (handler: (request: Request) => Promise<Response>, path: string, init: RequestInit = {}) =>
+  handler(new Request(`http://localhost${path}`, init))
+
+const envelope = async (response: Response) => (await response.json()) as { error: { code: string; message: string; requestId: string } }
+
+describe("authentication (step 9)", () => {
+  const gateway = gatewayOf(secured)
+
+  it("refuses /api/* without credentials with 401 and the envelope", async () => {
+    const response = await call(gateway, "/api/v1/platforms/plt_1")
+    expect(response.status).toBe(401)
+    const body = await envelope(response)
+    expect(body.error).toMatchObject({ code: "UNAUTHORIZED", message: "Authentication required" })
+    expect(body.error.requestId).toBe(response.headers.get("x-request-id"))
+  })
+
+  it("takes the static key as the service: role service and nothing else, signed for the upstream", async () => {
+    const response = await call(gateway, "/api/v1/platforms/plt_1", { headers: { authorization: `Bearer ${STATIC_KEY}` } })
+    expect(response.status).toBe(200)
+    const { headers } = (await response.json()) as { headers: Record<string, string> }
+    expect(headers["x-core-role"]).toBe("service")
+    expect(headers["x-core-user-id"]).toBeUndefined()
+    expect(headers["x-core-platform-id"]).toBeUndefined()
+    const key = ForwardedIdentity.keyFrom(secured.secret)
+    expect(ForwardedIdentity.verify(key, headers["x-core-identity"], "registry", Date.now())).toEqual({
+      userId: null,
+      role: "service",
+      platformId: null
+    })
+    expect(ForwardedIdentity.verify(key, headers["x-core-identity"], "billing", Date.now())).toBeUndefined()
+  })
+
+  it("refuses a static key that is wrong by one character", async () => {
+    const wrong = `${STATIC_KEY.slice(0, -1)}x`
+    const response = await call(gateway, "/api/v1/platforms/plt_1", { headers: { authorization: `Bearer ${wrong}` } })
+    expect(response.status).toBe(401)
+    expect((await envelope(response)).error).toMatchObject({ code: "UNAUTHORIZED", message: "Invalid or expired session" })
+  })
+
+  it("forwards a session's user, role and platform, and answers the next requests from the cache", async () => {
+    for (let i = 0; i < 3; i++) {
+      const response = await call(gateway, "/api/v1/platforms/plt_1", { headers: { authorization: `Bearer ${SESSION}` } })
+      expect(response.status).toBe(200)
+      const { headers } = (await response.json()) as { headers: Record<string, string> }
+      expect([headers["x-core-user-id"], headers["x-core-role"], headers["x-core-platform-id"]]).toEqual([
+        "usr_ada",
+        "admin",
+        "plt_acme"
+      ])
+    }
+    expect(script.calls.session).toBe(1)
+  })
+
+  it("refuses an unknown session token, and an unknown one again from the cache", async () => {
+    for (let i = 0; i < 2; i++) {
+      const response = await call(gateway, "/api/v1/platforms/plt_1", { headers: { authorization: "Bearer nope-nope" } })
+      expect(response.status).toBe(401)
+    }
+    expect(script.calls.session).toBe(1)
+  })
+
+  it("accepts the session cookie for reads and same-site writes, and refuses a cookie write from another site", async () => {
+    const cookie = `other=1; ${Authentication.SESSION_COOKIE}=${SESSION}`
+    expect((await call(gateway, "/api/v1/registry-none", { headers: { cookie } })).status).toBe(404)
+    const read = await call(gateway, "/api/v1/platforms/x", { headers: { cookie, origin: "https://evil.example" } })
+    expect(read.status).toBe(403)
+    const sameSite = await call(gateway, "/api/v1/platforms/x", {
+      method: "POST",
+      headers: { cookie, origin: "http://localhost", host: "localhost" }
+    })
+    expect(sameSite.status).toBe(200)
+    const crossSite = await call(gateway, "/api/v1/platforms/x", {
+      method: "POST",
+      headers: { cookie, "sec-fetch-site": "cross-site" }
+    })
+    expect(crossSite.status).toBe(403)
+    expect((await envelope(crossSite)).error).toMatchObject({
+      code: "FORBIDDEN",
+      message: "Cross-site request refused: this write is authenticated by a cookie"
+    })
+    const noBrowser = await call(gateway, "/api/v1/platforms/x", { method: "POST", headers: { cookie } })
+    expect(noBrowser.status).toBe(200)
+  })
+
+  it("checks x-api-key with the identity service, presenting the static key, and forwards the key as the user", async () => {
+    const response = await call(gateway, "/api/v1/platforms/x", { headers: { "x-api-key": API_KEY } })
+    expect(response.status).toBe(200)
+    const { headers } = (await response.json()) as { headers: Record<string, string> }
+    expect([headers["x-core-user-id"], headers["x-core-role"], headers["x-core-platform-id"]]).toEqual([
+      "key_1",
+      "apikey",
+      "plt_acme"
+    ])
+    expect(script.lastValidatorAuthorization).toBe(`Bearer ${STATIC_KEY}`)
+  })
+
+  it("refuses a revoked or malformed API key without asking, and a wrong one after asking", async () => {
+    const malformed = await call(gateway, "/api/v1/platforms/x", { headers: { "x-api-key": "sk_live_not_ours" } })
+    expect(malformed.status).toBe(401)
+    expect((await envelope(malformed)).error.message).toBe("Invalid API key: expected x-api-key: core_<key>")
+    expect(script.calls.apikey).toBe(0)
+    const wrong = await call(gateway, "/api/v1/platforms/x", { headers: { "x-api-key": `${API_KEY.slice(0, -1)}Z` } })
+    expect(wrong.status).toBe(401)
+    expect((await envelope(wrong)).error.message).toBe("Invalid or revoked API key")
+  })
+
+  it("never passes a client's X-Core-* headers, and a service ignores identity headers without a valid signature", async () => {
+    const forged = await call(gateway, "/api/v1/platforms/x", {
+      headers: {
+        authorization: `Bearer ${SESSION}`,
+        "x-core-user-id": "usr_mallory",
+        "x-core-role": "operator",
+        "x-core-identity": "forged.token.value"
+      }
+    })
+    const { headers } = (await forged.json()) as { headers: Record<string, string> }
+    expect([headers["x-core-user-id"], headers["x-core-role"]]).toEqual(["usr_ada", "admin"])
+
+    const direct = Assemble.trusted(echoHeaders, secured, "registry")
+    const directly = await HttpApp.toWebHandler(direct)(
+      new Request("http://registry/x", { headers: { "x-core-user-id": "usr_mallory", "x-core-role": "operator" } })
+    )
+    const seen = ((await directly.json()) as { headers: Record<string, string> }).headers
+    expect([seen["x-core-user-id"], seen["x-core-role"]]).toEqual([undefined, undefined])
+
+    const otherAudience = ForwardedIdentity.sign(
+      ForwardedIdentity.keyFrom(secured.secret),
+      { userId: "usr_mallory", role: "operator", platformId: null },
+      "iam",
+      Date.now()
+    )
+    const replayed = await HttpApp.toWebHandler(direct)(
+      new Request("http://registry/x", { headers: { "x-core-user-id": "usr_mallory", "x-core-identity": otherAudience } })
+    )
+    expect(((await replayed.json()) as { headers: Record<string, string> }).headers["x-core-user-id"]).toBeUndefined()
+  })
+
+  it("lets the public routes through without credentials, and with a bad one as anonymous", async () => {
+    const anonymous = await call(gateway, "/api/v1/iam/api/auth/sign-in/email", { method: "POST" })
+    expect(anonymous.status).toBe(200)
+    const stale = await call(gateway, "/api/v1/iam/api/auth/sign-in/email", {
+      method: "POST",
+      headers: { authorization: "Bearer stale-token" }
+    })
+    expect(stale.status).toBe(200)
+    const seen = ((await stale.json()) as { headers: Record<string, string> }).headers
+    expect(seen["x-core-user-id"]).toBeUndefined()
+  })
+
+  it("drops cached answers when the identity service names them in X-Core-Invalidate, and hides the header", async () => {
+    const withKey = { headers: { "x-api-key": API_KEY } }
+    expect((await call(gateway, "/api/v1/platforms/x", withKey)).status).toBe(200)
+    const before = script.calls.apikey
+    expect((await call(gateway, "/api/v1/platforms/x", withKey)).status).toBe(200)
+    expect(script.calls.apikey).toBe(before)
+    const revoked = await call(gateway, "/api/v1/iam/api/core/apikeys/revoke-me", { method: "POST", ...withKey })
+    expect(revoked.status).toBe(204)
+    expect(revoked.headers.get("x-core-invalidate")).toBeNull()
+    expect((await call(gateway, "/api/v1/platforms/x", withKey)).status).toBe(200)
+    expect(script.calls.apikey).toBe(before + 1)
+  })
+
+  it("forgets a session's answer when it signs out", async () => {
+    const bearer = { headers: { authorization: `Bearer ${SESSION}` } }
+    await call(gateway, "/api/v1/platforms/x", bearer)
+    await call(gateway, "/api/v1/platforms/x", bearer)
+    const before = script.calls.session
+    await call(gateway, "/api/v1/iam/api/auth/sign-out", { method: "POST", ...bearer })
+    expect(script.calls.session).toBe(before)
+    await call(gateway, "/api/v1/platforms/x", bearer)
+    expect(script.calls.session).toBe(before + 1)
+  })
+})
+
+describe("suspension (step 10)", () => {
+  const gateway = gatewayOf(secured)
+
+  it("answers 451 PLATFORM_SUSPENDED to a suspended platform's session and key, but not to the service", async () => {
+    const response = await call(gateway, "/api/v1/platforms/x", { headers: { authorization: `Bearer ${SUSPENDED_SESSION}` } })
+    expect(response.status).toBe(451)
+    expect((await envelope(response)).error).toMatchObject({
+      code: "PLATFORM_SUSPENDED",
+      message: "Platform plt_gone has been suspended"
+    })
+    const service = await call(gateway, "/api/v1/platforms/x", { headers: { authorization: `Bearer ${STATIC_KEY}` } })
+    expect(service.status).toBe(200)
+  })
+
+  it("keeps sign-out, get-session and billing open to a suspended platform", async () => {
+    const bearer = { authorization: `Bearer ${SUSPENDED_SESSION}` }
+    expect((await call(gateway, "/api/v1/iam/api/auth/get-session", { headers: bearer })).status).toBe(200)
+    expect((await call(gateway, "/api/v1/billing/subscription", { headers: bearer })).status).toBe(200)
+    expect((await call(gateway, "/api/v1/iam/api/auth/sign-out", { method: "POST", headers: bearer })).status).toBe(200)
+  })
+
+  it("suspends and restores at once when the platform status change passes through", async () => {
+    const bearer = { headers: { authorization: `Bearer ${SESSION}` } }
+    expect((await call(gateway, "/api/v1/platforms/x", bearer)).status).toBe(200)
+    script.platformStatus = "suspended"
+    await call(gateway, "/api/v1/iam/internal/platform-status", {
+      method: "POST",
+      headers: { authorization: `Bearer ${STATIC_KEY}` }
+    })
+    expect((await call(gateway, "/api/v1/platforms/x", bearer)).status).toBe(451)
+    script.platformStatus = "active"
+    await call(gateway, "/api/v1/iam/internal/platform-status", {
+      method: "POST",
+      headers: { authorization: `Bearer ${STATIC_KEY}` }
+    })
+    expect((await call(gateway, "/api/v1/platforms/x", bearer)).status).toBe(200)
+  })
+})
+
+describe("development bypass", () => {
+  const gateway = gatewayOf(bypass)
+
+  it("lets requests without credentials through without an identity", async () => {
+    const response = await call(gateway, "/api/v1/platforms/x")
+    expect(response.status).toBe(200)
+    const { headers } = (await response.json()) as { headers: Record<string, string> }
+    expect(headers["x-core-user-id"]).toBeUndefined()
+    expect(headers["x-core-identity"]).toBeUndefined()
+  })
+
+  it("still resolves presented credentials, and refuses wrong ones", async () => {
+    const response = await call(gateway, "/api/v1/platforms/x", { headers: { authorization: `Bearer ${SESSION}` } })
+    expect(((await response.json()) as { headers: Record<string, string> }).headers["x-core-user-id"]).toBe("usr_ada")
+    expect((await call(gateway, "/api/v1/platforms/x", { headers: { authorization: "Bearer wrong" } })).status).toBe(401)
+    expect(script.lastValidatorAuthorization).toBeUndefined()
+    expect((await call(gateway, "/api/v1/platforms/x", { headers: { "x-api-key": API_KEY } })).status).toBe(200)
+    expect(script.lastValidatorAuthorization).toBeUndefined()
+  })
+
+  it("warns at start", () => {
+    expect(Assemble.BYPASS_WARNING).toContain("development bypass")
+  })
+})
+
+describe("CORS (step 7)", () => {
+  const gateway = gatewayOf(secured)
+
+  it("answers an allowed origin's preflight with exactly the seed's request headers", async () => {
+    const response = await call(gateway, "/api/v1/platforms/x", {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://app.example.com",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type, authorization, x-request-id"
+      }
+    })
+    expect(response.status).toBe(204)
+    expect(response.headers.get("access-control-allow-origin")).toBe("https://app.example.com")
+    expect(response.headers.get("access-control-allow-headers")).toBe("Content-Type, Authorization, X-Request-Id")
+    expect(response.headers.get("access-control-allow-credentials")).toBeNull()
+  })
+
+  it("refuses a disallowed origin and a preflight asking for x-api-key, never forwarding them", async () => {
+    const evil = await call(gateway, "/api/v1/platforms/x", {
+      headers: { origin: "https://evil.example", authorization: `Bearer ${STATIC_KEY}` }
+    })
+    expect(evil.status).toBe(403)
+    expect((await envelope(evil)).error).toMatchObject({ code: "FORBIDDEN", message: "Origin https://evil.example is not allowed" })
+    const asksKey = await call(gateway, "/api/v1/platforms/x", {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://app.example.com",
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "x-api-key"
+      }
+    })
+    expect(asksKey.status).toBe(403)
+    expect((await envelope(asksKey)).error.message).toBe(
+      "Request header x-api-key is not allowed (allowed: Content-Type, Authorization, X-Request-Id)"
+    )
+  })
+
+  it("marks an allowed origin's response readable", async () => {
+    const response = await call(gateway, "/api/v1/platforms/x", {
+      headers: { origin: "https://app.example.com", authorization: `Bearer ${STATIC_KEY}` }
+    })
+    expect(response.status).toBe(200)
+    expect(response.headers.get("access-control-allow-origin")).toBe("https://app.example.com")
+    expect(response.headers.get("vary")).toBe("Origin")
+  })
+})
+
+describe("tracing (step 8)", () => {
+  const gateway = gatewayOf(secured)
+  const service = { authorization: `Bearer ${STATIC_KEY}` }
+
+  it("honours a valid traceparent: same trace id upstream and in X-Core-Trace-Id, a new parent span", async () => {
+    const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    const response = await call(gateway, "/api/v1/platforms/x", { headers: { ...service, traceparent, tracestate: "a=1" } })
+    expect(response.headers.get("x-core-trace-id")).toBe("4bf92f3577b34da6a3ce929d0e0e4736")
+    const { headers } = (await response.json()) as { headers: Record<string, string> }
+    expect(headers.traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/)
+    expect(headers.traceparent).not.toBe(traceparent)
+    expect(headers.tracestate).toBe("a=1")
+  })
+
+  it("starts a new trace for a missing or malformed traceparent", async () => {
+    for (const traceparent of [undefined, "00-00000000000000000000000000000000-00f067aa0ba902b7-01", "junk"]) {
+      const response = await call(gateway, "/api/v1/platforms/x", {
+        headers: traceparent === undefined ? service : { ...service, traceparent }
+      })
+      const traceId = response.headers.get("x-core-trace-id")
+      expect(traceId).toMatch(/^[0-9a-f]{32}$/)
+      expect(traceId).not.toBe("0".repeat(32))
+      const { headers } = (await response.json()) as { headers: Record<string, string> }
+      expect(headers.traceparent.split("-")[1]).toBe(traceId)
+    }
+  })
+
+  it("sets X-Core-Trace-Id on error responses too", async () => {
+    const response = await call(gateway, "/api/v1/platforms/x")
+    expect(response.status).toBe(401)
+    expect(response.headers.get("x-core-trace-id")).toMatch(/^[0-9a-f]{32}$/)
+  })
+})
+
+describe("credential cache", () => {
+  it("indexes answers by user, session, key and platform, and expires them", async () => {
+    let now = 1_000
+    const cache = CredentialCache.memory(2_000, () => now)
+    const ada = { kind: "session", userId: "usr_a", sessionId: "ses_a", role: "admin", organizationId: "org_1", platformId: "plt_1", platformStatus: "active" } as const
+    await Effect.runPromise(cache.set("h1", ada))
+    await Effect.runPromise(cache.set("h2", { ...ada, sessionId: "ses_b" }))
+    expect(await Effect.runPromise(cache.get("h1"))).toEqual(ada)
+    await Effect.runPromise(cache.invalidate({ sessionId: "ses_b" }))
+    expect(await Effect.runPromise(cache.get("h2"))).toBeUndefined()
+    expect(await Effect.runPromise(cache.get("h1"))).toEqual(ada)
+    await Effect.runPromise(cache.invalidate({ platformId: "plt_1" }))
+    expect(await Effect.runPromise(cache.get("h1"))).toBeUndefined()
+    await Effect.runPromise(cache.set("h3", null))
+    expect(await Effect.runPromise(cache.get("h3"))).toBeNull()
+    now += 2_001
+    expect(await Effect.runPromise(cache.get("h3"))).toBeUndefined()
+  })
+
+  it("parses X-Core-Invalidate, ignoring what it does not know", () => {
+    expect(CredentialCache.parseInvalidation("user=usr_1, platform=plt_2, bogus=1, key=bad value")).toEqual({
+      userId: "usr_1",
+      platformId: "plt_2"
+    })
+  })
+})
