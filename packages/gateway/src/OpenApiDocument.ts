@@ -1,0 +1,154 @@
+import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import { defineRoutes, Iam, type OpenApiDocument, type RouteSpec, toOpenApi } from "@core/contracts"
+import { Effect } from "effect"
+import { isUnder, type ServiceName } from "./Routes.js"
+
+/** Where the gateway serves the merged document. */
+export const PATH = "/api/v1/openapi.json"
+
+/** Clients and shared caches may keep the document five minutes. */
+export const CACHE_CONTROL = "public, max-age=300"
+
+/** A catalogue of routes: a list, or a named record whose names become operation ids. */
+export type Catalogue = ReadonlyArray<RouteSpec> | Readonly<Record<string, RouteSpec>>
+
+/**
+ * One service's contract as the gateway publishes it: its routes under its gateway `prefix`.
+ * A route documented under the service's own `base` (billing's `/api/billing`) has that base
+ * replaced by the prefix, since the service serves both; any other path is prefixed whole
+ * (identity's `/api/core/roles` is `/api/v1/iam/api/core/roles`).
+ */
+export interface ServiceContract {
+  readonly service: ServiceName | "GATEWAY"
+  /** The gateway prefix the routes are reached under; empty for the gateway's own routes. */
+  readonly prefix: string
+  readonly base?: string
+  /** The service's tag: its routes' own tags are namespaced under it, untagged routes get it. */
+  readonly tag: { readonly name: string; readonly description: string }
+  readonly catalogues: ReadonlyArray<Catalogue>
+}
+
+/** The gateway's own public routes. */
+export const GatewayRoutes = defineRoutes({
+  health: {
+    method: "GET",
+    path: "/health",
+    summary: "Liveness: the text ok",
+    auth: "public",
+    responses: { 200: { contentType: "text/plain", description: "The text ok" } }
+  },
+  openApiDocument: {
+    method: "GET",
+    path: PATH,
+    summary: "This document: every service's routes under their gateway prefixes",
+    auth: "public",
+    responses: { 200: { contentType: "application/json", description: "An OpenAPI 3.1 document", headers: { "cache-control": CACHE_CONTROL } } }
+  }
+})
+
+/** Every contract the merged document describes; a service's catalogues join here as they are written. */
+export const CONTRACTS: ReadonlyArray<ServiceContract> = [
+  {
+    service: "GATEWAY",
+    prefix: "",
+    tag: { name: "gateway", description: "The gateway's own routes" },
+    catalogues: [GatewayRoutes]
+  },
+  {
+    service: "IAM",
+    prefix: "/api/v1/iam",
+    tag: { name: "identity", description: "Identity service (/api/v1/iam): sessions, organizations, roles, grants, keys, device login" },
+    catalogues: [Iam.AuthorizationRoutes, Iam.DeviceRoutes]
+  }
+]
+
+/** The path of a service's route as the gateway publishes it. */
+export const gatewayPath = (contract: ServiceContract, path: string): string =>
+  contract.base !== undefined && isUnder(path, contract.base)
+    ? `${contract.prefix}${path.slice(contract.base.length)}`
+    : `${contract.prefix}${path}`
+
+const namespaced = (contract: ServiceContract, tags: ReadonlyArray<string> | undefined): ReadonlyArray<string> =>
+  tags === undefined || tags.length === 0
+    ? [contract.tag.name]
+    : tags.map((tag) => (tag === contract.tag.name || tag.startsWith(`${contract.tag.name}: `) ? tag : `${contract.tag.name}: ${tag}`))
+
+const entriesOf = (catalogue: Catalogue): Array<readonly [string | undefined, RouteSpec]> =>
+  Array.isArray(catalogue)
+    ? (catalogue as ReadonlyArray<RouteSpec>).map((route) => [route.operationId, route] as const)
+    : Object.entries(catalogue as Readonly<Record<string, RouteSpec>>).map(([name, route]) => [route.operationId ?? name, route] as const)
+
+/** A contract's routes at their gateway paths, namespaced tags, operation ids from their names. */
+const routesOf = (contract: ServiceContract): Array<RouteSpec> =>
+  contract.catalogues.flatMap(entriesOf).map(([operationId, route]) => ({
+    ...route,
+    path: gatewayPath(contract, route.path),
+    tags: namespaced(contract, route.tags),
+    ...(operationId === undefined ? {} : { operationId })
+  }))
+
+/** The merged document: `toOpenApi` over every contract, plus `x-tagGroups` grouping tags by service. */
+export type GatewayDocument = OpenApiDocument & {
+  readonly "x-tagGroups": ReadonlyArray<{ readonly name: string; readonly tags: ReadonlyArray<string> }>
+}
+
+/**
+ * Merge service contracts into one OpenAPI 3.1 document. One `toOpenApi` pass converts every
+ * schema, so components shared by services appear once and different schemas of one name are
+ * told apart (`Name`, `Name2`); operation ids stay the catalogues' names (suffixed on a clash).
+ *
+ * @example
+ * const document = OpenApiDocument.make({ servers: [{ url: "https://core.example.com" }] })
+ */
+export const make = (options: {
+  readonly contracts?: ReadonlyArray<ServiceContract>
+  readonly servers?: ReadonlyArray<{ readonly url: string; readonly description?: string }>
+} = {}): GatewayDocument => {
+  const contracts = options.contracts ?? CONTRACTS
+  const routes = contracts.map(routesOf)
+  const document = toOpenApi({
+    title: "Core API",
+    version: "1",
+    description: "Every Core service behind the gateway, each under its prefix (seed 000, \"Gateway routing\").",
+    ...(options.servers === undefined ? {} : { servers: options.servers }),
+    tags: contracts.map((contract) => contract.tag),
+    routes: routes.flat()
+  })
+  const used = new Set(routes.flat().flatMap((route) => route.tags ?? []))
+  return {
+    ...document,
+    tags: (document.tags ?? []).filter((tag) => used.has(tag.name)),
+    "x-tagGroups": contracts.map((contract, i) => ({
+      name: contract.tag.name,
+      tags: [...new Set(routes[i].flatMap((route) => route.tags ?? []))]
+    }))
+  }
+}
+
+let cached: { readonly document: GatewayDocument; readonly body: string } | undefined
+
+const cache = () => {
+  if (cached === undefined) {
+    const document = make()
+    cached = { document, body: JSON.stringify(document) }
+  }
+  return cached
+}
+
+/** The merged document of `CONTRACTS`, built on first use and kept for the life of the process. */
+export const document = (): GatewayDocument => cache().document
+
+/**
+ * `GET /api/v1/openapi.json` (and `HEAD`): the merged document, serialized once, public and
+ * cacheable for five minutes. Other requests fail with the router's `RouteNotFound`.
+ */
+export const route: HttpRouter.HttpRouter = HttpRouter.empty.pipe(
+  HttpRouter.get(
+    PATH,
+    Effect.sync(() =>
+      HttpServerResponse.text(cache().body, {
+        contentType: "application/json",
+        headers: { "cache-control": CACHE_CONTROL }
+      }))
+  )
+)

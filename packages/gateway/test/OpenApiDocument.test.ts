@@ -1,0 +1,160 @@
+import { HttpApp, HttpRouter, HttpServerResponse } from "@effect/platform"
+import { defineRoutes, Iam, type RouteSpec, toOpenApiPath } from "@core/contracts"
+import { Ajv2020 } from "ajv/dist/2020.js"
+import { describe, expect, it } from "vitest"
+import { z } from "zod"
+import { validateOpenApi31 } from "../../contracts/test/OpenApiShape.js"
+import * as OpenApiDocument from "../src/OpenApiDocument.js"
+import * as Routes from "../src/Routes.js"
+
+type Operation = Record<string, any>
+
+const operations = (document: OpenApiDocument.GatewayDocument): Array<[string, string, Operation]> =>
+  Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]): [string, string, Operation] => [path, method, op]))
+
+const identityRoutes: Array<[string, RouteSpec]> = [...Object.entries(Iam.AuthorizationRoutes), ...Object.entries(Iam.DeviceRoutes)]
+
+describe("OpenApiDocument.document", () => {
+  it("is a structurally valid OpenAPI 3.1 document, the same object every time", () => {
+    const document = OpenApiDocument.document()
+    expect(validateOpenApi31(document)).toEqual([])
+    expect(document.openapi).toBe("3.1.0")
+    expect(document.info.title).toBe("Core API")
+    expect(JSON.parse(JSON.stringify(document))).toStrictEqual(document)
+    expect(OpenApiDocument.document()).toBe(document)
+  })
+
+  it("has every identity route under /api/v1/iam, with its operation id and identity tags", () => {
+    const document = OpenApiDocument.document()
+    for (const [name, route] of identityRoutes) {
+      const op = document.paths[`/api/v1/iam${toOpenApiPath(route.path)}`]?.[route.method.toLowerCase()] as Operation | undefined
+      expect(op, `${route.method} ${route.path}`).toBeDefined()
+      expect(op?.operationId).toBe(name)
+      expect(op?.summary).toBe(route.summary)
+      for (const tag of op?.tags ?? []) expect(tag).toMatch(/^identity: /)
+    }
+    expect(document.paths["/api/v1/iam/api/core/apikey/validate"].post.operationId).toBe("validateApiKey")
+    expect(document.paths["/api/v1/iam/api/v1/cli/whoami"].post.operationId).toBe("cliWhoami")
+  })
+
+  it("has nothing but the gateway's own routes and the prefixed services' routes", () => {
+    const document = OpenApiDocument.document()
+    const prefixes = Routes.ROUTES.map((route) => route.prefix)
+    const own: Array<string> = Object.values(OpenApiDocument.GatewayRoutes).map((route) => route.path)
+    for (const [path] of operations(document)) {
+      expect(own.includes(path) || prefixes.some((prefix) => Routes.isUnder(path, prefix)), path).toBe(true)
+    }
+    expect(operations(document)).toHaveLength(identityRoutes.length + own.length)
+    expect(document.paths["/health"].get["x-core-auth"]).toBe("public")
+    expect(document.paths["/api/v1/openapi.json"].get["x-core-auth"]).toBe("public")
+  })
+
+  it("groups tags by service, and lists only the tags operations use", () => {
+    const document = OpenApiDocument.document()
+    const used = new Set(operations(document).flatMap(([, , op]) => op.tags as Array<string>))
+    expect(new Set(document.tags?.map((tag) => tag.name))).toEqual(used)
+    expect(document["x-tagGroups"]).toEqual([
+      { name: "gateway", tags: ["gateway"] },
+      { name: "identity", tags: ["identity: authorization", "identity: device authorization"] }
+    ])
+  })
+
+  it("writes component schemas a JSON Schema 2020-12 validator compiles", () => {
+    const document = OpenApiDocument.document()
+    const ajv = new Ajv2020({ strict: false, allErrors: true })
+    ajv.addSchema({ $id: "https://core.test/openapi.json", components: document.components })
+    const ref = (name: string) => ajv.compile({ $ref: `https://core.test/openapi.json#/components/schemas/${name}` })
+    for (const name of Object.keys(document.components.schemas)) expect(() => ref(name), name).not.toThrow()
+    const envelope = ref("ErrorEnvelope")
+    expect(envelope({ error: { code: "NOT_FOUND", message: "x", requestId: "r", details: null } })).toBe(true)
+    expect(envelope({ error: { code: "NOT_FOUND" } })).toBe(false)
+  })
+})
+
+describe("OpenApiDocument.make", () => {
+  const Thing = z.object({ id: z.string() }).meta({ id: "Thing" })
+  const OtherThing = z.object({ id: z.number(), size: z.number() }).meta({ id: "Thing" })
+  const Shared = z.object({ ok: z.boolean() }).meta({ id: "Shared" })
+  const contract = (
+    service: Routes.ServiceName,
+    prefix: string,
+    name: string,
+    routes: Readonly<Record<string, RouteSpec>>,
+    base?: string
+  ): OpenApiDocument.ServiceContract => ({ service, prefix, tag: { name, description: `The ${name} service` }, catalogues: [routes], ...(base === undefined ? {} : { base }) })
+
+  const merged = () =>
+    OpenApiDocument.make({
+      servers: [{ url: "https://core.example.com" }],
+      contracts: [
+        contract("BILLING", "/api/v1/billing", "billing", defineRoutes({
+          getThing: { method: "GET", path: "/api/billing/things/:id", summary: "A thing", auth: "any", responses: { 200: Thing, 404: null } },
+          health: { method: "GET", path: "/status", summary: "Billing status", auth: "public", tags: ["ops"], responses: { 200: Shared } }
+        }), "/api/billing"),
+        contract("STACKS", "/api/v1/stacks", "stacks", defineRoutes({
+          getThing: { method: "GET", path: "/things/:id", summary: "Another thing", auth: "any", tags: ["stacks: catalogue"], responses: { 200: OtherThing } },
+          ping: { method: "GET", path: "/ping", summary: "Ping", auth: "public", responses: { 200: Shared } }
+        }))
+      ]
+    })
+
+  it("puts a route under its base at the prefix, and any other path under the prefix whole", () => {
+    const document = merged()
+    expect(Object.keys(document.paths).sort()).toEqual([
+      "/api/v1/billing/status",
+      "/api/v1/billing/things/{id}",
+      "/api/v1/stacks/ping",
+      "/api/v1/stacks/things/{id}"
+    ])
+    expect(document.servers).toEqual([{ url: "https://core.example.com" }])
+    expect(validateOpenApi31(document)).toEqual([])
+  })
+
+  it("keeps shared schemas once, tells clashing ones apart, and suffixes clashing operation ids", () => {
+    const document = merged()
+    const schemaOf = (path: string) => (document.paths[path].get as Operation).responses["200"].content["application/json"].schema
+    expect(schemaOf("/api/v1/billing/things/{id}")).toEqual({ $ref: "#/components/schemas/Thing" })
+    expect(schemaOf("/api/v1/stacks/things/{id}")).toEqual({ $ref: "#/components/schemas/Thing2" })
+    expect((document.components.schemas.Thing2 as { required: Array<string> }).required).toEqual(["id", "size"])
+    expect(schemaOf("/api/v1/billing/status")).toEqual(schemaOf("/api/v1/stacks/ping"))
+    expect(Object.keys(document.components.schemas).sort()).toEqual(["ErrorEnvelope", "Shared", "Thing", "Thing2"])
+    expect([document.paths["/api/v1/billing/things/{id}"].get.operationId, document.paths["/api/v1/stacks/things/{id}"].get.operationId])
+      .toEqual(["getThing", "getThing2"])
+  })
+
+  it("tags each service's operations under its name", () => {
+    const document = merged()
+    const tagsOf = (path: string) => (document.paths[path].get as Operation).tags
+    expect(tagsOf("/api/v1/billing/things/{id}")).toEqual(["billing"])
+    expect(tagsOf("/api/v1/billing/status")).toEqual(["billing: ops"])
+    expect(tagsOf("/api/v1/stacks/things/{id}")).toEqual(["stacks: catalogue"])
+    expect(document.tags).toEqual([
+      { name: "billing", description: "The billing service" },
+      { name: "stacks", description: "The stacks service" },
+      { name: "billing: ops" },
+      { name: "stacks: catalogue" }
+    ])
+    expect(document["x-tagGroups"]).toEqual([
+      { name: "billing", tags: ["billing", "billing: ops"] },
+      { name: "stacks", tags: ["stacks: catalogue", "stacks"] }
+    ])
+  })
+})
+
+describe("OpenApiDocument.route", () => {
+  const handler = HttpApp.toWebHandler(OpenApiDocument.route)
+
+  it("serves the document as JSON, publicly cacheable for five minutes", async () => {
+    const response = await handler(new Request("http://localhost/api/v1/openapi.json"))
+    expect(response.status).toBe(200)
+    expect(response.headers.get("content-type")).toBe("application/json")
+    expect(response.headers.get("cache-control")).toBe("public, max-age=300")
+    expect(await response.json()).toEqual(OpenApiDocument.document())
+  })
+
+  it("leaves other paths and methods to the routes after it", async () => {
+    const app = HttpApp.toWebHandler(HttpRouter.concat(OpenApiDocument.route, HttpRouter.empty.pipe(HttpRouter.get("/health", HttpServerResponse.text("ok")))))
+    expect(await (await app(new Request("http://localhost/health"))).text()).toBe("ok")
+    expect((await app(new Request("http://localhost/api/v1/openapi.json", { method: "POST" }))).status).toBe(404)
+  })
+})
