@@ -1,0 +1,401 @@
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { RateLimited } from "@core/kernel"
+import { Clock, Duration, Effect, Option, type Scope } from "effect"
+import { Redis, type RedisOptions } from "ioredis"
+import { createHash } from "node:crypto"
+import { isIP } from "node:net"
+import type { GatewayMiddleware } from "./Middleware.js"
+import { targetOf } from "./Routes.js"
+
+/** How many requests a key may make in a window. */
+export interface Limit {
+  readonly limit: number
+  readonly windowMillis: number
+}
+
+/** Every limit counts requests per minute. */
+export const WINDOW_MILLIS = 60_000
+
+/** A request the stricter sign-up and sign-in limit applies to: a path, and its methods (all when absent). */
+export interface StrictRoute {
+  readonly path: string
+  readonly methods?: ReadonlyArray<string>
+}
+
+/**
+ * Sign-up, sign-in (password and magic link) and password-reset requests through the gateway,
+ * and the pages' sign-in and sign-up posts at both addresses (docs/decisions/0154).
+ */
+export const AUTH_ROUTES: ReadonlyArray<StrictRoute> = [
+  { path: "/api/v1/iam/api/auth/sign-up/email" },
+  { path: "/api/v1/iam/api/auth/sign-in/email" },
+  { path: "/api/v1/iam/api/auth/sign-in/magic-link" },
+  { path: "/api/v1/iam/api/auth/request-password-reset" },
+  { path: "/api/v1/iam/api/auth/forget-password" },
+  { path: "/api/v1/iam/sign-in", methods: ["POST"] },
+  { path: "/api/v1/iam/sign-up", methods: ["POST"] },
+  { path: "/sign-in", methods: ["POST"] },
+  { path: "/sign-up", methods: ["POST"] }
+]
+
+/** Paths never limited: probes, metrics, and the token endpoints that `slow_down` governs. */
+export const EXEMPT_PATHS: ReadonlyArray<string> = [
+  "/health",
+  "/ready",
+  "/metrics",
+  "/api/v1/iam/oauth/device/token",
+  "/api/v1/iam/oauth/token"
+]
+
+/** Which requests are limited, and how much. */
+export interface Rules {
+  /** Requests a minute per `{ip}:{path}`. */
+  readonly perMinute: number
+  /** Requests a minute per `{ip}:{path}` on `authRoutes`. */
+  readonly authPerMinute: number
+  readonly authRoutes: ReadonlyArray<StrictRoute>
+  readonly exemptPaths: ReadonlyArray<string>
+}
+
+const positive = (name: string, value: number): number => {
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a whole number of at least 1, got ${value}`)
+  return value
+}
+
+/**
+ * The rules from the configured thresholds (`CORE_RATE_LIMIT_PER_MINUTE`,
+ * `CORE_RATE_LIMIT_AUTH_PER_MINUTE`); a threshold that is not a positive whole number stops the start.
+ *
+ * @example
+ * RateLimit.rulesFrom(config.rateLimits) // { perMinute: 600, authPerMinute: 10, ... } by default
+ */
+export const rulesFrom = (thresholds: { readonly perMinute?: number; readonly authPerMinute?: number } = {}): Rules => ({
+  perMinute: positive("perMinute", thresholds.perMinute ?? 600),
+  authPerMinute: positive("authPerMinute", thresholds.authPerMinute ?? 10),
+  authRoutes: AUTH_ROUTES,
+  exemptPaths: EXEMPT_PATHS
+})
+
+const decoded = (path: string): string => {
+  try {
+    return decodeURIComponent(path)
+  } catch {
+    return path
+  }
+}
+
+/**
+ * The path a counter is kept for: the normalized pathname, percent-decoded, with repeated and
+ * trailing slashes folded (`/a//%62/` counts as `/a/b`, so no spelling escapes a limit), hashed
+ * when long.
+ */
+export const pathKeyOf = (url: string): string => {
+  const folded = decoded(targetOf(url).pathname).replace(/\/{2,}/g, "/")
+  const path = folded.length > 1 && folded.endsWith("/") ? folded.slice(0, -1) : folded
+  return path.length > 256 ? `sha256:${createHash("sha256").update(path).digest("hex")}` : path
+}
+
+/** The limit for a request's method and path key, or `undefined` when it is not limited. */
+export const limitOf = (rules: Rules, method: string, path: string): Limit | undefined => {
+  if (rules.exemptPaths.includes(path)) return undefined
+  const strict = rules.authRoutes.some((route) =>
+    route.path === path && (route.methods === undefined || route.methods.includes(method)))
+  return { limit: strict ? rules.authPerMinute : rules.perMinute, windowMillis: WINDOW_MILLIS }
+}
+
+const normalizeAddress = (candidate: string): string | undefined => {
+  let address = candidate.trim()
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(address)
+  if (bracketed !== null) address = bracketed[1]!
+  else if (/^\d{1,3}(\.\d{1,3}){3}:\d+$/.test(address)) address = address.slice(0, address.lastIndexOf(":"))
+  const mapped = /^::ffff:(\d{1,3}(\.\d{1,3}){3})$/i.exec(address)
+  if (mapped !== null) address = mapped[1]!
+  return address.length <= 45 && isIP(address) !== 0 ? address.toLowerCase() : undefined
+}
+
+/**
+ * The client address a counter is kept for: the first `X-Forwarded-For` address when `trustProxy`
+ * and it is a valid IP (ports and brackets dropped), else the socket's, else `unknown`.
+ * IPv4-mapped IPv6 addresses count as their IPv4 address.
+ */
+export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string => {
+  const forwarded = trustProxy ? request.headers["x-forwarded-for"]?.slice(0, 256).split(",")[0] : undefined
+  const fromProxy = forwarded === undefined ? undefined : normalizeAddress(forwarded)
+  if (fromProxy !== undefined) return fromProxy
+  return Option.getOrUndefined(Option.flatMapNullable(request.remoteAddress, normalizeAddress)) ?? "unknown"
+}
+
+/** A store's answer for one request. `resetSeconds` and `retryAfterSeconds` are whole seconds, at least 1. */
+export interface Decision {
+  readonly allowed: boolean
+  readonly limit: number
+  readonly remaining: number
+  readonly resetSeconds: number
+  readonly retryAfterSeconds: number
+}
+
+/** Where counters live. `hit` counts one request against a key unless it is over its limit; it never fails. */
+export interface Store {
+  readonly hit: (key: string, limit: Limit) => Effect.Effect<Decision>
+}
+
+const seconds = (millis: number, windowMillis: number): number =>
+  Math.max(1, Math.ceil(Math.min(millis, windowMillis * 2) / 1000))
+
+interface Counter {
+  count: number
+  readonly windowStart: number
+  readonly windowMillis: number
+}
+
+/**
+ * Counters in this process's memory: per key `{ count, windowStart }` in a fixed window. Expired
+ * counters are dropped as time passes, and at most `maxKeys` are held (the oldest goes first).
+ * Time comes from Effect's `Clock`, so tests drive it with `TestClock`.
+ */
+export const memoryStore = (options: { readonly maxKeys?: number } = {}): Store => {
+  const maxKeys = options.maxKeys ?? 100_000
+  const counters = new Map<string, Counter>()
+  const expired = (counter: Counter, now: number) => now - counter.windowStart >= counter.windowMillis
+
+  const evict = (now: number) => {
+    for (const [key, counter] of counters) {
+      if (!expired(counter, now) && counters.size < maxKeys) return
+      counters.delete(key)
+    }
+  }
+
+  return {
+    hit: (key, { limit, windowMillis }) =>
+      Effect.map(Clock.currentTimeMillis, (now): Decision => {
+        let counter = counters.get(key)
+        if (counter === undefined || expired(counter, now)) {
+          counters.delete(key)
+          evict(now)
+          counter = { count: 0, windowStart: now, windowMillis }
+          counters.set(key, counter)
+        }
+        const resetSeconds = seconds(counter.windowStart + windowMillis - now, windowMillis)
+        const allowed = counter.count < limit
+        if (allowed) counter.count += 1
+        return { allowed, limit, remaining: Math.max(0, limit - counter.count), resetSeconds, retryAfterSeconds: resetSeconds }
+      })
+  }
+}
+
+/**
+ * A sliding-window counter per key in one Redis hash: this window's count, the previous window's,
+ * and the window's index, from Redis's own clock (gateways with skewed clocks share one window).
+ * A request is allowed while `previous × (unelapsed share of the window) + current + 1 ≤ limit`.
+ */
+const SLIDING_WINDOW = `
+if redis.replicate_commands then redis.replicate_commands() end
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local window = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+local index = math.floor(now / window)
+local stored = redis.call('HMGET', KEYS[1], 'index', 'current', 'previous')
+local current = tonumber(stored[2]) or 0
+local previous = tonumber(stored[3]) or 0
+local storedIndex = tonumber(stored[1])
+if storedIndex ~= index then
+  if storedIndex == index - 1 then previous = current else previous = 0 end
+  current = 0
+end
+local elapsed = now - index * window
+local allowed = 0
+if previous * (window - elapsed) / window + current + 1 <= limit then
+  allowed = 1
+  current = current + 1
+  redis.call('HSET', KEYS[1], 'index', index, 'current', current, 'previous', previous)
+  redis.call('PEXPIRE', KEYS[1], window * 2)
+end
+return { allowed, previous, current, elapsed }
+`
+
+const SLIDING_WINDOW_SHA = createHash("sha1").update(SLIDING_WINDOW).digest("hex")
+
+/** A decision from the script's answer (`current` counts this request when it was allowed). */
+const slidingDecision = (
+  [allowed, previous, current, elapsed]: ReadonlyArray<number>,
+  { limit, windowMillis: w }: Limit
+): Decision => {
+  const estimate = previous! * (w - elapsed!) / w + current!
+  if (allowed === 1) {
+    const resetSeconds = seconds(w - elapsed!, w)
+    return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - estimate)), resetSeconds, retryAfterSeconds: resetSeconds }
+  }
+  const inThisWindow = current! + 1 <= limit && previous! > 0 ? w * (1 - (limit - current! - 1) / previous!) - elapsed! : Infinity
+  const inNextWindow = w - elapsed! + (current! + 1 > limit ? w * (1 - (limit - 1) / current!) : 0)
+  const wait = seconds(inThisWindow < w - elapsed! ? inThisWindow : inNextWindow, w)
+  return { allowed: false, limit, remaining: 0, resetSeconds: wait, retryAfterSeconds: wait }
+}
+
+const isReply = (reply: unknown): reply is ReadonlyArray<number> =>
+  Array.isArray(reply) && reply.length === 4 && reply.every((item) => typeof item === "number")
+
+/** Options of the Redis store. */
+export interface RedisStoreOptions {
+  /** Answers while Redis fails. @default memoryStore() */
+  readonly fallback?: Store
+  /** Prefix of every key. @default "core:ratelimit:" */
+  readonly prefix?: string
+  /** While Redis fails, how often one request tries it again (the others use the fallback). @default 1000 */
+  readonly retryMillis?: number
+  /** The longest a request waits for Redis (also when the client has no `commandTimeout`). @default 250 */
+  readonly timeoutMillis?: number
+}
+
+/**
+ * The client options that make a down Redis fail fast: no offline queue, no retried commands,
+ * a short command timeout, and a socket that stops waiting for a Redis that stops answering.
+ */
+export const REDIS_CLIENT_OPTIONS: RedisOptions = {
+  lazyConnect: true,
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  commandTimeout: 150,
+  connectTimeout: 2_000,
+  socketTimeout: 1_000
+}
+
+/**
+ * Counters in Redis, shared by every gateway instance (`core:ratelimit:{ip}:{path}`, a sliding
+ * window, expiring after two windows). When a command fails or times out, the fallback store
+ * answers; one warning is logged when that starts and one info line when Redis answers again.
+ * While failing, one request per `retryMillis` tries Redis; ioredis reconnects by itself.
+ * The client is the caller's: create it with `REDIS_CLIENT_OPTIONS`, or use `redisStoreFromUrl`.
+ */
+export const redisStore = (client: Redis, options: RedisStoreOptions = {}): Store => {
+  const fallback = options.fallback ?? memoryStore()
+  const prefix = options.prefix ?? "core:ratelimit:"
+  const retryMillis = options.retryMillis ?? 1_000
+  const timeout = Duration.millis(options.timeoutMillis ?? 250)
+  let failing = false
+  let retryAt = 0
+
+  const evaluate = (key: string, { limit, windowMillis }: Limit): Promise<unknown> =>
+    client.evalsha(SLIDING_WINDOW_SHA, 1, key, windowMillis, limit).catch((error: unknown) =>
+      String(error).includes("NOSCRIPT") ? client.eval(SLIDING_WINDOW, 1, key, windowMillis, limit) : Promise.reject(error))
+
+  const recovered = Effect.suspend(() => {
+    if (!failing) return Effect.void
+    failing = false
+    return Effect.logInfo("rate limiter: Redis answers again")
+  })
+
+  const failed = (error: Error, now: number) =>
+    Effect.suspend(() => {
+      retryAt = now + retryMillis
+      if (failing) return Effect.void
+      failing = true
+      return Effect.logWarning("rate limiter: Redis failed, counting in memory").pipe(
+        Effect.annotateLogs({ error: error.message })
+      )
+    })
+
+  return {
+    hit: (key, limit) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        if (failing && now < retryAt) return fallback.hit(key, limit)
+        if (failing) retryAt = now + retryMillis
+        return Effect.tryPromise({
+          try: () => evaluate(`${prefix}${key}`, limit),
+          catch: (error) => (error instanceof Error ? error : new Error(String(error)))
+        }).pipe(
+          Effect.timeoutFail({ duration: timeout, onTimeout: () => new Error(`no answer within ${Duration.format(timeout)}`) }),
+          Effect.filterOrFail(isReply, (reply) => new Error(`unexpected reply ${JSON.stringify(reply)}`)),
+          Effect.map((reply) => slidingDecision(reply, limit)),
+          Effect.tap(() => recovered),
+          Effect.catchAll((error) => Effect.zipRight(failed(error, now), fallback.hit(key, limit))),
+          Effect.withSpan("RateLimit.redis")
+        )
+      })
+  }
+}
+
+const CONNECT_WAIT_MILLIS = 1_000
+
+const connect = async (url: string): Promise<Redis> => {
+  const client = new Redis(url, REDIS_CLIENT_OPTIONS)
+  client.on("error", () => undefined)
+  let timer: ReturnType<typeof setTimeout> | undefined
+  await Promise.race([
+    client.connect().catch(() => undefined),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, CONNECT_WAIT_MILLIS)
+    })
+  ])
+  clearTimeout(timer)
+  return client
+}
+
+/**
+ * A Redis store over its own client (`REDIS_CLIENT_OPTIONS`), closed with the scope. It waits up
+ * to a second for Redis to be ready, so the first requests are counted there; a Redis that is
+ * down or never answers leaves the fallback answering until ioredis reconnects.
+ *
+ * @example
+ * const store = yield* RateLimit.redisStoreFromUrl(config.redisUrl)
+ */
+export const redisStoreFromUrl = (url: string, options: RedisStoreOptions = {}): Effect.Effect<Store, never, Scope.Scope> =>
+  Effect.map(
+    Effect.acquireRelease(Effect.promise(() => connect(url)), (client) => Effect.sync(() => client.disconnect())),
+    (client) => redisStore(client, options)
+  )
+
+/** The `RateLimit-*` headers of a decision. */
+export const headersOf = (decision: Decision): Record<string, string> => ({
+  "ratelimit-limit": String(decision.limit),
+  "ratelimit-remaining": String(decision.remaining),
+  "ratelimit-reset": String(decision.resetSeconds)
+})
+
+/** The decision's headers on a response, unless an upstream answered with its own limit's. */
+const withHeaders = (response: HttpServerResponse.HttpServerResponse, decision: Decision) =>
+  response.headers["ratelimit-limit"] === undefined ? HttpServerResponse.setHeaders(response, headersOf(decision)) : response
+
+/** Options of the rate limiter. */
+export interface RateLimitOptions {
+  readonly store: Store
+  /** @default rulesFrom() (600 a minute, 10 for sign-up, sign-in and reset requests) */
+  readonly rules?: Rules
+  /** Key by the first `X-Forwarded-For` address (`CORE_TRUST_PROXY`). @default false */
+  readonly trustProxy?: boolean
+  /** Called once per refused request (the metrics count them). */
+  readonly onRejected?: () => void
+}
+
+/**
+ * Chain step 6: count each request against `{ip}:{path}`. Allowed requests go on and their
+ * response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (an upstream's
+ * own, such as identity's sign-in limit, are kept); refused ones fail with `RateLimited`
+ * (429 `RATE_LIMITED` with `Retry-After` and the same headers).
+ *
+ * @example
+ * Gateway.make({ upstreams, guards: { rateLimiter: RateLimit.middleware({ store: RateLimit.memoryStore() }) } })
+ */
+export const middleware = (options: RateLimitOptions): GatewayMiddleware => {
+  const rules = options.rules ?? rulesFrom()
+  const trustProxy = options.trustProxy ?? false
+  return (app) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const path = pathKeyOf(request.url)
+      const limit = limitOf(rules, request.method, path)
+      if (limit === undefined) return app
+      return Effect.flatMap(options.store.hit(`${clientAddress(request, trustProxy)}:${path}`, limit), (decision) => {
+        if (decision.allowed) return Effect.map(app, (response) => withHeaders(response, decision))
+        options.onRejected?.()
+        return Effect.fail(
+          new RateLimited({
+            message: "Too many requests. Try again later.",
+            retryAfterSeconds: decision.retryAfterSeconds,
+            limit: decision.limit,
+            remaining: 0,
+            resetSeconds: decision.resetSeconds
+          })
+        )
+      })
+    })
+}
