@@ -6,13 +6,15 @@ import { actorOf } from "./Audit.js"
 import { AuditLog } from "./AuditEvent.js"
 import { Access, type Caller } from "./Caller.js"
 import { PlatformStatusRepo } from "./PlatformStatusRepo.js"
+import { SessionCache } from "./SessionCache.js"
 
 /** A platform's status as identity knows it. */
 export type PlatformStatusValue = "active" | "suspended"
 
 /**
  * Platform suspension as identity knows it: set by the registry (or an operator) through
- * `POST /internal/platform-status`, read by session answers and API key validation.
+ * `POST /internal/platform-status`, read by session answers and API key validation. A change
+ * clears the session-context cache of this process, so the next session answer carries it.
  */
 export class PlatformStatus extends Effect.Service<PlatformStatus>()("@core/auth/PlatformStatus", {
   effect: Effect.gen(function*() {
@@ -20,6 +22,7 @@ export class PlatformStatus extends Effect.Service<PlatformStatus>()("@core/auth
     const access = yield* Access
     const audit = yield* AuditLog
     const sql = yield* SqlClient.SqlClient
+    const sessions = yield* SessionCache
 
     /** The platform's status; `active` when it was never set. */
     const statusOf = (platformId: string): Effect.Effect<PlatformStatusValue> =>
@@ -44,10 +47,10 @@ export class PlatformStatus extends Effect.Service<PlatformStatus>()("@core/auth
             metadata: { from: previous?.status ?? "active", to: input.status }
           })
           return record
-        })).pipe(Effect.orDie)
+        })).pipe(Effect.orDie, Effect.zipLeft(sessions.clear))
       }).pipe(Effect.withSpan("PlatformStatus.set"))
 
     return { statusOf, set } as const
   }),
-  dependencies: [PlatformStatusRepo.Default]
+  dependencies: [PlatformStatusRepo.Default, SessionCache.Default]
 }) {}

@@ -47,6 +47,25 @@ export const isSuspensionExempt = (pathname: string): boolean =>
 
 const SIGN_OUT = "/api/v1/iam/api/auth/sign-out"
 
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
+
+/**
+ * Identity routes whose successful writes change the caller's tenant, role or permissions
+ * (organization setup, the active organization, memberships, roles, grants): the caller's cached
+ * answers are dropped at once. Other members they affect see the change within the cache's TTL.
+ */
+const TENANT_CHANGES: ReadonlyArray<string> = [
+  "/api/v1/iam/api/auth/organization",
+  "/api/v1/iam/api/core/org-setup",
+  "/api/v1/iam/api/core/organizations",
+  "/api/v1/iam/api/core/roles",
+  "/api/v1/iam/api/core/grants",
+  "/api/v1/iam/api/core/bootstrap"
+]
+
+const changesTenant = (method: string, pathname: string): boolean =>
+  !SAFE_METHODS.has(method) && TENANT_CHANGES.some((prefix) => isUnder(pathname, prefix))
+
 /** A credential as presented, before it is checked. */
 export type Presented =
   | { readonly kind: "none" }
@@ -83,8 +102,6 @@ export const presented = (headers: Headers.Headers): Presented => {
   const token = cookieToken(headers.cookie)
   return token === undefined ? { kind: "none" } : { kind: "cookie", token }
 }
-
-const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
 
 /**
  * Whether a cookie-authenticated write comes from another site (DESIGN §6): its `Origin` is
@@ -208,10 +225,19 @@ export const middleware = (options: AuthenticationOptions): GatewayMiddleware =>
         : "Invalid or expired session"
     })
 
-  const afterResponse = (credential: Presented, pathname: string, response: HttpServerResponse.HttpServerResponse) => {
+  const afterResponse = (
+    request: HttpServerRequest.HttpServerRequest,
+    principal: Principal | undefined,
+    credential: Presented,
+    pathname: string,
+    response: HttpServerResponse.HttpServerResponse
+  ) => {
     const header = response.headers[INVALIDATE_HEADER]
     const invalidations: Array<Invalidation> = []
     if (header !== undefined) invalidations.push(parseInvalidation(header))
+    if (principal?.kind === "session" && response.status < 400 && changesTenant(request.method, pathname)) {
+      invalidations.push({ userId: principal.userId })
+    }
     if (pathname === SIGN_OUT && (credential.kind === "bearer" || credential.kind === "cookie")) {
       invalidations.push({ credential: Crypto.sha256Hex(credential.token) })
     }
@@ -233,7 +259,7 @@ export const middleware = (options: AuthenticationOptions): GatewayMiddleware =>
         (principal): GatewayApp => {
           if (principal === undefined) {
             if (open || (bypass && credential.kind === "none")) {
-              return Effect.flatMap(app, (response) => afterResponse(credential, pathname, response))
+              return Effect.flatMap(app, (response) => afterResponse(request, undefined, credential, pathname, response))
             }
             return Effect.fail(refusal(credential))
           }
@@ -252,7 +278,7 @@ export const middleware = (options: AuthenticationOptions): GatewayMiddleware =>
           return app.pipe(
             Effect.provideService(CurrentPrincipal, principal),
             Effect.provideService(HttpServerRequest.HttpServerRequest, request.modify({ headers })),
-            Effect.flatMap((response) => afterResponse(credential, pathname, response))
+            Effect.flatMap((response) => afterResponse(request, principal, credential, pathname, response))
           )
         }
       )
