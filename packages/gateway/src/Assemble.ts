@@ -7,7 +7,9 @@ import * as Cors from "./Cors.js"
 import * as CredentialCache from "./CredentialCache.js"
 import * as Gateway from "./Gateway.js"
 import * as IdentityResolver from "./IdentityResolver.js"
-import type { GatewayApp, GatewayMiddleware } from "./Middleware.js"
+import type * as Metrics from "./Metrics.js"
+import type { GatewayApp } from "./Middleware.js"
+import * as RateLimit from "./RateLimit.js"
 import { ROUTES } from "./Routes.js"
 import * as Tracing from "./Tracing.js"
 import type { Upstream } from "./Upstream.js"
@@ -18,12 +20,10 @@ export interface AssembleOptions {
   readonly upstreams: ReadonlyArray<Upstream>
   /** Everything outside `/api/v1` (`/health`, `/ready`, `/metrics`, pages). */
   readonly fallback?: GatewayApp
-  /** Shared Redis (credential cache); memory when absent. */
+  /** Shared Redis (rate limits, credential cache); memory when absent. */
   readonly redis?: Redis
-  /** Step 6, the rate limiter (built where its store lives). */
-  readonly rateLimiter?: GatewayMiddleware
-  /** Counts credential-cache lookups (metrics). */
-  readonly onCacheLookup?: (hit: boolean) => void
+  /** Request counts, latencies, cache hits, rate-limit rejections. */
+  readonly metrics?: Metrics.Metrics
 }
 
 const noIdentityService: IdentityResolver.IdentityResolver = {
@@ -32,7 +32,8 @@ const noIdentityService: IdentityResolver.IdentityResolver = {
 }
 
 /**
- * The whole gateway of DESIGN §6 from configuration: routing to the upstreams inside the chain
+ * The whole gateway of DESIGN §6 from configuration (`REDIS_URL` → a shared Redis for rate
+ * limits and the credential cache, else memory): routing to the upstreams inside the chain
  * of the seed (security headers, errors, request id, logger, timing, rate limiter, CORS, tracing,
  * authentication, suspension). Without `CORE_STATIC_API_KEY` it runs the development bypass.
  *
@@ -40,7 +41,7 @@ const noIdentityService: IdentityResolver.IdentityResolver = {
  * const app = Assemble.gateway({ config, upstreams, fallback: health })
  */
 export const gateway = (options: AssembleOptions): HttpApp.Default<never, Scope.Scope> => {
-  const { config } = options
+  const { config, metrics } = options
   const iam = options.upstreams.find((upstream) => upstream.service === "IAM")
   const isAllowedOrigin = Cors.originPolicy({
     allowed: config.corsOrigins,
@@ -54,13 +55,20 @@ export const gateway = (options: AssembleOptions): HttpApp.Default<never, Scope.
     identityKey: ForwardedIdentity.keyFrom(config.secret),
     routes: ROUTES,
     isAllowedOrigin,
-    ...(options.onCacheLookup === undefined ? {} : { onCacheLookup: options.onCacheLookup })
+    ...(metrics === undefined ? {} : { onCacheLookup: metrics.authCache })
+  })
+  const rateLimiter = RateLimit.middleware({
+    store: options.redis === undefined ? RateLimit.memoryStore() : RateLimit.redisStore(options.redis),
+    rules: RateLimit.rulesFrom(config.rateLimits),
+    trustProxy: config.trustProxy,
+    ...(metrics === undefined ? {} : { onRejected: metrics.rateLimited })
   })
   return Gateway.make({
     upstreams: options.upstreams,
     ...(options.fallback === undefined ? {} : { fallback: options.fallback }),
+    ...(metrics === undefined ? {} : { metrics }),
     guards: {
-      ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
+      rateLimiter,
       cors: Cors.middleware(isAllowedOrigin),
       tracing: Tracing.middleware,
       authentication,

@@ -2,7 +2,9 @@ import { type HttpApp, HttpServerRequest } from "@effect/platform"
 import { NotFound, UpstreamUnavailable } from "@core/kernel"
 import { Effect, type Scope } from "effect"
 import { rewrite } from "./Forwarding.js"
+import type * as Metrics from "./Metrics.js"
 import { chain, type GatewayApp, type Guards } from "./Middleware.js"
+import * as OpenApiDocument from "./OpenApiDocument.js"
 import { API_BASE, isUnder, match, ROUTES, type Route, type ServiceName, targetOf } from "./Routes.js"
 import type { Upstream } from "./Upstream.js"
 
@@ -14,8 +16,10 @@ export interface GatewayOptions {
   readonly routes?: ReadonlyArray<Route>
   /** Answers the requests outside `/api/v1` (`/health`, `/ready`, pages). @default 404 `NOT_FOUND` */
   readonly fallback?: GatewayApp
-  /** Chain steps 6 to 10, supplied by later issues. */
+  /** Chain steps 6 to 10. */
   readonly guards?: Guards
+  /** Request counts and latencies, observed at the timing step. */
+  readonly metrics?: Metrics.Metrics
 }
 
 const notFound = (pathname: string) => new NotFound({ message: `No route for ${pathname}` })
@@ -42,7 +46,8 @@ export const router = (
 }
 
 /**
- * The gateway: `/api/v1/*` routed to upstreams, everything else to `fallback`, all of it inside
+ * The gateway: `/api/v1/*` routed to upstreams (but `/api/v1/openapi.json`, the merged document),
+ * everything else to `fallback`, all of it inside
  * the middleware chain. Serve it with `NodeHttpServer` or `HttpApp.toWebHandler`.
  *
  * @example
@@ -52,9 +57,10 @@ export const make = (options: GatewayOptions = {}): HttpApp.Default<never, Scope
   const api = router(options.routes ?? ROUTES, options.upstreams ?? [])
   const fallback: GatewayApp = options.fallback ??
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => Effect.fail(notFound(targetOf(request.url).pathname)))
-  const app = Effect.flatMap(
-    HttpServerRequest.HttpServerRequest,
-    (request) => (isUnder(targetOf(request.url).pathname, API_BASE) ? api : fallback)
-  )
-  return chain(app, options.guards)
+  const app = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const pathname = targetOf(request.url).pathname
+    if (pathname === OpenApiDocument.PATH) return OpenApiDocument.route
+    return isUnder(pathname, API_BASE) ? api : fallback
+  })
+  return chain(app, options.guards, options.metrics)
 }

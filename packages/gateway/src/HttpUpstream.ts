@@ -7,9 +7,9 @@ import { TLSSocket } from "node:tls"
 import { HOP_BY_HOP } from "./Forwarding.js"
 import { isServiceName, type ServiceName } from "./Routes.js"
 import type { Upstream } from "./Upstream.js"
+import type { UpstreamErrorKind } from "./Metrics.js"
 
-/** How an upstream failed, as `onError` counts it: 502 `UPSTREAM_UNAVAILABLE` or 504 `UPSTREAM_TIMEOUT`. */
-export type UpstreamErrorKind = "unavailable" | "timeout"
+export type { UpstreamErrorKind } from "./Metrics.js"
 
 /** How an HTTP upstream connects, waits and reports. */
 export interface HttpUpstreamOptions {

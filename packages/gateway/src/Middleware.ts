@@ -2,6 +2,7 @@ import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/pla
 import { ErrorResponse, NotFound, RequestContext } from "@core/kernel"
 import { Cause, Clock, Effect, type Scope } from "effect"
 import * as Inbound from "./Inbound.js"
+import * as Metrics from "./Metrics.js"
 import { targetOf } from "./Routes.js"
 
 /** An app inside the gateway: it may fail with anything; the chain turns failures into envelopes. */
@@ -104,13 +105,14 @@ export const timing = <R>(app: HttpApp.Default<never, R>): HttpApp.Default<never
 
 /**
  * The whole chain around an app, in the seed's order: security headers, error envelope,
- * request id, request logger, timing, then the guards.
+ * request id, request logger, timing (with the request metrics when given), then the guards.
  */
-export const chain = (app: GatewayApp, guards: Guards = {}): HttpApp.Default<never, Scope.Scope> => {
+export const chain = (app: GatewayApp, guards: Guards = {}, metrics?: Metrics.Metrics): HttpApp.Default<never, Scope.Scope> => {
   const steps = [guards.rateLimiter, guards.cors, guards.tracing, guards.authentication, guards.suspension]
   const guarded = steps.reduceRight<HttpApp.Default<never, Scope.Scope>>(
     (inner, step) => (step === undefined ? inner : errorEnvelope(step(inner))),
     errorEnvelope(app)
   )
-  return securityHeaders(errorEnvelope(requestId(requestLogger(timing(guarded)))))
+  const measured = metrics === undefined ? guarded : Metrics.middleware(metrics)(guarded)
+  return securityHeaders(errorEnvelope(requestId(requestLogger(timing(measured)))))
 }

@@ -1,10 +1,11 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { RateLimited } from "@core/kernel"
 import { Clock, Duration, Effect, Option, type Scope } from "effect"
-import { Redis, type RedisOptions } from "ioredis"
+import type { Redis } from "ioredis"
 import { createHash } from "node:crypto"
 import { isIP } from "node:net"
 import type { GatewayMiddleware } from "./Middleware.js"
+import * as RedisConnection from "./RedisConnection.js"
 import { targetOf } from "./Routes.js"
 
 /** How many requests a key may make in a window. */
@@ -247,25 +248,13 @@ export interface RedisStoreOptions {
   readonly timeoutMillis?: number
 }
 
-/**
- * The client options that make a down Redis fail fast: no offline queue, no retried commands,
- * a short command timeout, and a socket that stops waiting for a Redis that stops answering.
- */
-export const REDIS_CLIENT_OPTIONS: RedisOptions = {
-  lazyConnect: true,
-  enableOfflineQueue: false,
-  maxRetriesPerRequest: 0,
-  commandTimeout: 150,
-  connectTimeout: 2_000,
-  socketTimeout: 1_000
-}
 
 /**
  * Counters in Redis, shared by every gateway instance (`core:ratelimit:{ip}:{path}`, a sliding
  * window, expiring after two windows). When a command fails or times out, the fallback store
  * answers; one warning is logged when that starts and one info line when Redis answers again.
  * While failing, one request per `retryMillis` tries Redis; ioredis reconnects by itself.
- * The client is the caller's: create it with `REDIS_CLIENT_OPTIONS`, or use `redisStoreFromUrl`.
+ * The client is the caller's: create it with `RedisConnection.connect`, or use `redisStoreFromUrl`.
  */
 export const redisStore = (client: Redis, options: RedisStoreOptions = {}): Store => {
   const fallback = options.fallback ?? memoryStore()
@@ -315,24 +304,10 @@ export const redisStore = (client: Redis, options: RedisStoreOptions = {}): Stor
   }
 }
 
-const CONNECT_WAIT_MILLIS = 1_000
 
-const connect = async (url: string): Promise<Redis> => {
-  const client = new Redis(url, REDIS_CLIENT_OPTIONS)
-  client.on("error", () => undefined)
-  let timer: ReturnType<typeof setTimeout> | undefined
-  await Promise.race([
-    client.connect().catch(() => undefined),
-    new Promise((resolve) => {
-      timer = setTimeout(resolve, CONNECT_WAIT_MILLIS)
-    })
-  ])
-  clearTimeout(timer)
-  return client
-}
 
 /**
- * A Redis store over its own client (`REDIS_CLIENT_OPTIONS`), closed with the scope. It waits up
+ * A Redis store over its own client (`RedisConnection.connect`), closed with the scope. It waits up
  * to a second for Redis to be ready, so the first requests are counted there; a Redis that is
  * down or never answers leaves the fallback answering until ioredis reconnects.
  *
@@ -341,7 +316,7 @@ const connect = async (url: string): Promise<Redis> => {
  */
 export const redisStoreFromUrl = (url: string, options: RedisStoreOptions = {}): Effect.Effect<Store, never, Scope.Scope> =>
   Effect.map(
-    Effect.acquireRelease(Effect.promise(() => connect(url)), (client) => Effect.sync(() => client.disconnect())),
+    RedisConnection.connect(url),
     (client) => redisStore(client, options)
   )
 

@@ -1,10 +1,10 @@
 import type { HttpApp } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
 import type { Routes } from "@core/gateway"
-import { Assemble, Upstream } from "@core/gateway"
+import { Assemble, HttpUpstream, Upstream } from "@core/gateway"
 import { IdentityApp, IdentityLive } from "@core/auth"
 import { CoreConfig, Ids } from "@core/kernel"
-import { Effect, Layer, type Scope } from "effect"
+import { Duration, Effect, Layer, type Scope } from "effect"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
 
 /** What a service's app may need when it is built: the process's database and configuration. */
@@ -52,8 +52,23 @@ export const trustedApp = (service: ServiceDefinition): Effect.Effect<HttpApp.De
   Effect.flatMap(CoreConfig, (config) =>
     Effect.map(service.app, (app) => Assemble.trusted(app, config, service.name) as HttpApp.Default<unknown>))
 
-/** Build every service as an in-process gateway upstream. */
-export const upstreams: Effect.Effect<ReadonlyArray<Upstream.Upstream>, never, ServiceRequirements> = Effect.forEach(
-  SERVICES,
-  (service) => Effect.flatMap(trustedApp(service), (app) => Upstream.fromHttpApp(service.upstream, app))
-)
+/**
+ * The gateway's upstreams: over HTTP for each service with a `CORE_UPSTREAM_<SERVICE>_URL`
+ * (keep-alive pools closed with the scope), in process for every other service of this build.
+ */
+export const upstreams = (
+  onError?: (service: Routes.ServiceName, kind: "unavailable" | "timeout") => void
+): Effect.Effect<ReadonlyArray<Upstream.Upstream>, never, ServiceRequirements> =>
+  Effect.gen(function*() {
+    const config = yield* CoreConfig
+    const remote = yield* HttpUpstream.makeAll(config.upstreams, {
+      timeout: Duration.millis(config.upstreamTimeoutMs),
+      trustProxy: config.trustProxy,
+      ...(onError === undefined ? {} : { onError })
+    })
+    const local = yield* Effect.forEach(
+      SERVICES.filter((service) => !remote.some((upstream) => upstream.service === service.upstream)),
+      (service) => Effect.flatMap(trustedApp(service), (app) => Upstream.fromHttpApp(service.upstream, app))
+    )
+    return [...remote, ...local]
+  })

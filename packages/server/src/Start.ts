@@ -1,5 +1,5 @@
 import { type HttpApp, HttpRouter } from "@effect/platform"
-import { Assemble, Gateway } from "@core/gateway"
+import { Assemble, Gateway, Metrics, RedisConnection } from "@core/gateway"
 import { type Configuration, CoreConfig, Database, DataDirLock } from "@core/kernel"
 import { Effect, type Scope } from "effect"
 import * as Banner from "./Banner.js"
@@ -40,18 +40,23 @@ export const start = (config: Configuration): Effect.Effect<void, CommandFailed>
       )
       const database = yield* Storage.open(config)
       yield* Migrations.runAll.pipe(Effect.provide(database))
-      const upstreams = yield* Services.upstreams.pipe(
+      const metrics = Metrics.make()
+      const upstreams = yield* Services.upstreams(metrics.upstreamError).pipe(
         Effect.provide(database),
         Effect.provideService(CoreConfig, config)
       )
+      const redis = config.redisUrl === undefined ? undefined : yield* RedisConnection.connect(config.redisUrl)
       const checks: ReadonlyArray<Health.ReadinessCheck> = [
-        { name: "database", check: Database.ping.pipe(Effect.provide(database)) }
+        { name: "database", check: Database.ping.pipe(Effect.provide(database)) },
+        ...(redis === undefined ? [] : [{ name: "redis", check: RedisConnection.ping(redis) }])
       ]
       yield* Assemble.warnIfBypass(config)
       current = Assemble.gateway({
         config,
         upstreams,
-        fallback: HttpRouter.concat(Health.routes(checks), WebPages.routes(upstreams))
+        metrics,
+        ...(redis === undefined ? {} : { redis }),
+        fallback: HttpRouter.concatAll(Health.routes(checks), Metrics.route(metrics), WebPages.routes(upstreams))
       })
       yield* Effect.sync(() =>
         process.stderr.write(Banner.firstScreen({ port, config, storage: Storage.describeStorage(config), version }))

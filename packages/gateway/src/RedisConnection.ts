@@ -1,0 +1,48 @@
+import { Effect, type Scope } from "effect"
+import { Redis, type RedisOptions } from "ioredis"
+
+/**
+ * The client options that make a down Redis fail fast: no offline queue, no retried commands,
+ * a short command timeout, and a socket that stops waiting for a Redis that stops answering.
+ * ioredis keeps reconnecting in the background.
+ */
+export const REDIS_CLIENT_OPTIONS: RedisOptions = {
+  lazyConnect: true,
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  commandTimeout: 150,
+  connectTimeout: 2_000,
+  socketTimeout: 1_000
+}
+
+/** How long `connect` waits for Redis to be ready before handing the client over anyway. */
+export const CONNECT_WAIT_MILLIS = 1_000
+
+const open = async (url: string): Promise<Redis> => {
+  const client = new Redis(url, REDIS_CLIENT_OPTIONS)
+  client.on("error", () => undefined)
+  let timer: ReturnType<typeof setTimeout> | undefined
+  await Promise.race([
+    client.connect().catch(() => undefined),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, CONNECT_WAIT_MILLIS)
+    })
+  ])
+  clearTimeout(timer)
+  return client
+}
+
+/**
+ * One Redis client for the gateway (rate limits and the credential cache), closed with the
+ * scope. It waits up to a second for Redis, then hands the client over whatever its state: every
+ * user of it falls back to memory while Redis fails and returns to it when it answers again.
+ *
+ * @example
+ * const redis = yield* RedisConnection.connect(config.redisUrl)
+ */
+export const connect = (url: string): Effect.Effect<Redis, never, Scope.Scope> =>
+  Effect.acquireRelease(Effect.promise(() => open(url)), (client) => Effect.sync(() => client.disconnect()))
+
+/** Redis answers `PING` (for `/ready`). */
+export const ping = (client: Redis): Effect.Effect<void, Error> =>
+  Effect.tryPromise({ try: () => client.ping(), catch: (error) => (error instanceof Error ? error : new Error(String(error))) })
