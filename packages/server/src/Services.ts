@@ -4,7 +4,7 @@ import type { Routes } from "@core/gateway"
 import { Assemble, HttpUpstream, Upstream } from "@core/gateway"
 import { IdentityApp, IdentityLive } from "@core/auth"
 import { CoreConfig, Ids } from "@core/kernel"
-import { Duration, Effect, Layer, type Scope } from "effect"
+import { Context, Duration, Effect, Layer, type Scope } from "effect"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
 
 /** What a service's app may need when it is built: the process's database and configuration. */
@@ -22,13 +22,17 @@ export interface ServiceDefinition {
 
 /**
  * Build an app from its layer once: the layer's services live as long as the surrounding scope
- * (the server), and each request runs with them.
+ * (the server), and each request runs with them and with the process's database and configuration.
  */
 const withLayer = <E, R, ROut, LE, RIn extends ServiceRequirements>(
   app: HttpApp.Default<E, R>,
   layer: Layer.Layer<ROut, LE, RIn>
 ): Effect.Effect<HttpApp.Default<unknown>, never, ServiceRequirements> =>
-  Effect.map(Layer.build(layer).pipe(Effect.orDie), (context) => Effect.provide(app, context) as HttpApp.Default<unknown>)
+  Effect.gen(function*() {
+    const outer = yield* Effect.context<SqlClient.SqlClient | CoreConfig>()
+    const built = yield* Layer.build(layer).pipe(Effect.orDie)
+    return Effect.provide(app, Context.merge(outer, built)) as HttpApp.Default<unknown>
+  })
 
 /** The identity service: accounts, sessions, organizations, authorization, keys, audit. */
 const iam: ServiceDefinition = {

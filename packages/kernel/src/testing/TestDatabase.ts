@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
 import { randomBytes } from "node:crypto"
 import * as Fs from "node:fs/promises"
 import { createRequire } from "node:module"
@@ -78,17 +79,23 @@ const withDatabase = (admin: string, database: string): string => {
   return parsed.toString()
 }
 
+/**
+ * A new, empty PostgreSQL database `core_test_<random>` on the server of `admin` (a URL that may
+ * create databases), dropped when the scope closes; answers its URL. For tests that start other
+ * processes on a database of their own.
+ */
+export const scratchDatabase = (admin: string): Effect.Effect<string, SqlError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const name = `core_test_${randomBytes(6).toString("hex")}`
+    yield* Effect.acquireRelease(
+      adminQuery(admin, `CREATE DATABASE "${name}"`),
+      () => adminQuery(admin, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).pipe(Effect.orDie)
+    )
+    return withDatabase(admin, name)
+  })
+
 const pgLayer = (admin: string): Layer.Layer<SqlClient.SqlClient | Database.Info, SqlError | DataDirLockError> =>
-  Layer.unwrapScoped(
-    Effect.gen(function*() {
-      const name = `core_test_${randomBytes(6).toString("hex")}`
-      yield* Effect.acquireRelease(
-        adminQuery(admin, `CREATE DATABASE "${name}"`),
-        () => adminQuery(admin, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).pipe(Effect.orDie)
-      )
-      return Database.layer({ url: withDatabase(admin, name) })
-    })
-  )
+  Layer.unwrapScoped(Effect.map(scratchDatabase(admin), (url) => Database.layer({ url })))
 
 /**
  * A database of its own for a test file, migrated with `domains`: on PGlite, an in-memory
