@@ -141,4 +141,39 @@ describe("gateway authentication through the all-in-one server", () => {
     expect((failed as CoreApiError).status).toBe(401)
     expect((failed as CoreApiError).code).not.toBe("UNAUTHORIZED")
   }, SLOW)
+
+  it("answers bad input with clear envelopes and never forwards what it refuses", async () => {
+    const service = { authorization: `Bearer ${STATIC_KEY}` }
+    const notJson = await fetch(`${base}/api/v1/iam/api/core/roles`, {
+      method: "POST",
+      headers: { ...service, "content-type": "application/json" },
+      body: "{oops"
+    })
+    expect([notJson.status, ((await notJson.json()) as Envelope).error.code]).toEqual([400, "INVALID_JSON"])
+    const oversized = await fetch(`${base}/api/v1/iam/api/core/roles`, {
+      method: "POST",
+      headers: { ...service, "content-type": "application/json" },
+      body: JSON.stringify({ padding: "x".repeat(2 * 1024 * 1024) })
+    })
+    expect([oversized.status, ((await oversized.json()) as Envelope).error.code]).toEqual([413, "PAYLOAD_TOO_LARGE"])
+    const unknown = await fetch(`${base}/api/v1/nowhere/x`, { headers: service })
+    expect([unknown.status, ((await unknown.json()) as Envelope).error.code]).toEqual([404, "NOT_FOUND"])
+    const injected = await fetch(`${base}/api/v1/nowhere/x`, { headers: { ...service, "x-request-id": `a b<script>${"x".repeat(300)}` } })
+    const requestId = injected.headers.get("x-request-id")
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/)
+    expect(((await injected.json()) as Envelope).error.requestId).toBe(requestId)
+    const evil = await fetch(`${base}/api/v1/iam/api/core/session`, { headers: { ...service, origin: "https://evil.example" } })
+    expect([evil.status, ((await evil.json()) as Envelope).error.code]).toEqual([403, "FORBIDDEN"])
+  }, SLOW)
+
+  it("serves the merged OpenAPI document and the metrics without credentials", async () => {
+    const document = await fetch(`${base}/api/v1/openapi.json`)
+    expect(document.status).toBe(200)
+    const body = (await document.json()) as { openapi: string; paths: Record<string, unknown> }
+    expect(body.openapi).toBe("3.1.0")
+    expect(Object.keys(body.paths).some((path) => path.startsWith("/api/v1/iam/"))).toBe(true)
+    const metrics = await (await fetch(`${base}/metrics`)).text()
+    expect(metrics).toMatch(/core_http_requests_total\{route="\/api\/v1\/iam",method="GET",status="401"\} [1-9]/)
+    expect(metrics).toMatch(/core_auth_cache_total\{result="hit"\} [1-9]/)
+  }, SLOW)
 })
