@@ -17,7 +17,11 @@ const identity = (driver: "pglite" | "pg") =>
     Layer.provideMerge(AuthorizationLive),
     Layer.provideMerge(Layer.mergeAll(
       TestDatabase.layer([IamMigrations], { driver }),
-      CoreConfig.layer({ NODE_ENV: "production", CORE_SECRET: "bench-secret-bench-secret-bench-secret-01" }),
+      CoreConfig.layer({
+        NODE_ENV: "production",
+        CORE_SECRET: "bench-secret-bench-secret-bench-secret-01",
+        CORE_STATIC_API_KEY: "bench-static-key-0123456789abcdef"
+      }),
       Ids.layer
     )),
     Layer.orDie
