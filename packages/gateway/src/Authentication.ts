@@ -4,7 +4,7 @@ import { Crypto, Forbidden, ForwardedIdentity, PlatformSuspended, Unauthorized }
 import { Context, Effect, Option, Redacted } from "effect"
 import { type CredentialCache, type Invalidation, parseInvalidation, type Principal } from "./CredentialCache.js"
 import type { IdentityResolver } from "./IdentityResolver.js"
-import type { GatewayApp, GatewayMiddleware } from "./Middleware.js"
+import { type GatewayApp, type GatewayMiddleware, withFrame } from "./Middleware.js"
 import { isUnder, match, type Route, targetOf } from "./Routes.js"
 
 /** The principal of the current request, once step 9 has authenticated it. */
@@ -249,40 +249,31 @@ export const middleware = (options: AuthenticationOptions): GatewayMiddleware =>
   }
 
   return (app: GatewayApp): GatewayApp =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const pathname = targetOf(request.url).pathname
-      if (!isUnder(pathname, "/api")) return app
-      const credential = presented(request.headers)
-      const open = PUBLIC_PATHS.has(pathname)
-      return Effect.flatMap(
-        open ? Effect.orElseSucceed(resolve(credential), () => undefined) : resolve(credential),
-        (principal): GatewayApp => {
-          if (principal === undefined) {
-            if (open || (bypass && credential.kind === "none")) {
-              return Effect.flatMap(app, (response) => afterResponse(request, undefined, credential, pathname, response))
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      withFrame((frame): GatewayApp => {
+        const pathname = frame.pathname
+        if (!isUnder(pathname, "/api")) return app
+        const credential = presented(request.headers)
+        const open = PUBLIC_PATHS.has(pathname)
+        return Effect.flatMap(
+          open ? Effect.orElseSucceed(resolve(credential), () => undefined) : resolve(credential),
+          (principal): GatewayApp => {
+            frame.after.push((response) => afterResponse(request, principal, credential, pathname, response))
+            if (principal === undefined) {
+              return open || (bypass && credential.kind === "none") ? app : Effect.fail(refusal(credential))
             }
-            return Effect.fail(refusal(credential))
+            if (credential.kind === "cookie" && isCrossSiteWrite(request, options.isAllowedOrigin)) {
+              return Effect.fail(new Forbidden({ message: "Cross-site request refused: this write is authenticated by a cookie" }))
+            }
+            const audience = match(options.routes, request.url)?.route.service.toLowerCase()
+            if (audience !== undefined) {
+              const token = tokenFor(options.identityKey, principal, audience, Date.now())
+              Object.assign(frame.upstreamHeaders, ForwardedIdentity.headersFor(identityOf(principal), token))
+            }
+            return Effect.provideService(app, CurrentPrincipal, principal)
           }
-          if (credential.kind === "cookie" && isCrossSiteWrite(request, options.isAllowedOrigin)) {
-            return Effect.fail(new Forbidden({ message: "Cross-site request refused: this write is authenticated by a cookie" }))
-          }
-          const found = match(options.routes, request.url)
-          const identity = identityOf(principal)
-          const audience = found?.route.service.toLowerCase()
-          const headers = audience === undefined
-            ? request.headers
-            : Headers.setAll(
-              request.headers,
-              ForwardedIdentity.headersFor(identity, tokenFor(options.identityKey, principal, audience, Date.now()))
-            )
-          return app.pipe(
-            Effect.provideService(CurrentPrincipal, principal),
-            Effect.provideService(HttpServerRequest.HttpServerRequest, request.modify({ headers })),
-            Effect.flatMap((response) => afterResponse(request, principal, credential, pathname, response))
-          )
-        }
-      )
-    })
+        )
+      }))
 }
 
 /**

@@ -1,7 +1,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Forbidden } from "@core/kernel"
 import { Effect } from "effect"
-import type { GatewayApp, GatewayMiddleware } from "./Middleware.js"
+import { type GatewayApp, type GatewayMiddleware, withFrame } from "./Middleware.js"
 
 /** The request headers a browser may send (seed 000, step 7), exactly. */
 export const ALLOWED_HEADERS: ReadonlyArray<string> = ["Content-Type", "Authorization", "X-Request-Id"]
@@ -77,7 +77,12 @@ export const middleware = (
       return Effect.fail(new Forbidden({ message: `Origin ${origin.slice(0, 200)} is not allowed` }))
     }
     const preflight = request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined
-    if (!preflight) return Effect.map(app, (response) => HttpServerResponse.setHeaders(response, corsHeaders(origin)))
+    if (!preflight) {
+      return withFrame((frame) => {
+        Object.assign(frame.responseHeaders, corsHeaders(origin))
+        return app
+      })
+    }
     const method = request.headers["access-control-request-method"]!.trim().toUpperCase()
     if (!ALLOWED_METHODS.includes(method)) {
       return Effect.fail(new Forbidden({ message: `Method ${method.slice(0, 20)} is not allowed` }))

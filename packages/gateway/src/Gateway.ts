@@ -1,9 +1,9 @@
 import { type HttpApp, HttpServerRequest } from "@effect/platform"
 import { NotFound, UpstreamUnavailable } from "@core/kernel"
-import { Effect, type Scope } from "effect"
+import { Effect, Option, type Scope } from "effect"
 import { rewrite } from "./Forwarding.js"
 import type * as Metrics from "./Metrics.js"
-import { chain, type GatewayApp, type Guards } from "./Middleware.js"
+import { chain, CurrentFrame, type GatewayApp, type Guards } from "./Middleware.js"
 import * as OpenApiDocument from "./OpenApiDocument.js"
 import { API_BASE, isUnder, match, ROUTES, type Route, type ServiceName, targetOf } from "./Routes.js"
 import type { Upstream } from "./Upstream.js"
@@ -41,7 +41,8 @@ export const router = (
       const service = found.route.service
       return Effect.fail(new UpstreamUnavailable({ message: `The ${service} service is not available`, upstream: service }))
     }
-    return upstream.forward(rewrite(request, found))
+    return Effect.flatMap(Effect.serviceOption(CurrentFrame), (frame) =>
+      upstream.forward(rewrite(request, found, Option.isSome(frame) ? frame.value.upstreamHeaders : undefined)))
   })
 }
 

@@ -1,6 +1,6 @@
 import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { ErrorResponse, NotFound, RequestContext } from "@core/kernel"
-import { Cause, Clock, Effect, type Scope } from "effect"
+import { Cause, Context, Effect, FiberRef, LogLevel, Option, type Scope } from "effect"
 import * as Inbound from "./Inbound.js"
 import * as Metrics from "./Metrics.js"
 import { targetOf } from "./Routes.js"
@@ -51,12 +51,7 @@ export const errorEnvelope = <E, R>(
 ): HttpApp.Default<never, R> =>
   Effect.catchAllCause(app, (cause) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      ErrorResponse.handleCause(
-        Cause.map(cause, (error) =>
-          isRouteNotFound(error)
-            ? new NotFound({ message: `No route for ${targetOf(request.url).pathname}` })
-            : error)
-      ).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, Inbound.of(request).request))))
+      envelopeOf(cause, targetOf(request.url).pathname, Inbound.of(request).request)))
 
 /**
  * Step 3: the request id (a valid `X-Request-Id`, else a new UUID) is fixed, client `X-Core-*`
@@ -74,45 +69,104 @@ export const requestId = <E, R>(
     )
   })
 
-const elapsedMillis = (startNanos: bigint): Effect.Effect<number> =>
-  Effect.map(Clock.currentTimeNanos, (now) => Math.round(Number(now - startNanos) / 1_000) / 1_000)
-
 /**
- * Step 4: one log line per request, `request` annotated with `method`, `path` (without the query,
- * which may carry tokens), `status`, `durationMs` and `requestId`.
+ * What the steps of one request share, so that they need not each wrap the response: the request
+ * id and normalized path, the response headers guards add (set on the final response, error
+ * envelopes included, unless it has its own), the headers they add for the upstream (`undefined`
+ * removes one), and what to do once the response is known.
  */
-export const requestLogger = <R>(app: HttpApp.Default<never, R>): HttpApp.Default<never, R> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    Effect.flatMap(Clock.currentTimeNanos, (start) =>
-      Effect.tap(app, (response) =>
-        Effect.flatMap(elapsedMillis(start), (durationMs) =>
-          Effect.logInfo("request").pipe(
-            Effect.annotateLogs({
-              method: request.method,
-              path: targetOf(request.url).pathname,
-              status: response.status,
-              durationMs,
-              requestId: Inbound.of(request).requestId
-            })
-          )))))
+export interface Frame {
+  readonly requestId: string
+  readonly pathname: string
+  readonly responseHeaders: Record<string, string>
+  readonly upstreamHeaders: Record<string, string | undefined>
+  readonly after: Array<(response: HttpServerResponse.HttpServerResponse) => Effect.Effect<HttpServerResponse.HttpServerResponse>>
+}
 
-/** Step 5: `Server-Timing: total;dur=<ms>` on every response. */
-export const timing = <R>(app: HttpApp.Default<never, R>): HttpApp.Default<never, R> =>
-  Effect.flatMap(Clock.currentTimeNanos, (start) =>
-    Effect.flatMap(app, (response) =>
-      Effect.map(elapsedMillis(start), (durationMs) =>
-        HttpServerResponse.setHeader(response, "server-timing", `total;dur=${durationMs}`))))
+/** The frame of the current request, provided by the chain's outer step. */
+export class CurrentFrame extends Context.Tag("@core/gateway/Frame")<CurrentFrame, Frame>() {}
+
+/** Run `f` with the current frame; a guard used outside `chain` is a programming error (a defect). */
+export const withFrame = <A, E, R>(f: (frame: Frame) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(
+    Effect.serviceOption(CurrentFrame),
+    (frame) => (Option.isSome(frame) ? f(frame.value) : Effect.dieMessage("a gateway guard runs only inside Middleware.chain"))
+  )
+
+const finish = (response: HttpServerResponse.HttpServerResponse, frame: Frame, durationMs: number) => {
+  const headers: Record<string, string> = {}
+  for (const name in frame.responseHeaders) {
+    if (response.headers[name] === undefined) headers[name] = frame.responseHeaders[name]
+  }
+  Object.assign(headers, SECURITY_HEADERS)
+  headers["x-request-id"] = frame.requestId
+  headers["server-timing"] = `total;dur=${durationMs}`
+  return HttpServerResponse.setHeaders(response, headers)
+}
+
+const runAfter = (frame: Frame, response: HttpServerResponse.HttpServerResponse) => {
+  if (frame.after.length === 0) return Effect.succeed(response)
+  let current: Effect.Effect<HttpServerResponse.HttpServerResponse> = Effect.succeed(response)
+  for (const hook of frame.after) current = Effect.flatMap(current, hook)
+  return current
+}
 
 /**
- * The whole chain around an app, in the seed's order: security headers, error envelope,
- * request id, request logger, timing (with the request metrics when given), then the guards.
+ * Steps 1 to 5 as one: the request id is fixed (a valid `X-Request-Id`, else a new UUID; client
+ * `X-Core-*` headers dropped; the kernel's `RequestContext` provided), every failure becomes the
+ * envelope (a router's `RouteNotFound` 404, defects 500), then the final response gets the guards'
+ * headers, the security headers, `X-Request-Id` and `Server-Timing`, is counted in the metrics and
+ * logged once (`request` with `method`, `path` without the query, `status`, `durationMs`,
+ * `requestId`). One frame per request instead of a wrapper per step keeps the chain cheap.
+ */
+export const frame = (metrics?: Metrics.Metrics) =>
+<R>(app: HttpApp.Default<unknown, R>): HttpApp.Default<never, Exclude<R, CurrentFrame | RequestContext.RequestContext> | HttpServerRequest.HttpServerRequest> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (raw) => {
+    const inbound = Inbound.of(raw)
+    const state: Frame = {
+      requestId: inbound.requestId,
+      pathname: targetOf(raw.url).pathname,
+      responseHeaders: {},
+      upstreamHeaders: {},
+      after: []
+    }
+    const start = performance.now()
+    return RequestContext.provide(app).pipe(
+      Effect.provideService(CurrentFrame, state),
+      Effect.provideService(HttpServerRequest.HttpServerRequest, inbound.request),
+      Effect.catchAllCause((cause) => envelopeOf(cause, state.pathname, inbound.request)),
+      Effect.flatMap((response) => runAfter(state, response)),
+      Effect.flatMap((response) => {
+        const seconds = (performance.now() - start) / 1_000
+        const durationMs = Math.round(seconds * 1_000_000) / 1_000
+        const finished = finish(response, state, durationMs)
+        metrics?.observeRequest(Metrics.routeLabel(state.pathname), raw.method, finished.status, seconds)
+        return Effect.as(logRequest(raw.method, state, finished.status, durationMs), finished)
+      })
+    ) as HttpApp.Default<never, Exclude<R, CurrentFrame | RequestContext.RequestContext> | HttpServerRequest.HttpServerRequest>
+  })
+
+const envelopeOf = (cause: Cause.Cause<unknown>, pathname: string, request: HttpServerRequest.HttpServerRequest) =>
+  ErrorResponse.handleCause(
+    Cause.map(cause, (error) => (isRouteNotFound(error) ? new NotFound({ message: `No route for ${pathname}` }) : error))
+  ).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, request))
+
+const logRequest = (method: string, state: Frame, status: number, durationMs: number): Effect.Effect<void> =>
+  Effect.flatMap(FiberRef.get(FiberRef.currentMinimumLogLevel), (minimum) =>
+    LogLevel.greaterThan(minimum, LogLevel.Info)
+      ? Effect.void
+      : Effect.logInfo("request").pipe(
+        Effect.annotateLogs({ method, path: state.pathname, status, durationMs, requestId: state.requestId })
+      ))
+
+/**
+ * The whole chain around an app, in the seed's order: steps 1 to 5 (`frame`: security headers,
+ * error envelope, request id, request logger, timing, and the request metrics when given), then
+ * the guards 6 to 10. A guard fails to refuse; its failure becomes the envelope and still gets
+ * the headers earlier steps put in the frame.
  */
 export const chain = (app: GatewayApp, guards: Guards = {}, metrics?: Metrics.Metrics): HttpApp.Default<never, Scope.Scope> => {
   const steps = [guards.rateLimiter, guards.cors, guards.tracing, guards.authentication, guards.suspension]
-  const guarded = steps.reduceRight<HttpApp.Default<never, Scope.Scope>>(
-    (inner, step) => (step === undefined ? inner : errorEnvelope(step(inner))),
-    errorEnvelope(app)
-  )
-  const measured = metrics === undefined ? guarded : Metrics.middleware(metrics)(guarded)
-  return securityHeaders(errorEnvelope(requestId(requestLogger(timing(measured)))))
+  const guarded = steps.reduceRight<GatewayApp>((inner, step) => (step === undefined ? inner : step(inner)), app)
+  return frame(metrics)(guarded)
 }

@@ -1,7 +1,7 @@
-import { Headers, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
-import type { GatewayMiddleware } from "./Middleware.js"
+import { type GatewayMiddleware, withFrame } from "./Middleware.js"
 
 /** The response header carrying the trace id. */
 export const TRACE_ID_HEADER = "x-core-trace-id"
@@ -31,26 +31,42 @@ export const parse = (header: string | undefined): TraceContext | undefined => {
   return { traceId, parentId, flags }
 }
 
+const POOL_BYTES = 8192
+let pool = randomBytes(POOL_BYTES)
+let offset = 0
+
+/** `bytes` random bytes as hex, from a pool filled 8 KiB at a time (one CSPRNG call per ~340 traces). */
+const randomHex = (bytes: number): string => {
+  if (offset + bytes > POOL_BYTES) {
+    pool = randomBytes(POOL_BYTES)
+    offset = 0
+  }
+  const hex = pool.toString("hex", offset, offset + bytes)
+  offset += bytes
+  return hex
+}
+
 /** Render a `traceparent` (version `00`). */
 export const format = (context: TraceContext): string => `00-${context.traceId}-${context.parentId}-${context.flags}`
 
 /**
  * Step 8: tracing. A valid inbound `traceparent` is honoured (its trace id kept, its sampled flag
- * kept); otherwise a new trace starts. The gateway is a new span: the upstream receives a
+ * kept); otherwise a new trace starts. The gateway is a new span: the upstream receives (through
+ * the frame) a
  * `traceparent` with the same trace id and the gateway's span id (and `tracestate` unchanged),
  * every log line inside carries `traceId`, and the response carries `X-Core-Trace-Id`.
  */
 export const middleware: GatewayMiddleware = (app) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const inbound = parse(request.headers.traceparent)
-    const traceId = inbound?.traceId ?? randomBytes(16).toString("hex")
-    const outbound = format({ traceId, parentId: randomBytes(8).toString("hex"), flags: inbound?.flags ?? "01" })
-    const headers = inbound === undefined
-      ? Headers.remove(Headers.set(request.headers, "traceparent", outbound), "tracestate")
-      : Headers.set(request.headers, "traceparent", outbound)
-    return app.pipe(
-      Effect.provideService(HttpServerRequest.HttpServerRequest, request.modify({ headers })),
-      Effect.annotateLogs("traceId", traceId),
-      Effect.map((response) => HttpServerResponse.setHeader(response, TRACE_ID_HEADER, traceId))
-    )
+    const ids = randomHex(inbound === undefined ? 24 : 8)
+    const traceId = inbound?.traceId ?? ids.slice(16)
+    const outbound = format({ traceId, parentId: ids.slice(0, 16), flags: inbound?.flags ?? "01" })
+    const traced = Effect.annotateLogs(app, "traceId", traceId)
+    return withFrame((frame) => {
+      frame.responseHeaders[TRACE_ID_HEADER] = traceId
+      frame.upstreamHeaders.traceparent = outbound
+      if (inbound === undefined) frame.upstreamHeaders.tracestate = undefined
+      return traced
+    })
   })
