@@ -131,9 +131,11 @@ export const frame = (metrics?: Metrics.Metrics) =>
       after: []
     }
     const start = performance.now()
-    return RequestContext.provide(app).pipe(
-      Effect.provideService(CurrentFrame, state),
-      Effect.provideService(HttpServerRequest.HttpServerRequest, inbound.request),
+    const context = Context.make(CurrentFrame, state).pipe(
+      Context.add(HttpServerRequest.HttpServerRequest, inbound.request),
+      Context.add(RequestContext.RequestContext, RequestContext.fromRequest(inbound.request))
+    )
+    return Effect.provide(app, context).pipe(
       Effect.catchAllCause((cause) => envelopeOf(cause, state.pathname, inbound.request)),
       Effect.flatMap((response) => runAfter(state, response)),
       Effect.flatMap((response) => {

@@ -29,13 +29,14 @@ export const fromHttpApp = <E, R>(
 ): Effect.Effect<Upstream, never, Exclude<R, HttpServerRequest.HttpServerRequest | Scope.Scope>> =>
   Effect.map(Effect.context<Exclude<R, HttpServerRequest.HttpServerRequest | Scope.Scope>>(), (captured): Upstream => {
     const context = Context.omit(HttpServerRequest.HttpServerRequest, Scope.Scope, RequestContext.RequestContext)(captured)
+    const prepared = ErrorResponse.withErrorEnvelope(app).pipe(Effect.provide(context)) as Effect.Effect<
+      HttpServerResponse.HttpServerResponse,
+      never,
+      Scope.Scope | HttpServerRequest.HttpServerRequest
+    >
     return {
       service,
-      forward: (request) =>
-        ErrorResponse.withErrorEnvelope(app).pipe(
-          Effect.provide(context),
-          Effect.provideService(HttpServerRequest.HttpServerRequest, request)
-        ) as Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope>
+      forward: (request) => Effect.provideService(prepared, HttpServerRequest.HttpServerRequest, request)
     }
   })
 
