@@ -35,11 +35,8 @@ export class SessionContext extends Effect.Service<SessionContext>()("@core/auth
     const access = yield* Access
     const cache = yield* SessionCache
 
-    const describe = (token: string): Effect.Effect<Option.Option<DescribedSession>> =>
+    const miss = (token: string, tokenHash: string): Effect.Effect<Option.Option<DescribedSession>> =>
       Effect.gen(function*() {
-        const tokenHash = Crypto.sha256Hex(token)
-        const cached = yield* cache.get(tokenHash)
-        if (cached !== undefined) return Option.some(cached)
         const found = yield* sessions.resolveContext(token)
         if (Option.isNone(found)) return Option.none()
         const resolved = found.value
@@ -57,6 +54,16 @@ export class SessionContext extends Effect.Service<SessionContext>()("@core/auth
         yield* cache.set(tokenHash, described)
         return Option.some(described)
       }).pipe(Effect.withSpan("SessionContext.describe", { captureStackTrace: false }))
+
+    /** A cache hit costs a hash and a map lookup; only a miss opens a span and asks the database. */
+    const describe = (token: string): Effect.Effect<Option.Option<DescribedSession>> =>
+      Effect.suspend(() => {
+        const tokenHash = Crypto.sha256Hex(token)
+        return Effect.flatMap(
+          cache.get(tokenHash),
+          (cached) => (cached === undefined ? miss(token, tokenHash) : Effect.succeed(Option.some(cached)))
+        )
+      })
 
     return { describe } as const
   }),

@@ -52,19 +52,18 @@ const describeToken = (token: string | undefined) =>
     ? Effect.succeed(Option.none<DescribedSession>())
     : Effect.flatMap(SessionContext, (context) => context.describe(token))
 
-const coreSession = Effect.gen(function*() {
-  const request = yield* HttpServerRequest.HttpServerRequest
-  const found = yield* describeToken(presentedToken(request)?.token)
-  if (Option.isNone(found)) return yield* new Unauthorized({ message: "Invalid or expired session" })
-  const described = found.value
-  return ok({
-    session: sessionView(described.session),
-    user: userView(described.user),
-    permissions: described.permissions,
-    tenant: tenantView(described),
-    role: described.role
-  })
-})
+const coreSession = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+  Effect.flatMap(describeToken(presentedToken(request)?.token), (found) => {
+    if (Option.isNone(found)) return Effect.fail(new Unauthorized({ message: "Invalid or expired session" }))
+    const described = found.value
+    return Effect.succeed(ok({
+      session: sessionView(described.session),
+      user: userView(described.user),
+      permissions: described.permissions,
+      tenant: tenantView(described),
+      role: described.role
+    }))
+  }))
 
 const hasBody = (request: HttpServerRequest.HttpServerRequest) =>
   request.headers["content-type"] !== undefined || Number(request.headers["content-length"] ?? 0) > 0
