@@ -68,6 +68,26 @@ describe("core-server start", () => {
     expect(typeof lines[0].timestamp).toBe("string")
   })
 
+  it("warns at start that the development bypass is on (no CORE_STATIC_API_KEY), and lets /api through", async () => {
+    const warning = logLines(server.output.stdout).find((line) => line.level === "warn")
+    expect(warning?.message).toBe(
+      "CORE_STATIC_API_KEY is not set: development bypass on, unauthenticated requests pass the gateway (refused when NODE_ENV=production)"
+    )
+    const anonymous = await fetch(`${base}/api/v1/iam/api/core/session`)
+    expect([anonymous.status, ((await anonymous.json()) as { error: { message: string } }).error.message]).toEqual([
+      401,
+      "Invalid or expired session"
+    ])
+    const wrong = await fetch(`${base}/api/v1/iam/api/core/session`, { headers: { authorization: "Bearer wrong" } })
+    expect(wrong.status).toBe(401)
+  })
+
+  it("refuses to start in production without a static key, naming the variable", async () => {
+    const finished = await run(["start"], { PORT: "0", NODE_ENV: "production", CORE_SECRET: "p".repeat(40), CORE_DATA_DIR: ":memory:" })
+    expect(finished.code).toBe(1)
+    expect(finished.stderr).toContain("CORE_STATIC_API_KEY is required when NODE_ENV=production")
+  })
+
   it("prints the first screen on stderr with the bound port, and only JSON on stdout", () => {
     const port = new URL(base).port
     expect(server.output.stderr).toContain(`Local:     http://localhost:${port}`)
