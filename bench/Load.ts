@@ -37,7 +37,7 @@ export const startTarget = async (script: string, target: string, env?: Record<s
 const TICKS_PER_SECOND = 100
 
 /** User + system CPU time of a process in µs, from `/proc/<pid>/stat` (Linux). */
-const cpuTime = async (pid: number): Promise<number | undefined> => {
+export const cpuTime = async (pid: number): Promise<number | undefined> => {
   try {
     const stat = await readFile(`/proc/${pid}/stat`, "utf8")
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")

@@ -1,6 +1,6 @@
 import autocannon from "autocannon"
-import { readFile } from "node:fs/promises"
 import { durations, median } from "./Figures.js"
+import { cpuTime } from "./Load.js"
 
 /** What one load run of the gateway bench measured. */
 export interface Measured {
@@ -11,19 +11,6 @@ export interface Measured {
   readonly failures: number
   /** CPU time (user + system) per completed request of each watched process, in µs; `undefined` without `/proc`. */
   readonly cpuPerRequest: ReadonlyArray<number | undefined>
-}
-
-const TICKS_PER_SECOND = 100
-
-/** User + system CPU time of a process in µs, from `/proc/<pid>/stat` (Linux). */
-const cpuTime = async (pid: number): Promise<number | undefined> => {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, "utf8")
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND
-  } catch {
-    return undefined
-  }
 }
 
 /**
