@@ -1,9 +1,6 @@
 import { CoreApiError, createClient } from "@core/sdk"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launch, ready, type Running } from "../packages/server/test/ServerProcess.js"
+import { describe, expect, it } from "vitest"
+import { useServer } from "../packages/server/test/ServerProcess.js"
 
 /**
  * The gateway's authentication and suspension as a user meets them: the real all-in-one server
@@ -11,45 +8,33 @@ import { launch, ready, type Running } from "../packages/server/test/ServerProce
  */
 const SLOW = 180_000
 const STATIC_KEY = "gateway-e2e-static-key-0123456789"
-const work = mkdtempSync(join(tmpdir(), "core-gateway-auth-"))
 
 interface Envelope {
   readonly error: { readonly code: string; readonly message: string; readonly requestId: string }
 }
 
 describe("gateway authentication through the all-in-one server", () => {
-  let server: Running
-  let base: string
-
-  beforeAll(async () => {
-    server = launch(["start"], { PORT: "0", CORE_DATA_DIR: join(work, "data"), CORE_STATIC_API_KEY: STATIC_KEY })
-    base = await ready(server)
-  }, SLOW)
-
-  afterAll(() => {
-    server?.child.kill("SIGKILL")
-    rmSync(work, { recursive: true, force: true })
-  })
+  const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW)
 
   const tenant = async (name: string, slug: string) => {
-    const { token } = await createClient({ baseUrl: base }).iam.signUp({
+    const { token } = await createClient({ baseUrl: server.base }).iam.signUp({
       name,
       email: `${slug}@example.com`,
       password: "correct horse battery"
     })
-    const setup = await fetch(`${base}/api/v1/iam/api/core/org-setup`, {
+    const setup = await fetch(`${server.base}/api/v1/iam/api/core/org-setup`, {
       method: "POST",
       headers: { "content-type": "application/json", cookie: `core.session_token=${token}` },
       body: JSON.stringify({ name, slug })
     })
     expect(setup.status).toBe(201)
     const { orgId, platformId } = (await setup.json()) as { orgId: string; platformId: string }
-    const client = createClient({ baseUrl: base, token })
+    const client = createClient({ baseUrl: server.base, token })
     await client.iam.organizations.setActive({ organizationId: orgId })
     return { token, orgId, platformId, client }
   }
 
-  const session = (headers: Record<string, string>) => fetch(`${base}/api/v1/iam/api/core/session`, { headers })
+  const session = (headers: Record<string, string>) => fetch(`${server.base}/api/v1/iam/api/core/session`, { headers })
 
   it("refuses a missing, wrong or malformed credential at the gateway with 401 envelopes", async () => {
     const cases: Array<[Record<string, string>, string]> = [
@@ -73,7 +58,7 @@ describe("gateway authentication through the all-in-one server", () => {
     const ada = await tenant("Ada", "ada-gw")
     expect((await session({ authorization: `Bearer ${ada.token}` })).status).toBe(200)
     expect((await session({ cookie: `core.session_token=${ada.token}` })).status).toBe(200)
-    const crossSite = await fetch(`${base}/api/v1/iam/api/auth/update-user`, {
+    const crossSite = await fetch(`${server.base}/api/v1/iam/api/auth/update-user`, {
       method: "POST",
       headers: { cookie: `core.session_token=${ada.token}`, "sec-fetch-site": "cross-site", "content-type": "application/json" },
       body: JSON.stringify({ name: "Mallory" })
@@ -88,7 +73,7 @@ describe("gateway authentication through the all-in-one server", () => {
     const bee = await tenant("Bee", "bee-gw")
     const created = await bee.client.iam.apiKeys.create({ organizationId: bee.orgId, name: "ci" })
     const listKeys = () =>
-      fetch(`${base}/api/v1/iam/api/core/apikeys?organizationId=${bee.orgId}`, { headers: { "x-api-key": created.key } })
+      fetch(`${server.base}/api/v1/iam/api/core/apikeys?organizationId=${bee.orgId}`, { headers: { "x-api-key": created.key } })
     const passed = await listKeys()
     expect(((await passed.json()) as Envelope).error?.message).not.toBe("Invalid or revoked API key")
     await bee.client.iam.apiKeys.revoke(created.id)
@@ -102,7 +87,7 @@ describe("gateway authentication through the all-in-one server", () => {
     const key = await cat.client.iam.apiKeys.create({ organizationId: cat.orgId, name: "ci" })
     const bearer = { authorization: `Bearer ${cat.token}` }
     expect((await session(bearer)).status).toBe(200)
-    const service = createClient({ baseUrl: base, token: STATIC_KEY })
+    const service = createClient({ baseUrl: server.base, token: STATIC_KEY })
 
     await service.iam.platformStatus.set({ platformId: cat.platformId, status: "suspended" })
     const suspended = await session(bearer)
@@ -112,13 +97,13 @@ describe("gateway authentication through the all-in-one server", () => {
       message: `Platform ${cat.platformId} has been suspended`
     })
     expect((await session({ "x-api-key": key.key })).status).toBe(451)
-    expect((await fetch(`${base}/api/v1/iam/api/auth/get-session`, { headers: bearer })).status).toBe(200)
+    expect((await fetch(`${server.base}/api/v1/iam/api/auth/get-session`, { headers: bearer })).status).toBe(200)
     expect((await session({ authorization: `Bearer ${STATIC_KEY}` })).status).not.toBe(451)
 
     await service.iam.platformStatus.set({ platformId: cat.platformId, status: "active" })
     expect((await session(bearer)).status).toBe(200)
 
-    const signOut = await fetch(`${base}/api/v1/iam/api/auth/sign-out`, { method: "POST", headers: bearer })
+    const signOut = await fetch(`${server.base}/api/v1/iam/api/auth/sign-out`, { method: "POST", headers: bearer })
     expect(signOut.status).toBe(200)
     expect(signOut.headers.get("x-core-invalidate")).toBeNull()
     const after = await session(bearer)
@@ -127,10 +112,10 @@ describe("gateway authentication through the all-in-one server", () => {
   }, SLOW)
 
   it("keeps the public routes open and the identity headers the gateway's own", async () => {
-    const anonymous = createClient({ baseUrl: base })
-    const metadata = await fetch(`${base}/api/v1/iam/.well-known/oauth-authorization-server`)
+    const anonymous = createClient({ baseUrl: server.base })
+    const metadata = await fetch(`${server.base}/api/v1/iam/.well-known/oauth-authorization-server`)
     expect(metadata.status).toBe(200)
-    const device = await fetch(`${base}/api/v1/iam/oauth/device/code`, {
+    const device = await fetch(`${server.base}/api/v1/iam/oauth/device/code`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ client_id: "core-cli" })
@@ -144,35 +129,35 @@ describe("gateway authentication through the all-in-one server", () => {
 
   it("answers bad input with clear envelopes and never forwards what it refuses", async () => {
     const service = { authorization: `Bearer ${STATIC_KEY}` }
-    const notJson = await fetch(`${base}/api/v1/iam/api/core/roles`, {
+    const notJson = await fetch(`${server.base}/api/v1/iam/api/core/roles`, {
       method: "POST",
       headers: { ...service, "content-type": "application/json" },
       body: "{oops"
     })
     expect([notJson.status, ((await notJson.json()) as Envelope).error.code]).toEqual([400, "INVALID_JSON"])
-    const oversized = await fetch(`${base}/api/v1/iam/api/core/roles`, {
+    const oversized = await fetch(`${server.base}/api/v1/iam/api/core/roles`, {
       method: "POST",
       headers: { ...service, "content-type": "application/json" },
       body: JSON.stringify({ padding: "x".repeat(2 * 1024 * 1024) })
     })
     expect([oversized.status, ((await oversized.json()) as Envelope).error.code]).toEqual([413, "PAYLOAD_TOO_LARGE"])
-    const unknown = await fetch(`${base}/api/v1/nowhere/x`, { headers: service })
+    const unknown = await fetch(`${server.base}/api/v1/nowhere/x`, { headers: service })
     expect([unknown.status, ((await unknown.json()) as Envelope).error.code]).toEqual([404, "NOT_FOUND"])
-    const injected = await fetch(`${base}/api/v1/nowhere/x`, { headers: { ...service, "x-request-id": `a b<script>${"x".repeat(300)}` } })
+    const injected = await fetch(`${server.base}/api/v1/nowhere/x`, { headers: { ...service, "x-request-id": `a b<script>${"x".repeat(300)}` } })
     const requestId = injected.headers.get("x-request-id")
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/)
     expect(((await injected.json()) as Envelope).error.requestId).toBe(requestId)
-    const evil = await fetch(`${base}/api/v1/iam/api/core/session`, { headers: { ...service, origin: "https://evil.example" } })
+    const evil = await fetch(`${server.base}/api/v1/iam/api/core/session`, { headers: { ...service, origin: "https://evil.example" } })
     expect([evil.status, ((await evil.json()) as Envelope).error.code]).toEqual([403, "FORBIDDEN"])
   }, SLOW)
 
   it("serves the merged OpenAPI document and the metrics without credentials", async () => {
-    const document = await fetch(`${base}/api/v1/openapi.json`)
+    const document = await fetch(`${server.base}/api/v1/openapi.json`)
     expect(document.status).toBe(200)
     const body = (await document.json()) as { openapi: string; paths: Record<string, unknown> }
     expect(body.openapi).toBe("3.1.0")
     expect(Object.keys(body.paths).some((path) => path.startsWith("/api/v1/iam/"))).toBe(true)
-    const metrics = await (await fetch(`${base}/metrics`)).text()
+    const metrics = await (await fetch(`${server.base}/metrics`)).text()
     expect(metrics).toMatch(/core_http_requests_total\{route="\/api\/v1\/iam",method="GET",status="401"\} [1-9]/)
     expect(metrics).toMatch(/core_auth_cache_total\{result="hit"\} [1-9]/)
   }, SLOW)

@@ -1,9 +1,6 @@
 import { createClient, CoreApiError } from "@core/sdk"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launch, ready, type Running } from "../packages/server/test/ServerProcess.js"
+import { describe, expect, it } from "vitest"
+import { useServer } from "../packages/server/test/ServerProcess.js"
 
 /**
  * The identity service as a user meets it: the real all-in-one server (`core-server start`),
@@ -11,7 +8,6 @@ import { launch, ready, type Running } from "../packages/server/test/ServerProce
  */
 const SLOW = 180_000
 const STATIC_KEY = "e2e-static-key-0123456789abcdef"
-const work = mkdtempSync(join(tmpdir(), "core-identity-e2e-"))
 
 const caught = async (promise: Promise<unknown>): Promise<CoreApiError> => {
   try {
@@ -24,23 +20,12 @@ const caught = async (promise: Promise<unknown>): Promise<CoreApiError> => {
 }
 
 describe("identity through the all-in-one server's gateway", () => {
-  let server: Running
-  let base: string
-
-  beforeAll(async () => {
-    server = launch(["start"], { PORT: "0", CORE_DATA_DIR: join(work, "data"), CORE_STATIC_API_KEY: STATIC_KEY })
-    base = await ready(server)
-  }, SLOW)
-
-  afterAll(() => {
-    server?.child.kill("SIGKILL")
-    rmSync(work, { recursive: true, force: true })
-  })
+  const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW)
 
   const signUp = async (name: string, email: string) => {
-    const anonymous = createClient({ baseUrl: base })
+    const anonymous = createClient({ baseUrl: server.base })
     const { token, user } = await anonymous.iam.signUp({ name, email, password: "correct horse battery" })
-    return { user, token, client: createClient({ baseUrl: base, token }) }
+    return { user, token, client: createClient({ baseUrl: server.base, token }) }
   }
 
   it("signs up, reads the enriched session, sets up an organization and its platform, and keeps tenants apart", async () => {
@@ -51,7 +36,7 @@ describe("identity through the all-in-one server's gateway", () => {
     expect(session.user.email).toBe("ada@example.com")
     expect(session.role).toBeNull()
 
-    const setup = await fetch(`${base}/api/v1/iam/api/core/org-setup`, {
+    const setup = await fetch(`${server.base}/api/v1/iam/api/core/org-setup`, {
       method: "POST",
       headers: { "content-type": "application/json", cookie: `core.session_token=${ada.token}` },
       body: JSON.stringify({ name: "Acme", slug: "acme" })
@@ -61,7 +46,7 @@ describe("identity through the all-in-one server's gateway", () => {
     expect(acme).toMatchObject({ slug: "acme", name: "Acme" })
     expect(acme.platformId).toMatch(/^plt_/)
 
-    const taken = await fetch(`${base}/api/v1/iam/api/core/org-setup`, {
+    const taken = await fetch(`${server.base}/api/v1/iam/api/core/org-setup`, {
       method: "POST",
       headers: { "content-type": "application/json", cookie: `core.session_token=${bob.token}` },
       body: JSON.stringify({ name: "Acme again", slug: "acme" })
@@ -85,7 +70,7 @@ describe("identity through the all-in-one server's gateway", () => {
 
   it("creates an API key once, validates it with the static key, and never lists the secret", async () => {
     const dee = await signUp("Dee", "dee@example.com")
-    const setup = await fetch(`${base}/api/v1/iam/api/core/org-setup`, {
+    const setup = await fetch(`${server.base}/api/v1/iam/api/core/org-setup`, {
       method: "POST",
       headers: { "content-type": "application/json", cookie: `core.session_token=${dee.token}` },
       body: JSON.stringify({ name: "Dee Co", slug: "dee-co" })
@@ -96,7 +81,7 @@ describe("identity through the all-in-one server's gateway", () => {
     const listed = await dee.client.iam.apiKeys.list(setup.orgId)
     expect(JSON.stringify(listed)).not.toContain(created.key)
 
-    const service = createClient({ baseUrl: base, token: STATIC_KEY })
+    const service = createClient({ baseUrl: server.base, token: STATIC_KEY })
     const validation = await service.iam.apiKeys.validate(created.key)
     expect(validation).toMatchObject({ valid: true, organizationId: setup.orgId, platformId: setup.platformId })
 
@@ -106,14 +91,14 @@ describe("identity through the all-in-one server's gateway", () => {
   }, SLOW)
 
   it("answers bad input with 400 VALIDATION_ERROR and a missing session with 401, never 500", async () => {
-    const anonymous = createClient({ baseUrl: base })
-    const bad = await fetch(`${base}/api/v1/iam/api/core/org-setup`, {
+    const anonymous = createClient({ baseUrl: server.base })
+    const bad = await fetch(`${server.base}/api/v1/iam/api/core/org-setup`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ name: "", slug: "Not Valid" })
     })
     expect(bad.status).toBe(401)
-    const notJson = await fetch(`${base}/api/v1/iam/api/core/roles`, {
+    const notJson = await fetch(`${server.base}/api/v1/iam/api/core/roles`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${STATIC_KEY}` },
       body: "{oops"

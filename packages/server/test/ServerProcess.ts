@@ -1,5 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll } from "vitest"
 
 /** The launcher in the repository: `packages/server/bin/core-server.mjs`. */
 export const bin = fileURLToPath(new URL("../bin/core-server.mjs", import.meta.url))
@@ -78,4 +82,28 @@ export const ready = async (running: Running, timeoutMs = 90_000): Promise<strin
 export const stop = (running: Running, signal: NodeJS.Signals = "SIGTERM"): Promise<Finished> => {
   running.child.kill(signal)
   return running.exited
+}
+
+/** A server a test file shares: its base URL once `beforeAll` ran, and its output. */
+export interface SharedServer {
+  readonly base: string
+  readonly running: Running
+}
+
+/**
+ * Start `core-server start` on a fresh data directory in `beforeAll` (with `env` added) and kill it
+ * and remove the directory in `afterAll`; read `base` inside the tests.
+ */
+export const useServer = (env: Record<string, string>, timeoutMs = 180_000): SharedServer => {
+  const work = mkdtempSync(join(tmpdir(), "core-e2e-"))
+  const shared = { base: "", running: undefined as unknown as Running }
+  beforeAll(async () => {
+    shared.running = launch(["start"], { PORT: "0", CORE_DATA_DIR: join(work, "data"), ...env })
+    shared.base = await ready(shared.running)
+  }, timeoutMs)
+  afterAll(() => {
+    shared.running?.child.kill("SIGKILL")
+    rmSync(work, { recursive: true, force: true })
+  })
+  return shared
 }
