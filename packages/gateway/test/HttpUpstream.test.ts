@@ -74,15 +74,16 @@ interface Answer {
   readonly body: string
 }
 
-/** One request to the gateway over a fresh connection. */
-const send = (
+/** One request to the gateway over a fresh connection, its body sent (and ended) by `write`. */
+const upload = (
   port: number,
   path: string,
-  options: { method?: string; headers?: http.OutgoingHttpHeaders; body?: string } = {}
+  write: (request: http.ClientRequest) => unknown,
+  options: { method?: string; headers?: http.OutgoingHttpHeaders } = {}
 ): Promise<Answer> =>
   new Promise((resolve, reject) => {
     const request = http.request(
-      { host: "127.0.0.1", port, path, method: options.method ?? "GET", headers: options.headers, agent: false },
+      { host: "127.0.0.1", port, path, method: options.method ?? "PUT", headers: options.headers, agent: false },
       (response) => {
         const chunks: Array<Buffer> = []
         response.on("data", (chunk: Buffer) => chunks.push(chunk))
@@ -92,8 +93,16 @@ const send = (
       }
     )
     request.on("error", reject)
-    request.end(options.body)
+    write(request)
   })
+
+/** One request to the gateway over a fresh connection. */
+const send = (
+  port: number,
+  path: string,
+  options: { method?: string; headers?: http.OutgoingHttpHeaders; body?: string } = {}
+): Promise<Answer> =>
+  upload(port, path, (request) => request.end(options.body), { method: options.method ?? "GET", headers: options.headers })
 
 /** The response headers of a gateway request and a promise of how its body ended. */
 const open = (port: number, path: string) =>
@@ -204,26 +213,15 @@ describe("HttpUpstream forwarding", () => {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ bytes, encoding: req.headers["transfer-encoding"] }))
     })
     const gateway = await serveGateway(HttpUpstream.make("PROVISIONING", upstream.url))
-    const answer = new Promise<Answer>((resolve, reject) => {
-      const request = http.request(
-        { host: "127.0.0.1", port: gateway.port, path: "/api/v1/provisioning/upload", method: "PUT", agent: false },
-        (response) => {
-          const chunks: Array<Buffer> = []
-          response.on("data", (chunk: Buffer) => chunks.push(chunk))
-          response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString() }))
-        }
-      )
-      request.on("error", reject)
-      const chunk = Buffer.alloc(64 * 1024, 7)
+    const chunk = Buffer.alloc(64 * 1024, 7)
+    const answer = upload(gateway.port, "/api/v1/provisioning/upload", async (request) => {
       const write = async (count: number) => {
         for (let i = 0; i < count; i++) if (!request.write(chunk)) await once(request, "drain")
       }
-      void (async () => {
-        await write(16)
-        await firstBytes.promise
-        await write(16 * 19)
-        request.end()
-      })()
+      await write(16)
+      await firstBytes.promise
+      await write(16 * 19)
+      request.end()
     })
     const { status, body } = await answer
     expect([status, JSON.parse(body)]).toEqual([200, { bytes: 20 * MiB, encoding: "chunked" }])
@@ -243,6 +241,29 @@ describe("HttpUpstream forwarding", () => {
     expect(String(first)).toBe("first,")
     release.resolve()
     expect(await ended(response)).toEqual({ complete: true, body: "second" })
+  })
+
+  it("sends a body with a Content-Length up to 64 KiB with the headers, once the client has sent all of it", async () => {
+    const body = Buffer.from(Array.from({ length: 64 * 1024 }, (_, i) => i % 251))
+    const events: Array<string> = []
+    const seen = deferred<{ length?: string; same: boolean }>()
+    const upstream = await upstreamServer(async (req, res) => {
+      events.push("upstream request")
+      const chunks: Array<Buffer> = []
+      for await (const chunk of req) chunks.push(chunk as Buffer)
+      seen.resolve({ length: req.headers["content-length"], same: Buffer.concat(chunks).equals(body) })
+      res.end("stored")
+    })
+    const gateway = await serveGateway(HttpUpstream.make("BILLING", upstream.url))
+    const answer = upload(gateway.port, "/api/v1/billing/upload", (request) =>
+      request.write(body.subarray(0, 1024), () =>
+        setTimeout(() => {
+          events.push("client sent all")
+          request.end(body.subarray(1024))
+        }, 50)), { method: "POST", headers: { "content-length": body.length } })
+    expect((await answer).body).toBe("stored")
+    expect(await seen.promise).toEqual({ length: "65536", same: true })
+    expect(events).toEqual(["client sent all", "upstream request"])
   })
 
   it("reuses pooled connections for sequential requests and closes them with the scope", async () => {
@@ -274,6 +295,103 @@ describe("HttpUpstream forwarding", () => {
     const post = await send(gateway.port, "/api/v1/cli/c", { method: "POST", body: "x" })
     expect([post.status, JSON.parse(post.body).error.code]).toEqual([502, "UPSTREAM_UNAVAILABLE"])
     expect(errors).toEqual([["CLI", "unavailable"]])
+  })
+})
+
+describe("HttpUpstream response bodies", () => {
+  const KiB = 1024
+  const bytes = (length: number) => Buffer.from(Array.from({ length }, (_, i) => (i * 7 + (i >> 8)) % 256))
+
+  /** One GET to the gateway: the events around it in order, and the answer with its body as bytes. */
+  const fetchBytes = (port: number, path: string, events: Array<string>) =>
+    new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      http.get({ host: "127.0.0.1", port, path, agent: false }, (response) => {
+        events.push("client headers")
+        const chunks: Array<Buffer> = []
+        response.on("data", (chunk: Buffer) => chunks.push(chunk))
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }))
+      }).on("error", reject)
+    })
+
+  it("answers a body with a Content-Length up to 64 KiB whole, only once the upstream has sent all of it", async () => {
+    const body = bytes(64 * KiB)
+    const halfSent = deferred()
+    const release = deferred()
+    const events: Array<string> = []
+    const upstream = await upstreamServer(async (_req, res) => {
+      res.writeHead(203, { "content-type": "application/octet-stream", "content-length": String(body.length), "x-part": "whole" })
+      res.write(body.subarray(0, 32 * KiB), () => halfSent.resolve())
+      await release.promise
+      events.push("upstream end")
+      res.end(body.subarray(32 * KiB))
+    })
+    const gateway = await serveGateway(HttpUpstream.make("BILLING", upstream.url))
+    const answer = fetchBytes(gateway.port, "/api/v1/billing/export", events)
+    await halfSent.promise
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    release.resolve()
+    const { status, headers, body: received } = await answer
+    expect(events).toEqual(["upstream end", "client headers"])
+    expect([status, received.equals(body)]).toEqual([203, true])
+    expect(headers).toMatchObject({ "content-type": "application/octet-stream", "content-length": "65536", "x-part": "whole" })
+    expect(headers["transfer-encoding"]).toBeUndefined()
+  })
+
+  it("answers an empty body with a Content-Length of 0, and a small one byte for byte", async () => {
+    const small = bytes(300)
+    const upstream = await upstreamServer((req, res) => {
+      if (req.url === "/empty") return res.writeHead(200, { "content-length": "0", "x-empty": "yes" }).end()
+      res.writeHead(200, { "content-type": "image/png", "content-length": String(small.length) }).end(small)
+    })
+    const gateway = await serveGateway(HttpUpstream.make("REGISTRY", upstream.url))
+    const empty = await fetchBytes(gateway.port, "/api/v1/platforms/empty", [])
+    expect([empty.status, empty.headers["content-length"], empty.headers["x-empty"], empty.body.length]).toEqual([200, "0", "yes", 0])
+    const image = await fetchBytes(gateway.port, "/api/v1/platforms/logo", [])
+    expect([image.headers["content-type"], image.headers["content-length"], image.body.equals(small)]).toEqual(["image/png", "300", true])
+  })
+
+  it("streams a body over 64 KiB, and one without a Content-Length: the first bytes reach the client before the upstream ends", async () => {
+    for (const length of [64 * KiB + 1, undefined]) {
+      const body = bytes(length ?? 100 * KiB)
+      const release = deferred()
+      const upstream = await upstreamServer(async (_req, res) => {
+        res.writeHead(200, length === undefined ? { "content-type": "text/plain" } : { "content-length": String(length) })
+        res.write(body.subarray(0, 10 * KiB))
+        await release.promise
+        res.end(body.subarray(10 * KiB))
+      })
+      const gateway = await serveGateway(HttpUpstream.make("STACKS", upstream.url))
+      const { response } = await open(gateway.port, "/api/v1/stacks/archive")
+      const chunks: Array<Buffer> = []
+      response.on("data", (chunk: Buffer) => chunks.push(chunk))
+      await once(response, "data")
+      release.resolve()
+      await once(response, "end")
+      expect(Buffer.concat(chunks).equals(body)).toBe(true)
+      expect(response.headers["content-length"]).toBe(length === undefined ? undefined : String(length))
+      expect(response.headers["transfer-encoding"]).toBe(length === undefined ? "chunked" : undefined)
+    }
+  })
+
+  it("keeps the pooled connection for the next request after whole, streamed and HEAD answers", async () => {
+    const large = bytes(100 * KiB)
+    const upstream = await upstreamServer((req, res) => {
+      if (req.url === "/large") return res.writeHead(200, { "content-length": String(large.length) }).end(large)
+      if (req.url === "/chunked") {
+        res.writeHead(200, { "content-type": "text/plain" })
+        res.write("a")
+        return res.end("b")
+      }
+      res.writeHead(200, { "content-length": "2" }).end(req.method === "HEAD" ? undefined : "ok")
+    })
+    const gateway = await serveGateway(HttpUpstream.make("CLI", upstream.url))
+    for (const path of ["/small", "/large", "/chunked", "/small", "/chunked", "/large"]) {
+      const answer = await fetchBytes(gateway.port, `/api/v1/cli${path}`, [])
+      expect(answer.body.length).toBe(path === "/large" ? large.length : 2)
+    }
+    expect((await send(gateway.port, "/api/v1/cli/small", { method: "HEAD" })).status).toBe(200)
+    expect((await send(gateway.port, "/api/v1/cli/small")).body).toBe("ok")
+    expect(upstream.sockets.length).toBe(1)
   })
 })
 
@@ -342,17 +460,57 @@ describe("HttpUpstream failures", () => {
   })
 
   it("resets the client's connection when the upstream's body stands still longer than the idle timeout", async () => {
-    const upstream = await upstreamServer((_req, res) => {
-      res.writeHead(200, { "content-type": "text/plain" })
-      res.write("started")
+    for (const headers of [{ "content-length": "100" }, {}]) {
+      const upstream = await upstreamServer((_req, res) => {
+        res.writeHead(200, { "content-type": "text/plain", ...headers })
+        res.write("started")
+      })
+      const errors: Array<[string, string]> = []
+      const gateway = await serveGateway(
+        HttpUpstream.make("CLI", upstream.url, { idleTimeout: "100 millis", onError: (s, k) => errors.push([s, k]) })
+      )
+      const { response } = await open(gateway.port, "/api/v1/cli/logs")
+      expect(response.statusCode).toBe(200)
+      expect(await ended(response)).toEqual({ complete: false, body: "started" })
+      expect(errors).toEqual([["CLI", "timeout"]])
+      expect(gateway.warnings().map((line) => [line.message, line.annotations.reason])).toEqual([["upstream response broken off", "idle"]])
+    }
+  })
+
+  it("answers 504 when the upstream stops taking the request body for longer than the idle timeout", async () => {
+    const arrived = deferred()
+    const upstream = await upstreamServer((req) => {
+      req.pause()
+      arrived.resolve()
     })
     const errors: Array<[string, string]> = []
     const gateway = await serveGateway(
-      HttpUpstream.make("CLI", upstream.url, { idleTimeout: "100 millis", onError: (s, k) => errors.push([s, k]) })
+      HttpUpstream.make("PROVISIONING", upstream.url, { idleTimeout: "100 millis", onError: (s, k) => errors.push([s, k]) })
     )
-    const { response } = await open(gateway.port, "/api/v1/cli/logs")
-    expect(await ended(response)).toEqual({ complete: false, body: "started" })
-    expect(errors).toEqual([["CLI", "timeout"]])
+    const chunk = Buffer.alloc(64 * 1024, 1)
+    let client: http.ClientRequest | undefined
+    const answer = upload(gateway.port, "/api/v1/provisioning/upload", (request) => {
+      client = request
+      for (let i = 0; i < 512; i++) request.write(chunk)
+    })
+    await arrived.promise
+    const { status, body } = await answer
+    client?.destroy()
+    expect([status, JSON.parse(body).error.code]).toEqual([504, "UPSTREAM_TIMEOUT"])
+    expect(errors).toEqual([["PROVISIONING", "timeout"]])
+  })
+
+  it("never counts a slow upload against the timeout, which starts again once the body is sent", async () => {
+    const upstream = await upstreamServer(async (req, res) => res.end(`got ${(await readAll(req)).length}`))
+    const gateway = await serveGateway(HttpUpstream.make("PROVISIONING", upstream.url, { timeout: "100 millis" }))
+    const answer = upload(gateway.port, "/api/v1/provisioning/upload", async (request) => {
+      for (let i = 0; i < 6; i++) {
+        request.write("0123456789")
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      request.end()
+    })
+    expect(await answer).toMatchObject({ status: 200, body: "got 60" })
   })
 })
 
@@ -389,6 +547,31 @@ describe("HttpUpstream client going away", () => {
     await firstBytes.promise
     request.destroy()
     await closed.promise
+    expect(errors).toEqual([])
+  })
+
+  it("never sends a request whose small body the client left before finishing", async () => {
+    const urls: Array<string | undefined> = []
+    const upstream = await upstreamServer((req, res) => {
+      urls.push(req.url)
+      res.end("ok")
+    })
+    const errors: Array<[string, string]> = []
+    const gateway = await serveGateway(HttpUpstream.make("IAM", upstream.url, { onError: (s, k) => errors.push([s, k]) }))
+    const request = http.request({
+      host: "127.0.0.1",
+      port: gateway.port,
+      path: "/api/v1/iam/left",
+      method: "POST",
+      agent: false,
+      headers: { "content-length": "100" }
+    })
+    request.on("error", () => {})
+    const closed = new Promise((resolve) => request.on("close", resolve))
+    request.write("only ten b", () => request.destroy())
+    await closed
+    expect((await send(gateway.port, "/api/v1/iam/after")).body).toBe("ok")
+    expect(urls).toEqual(["/after"])
     expect(errors).toEqual([])
   })
 

@@ -1,0 +1,343 @@
+/** One HTTP exchange with an upstream on Node's events: the request, its body, the response's head and small bodies. */
+import type * as http from "node:http"
+import type * as https from "node:https"
+import { TLSSocket } from "node:tls"
+import type { Socket } from "node:net"
+import type { UpstreamErrorKind } from "../Metrics.js"
+
+/** Where an upstream lives and the pool that reaches it. */
+export interface Target {
+  readonly transport: typeof http | typeof https
+  readonly agent: http.Agent
+  readonly hostname: string
+  readonly port: string
+  /** `Host` of the upstream, with its port. */
+  readonly host: string
+  /** The base URL's path without a trailing slash (`""` for none). */
+  readonly basePath: string
+}
+
+/** How long an exchange waits, in milliseconds (see `HttpUpstreamOptions`). */
+export interface Timeouts {
+  readonly timeoutMillis: number
+  readonly idleMillis: number
+}
+
+/** Responses with a `Content-Length` up to this are read whole before they are answered. */
+export const WHOLE_BODY_LIMIT = 64 * 1024
+
+/** Statuses whose responses never have a body (a web `Response` refuses one). */
+const BODILESS_STATUSES = new Set([204, 205, 304])
+
+/** Why an exchange ended before the upstream's headers; `client` means the caller went away. */
+export interface Failure {
+  readonly kind: UpstreamErrorKind | "client"
+  /** The socket error's code (`ECONNREFUSED`, …), or the kind for a timeout. */
+  readonly reason: string
+}
+
+/** How an exchange ended, as far as it goes without the caller. */
+export type Outcome =
+  /** The whole body, read because its `Content-Length` is at most `WHOLE_BODY_LIMIT`. */
+  | { readonly _tag: "Whole"; readonly response: http.IncomingMessage; readonly body: Uint8Array }
+  /** A HEAD request or a 204/205/304 status: headers only. */
+  | { readonly _tag: "Bodiless"; readonly response: http.IncomingMessage }
+  /** Headers, the body still to be streamed from `response`. */
+  | { readonly _tag: "Streamed"; readonly response: http.IncomingMessage }
+  /** A body read whole that broke off or stood still after `chunks`. */
+  | {
+    readonly _tag: "BrokenOff"
+    readonly response: http.IncomingMessage
+    readonly chunks: ReadonlyArray<Uint8Array>
+    readonly kind: UpstreamErrorKind
+  }
+  | { readonly _tag: "Failed"; readonly failure: Failure }
+
+/**
+ * Where the request body comes from: none; bytes already in hand, sent with the headers; a Node
+ * request copied with backpressure as it arrives; or the caller writing into `outgoing`.
+ */
+export type BodySource = "none" | { readonly node: http.IncomingMessage } | "caller"
+
+/** The marker `destroy` is called with when a timer fires or the caller's body breaks off. */
+export class Abort extends Error {
+  constructor(readonly kind: "timeout" | "client") {
+    super(kind)
+  }
+}
+
+const ignore = () => {}
+
+const contentLengthOf = (value: string | undefined): number | undefined => {
+  if (value === undefined) return undefined
+  const length = Number(value)
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined
+}
+
+const single = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array =>
+  chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)
+
+/** Where an upstream request, its response and a Node request body find their exchange. */
+const EXCHANGE = Symbol.for("@core/gateway/HttpUpstream/Exchange")
+
+interface Tagged {
+  [EXCHANGE]?: Exchange
+}
+
+const exchangeOf = (emitter: object): Exchange => (emitter as Tagged)[EXCHANGE]!
+
+/**
+ * One request to an upstream, driven by Node's events alone (no fiber, no stream) up to an
+ * `Outcome`: the connection and header timeouts; a Node request body with a `Content-Length` up to
+ * `WHOLE_BODY_LIMIT` received whole and sent with the headers, a larger or unknown one copied with
+ * backpressure and the idle timeout; one retry of a bodiless request on a stale pooled
+ * connection; a response body up to `WHOLE_BODY_LIMIT` read whole. `abort` ends it from outside
+ * (the caller went away).
+ *
+ * Its listeners are module functions that find the exchange through a symbol on the emitter, and
+ * its timers take it as their argument: no closure per listener and per forward.
+ */
+export class Exchange {
+  /** The request to the upstream, once sent; a caller-written body goes here. */
+  outgoing: http.ClientRequest | undefined
+  /** The Node request whose body is copied, if it is. */
+  readonly inbound: http.IncomingMessage | undefined
+  phase: "receiving" | "request" | "body" | "done" = "request"
+  /** A small Node request body, received whole before the request is sent with it. */
+  received: Array<Uint8Array> | undefined
+  timer: NodeJS.Timeout | undefined
+  bodyIdle: NodeJS.Timeout | undefined
+  uploadIdle: NodeJS.Timeout | undefined
+  waitingForDrain = false
+  sent = false
+  connected = false
+  retried = false
+  abortedBy: Abort["kind"] | undefined
+  outcome: Outcome | undefined
+  listener: ((outcome: Outcome) => void) | undefined
+  chunks: Array<Uint8Array> = []
+  size = 0
+  response: http.IncomingMessage | undefined
+
+  constructor(
+    readonly target: Target,
+    readonly timeouts: Timeouts,
+    readonly options: http.RequestOptions,
+    readonly body: BodySource
+  ) {
+    const inbound = typeof body === "object" ? body.node : undefined
+    this.inbound = inbound
+    if (inbound !== undefined) (inbound as Tagged)[EXCHANGE] = this
+    const length = contentLengthOf(inbound?.headers["content-length"])
+    if (inbound !== undefined && length !== undefined && length <= WHOLE_BODY_LIMIT) {
+      this.phase = "receiving"
+      this.received = []
+      inbound.on("data", onReceivedData).on("end", onReceivedEnd).on("close", onReceivedClose)
+      return
+    }
+    this.send()
+    inbound?.on("data", onInboundData).on("end", onInboundEnd).on("close", onInboundClose)
+  }
+
+  /** Call `listener` with the outcome, now or when it comes. */
+  await(listener: (outcome: Outcome) => void): void {
+    if (this.outcome === undefined) this.listener = listener
+    else listener(this.outcome)
+  }
+
+  /** End the exchange: timers cleared, the upstream request (and its connection) destroyed. */
+  abort(): void {
+    this.phase = "done"
+    this.listener = undefined
+    this.clearTimers()
+    clearTimeout(this.uploadIdle)
+    this.outgoing?.destroy()
+  }
+
+  send(body?: Uint8Array): void {
+    const outgoing = this.target.transport.request(this.options)
+    ;(outgoing as Tagged)[EXCHANGE] = this
+    this.outgoing = outgoing
+    this.sent = false
+    outgoing.on("response", onResponse).on("error", onError).on("finish", onFinish)
+    this.timer = setTimeout(onTimeout, this.timeouts.timeoutMillis, this)
+    if (this.body === "none" || body !== undefined) outgoing.end(body)
+    else outgoing.once("socket", onSocket).on("drain", onDrain).on("close", onOutgoingClose)
+  }
+
+  settle(outcome: Outcome): void {
+    if (this.phase === "done") return
+    this.phase = "done"
+    this.clearTimers()
+    this.outcome = outcome
+    const listener = this.listener
+    this.listener = undefined
+    listener?.(outcome)
+  }
+
+  clearTimers(): void {
+    clearTimeout(this.timer)
+    clearTimeout(this.bodyIdle)
+  }
+
+  destroy(kind: Abort["kind"]): void {
+    this.abortedBy ??= kind
+    this.outgoing?.destroy(new Abort(kind))
+    this.response?.destroy()
+  }
+
+  failed(error: unknown): void {
+    clearTimeout(this.timer)
+    if (error instanceof Abort) return this.settle({ _tag: "Failed", failure: { kind: error.kind, reason: error.kind } })
+    const code = (error as { code?: unknown }).code
+    const stale = this.outgoing?.reusedSocket === true && code === "ECONNRESET"
+    if (stale && this.body === "none" && !this.retried) {
+      this.retried = true
+      return this.send()
+    }
+    const reason = typeof code === "string" ? code : error instanceof Error ? error.message : "unknown"
+    this.settle({ _tag: "Failed", failure: { kind: "unavailable", reason } })
+  }
+
+  answered(response: http.IncomingMessage): void {
+    clearTimeout(this.timer)
+    this.response = response
+    response.on("error", ignore)
+    const status = response.statusCode ?? 502
+    if (this.options.method === "HEAD" || BODILESS_STATUSES.has(status)) {
+      response.resume()
+      return this.settle({ _tag: "Bodiless", response })
+    }
+    const length = contentLengthOf(response.headers["content-length"])
+    if (length === undefined || length > WHOLE_BODY_LIMIT) return this.settle({ _tag: "Streamed", response })
+    this.phase = "body"
+    ;(response as Tagged)[EXCHANGE] = this
+    this.bodyIdle = setTimeout(onBodyIdle, this.timeouts.idleMillis, this)
+    response.on("data", onResponseData).on("end", onResponseEnd).on("close", onResponseClose)
+  }
+
+  brokenOff(): void {
+    const kind = this.abortedBy ?? "unavailable"
+    if (kind === "client") return this.settle({ _tag: "Failed", failure: { kind, reason: kind } })
+    this.settle({ _tag: "BrokenOff", response: this.response!, chunks: this.chunks, kind })
+  }
+}
+
+/** Once the connection is up (TLS included), no timeout applies until the body is sent. */
+function onSocket(this: http.ClientRequest, socket: Socket): void {
+  const exchange = exchangeOf(this)
+  if (!socket.connecting) exchange.connected = true
+  else socket.once(socket instanceof TLSSocket ? "secureConnect" : "connect", () => (exchange.connected = true))
+}
+
+/** The whole request is sent: the upstream has `timeout` from now to answer with headers. */
+function onFinish(this: http.ClientRequest): void {
+  const exchange = exchangeOf(this)
+  exchange.sent = true
+  exchange.timer?.refresh()
+}
+
+/** Connecting, or waiting for headers, took too long (an upload in progress never does). */
+const onTimeout = (exchange: Exchange): void => {
+  if (exchange.phase === "request" && (exchange.sent || !exchange.connected)) exchange.destroy("timeout")
+}
+
+function onError(this: http.ClientRequest, error: unknown): void {
+  const exchange = exchangeOf(this)
+  if (exchange.phase === "request" && exchange.outgoing === this) exchange.failed(error)
+}
+
+function onResponse(this: http.ClientRequest, response: http.IncomingMessage): void {
+  const exchange = exchangeOf(this)
+  if (exchange.phase === "request") exchange.answered(response)
+  else response.destroy()
+}
+
+function onResponseData(this: http.IncomingMessage, chunk: Uint8Array): void {
+  const exchange = exchangeOf(this)
+  exchange.chunks.push(chunk)
+  exchange.size += chunk.length
+  exchange.bodyIdle?.refresh()
+}
+
+function onResponseEnd(this: http.IncomingMessage): void {
+  const exchange = exchangeOf(this)
+  exchange.settle({ _tag: "Whole", response: this, body: single(exchange.chunks, exchange.size) })
+}
+
+function onResponseClose(this: http.IncomingMessage): void {
+  const exchange = exchangeOf(this)
+  if (exchange.phase === "body") exchange.brokenOff()
+}
+
+const onBodyIdle = (exchange: Exchange): void => {
+  if (exchange.phase === "body") exchange.destroy("timeout")
+}
+
+function onReceivedData(this: http.IncomingMessage, chunk: Uint8Array): void {
+  exchangeOf(this).received?.push(chunk)
+}
+
+/** A small body is all there: the request leaves with it. */
+function onReceivedEnd(this: http.IncomingMessage): void {
+  const exchange = exchangeOf(this)
+  const received = exchange.received
+  if (exchange.phase !== "receiving" || received === undefined) return
+  exchange.phase = "request"
+  exchange.received = undefined
+  exchange.send(received.length === 1 ? received[0] : Buffer.concat(received))
+}
+
+/** The caller's connection closed before its small body was all there. */
+function onReceivedClose(this: http.IncomingMessage): void {
+  const exchange = exchangeOf(this)
+  if (exchange.phase === "receiving") exchange.settle({ _tag: "Failed", failure: { kind: "client", reason: "client" } })
+}
+
+/** A Node request body's chunk: the upstream takes it, or the body pauses until it drains. */
+function onInboundData(this: http.IncomingMessage, chunk: Uint8Array): void {
+  const exchange = exchangeOf(this)
+  const outgoing = exchange.outgoing!
+  if (outgoing.destroyed || outgoing.write(chunk)) return
+  this.pause()
+  exchange.waitingForDrain = true
+  if (exchange.uploadIdle === undefined) exchange.uploadIdle = setTimeout(onUploadIdle, exchange.timeouts.idleMillis, exchange)
+  else exchange.uploadIdle.refresh()
+}
+
+function onDrain(this: http.ClientRequest): void {
+  const exchange = exchangeOf(this)
+  if (!exchange.waitingForDrain) return
+  exchange.waitingForDrain = false
+  exchange.inbound?.resume()
+}
+
+/**
+ * The upstream request is gone (failed, timed out, aborted, or done): a Node body it was waiting
+ * on flows again and is discarded, as Node's server does with a body nobody reads, so that the
+ * client can finish sending and read the answer.
+ */
+function onOutgoingClose(this: http.ClientRequest): void {
+  const exchange = exchangeOf(this)
+  clearTimeout(exchange.uploadIdle)
+  if (!exchange.waitingForDrain) return
+  exchange.waitingForDrain = false
+  exchange.inbound?.resume()
+}
+
+/** The upstream took no more of the body for the idle timeout. */
+const onUploadIdle = (exchange: Exchange): void => {
+  if (exchange.waitingForDrain && !exchange.outgoing!.destroyed) exchange.destroy("timeout")
+}
+
+function onInboundEnd(this: http.IncomingMessage): void {
+  const outgoing = exchangeOf(this).outgoing!
+  if (!outgoing.destroyed) outgoing.end()
+}
+
+/** The caller's connection closed: before its body was complete, the upstream request is aborted. */
+function onInboundClose(this: http.IncomingMessage): void {
+  const exchange = exchangeOf(this)
+  clearTimeout(exchange.uploadIdle)
+  if (!this.complete && !exchange.outgoing!.destroyed) exchange.destroy("client")
+}
