@@ -1,6 +1,6 @@
-import { type HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Clock, Effect } from "effect"
-import { isUnder, ROUTES, type Route, type ServiceName, SERVICES, targetOf } from "./Routes.js"
+import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { isUnder, ROUTES, type Route, type ServiceName, SERVICES } from "./Routes.js"
 
 /** A label value as callers pass it; numbers (statuses) are keyed as numbers, printed as text. */
 export type LabelValue = string | number
@@ -275,26 +275,3 @@ export const route = (metrics: Metrics): HttpRouter.HttpRouter =>
       Effect.sync(() => HttpServerResponse.text(metrics.render(), { contentType: CONTENT_TYPE, headers: { "cache-control": "no-store" } }))
     )
   )
-
-const UNUSUAL_PATH = /\/\.|[%\\#]/
-
-/** The path of a request target as the router sees it, without parsing the usual `/a/b?c`. */
-const pathOf = (url: string): string => {
-  const queryAt = url.indexOf("?")
-  const path = queryAt === -1 ? url : url.slice(0, queryAt)
-  return path.startsWith("/") && !UNUSUAL_PATH.test(path) ? path : targetOf(url).pathname
-}
-
-/**
- * Observe the status and duration of every response of an app that never fails — the gateway's
- * timing step, inside the error envelope, so 404s, 429s and 500 envelopes count like any answer.
- *
- * @example
- * const observed = Metrics.middleware(metrics)(guarded)
- */
-export const middleware = (metrics: Metrics) => <R>(app: HttpApp.Default<never, R>): HttpApp.Default<never, R> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    Effect.flatMap(Clock.currentTimeNanos, (start) =>
-      Effect.tap(app, (response) =>
-        Effect.map(Clock.currentTimeNanos, (end) =>
-          metrics.observeRequest(routeLabel(pathOf(request.url)), request.method, response.status, Number(end - start) / 1e9)))))

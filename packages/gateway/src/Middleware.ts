@@ -34,40 +34,8 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "referrer-policy": "strict-origin-when-cross-origin"
 }
 
-/** Step 1: the security headers on every response. */
-export const securityHeaders = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-  Effect.map(app, (response) => HttpServerResponse.setHeaders(response, SECURITY_HEADERS))
-
 const isRouteNotFound = (error: unknown): boolean =>
   typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "RouteNotFound"
-
-/**
- * Step 2: every failure becomes the error envelope carrying the gateway's request id; a router's
- * `RouteNotFound` becomes 404 `NOT_FOUND`, defects 500 `INTERNAL_ERROR`. The chain applies it
- * after every step, so each outer step sees the final response, as the seed's error handler does.
- */
-export const errorEnvelope = <E, R>(
-  app: HttpApp.Default<E, R>
-): HttpApp.Default<never, R> =>
-  Effect.catchAllCause(app, (cause) =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      envelopeOf(cause, targetOf(request.url).pathname, Inbound.of(request).request)))
-
-/**
- * Step 3: the request id (a valid `X-Request-Id`, else a new UUID) is fixed, client `X-Core-*`
- * headers are dropped, the kernel's `RequestContext` is provided (so every log line inside
- * carries the id), and the id is echoed as the response's `X-Request-Id`.
- */
-export const requestId = <E, R>(
-  app: HttpApp.Default<E, R>
-): HttpApp.Default<E, Exclude<R, RequestContext.RequestContext>> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const inbound = Inbound.of(request)
-    return RequestContext.provide(app).pipe(
-      Effect.provideService(HttpServerRequest.HttpServerRequest, inbound.request),
-      Effect.map((response) => HttpServerResponse.setHeader(response, "x-request-id", inbound.requestId))
-    )
-  })
 
 /**
  * What the steps of one request share, so that they need not each wrap the response: the request

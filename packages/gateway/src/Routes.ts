@@ -44,7 +44,11 @@ export const targetOf = (url: string): Target => {
   return { pathname: normalizePath(rawPath), search }
 }
 
+/** A path the URL parser would return unchanged: no dot segment, nothing it would encode or decode. */
+const ORDINARY_PATH = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*$/
+
 const normalizePath = (rawPath: string): string => {
+  if (ORDINARY_PATH.test(rawPath) && !rawPath.includes("/.")) return rawPath
   try {
     return new URL(rawPath.startsWith("/") ? `http://gateway.invalid${rawPath}` : rawPath).pathname
   } catch {

@@ -215,15 +215,15 @@ describe("Metrics.route", () => {
   })
 })
 
-describe("Metrics.middleware", () => {
+describe("request metrics in the chain's frame", () => {
   const inner = HttpRouter.empty.pipe(
     HttpRouter.get("/health", HttpServerResponse.text("ok")),
     HttpRouter.get("/api/v1/iam/boom", Effect.die(new Error("boom")))
   )
-  /** The chain's outer steps around the metrics step, as `Middleware.chain` orders them. */
+  /** The chain's outer steps (`Middleware.frame`), which observe every answer, envelopes included. */
   const served = (metrics: Metrics.Metrics) =>
     HttpApp.toWebHandlerLayer(
-      Middleware.securityHeaders(Middleware.errorEnvelope(Middleware.requestId(Metrics.middleware(metrics)(Middleware.errorEnvelope(inner))))),
+      Middleware.frame(metrics)(inner),
       Logger.replace(Logger.defaultLogger, Logger.none)
     )
 
@@ -258,7 +258,7 @@ describe("Metrics.middleware", () => {
 
   it("labels a raw request target the way the router resolves it", async () => {
     const metrics = Metrics.make()
-    const answer = Metrics.middleware(metrics)(Effect.succeed(HttpServerResponse.empty({ status: 204 })))
+    const answer = Middleware.frame(metrics)(Effect.succeed(HttpServerResponse.empty({ status: 204 })))
     const targets = ["/api/v1/nope/../iam/x", "/api/v1/stacks/x?next=/../iam", "http://gateway.test/api/v1/cli/whoami", "/api/v1/%69am/x"]
     for (const url of targets) {
       const request = HttpServerRequest.fromWeb(new Request("http://localhost/")).modify({ url })
