@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { Redis } from "ioredis"
+import * as RedisConnection from "./RedisConnection.js"
 
 /**
  * Who a credential belongs to, as the identity service answered. `platformStatus` travels with
@@ -153,42 +154,23 @@ const PREFIX = "core:auth:"
 /**
  * The cache in Redis, shared by every gateway instance: `core:auth:<credential hash>` holds the
  * answer, `core:auth:tag:<tag>` the hashes it indexes, both expiring with the answer. While Redis
- * fails, the process's memory cache answers instead (one warning when it starts failing, one line
- * when it is back); an invalidation also clears the memory cache, so it is never stale for longer
- * than the TTL.
+ * fails, the process's memory cache answers instead (`RedisConnection.failover`: one warning when
+ * it starts failing, one line when it is back; every call still tries Redis first). An invalidation
+ * also clears the memory cache, so it is never stale for longer than the TTL.
  */
 export const redis = (client: Redis, ttlMillis = TTL_MILLIS): CredentialCache => {
   const fallback = memory(ttlMillis)
-  let failing = false
-
-  const attempt = <A>(label: string, run: () => Promise<A>, otherwise: Effect.Effect<A>): Effect.Effect<A> =>
-    Effect.tryPromise(run).pipe(
-      Effect.tap(() =>
-        failing
-          ? Effect.sync(() => {
-            failing = false
-          }).pipe(Effect.zipRight(Effect.logInfo("credential cache: Redis answers again")))
-          : Effect.void
-      ),
-      Effect.catchAll((error) =>
-        (failing
-          ? Effect.void
-          : Effect.sync(() => {
-            failing = true
-          }).pipe(
-            Effect.zipRight(
-              Effect.logWarning("credential cache: Redis failed, using memory").pipe(
-                Effect.annotateLogs({ operation: label, error: String(error.error) })
-              )
-            )
-          )).pipe(Effect.zipRight(otherwise))
-      )
-    )
+  const viaRedis = RedisConnection.failover({
+    failed: "credential cache: Redis failed, using memory",
+    recovered: "credential cache: Redis answers again",
+    retryMillis: 0
+  })
+  const attempt = <A>(run: () => Promise<A>, otherwise: Effect.Effect<A>): Effect.Effect<A> =>
+    viaRedis(Effect.tryPromise({ try: run, catch: (error) => (error instanceof Error ? error : new Error(String(error))) }), otherwise)
 
   return {
     get: (credential) =>
       attempt(
-        "get",
         async () => {
           const raw = await client.get(`${PREFIX}${credential}`)
           return raw === null ? undefined : (JSON.parse(raw) as { v: Cached }).v
@@ -197,7 +179,6 @@ export const redis = (client: Redis, ttlMillis = TTL_MILLIS): CredentialCache =>
       ),
     set: (credential, value) =>
       attempt(
-        "set",
         async () => {
           const pipeline = client.multi().set(`${PREFIX}${credential}`, JSON.stringify({ v: value }), "PX", ttlMillis)
           for (const tag of tagsOf(credential, value).slice(1)) {
@@ -211,7 +192,6 @@ export const redis = (client: Redis, ttlMillis = TTL_MILLIS): CredentialCache =>
       Effect.zipRight(
         fallback.invalidate(what),
         attempt(
-          "invalidate",
           async () => {
             for (const tag of tagsOfInvalidation(what)) {
               if (tag.startsWith("credential:")) {

@@ -261,50 +261,32 @@ export const redisStore = (client: Redis, options: RedisStoreOptions = {}): Stor
   const prefix = options.prefix ?? "core:ratelimit:"
   const retryMillis = options.retryMillis ?? 1_000
   const timeout = Duration.millis(options.timeoutMillis ?? 250)
-  let failing = false
-  let retryAt = 0
+  const viaRedis = RedisConnection.failover({
+    failed: "rate limiter: Redis failed, counting in memory",
+    recovered: "rate limiter: Redis answers again",
+    retryMillis
+  })
 
   const evaluate = (key: string, { limit, windowMillis }: Limit): Promise<unknown> =>
     client.evalsha(SLIDING_WINDOW_SHA, 1, key, windowMillis, limit).catch((error: unknown) =>
       String(error).includes("NOSCRIPT") ? client.eval(SLIDING_WINDOW, 1, key, windowMillis, limit) : Promise.reject(error))
 
-  const recovered = Effect.suspend(() => {
-    if (!failing) return Effect.void
-    failing = false
-    return Effect.logInfo("rate limiter: Redis answers again")
-  })
-
-  const failed = (error: Error, now: number) =>
-    Effect.suspend(() => {
-      retryAt = now + retryMillis
-      if (failing) return Effect.void
-      failing = true
-      return Effect.logWarning("rate limiter: Redis failed, counting in memory").pipe(
-        Effect.annotateLogs({ error: error.message })
-      )
-    })
-
   return {
     hit: (key, limit) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        if (failing && now < retryAt) return fallback.hit(key, limit)
-        if (failing) retryAt = now + retryMillis
-        return Effect.tryPromise({
+      viaRedis(
+        Effect.tryPromise({
           try: () => evaluate(`${prefix}${key}`, limit),
           catch: (error) => (error instanceof Error ? error : new Error(String(error)))
         }).pipe(
           Effect.timeoutFail({ duration: timeout, onTimeout: () => new Error(`no answer within ${Duration.format(timeout)}`) }),
           Effect.filterOrFail(isReply, (reply) => new Error(`unexpected reply ${JSON.stringify(reply)}`)),
           Effect.map((reply) => slidingDecision(reply, limit)),
-          Effect.tap(() => recovered),
-          Effect.catchAll((error) => Effect.zipRight(failed(error, now), fallback.hit(key, limit))),
           Effect.withSpan("RateLimit.redis")
-        )
-      })
+        ),
+        fallback.hit(key, limit)
+      )
   }
 }
-
-
 
 /**
  * A Redis store over its own client (`RedisConnection.connect`), closed with the scope. It waits up

@@ -1,4 +1,4 @@
-import { Effect, type Scope } from "effect"
+import { Clock, Effect, type Scope } from "effect"
 import { Redis, type RedisOptions } from "ioredis"
 
 /**
@@ -46,3 +46,46 @@ export const connect = (url: string): Effect.Effect<Redis, never, Scope.Scope> =
 /** Redis answers `PING` (for `/ready`). */
 export const ping = (client: Redis): Effect.Effect<void, Error> =>
   Effect.tryPromise({ try: () => client.ping(), catch: (error) => (error instanceof Error ? error : new Error(String(error))) })
+
+/** How a user of Redis names itself in the two lines it logs when Redis fails and comes back. */
+export interface FailoverOptions {
+  /** e.g. `rate limiter: Redis failed, counting in memory` */
+  readonly failed: string
+  /** e.g. `rate limiter: Redis answers again` */
+  readonly recovered: string
+  /** While failing, try Redis once per this many milliseconds; the rest go to the fallback. @default 1000 */
+  readonly retryMillis?: number
+}
+
+/**
+ * Answer from Redis while it answers, else from a fallback: one warning when failing starts, one
+ * info line when Redis answers again, and meanwhile one attempt per `retryMillis` (ioredis
+ * reconnects by itself). The rate limiter and the credential cache share this behaviour.
+ *
+ * @example
+ * const viaRedis = RedisConnection.failover({ failed: "cache: Redis failed", recovered: "cache: Redis answers again" })
+ * viaRedis(Effect.tryPromise(() => client.get(key)), memory.get(key))
+ */
+export const failover = (options: FailoverOptions) => {
+  const retryMillis = options.retryMillis ?? 1_000
+  let failing = false
+  let retryAt = 0
+  return <A>(attempt: Effect.Effect<A, Error>, fallback: Effect.Effect<A>): Effect.Effect<A> =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      if (failing && now < retryAt) return fallback
+      if (failing) retryAt = now + retryMillis
+      return attempt.pipe(
+        Effect.tap(() => {
+          if (!failing) return Effect.void
+          failing = false
+          return Effect.logInfo(options.recovered)
+        }),
+        Effect.catchAll((error) => {
+          retryAt = now + retryMillis
+          if (failing) return fallback
+          failing = true
+          return Effect.zipRight(Effect.logWarning(options.failed).pipe(Effect.annotateLogs({ error: error.message })), fallback)
+        })
+      )
+    })
+}
