@@ -8,7 +8,7 @@ import * as CredentialCache from "./CredentialCache.js"
 import * as Gateway from "./Gateway.js"
 import * as IdentityResolver from "./IdentityResolver.js"
 import type * as Metrics from "./Metrics.js"
-import type { GatewayApp } from "./Middleware.js"
+import type { GatewayApp, Guards } from "./Middleware.js"
 import * as RateLimit from "./RateLimit.js"
 import { ROUTES } from "./Routes.js"
 import * as Tracing from "./Tracing.js"
@@ -31,16 +31,8 @@ const noIdentityService: IdentityResolver.IdentityResolver = {
   apiKey: () => Effect.fail(new UpstreamUnavailable({ message: "The identity service is not available", upstream: "IAM" }))
 }
 
-/**
- * The whole gateway of DESIGN §6 from configuration (`REDIS_URL` → a shared Redis for rate
- * limits and the credential cache, else memory): routing to the upstreams inside the chain
- * of the seed (security headers, errors, request id, logger, timing, rate limiter, CORS, tracing,
- * authentication, suspension). Without `CORE_STATIC_API_KEY` it runs the development bypass.
- *
- * @example
- * const app = Assemble.gateway({ config, upstreams, fallback: health })
- */
-export const gateway = (options: AssembleOptions): HttpApp.Default<never, Scope.Scope> => {
+/** The guards of the seed's steps 6 to 10 from configuration, with Redis or memory behind them. */
+const guardsOf = (options: AssembleOptions): Guards => {
   const { config, metrics } = options
   const iam = options.upstreams.find((upstream) => upstream.service === "IAM")
   const isAllowedOrigin = Cors.originPolicy({
@@ -63,19 +55,44 @@ export const gateway = (options: AssembleOptions): HttpApp.Default<never, Scope.
     trustProxy: config.trustProxy,
     ...(metrics === undefined ? {} : { onRejected: metrics.rateLimited })
   })
-  return Gateway.make({
-    upstreams: options.upstreams,
-    ...(options.fallback === undefined ? {} : { fallback: options.fallback }),
-    ...(metrics === undefined ? {} : { metrics }),
-    guards: {
-      rateLimiter,
-      cors: Cors.middleware(isAllowedOrigin),
-      tracing: Tracing.middleware,
-      authentication,
-      suspension: Authentication.suspension
-    }
-  })
+  return {
+    rateLimiter,
+    cors: Cors.middleware(isAllowedOrigin),
+    tracing: Tracing.middleware,
+    authentication,
+    suspension: Authentication.suspension
+  }
 }
+
+const gatewayOptions = (options: AssembleOptions): Gateway.GatewayOptions => ({
+  upstreams: options.upstreams,
+  ...(options.fallback === undefined ? {} : { fallback: options.fallback }),
+  ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+  guards: guardsOf(options)
+})
+
+/**
+ * The whole gateway of DESIGN §6 from configuration (`REDIS_URL` → a shared Redis for rate
+ * limits and the credential cache, else memory): routing to the upstreams inside the chain
+ * of the seed (security headers, errors, request id, logger, timing, rate limiter, CORS, tracing,
+ * authentication, suspension), as a `node:http` listener. Without `CORE_STATIC_API_KEY` it runs
+ * the development bypass. This is what `core-server start` serves.
+ *
+ * @example
+ * const listener = yield* Assemble.listener({ config, upstreams, fallback: health })
+ */
+export const listener = (options: AssembleOptions): Effect.Effect<Gateway.NodeListener> =>
+  Gateway.listener(gatewayOptions(options))
+
+/**
+ * The same gateway as an `@effect/platform` app, for hosts that embed it
+ * (`HttpApp.toWebHandler`, an Effect server).
+ *
+ * @example
+ * const app = Assemble.gateway({ config, upstreams, fallback: health })
+ */
+export const gateway = (options: AssembleOptions): HttpApp.Default<never, Scope.Scope> =>
+  Gateway.make(gatewayOptions(options))
 
 /** The warning logged at start when the development bypass is on. */
 export const BYPASS_WARNING =

@@ -1,14 +1,11 @@
-import { Headers, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { Headers } from "@effect/platform"
 import { Iam } from "@core/contracts"
 import { Crypto, Forbidden, ForwardedIdentity, PlatformSuspended, Unauthorized } from "@core/kernel"
-import { Context, Effect, Option, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import { type CredentialCache, type Invalidation, parseInvalidation, type Principal } from "./CredentialCache.js"
 import type { IdentityResolver } from "./IdentityResolver.js"
-import { type GatewayApp, type GatewayMiddleware, withFrame } from "./Middleware.js"
-import { isUnder, match, type Route, targetOf } from "./Routes.js"
-
-/** The principal of the current request, once step 9 has authenticated it. */
-export class CurrentPrincipal extends Context.Tag("@core/gateway/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
+import type { Exchange, Frame, Guard, Head } from "./Middleware.js"
+import { isUnder, match, type Route } from "./Routes.js"
 
 /** The cookie a browser's session travels in. */
 export const SESSION_COOKIE = "core.session_token"
@@ -109,8 +106,8 @@ export const presented = (headers: Headers.Headers): Presented => {
  * Clients sending neither header are not browsers acting for another site.
  */
 export const isCrossSiteWrite = (
-  request: HttpServerRequest.HttpServerRequest,
-  isAllowedOrigin: (origin: string, request: HttpServerRequest.HttpServerRequest) => boolean
+  request: Exchange,
+  isAllowedOrigin: (origin: string, request: Exchange) => boolean
 ): boolean => {
   if (SAFE_METHODS.has(request.method)) return false
   if (request.headers["sec-fetch-site"] === "cross-site") return true
@@ -128,7 +125,7 @@ export interface AuthenticationOptions {
   readonly identityKey: Uint8Array
   readonly routes: ReadonlyArray<Route>
   /** Whether an `Origin` may make cookie-authenticated writes (the gateway's own, or allowed). */
-  readonly isAllowedOrigin: (origin: string, request: HttpServerRequest.HttpServerRequest) => boolean
+  readonly isAllowedOrigin: (origin: string, request: Exchange) => boolean
   /** Counts cache hits and misses (metrics). */
   readonly onCacheLookup?: (hit: boolean) => void
 }
@@ -144,21 +141,6 @@ export const identityOf = (principal: Principal): ForwardedIdentity.Identity => 
       return { userId: principal.keyId, role: "apikey", platformId: principal.platformId }
   }
 }
-
-/** The response without one header (the platform has no `removeHeader`). */
-export const withoutHeader = (
-  response: HttpServerResponse.HttpServerResponse,
-  name: string
-): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.setBody(
-    HttpServerResponse.empty({
-      status: response.status,
-      ...(response.statusText === undefined ? {} : { statusText: response.statusText }),
-      headers: Headers.remove(response.headers, name),
-      cookies: response.cookies
-    }),
-    response.body
-  )
 
 const SERVICE: Principal = { kind: "service" }
 
@@ -184,7 +166,7 @@ const tokenFor = (key: Uint8Array, principal: Principal, audience: string, now: 
  * `X-Core-Role`, `X-Core-Platform-Id` and the signed `X-Core-Identity`. A change the identity
  * service reports in `X-Core-Invalidate` (and any sign-out) drops the cached answers it affects.
  */
-export const middleware = (options: AuthenticationOptions): GatewayMiddleware => {
+export const middleware = (options: AuthenticationOptions): Guard => {
   const staticKey = options.staticKey === undefined ? undefined : Redacted.value(options.staticKey)
   const bypass = staticKey === undefined
 
@@ -226,67 +208,71 @@ export const middleware = (options: AuthenticationOptions): GatewayMiddleware =>
     })
 
   const afterResponse = (
-    request: HttpServerRequest.HttpServerRequest,
+    request: Exchange,
     principal: Principal | undefined,
     credential: Presented,
     pathname: string,
-    response: HttpServerResponse.HttpServerResponse
-  ) => {
-    const header = response.headers[INVALIDATE_HEADER]
+    head: Head
+  ): Effect.Effect<void> | undefined => {
+    const header = head.get(INVALIDATE_HEADER)
     const invalidations: Array<Invalidation> = []
-    if (header !== undefined) invalidations.push(parseInvalidation(header))
-    if (principal?.kind === "session" && response.status < 400 && changesTenant(request.method, pathname)) {
+    if (header !== undefined) {
+      invalidations.push(parseInvalidation(header))
+      head.remove(INVALIDATE_HEADER)
+    }
+    if (principal?.kind === "session" && head.status < 400 && changesTenant(request.method, pathname)) {
       invalidations.push({ userId: principal.userId })
     }
     if (pathname === SIGN_OUT && (credential.kind === "bearer" || credential.kind === "cookie")) {
       invalidations.push({ credential: Crypto.sha256Hex(credential.token) })
     }
-    if (invalidations.length === 0) return Effect.succeed(response)
-    return Effect.as(
-      Effect.forEach(invalidations, options.cache.invalidate, { discard: true }),
-      header === undefined ? response : withoutHeader(response, INVALIDATE_HEADER)
-    )
+    return invalidations.length === 0 ? undefined : Effect.forEach(invalidations, options.cache.invalidate, { discard: true })
   }
 
-  return (app: GatewayApp): GatewayApp =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      withFrame((frame): GatewayApp => {
-        const pathname = frame.pathname
-        if (!isUnder(pathname, "/api")) return app
-        const credential = presented(request.headers)
-        const open = PUBLIC_PATHS.has(pathname)
-        return Effect.flatMap(
-          open ? Effect.orElseSucceed(resolve(credential), () => undefined) : resolve(credential),
-          (principal): GatewayApp => {
-            frame.after.push((response) => afterResponse(request, principal, credential, pathname, response))
-            if (principal === undefined) {
-              return open || (bypass && credential.kind === "none") ? app : Effect.fail(refusal(credential))
-            }
-            if (credential.kind === "cookie" && isCrossSiteWrite(request, options.isAllowedOrigin)) {
-              return Effect.fail(new Forbidden({ message: "Cross-site request refused: this write is authenticated by a cookie" }))
-            }
-            const audience = match(options.routes, request.url)?.route.service.toLowerCase()
-            if (audience !== undefined) {
-              const token = tokenFor(options.identityKey, principal, audience, Date.now())
-              Object.assign(frame.upstreamHeaders, ForwardedIdentity.headersFor(identityOf(principal), token))
-            }
-            return Effect.provideService(app, CurrentPrincipal, principal)
-          }
-        )
-      }))
+  const admit = (
+    request: Exchange,
+    frame: Frame,
+    credential: Presented,
+    open: boolean,
+    principal: Principal | undefined
+  ): Effect.Effect<undefined, Unauthorized | Forbidden> => {
+    frame.after.push((head) => afterResponse(request, principal, credential, frame.pathname, head))
+    if (principal === undefined) {
+      return open || (bypass && credential.kind === "none") ? CONTINUE : Effect.fail(refusal(credential))
+    }
+    if (credential.kind === "cookie" && isCrossSiteWrite(request, options.isAllowedOrigin)) {
+      return Effect.fail(new Forbidden({ message: "Cross-site request refused: this write is authenticated by a cookie" }))
+    }
+    frame.principal = principal
+    const audience = match(options.routes, request.url)?.route.service.toLowerCase()
+    if (audience !== undefined) {
+      const token = tokenFor(options.identityKey, principal, audience, Date.now())
+      Object.assign(frame.upstreamHeaders, ForwardedIdentity.headersFor(identityOf(principal), token))
+    }
+    return CONTINUE
+  }
+
+  return (request, frame) => {
+    if (!isUnder(frame.pathname, "/api")) return CONTINUE
+    const credential = presented(request.headers)
+    const open = PUBLIC_PATHS.has(frame.pathname)
+    return Effect.flatMap(
+      open ? Effect.orElseSucceed(resolve(credential), () => undefined) : resolve(credential),
+      (principal) => admit(request, frame, credential, open, principal)
+    )
+  }
 }
+
+const CONTINUE = Effect.succeed(undefined)
 
 /**
  * Step 10: a caller whose platform is suspended gets 451 `PLATFORM_SUSPENDED`, except the service
  * and the exempt routes (sign-out, get-session, billing).
  */
-export const suspension: GatewayMiddleware = (app) =>
-  Effect.flatMap(Effect.serviceOption(CurrentPrincipal), (principal): GatewayApp => {
-    if (Option.isNone(principal) || principal.value.kind === "service") return app
-    const { platformId, platformStatus } = principal.value
-    if (platformStatus !== "suspended" || platformId === null) return app
-    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      isSuspensionExempt(targetOf(request.url).pathname)
-        ? app
-        : Effect.fail(new PlatformSuspended({ message: `Platform ${platformId} has been suspended`, platformId })))
-  })
+export const suspension: Guard = (_request, frame) => {
+  const principal = frame.principal
+  if (principal === undefined || principal.kind === "service") return CONTINUE
+  const { platformId, platformStatus } = principal
+  if (platformStatus !== "suspended" || platformId === null || isSuspensionExempt(frame.pathname)) return CONTINUE
+  return Effect.fail(new PlatformSuspended({ message: `Platform ${platformId} has been suspended`, platformId }))
+}

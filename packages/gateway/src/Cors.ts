@@ -1,7 +1,6 @@
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Forbidden } from "@core/kernel"
 import { Effect } from "effect"
-import { type GatewayApp, type GatewayMiddleware, withFrame } from "./Middleware.js"
+import type { Exchange, Guard } from "./Middleware.js"
 
 /** The request headers a browser may send (seed 000, step 7), exactly. */
 export const ALLOWED_HEADERS: ReadonlyArray<string> = ["Content-Type", "Authorization", "X-Request-Id"]
@@ -26,7 +25,7 @@ export const EXPOSED_HEADERS: ReadonlyArray<string> = [
 export const MAX_AGE_SECONDS = 600
 
 /** The origin a request was addressed to (`http://<Host>`; `X-Forwarded-Proto` when proxies are trusted). */
-export const ownOrigin = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string | undefined => {
+export const ownOrigin = (request: Pick<Exchange, "headers">, trustProxy: boolean): string | undefined => {
   const host = request.headers.host
   if (host === undefined) return undefined
   const forwarded = trustProxy ? request.headers["x-forwarded-proto"]?.split(",")[0]?.trim() : undefined
@@ -46,7 +45,7 @@ export const originPolicy = (options: {
 }) => {
   const allowed = new Set(options.allowed.map((origin) => origin.toLowerCase()))
   if (options.publicUrl !== undefined) allowed.add(new URL(options.publicUrl).origin.toLowerCase())
-  return (origin: string, request: HttpServerRequest.HttpServerRequest): boolean => {
+  return (origin: string, request: Pick<Exchange, "headers">): boolean => {
     const lower = origin.toLowerCase()
     return allowed.has(lower) || lower === ownOrigin(request, options.trustProxy)
   }
@@ -66,45 +65,39 @@ const corsHeaders = (origin: string): Record<string, string> => ({
  * header or method, is refused with 403 `FORBIDDEN` and never forwarded. No credentials mode: a
  * browser authenticates cross-origin with the session bearer (DESIGN §6).
  */
-export const middleware = (
-  isAllowed: (origin: string, request: HttpServerRequest.HttpServerRequest) => boolean
-): GatewayMiddleware =>
-(app) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request): GatewayApp => {
-    const origin = request.headers.origin
-    if (origin === undefined) return app
-    if (!isAllowed(origin, request)) {
-      return Effect.fail(new Forbidden({ message: `Origin ${origin.slice(0, 200)} is not allowed` }))
+export const middleware = (isAllowed: (origin: string, request: Exchange) => boolean): Guard => (request, frame) => {
+  const origin = request.headers.origin
+  if (origin === undefined) return Effect.succeed(undefined)
+  if (!isAllowed(origin, request)) {
+    return Effect.fail(new Forbidden({ message: `Origin ${origin.slice(0, 200)} is not allowed` }))
+  }
+  const preflight = request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined
+  if (!preflight) {
+    Object.assign(frame.responseHeaders, corsHeaders(origin))
+    return Effect.succeed(undefined)
+  }
+  const method = request.headers["access-control-request-method"]!.trim().toUpperCase()
+  if (!ALLOWED_METHODS.includes(method)) {
+    return Effect.fail(new Forbidden({ message: `Method ${method.slice(0, 20)} is not allowed` }))
+  }
+  const asked = (request.headers["access-control-request-headers"] ?? "")
+    .split(",")
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== "")
+  const refused = asked.find((name) => !ALLOWED_HEADER_NAMES.has(name))
+  if (refused !== undefined) {
+    return Effect.fail(
+      new Forbidden({ message: `Request header ${refused.slice(0, 100)} is not allowed (allowed: ${ALLOWED_HEADERS.join(", ")})` })
+    )
+  }
+  return Effect.succeed({
+    status: 204,
+    headers: {
+      ...corsHeaders(origin),
+      "access-control-allow-methods": ALLOWED_METHODS.join(", "),
+      "access-control-allow-headers": ALLOWED_HEADERS.join(", "),
+      "access-control-max-age": String(MAX_AGE_SECONDS),
+      vary: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers"
     }
-    const preflight = request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined
-    if (!preflight) {
-      return withFrame((frame) => {
-        Object.assign(frame.responseHeaders, corsHeaders(origin))
-        return app
-      })
-    }
-    const method = request.headers["access-control-request-method"]!.trim().toUpperCase()
-    if (!ALLOWED_METHODS.includes(method)) {
-      return Effect.fail(new Forbidden({ message: `Method ${method.slice(0, 20)} is not allowed` }))
-    }
-    const asked = (request.headers["access-control-request-headers"] ?? "")
-      .split(",")
-      .map((name) => name.trim().toLowerCase())
-      .filter((name) => name !== "")
-    const refused = asked.find((name) => !ALLOWED_HEADER_NAMES.has(name))
-    if (refused !== undefined) {
-      return Effect.fail(
-        new Forbidden({ message: `Request header ${refused.slice(0, 100)} is not allowed (allowed: ${ALLOWED_HEADERS.join(", ")})` })
-      )
-    }
-    return Effect.succeed(HttpServerResponse.empty({
-      status: 204,
-      headers: {
-        ...corsHeaders(origin),
-        "access-control-allow-methods": ALLOWED_METHODS.join(", "),
-        "access-control-allow-headers": ALLOWED_HEADERS.join(", "),
-        "access-control-max-age": String(MAX_AGE_SECONDS),
-        vary: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers"
-      }
-    }))
   })
+}

@@ -1,12 +1,31 @@
-import { type HttpApp, HttpServerRequest } from "@effect/platform"
-import { NotFound, UpstreamUnavailable } from "@core/kernel"
-import { Effect, Option, type Scope } from "effect"
-import { rewrite } from "./Forwarding.js"
-import type * as Metrics from "./Metrics.js"
-import { chain, CurrentFrame, type GatewayApp, type Guards } from "./Middleware.js"
+import { Headers, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import { ErrorResponse, NotFound, RequestContext, UpstreamUnavailable } from "@core/kernel"
+import { Cause, Context, Effect, Exit, FiberRef, FiberRefs, Option, Runtime, type Scope } from "effect"
+import type * as http from "node:http"
+import { forwardHeaders, rewrite } from "./Forwarding.js"
+import * as Inbound from "./Inbound.js"
+import * as Metrics from "./Metrics.js"
+import {
+  type Answer,
+  describeRefusal,
+  elapsedMillis,
+  enter,
+  type Exchange,
+  finish,
+  type Frame,
+  type GatewayApp,
+  GATEWAY_HEADERS,
+  type Guards,
+  type Head,
+  logRequest,
+  logsRequests,
+  makeFrame,
+  ordered
+} from "./Middleware.js"
 import * as OpenApiDocument from "./OpenApiDocument.js"
-import { API_BASE, isUnder, match, ROUTES, type Route, type ServiceName, targetOf } from "./Routes.js"
-import type { Upstream } from "./Upstream.js"
+import { API_BASE, isUnder, type Match, match, ROUTES, type Route, type ServiceName, targetOf } from "./Routes.js"
+import { type NodeHandler, nodeHandler, type Upstream, withRequestContext } from "./Upstream.js"
 
 /** What a gateway is made of. */
 export interface GatewayOptions {
@@ -18,50 +37,323 @@ export interface GatewayOptions {
   readonly fallback?: GatewayApp
   /** Chain steps 6 to 10. */
   readonly guards?: Guards
-  /** Request counts and latencies, observed at the timing step. */
+  /** Request counts and latencies, observed as each response's head is sent. */
   readonly metrics?: Metrics.Metrics
 }
+
+/** Where the router sends a request once the guards let it through. */
+type Routed =
+  | { readonly _tag: "OpenApi" }
+  | { readonly _tag: "Fallback" }
+  | { readonly _tag: "Upstream"; readonly upstream: Upstream; readonly match: Match }
+  | { readonly _tag: "Refused"; readonly error: NotFound | UpstreamUnavailable }
+
+const OPENAPI: Routed = { _tag: "OpenApi" }
+const FALLBACK: Routed = { _tag: "Fallback" }
 
 const notFound = (pathname: string) => new NotFound({ message: `No route for ${pathname}` })
 
 /**
- * The routing step alone: match the prefix, rewrite the request, forward it. An unknown prefix
- * fails with `NotFound` (404); a known prefix without an upstream with `UpstreamUnavailable` (502).
+ * The routing step: `/api/v1/openapi.json` is the merged document, `/api/v1/*` goes to the
+ * upstream of the longest matching prefix (an unknown prefix is 404 `NOT_FOUND`, a known one
+ * without an upstream 502 `UPSTREAM_UNAVAILABLE`), everything else to the fallback.
  */
-export const router = (
-  routes: ReadonlyArray<Route>,
-  upstreams: ReadonlyArray<Upstream>
-): GatewayApp => {
+const router = (routes: ReadonlyArray<Route>, upstreams: ReadonlyArray<Upstream>) => {
   const byService = new Map<ServiceName, Upstream>(upstreams.map((upstream) => [upstream.service, upstream]))
-  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request): GatewayApp => {
-    const found = match(routes, request.url)
-    if (found === undefined) return Effect.fail(notFound(targetOf(request.url).pathname))
+  return (url: string, pathname: string): Routed => {
+    if (pathname === OpenApiDocument.PATH) return OPENAPI
+    if (!isUnder(pathname, API_BASE)) return FALLBACK
+    const found = match(routes, url)
+    if (found === undefined) return { _tag: "Refused", error: notFound(pathname) }
     const upstream = byService.get(found.route.service)
     if (upstream === undefined) {
       const service = found.route.service
-      return Effect.fail(new UpstreamUnavailable({ message: `The ${service} service is not available`, upstream: service }))
+      return { _tag: "Refused", error: new UpstreamUnavailable({ message: `The ${service} service is not available`, upstream: service }) }
     }
-    return Effect.flatMap(Effect.serviceOption(CurrentFrame), (frame) =>
-      upstream.forward(rewrite(request, found, Option.isSome(frame) ? frame.value.upstreamHeaders : undefined)))
-  })
+    return { _tag: "Upstream", upstream, match: found }
+  }
 }
 
+const isRouteNotFound = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "RouteNotFound"
+
+/** Any failure as its envelope (a router's `RouteNotFound` as 404 naming the path, defects 500). */
+const envelopeOf = (cause: Cause.Cause<unknown>, pathname: string, request: HttpServerRequest.HttpServerRequest) =>
+  ErrorResponse.handleCause(
+    Cause.map(cause, (error) => (isRouteNotFound(error) ? notFound(pathname) : error))
+  ).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, request))
+
+const notFoundApp: GatewayApp = Effect.flatMap(
+  HttpServerRequest.HttpServerRequest,
+  (request) => Effect.fail(notFound(targetOf(request.url).pathname))
+)
+
+/** An app with the kernel's `RequestContext` of its request and its failures as envelopes. */
+const served = <E, R>(app: HttpApp.Default<E, R>) =>
+  withRequestContext(
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      Effect.catchAllCause(app, (cause) => envelopeOf(cause, targetOf(request.url).pathname, request)))
+  )
+
 /**
- * The gateway: `/api/v1/*` routed to upstreams (but `/api/v1/openapi.json`, the merged document),
- * everything else to `fallback`, all of it inside
- * the middleware chain. Serve it with `NodeHttpServer` or `HttpApp.toWebHandler`.
+ * The head of an `@effect/platform` response, amended in place: headers set on top of the
+ * response; a removal (rare: `X-Core-Invalidate`) rebuilds it around the same body.
+ */
+const platformHead = (response: HttpServerResponse.HttpServerResponse) => {
+  let headers = response.headers
+  let removed = false
+  const head: Head = {
+    status: response.status,
+    get: (name) => headers[name],
+    has: (name) => headers[name] !== undefined,
+    set: (name, value) => {
+      headers = Headers.set(headers, name, value)
+    },
+    remove: (name) => {
+      headers = Headers.remove(headers, name)
+      removed = true
+    }
+  }
+  const build = (gatewayHeaders: Record<string, string>) =>
+    removed
+      ? HttpServerResponse.setBody(
+        HttpServerResponse.empty({
+          status: response.status,
+          ...(response.statusText === undefined ? {} : { statusText: response.statusText }),
+          headers: Headers.setAll(headers, gatewayHeaders),
+          cookies: response.cookies
+        }),
+        response.body
+      )
+      : HttpServerResponse.setHeaders(response, Headers.setAll(headers, gatewayHeaders))
+  return { head, build }
+}
+
+const answerResponse = (answer: Answer) => HttpServerResponse.empty({ status: answer.status, headers: answer.headers })
+
+/**
+ * The gateway as an `@effect/platform` app, for hosts that embed it (`HttpApp.toWebHandler`,
+ * another Effect server): the same chain, guards and routing as `listener`, with each request's
+ * `HttpServerRequest` and `RequestContext` provided inside. `core-server start` serves `listener`.
  *
  * @example
  * const app = Gateway.make({ upstreams: [Upstream.fromWebHandler("IAM", iam.fetch)] })
  */
 export const make = (options: GatewayOptions = {}): HttpApp.Default<never, Scope.Scope> => {
-  const api = router(options.routes ?? ROUTES, options.upstreams ?? [])
-  const fallback: GatewayApp = options.fallback ??
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => Effect.fail(notFound(targetOf(request.url).pathname)))
-  const app = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const pathname = targetOf(request.url).pathname
-    if (pathname === OpenApiDocument.PATH) return OpenApiDocument.route
-    return isUnder(pathname, API_BASE) ? api : fallback
+  const guards = ordered(options.guards)
+  const route = router(options.routes ?? ROUTES, options.upstreams ?? [])
+  const fallback = options.fallback ?? notFoundApp
+  const metrics = options.metrics
+  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (raw) => {
+    const start = performance.now()
+    const { requestId, request } = Inbound.of(raw)
+    const pathname = targetOf(raw.url).pathname
+    const frame = makeFrame(requestId, pathname)
+    const exchange: Exchange = {
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      remoteAddress: Option.getOrUndefined(request.remoteAddress)
+    }
+    const inner = Effect.flatMap(enter(guards, exchange, frame), (answer): GatewayApp => {
+      if (answer !== undefined) return Effect.succeed(answerResponse(answer))
+      const routed = route(request.url, pathname)
+      const app: GatewayApp = routed._tag === "OpenApi"
+        ? OpenApiDocument.route
+        : routed._tag === "Fallback"
+        ? fallback
+        : routed._tag === "Refused"
+        ? Effect.fail(routed.error)
+        : routed.upstream.forward(rewrite(request, routed.match, frame.upstreamHeaders))
+      return frame.traceId === undefined ? app : Effect.annotateLogs(app, "traceId", frame.traceId)
+    })
+    const context = Context.make(HttpServerRequest.HttpServerRequest, request).pipe(
+      Context.add(RequestContext.RequestContext, RequestContext.fromRequest(request))
+    )
+    return Effect.provide(inner, context).pipe(
+      Effect.catchAllCause((cause) => envelopeOf(cause, pathname, request)),
+      Effect.flatMap((response) => {
+        const { build, head } = platformHead(response)
+        const durationMs = elapsedMillis(start)
+        const { followUp, gatewayHeaders } = finish(frame, head, durationMs)
+        const finished = build(gatewayHeaders)
+        metrics?.observeRequest(Metrics.routeLabel(pathname), raw.method, finished.status, durationMs / 1_000)
+        const logged = Effect.flatMap(
+          FiberRef.get(FiberRef.currentMinimumLogLevel),
+          (minimum) => (logsRequests(minimum) ? logRequest(raw.method, frame, finished.status, durationMs) : Effect.void)
+        )
+        return Effect.as(Effect.zipRight(Effect.all(followUp, { discard: true }), logged), finished)
+      })
+    )
   })
-  return chain(app, options.guards, options.metrics)
 }
+
+/** A request listener for `node:http` (`http.createServer(listener)`). */
+export type NodeListener = (request: http.IncomingMessage, response: http.ServerResponse) => void
+
+/** An upstream's Node path: its own, or its `forward` run by `@effect/platform-node` on the rewritten request. */
+const nodeHandlerOf = (upstream: Upstream): Effect.Effect<NodeHandler> => {
+  const { node } = upstream
+  if (node !== undefined) return Effect.succeed(node)
+  return Effect.map(nodeHandler(served(Effect.flatMap(HttpServerRequest.HttpServerRequest, upstream.forward))), (handler) =>
+    (request, response, forwarding) => {
+      request.url = forwarding.url
+      request.headers = forwarding.headers
+      handler(request, response)
+    })
+}
+
+type HeadersArgument = http.OutgoingHttpHeaders | undefined
+
+/**
+ * Take over `response.writeHead` (which Node also calls for an implicit head) so that every answer
+ * (upstream, fallback, envelope) gets the frame's headers and hooks, the gateway's own headers,
+ * and is counted and logged once.
+ */
+const interceptHead = (
+  response: http.ServerResponse,
+  frame: Frame,
+  start: number,
+  method: string,
+  report: (frame: Frame, method: string, status: number, durationMs: number, followUp: ReadonlyArray<Effect.Effect<void>>) => void
+) => {
+  const writeHead = response.writeHead as (this: http.ServerResponse, ...args: Array<unknown>) => http.ServerResponse
+  response.writeHead = function(this: http.ServerResponse, status: number, reason?: unknown, more?: unknown) {
+    let headers = (typeof reason === "string" ? more : reason) as HeadersArgument
+    if (Array.isArray(headers)) headers = undefined
+    let copied = false
+    const own = (name: string) => headers !== undefined && headers[name] !== undefined
+    const drop = (name: string) => {
+      if (!own(name)) return
+      if (!copied) headers = { ...headers }
+      copied = true
+      delete headers![name]
+    }
+    const head: Head = {
+      status,
+      get: (name) => {
+        const value = own(name) ? headers![name] : this.getHeader(name)
+        return value === undefined ? undefined : String(value)
+      },
+      has: (name) => own(name) || this.hasHeader(name),
+      set: (name, value) => void this.setHeader(name, value),
+      remove: (name) => {
+        drop(name)
+        this.removeHeader(name)
+      }
+    }
+    const durationMs = elapsedMillis(start)
+    const { followUp, gatewayHeaders } = finish(frame, head, durationMs)
+    for (const name of GATEWAY_HEADERS) drop(name)
+    for (const name in gatewayHeaders) this.setHeader(name, gatewayHeaders[name]!)
+    report(frame, method, status, durationMs, followUp)
+    return typeof reason === "string"
+      ? writeHead.call(this, status, reason, headers)
+      : writeHead.call(this, status, headers)
+  } as typeof response.writeHead
+}
+
+const JSON_TYPE = "application/json"
+
+/** Write a refusal's envelope straight to Node (the kernel's table, the same body as `make`'s). */
+const writeEnvelope = (response: http.ServerResponse, description: ErrorResponse.ErrorDescription, requestId: string) => {
+  const body = JSON.stringify(ErrorResponse.envelope(description, requestId))
+  response.writeHead(description.status, {
+    ...description.headers,
+    "content-type": JSON_TYPE,
+    "content-length": Buffer.byteLength(body)
+  })
+  response.end(body)
+}
+
+/**
+ * The gateway as a `node:http` request listener: what `core-server start` serves. The same chain,
+ * guards and routing as `make`, run on Node's own request and response: the guards' effects run
+ * once per request (synchronously when nothing waits on Redis or the identity service), upstreams
+ * with a Node path (`HttpUpstream`) stream straight between sockets, and in-process apps, the
+ * fallback and the OpenAPI document run through `@effect/platform-node` on the rewritten request.
+ * Built in an effect because it keeps the runtime it is built in (logger, log level, clock).
+ *
+ * @example
+ * const listener = yield* Gateway.listener({ upstreams })
+ * http.createServer(listener).listen(8080)
+ */
+export const listener = (options: GatewayOptions = {}): Effect.Effect<NodeListener> =>
+  Effect.gen(function*() {
+    const runtime = yield* Effect.runtime<never>()
+    const run = Runtime.runFork(runtime)
+    const logs = logsRequests(FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel))
+    const guards = ordered(options.guards)
+    const upstreams = options.upstreams ?? []
+    const route = router(options.routes ?? ROUTES, upstreams)
+    const metrics = options.metrics
+    const handlers = new Map<Upstream, NodeHandler>()
+    for (const upstream of upstreams) handlers.set(upstream, yield* nodeHandlerOf(upstream))
+    const openApi = yield* nodeHandler(served(OpenApiDocument.route))
+    const fallback = yield* nodeHandler(served(options.fallback ?? notFoundApp))
+    const failures = new WeakMap<http.IncomingMessage, Cause.Cause<unknown>>()
+    const crashed = yield* nodeHandler(
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        const cause = failures.get(NodeHttpServerRequest.toIncomingMessage(request)) ?? Cause.empty
+        return envelopeOf(cause, targetOf(request.url).pathname, request)
+      })
+    )
+
+    const report = (frame: Frame, method: string, status: number, durationMs: number, followUp: ReadonlyArray<Effect.Effect<void>>) => {
+      metrics?.observeRequest(Metrics.routeLabel(frame.pathname), method, status, durationMs / 1_000)
+      for (const work of followUp) run(work)
+      if (logs) run(logRequest(method, frame, status, durationMs))
+    }
+
+    const refuse = (request: http.IncomingMessage, response: http.ServerResponse, frame: Frame, cause: Cause.Cause<unknown>) => {
+      const failure = Cause.failureOption(cause)
+      const description = Option.isSome(failure) ? describeRefusal(failure.value) : undefined
+      if (description !== undefined) return writeEnvelope(response, description, frame.requestId)
+      failures.set(request, cause)
+      crashed(request, response)
+    }
+
+    const dispatch = (request: http.IncomingMessage, response: http.ServerResponse, frame: Frame, url: string) => {
+      const routed = route(url, frame.pathname)
+      switch (routed._tag) {
+        case "OpenApi":
+          return openApi(request, response)
+        case "Fallback":
+          return fallback(request, response)
+        case "Refused":
+          return writeEnvelope(response, ErrorResponse.describe(routed.error), frame.requestId)
+        case "Upstream": {
+          const headers = forwardHeaders(request.headers as Headers.Headers, routed.match.route.prefix, frame.upstreamHeaders)
+          return handlers.get(routed.upstream)!(request, response, {
+            url: routed.match.url,
+            headers,
+            requestId: frame.requestId,
+            fail: (error) => writeEnvelope(response, ErrorResponse.describe(error), frame.requestId)
+          })
+        }
+      }
+    }
+
+    return (request, response) => {
+      const start = performance.now()
+      const headers = request.headers
+      for (const name in headers) {
+        if (name.startsWith("x-core-")) delete headers[name]
+      }
+      const requestId = Inbound.requestIdFrom(headers as Headers.Headers)
+      headers["x-request-id"] = requestId
+      headers["x-core-request-id"] = requestId
+      const url = request.url ?? "/"
+      const method = request.method ?? "GET"
+      const frame = makeFrame(requestId, targetOf(url).pathname)
+      interceptHead(response, frame, start, method, report)
+      const exchange: Exchange = { method, url, headers: headers as Headers.Headers, remoteAddress: request.socket.remoteAddress }
+      run(enter(guards, exchange, frame)).addObserver((exit) => {
+        if (Exit.isFailure(exit)) return refuse(request, response, frame, exit.cause)
+        const answer = exit.value
+        if (answer === undefined) return dispatch(request, response, frame, url)
+        response.writeHead(answer.status, answer.headers)
+        response.end()
+      })
+    }
+  })

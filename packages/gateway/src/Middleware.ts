@@ -1,26 +1,86 @@
-import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { ErrorResponse, NotFound, RequestContext } from "@core/kernel"
-import { Cause, Context, Effect, FiberRef, LogLevel, Option, type Scope } from "effect"
-import * as Inbound from "./Inbound.js"
-import * as Metrics from "./Metrics.js"
-import { targetOf } from "./Routes.js"
+import type { Headers, HttpApp } from "@effect/platform"
+import { ErrorResponse } from "@core/kernel"
+import { Effect, LogLevel, type Scope } from "effect"
+import type { Principal } from "./CredentialCache.js"
 
 /** An app inside the gateway: it may fail with anything; the chain turns failures into envelopes. */
 export type GatewayApp = HttpApp.Default<unknown, Scope.Scope>
 
-/** One step of the chain: it wraps the steps after it. */
-export type GatewayMiddleware = (app: GatewayApp) => GatewayApp
+/**
+ * A request as every step sees it, whichever transport carries it (Node's own request, or
+ * `@effect/platform`'s): client `X-Core-*` headers already gone, `X-Request-Id` the gateway's.
+ */
+export interface Exchange {
+  readonly method: string
+  /** The path and query as received. */
+  readonly url: string
+  readonly headers: Headers.Headers
+  readonly remoteAddress: string | undefined
+}
 
 /**
- * The steps that later issues supply, in the seed's order (6 rate limiter, 7 CORS, 8 tracing,
- * 9 authentication, 10 suspension). A step left out lets requests through unchanged.
+ * The status and headers of the response about to be sent, which steps may amend: `set` adds a
+ * header the response lacks (the upstream's own wins), `remove` drops one.
+ */
+export interface Head {
+  readonly status: number
+  readonly get: (name: string) => string | undefined
+  readonly has: (name: string) => boolean
+  readonly set: (name: string, value: string) => void
+  readonly remove: (name: string) => void
+}
+
+/**
+ * What the steps of one request share: the request id and normalized path, the principal once
+ * authenticated, the response headers guards add (on the final response, error envelopes
+ * included, unless it has its own), the headers they add for the upstream (`undefined` removes
+ * one), and what to do once the response's head is known (amend it at once; the returned effect,
+ * if any, is the follow-up work, such as dropping cached credentials).
+ */
+export interface Frame {
+  readonly requestId: string
+  readonly pathname: string
+  principal: Principal | undefined
+  traceId: string | undefined
+  readonly responseHeaders: Record<string, string>
+  readonly upstreamHeaders: Record<string, string | undefined>
+  readonly after: Array<(head: Head) => Effect.Effect<void> | undefined>
+}
+
+/** A new frame for a request. */
+export const makeFrame = (requestId: string, pathname: string): Frame => ({
+  requestId,
+  pathname,
+  principal: undefined,
+  traceId: undefined,
+  responseHeaders: {},
+  upstreamHeaders: {},
+  after: []
+})
+
+/** A step that answers the request itself, without a body (the CORS preflight). */
+export interface Answer {
+  readonly status: number
+  readonly headers: Record<string, string>
+}
+
+/**
+ * One guard of the chain: it lets the request go on (`undefined`), answers it (`Answer`), or
+ * fails to refuse it (a kernel error, which becomes the envelope). Guards record what they add
+ * in the frame; they run on both transports.
+ */
+export type Guard = (exchange: Exchange, frame: Frame) => Effect.Effect<Answer | undefined, unknown>
+
+/**
+ * The guards of the seed's order (6 rate limiter, 7 CORS, 8 tracing, 9 authentication,
+ * 10 suspension). A guard left out lets requests through unchanged.
  */
 export interface Guards {
-  readonly rateLimiter?: GatewayMiddleware
-  readonly cors?: GatewayMiddleware
-  readonly tracing?: GatewayMiddleware
-  readonly authentication?: GatewayMiddleware
-  readonly suspension?: GatewayMiddleware
+  readonly rateLimiter?: Guard
+  readonly cors?: Guard
+  readonly tracing?: Guard
+  readonly authentication?: Guard
+  readonly suspension?: Guard
 }
 
 /**
@@ -34,109 +94,75 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "referrer-policy": "strict-origin-when-cross-origin"
 }
 
-const isRouteNotFound = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "RouteNotFound"
+/** The headers the gateway sets over anything an upstream sent. */
+export const GATEWAY_HEADERS: ReadonlyArray<string> = [...Object.keys(SECURITY_HEADERS), "x-request-id", "server-timing"]
 
-/**
- * What the steps of one request share, so that they need not each wrap the response: the request
- * id and normalized path, the response headers guards add (set on the final response, error
- * envelopes included, unless it has its own), the headers they add for the upstream (`undefined`
- * removes one), and what to do once the response is known.
- */
-export interface Frame {
-  readonly requestId: string
-  readonly pathname: string
-  readonly responseHeaders: Record<string, string>
-  readonly upstreamHeaders: Record<string, string | undefined>
-  readonly after: Array<(response: HttpServerResponse.HttpServerResponse) => Effect.Effect<HttpServerResponse.HttpServerResponse>>
-}
+const CONTINUE = Effect.succeed(undefined)
 
-/** The frame of the current request, provided by the chain's outer step. */
-export class CurrentFrame extends Context.Tag("@core/gateway/Frame")<CurrentFrame, Frame>() {}
-
-/** Run `f` with the current frame; a guard used outside `chain` is a programming error (a defect). */
-export const withFrame = <A, E, R>(f: (frame: Frame) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.flatMap(
-    Effect.serviceOption(CurrentFrame),
-    (frame) => (Option.isSome(frame) ? f(frame.value) : Effect.dieMessage("a gateway guard runs only inside Middleware.chain"))
+/** The guards of `Guards`, in the seed's order, without the ones left out. */
+export const ordered = (guards: Guards = {}): ReadonlyArray<Guard> =>
+  [guards.rateLimiter, guards.cors, guards.tracing, guards.authentication, guards.suspension].filter(
+    (guard): guard is Guard => guard !== undefined
   )
 
-const finish = (response: HttpServerResponse.HttpServerResponse, frame: Frame, durationMs: number) => {
-  const headers: Record<string, string> = {}
-  for (const name in frame.responseHeaders) {
-    if (response.headers[name] === undefined) headers[name] = frame.responseHeaders[name]
+/** Run the guards in order until one answers or refuses. */
+export const enter = (
+  guards: ReadonlyArray<Guard>,
+  exchange: Exchange,
+  frame: Frame
+): Effect.Effect<Answer | undefined, unknown> => {
+  const from = (index: number): Effect.Effect<Answer | undefined, unknown> =>
+    index === guards.length
+      ? CONTINUE
+      : Effect.flatMap(guards[index]!(exchange, frame), (answer) => (answer === undefined ? from(index + 1) : Effect.succeed(answer)))
+  return from(0)
+}
+
+/**
+ * Apply the frame to a response head: the guards' hooks (their follow-up work is returned), the
+ * headers they added where the response lacks them, then the gateway's own headers (security,
+ * `X-Request-Id`, `Server-Timing`), which the caller sets over the upstream's.
+ */
+export const finish = (
+  frame: Frame,
+  head: Head,
+  durationMs: number
+): { readonly gatewayHeaders: Record<string, string>; readonly followUp: ReadonlyArray<Effect.Effect<void>> } => {
+  const followUp: Array<Effect.Effect<void>> = []
+  for (const hook of frame.after) {
+    const work = hook(head)
+    if (work !== undefined) followUp.push(work)
   }
-  Object.assign(headers, SECURITY_HEADERS)
-  headers["x-request-id"] = frame.requestId
-  headers["server-timing"] = `total;dur=${durationMs}`
-  return HttpServerResponse.setHeaders(response, headers)
+  for (const name in frame.responseHeaders) {
+    if (!head.has(name)) head.set(name, frame.responseHeaders[name]!)
+  }
+  const gatewayHeaders: Record<string, string> = {
+    ...SECURITY_HEADERS,
+    "x-request-id": frame.requestId,
+    "server-timing": `total;dur=${durationMs}`
+  }
+  return { gatewayHeaders, followUp }
 }
 
-const runAfter = (frame: Frame, response: HttpServerResponse.HttpServerResponse) => {
-  if (frame.after.length === 0) return Effect.succeed(response)
-  let current: Effect.Effect<HttpServerResponse.HttpServerResponse> = Effect.succeed(response)
-  for (const hook of frame.after) current = Effect.flatMap(current, hook)
-  return current
-}
+/** Milliseconds since `start` (a `performance.now()`), rounded to the microsecond. */
+export const elapsedMillis = (start: number): number => Math.round((performance.now() - start) * 1_000) / 1_000
 
-/**
- * Steps 1 to 5 as one: the request id is fixed (a valid `X-Request-Id`, else a new UUID; client
- * `X-Core-*` headers dropped; the kernel's `RequestContext` provided), every failure becomes the
- * envelope (a router's `RouteNotFound` 404, defects 500), then the final response gets the guards'
- * headers, the security headers, `X-Request-Id` and `Server-Timing`, is counted in the metrics and
- * logged once (`request` with `method`, `path` without the query, `status`, `durationMs`,
- * `requestId`). One frame per request instead of a wrapper per step keeps the chain cheap.
- */
-export const frame = (metrics?: Metrics.Metrics) =>
-<R>(app: HttpApp.Default<unknown, R>): HttpApp.Default<never, Exclude<R, CurrentFrame | RequestContext.RequestContext> | HttpServerRequest.HttpServerRequest> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (raw) => {
-    const inbound = Inbound.of(raw)
-    const state: Frame = {
-      requestId: inbound.requestId,
-      pathname: targetOf(raw.url).pathname,
-      responseHeaders: {},
-      upstreamHeaders: {},
-      after: []
-    }
-    const start = performance.now()
-    const context = Context.make(CurrentFrame, state).pipe(
-      Context.add(HttpServerRequest.HttpServerRequest, inbound.request),
-      Context.add(RequestContext.RequestContext, RequestContext.fromRequest(inbound.request))
-    )
-    return Effect.provide(app, context).pipe(
-      Effect.catchAllCause((cause) => envelopeOf(cause, state.pathname, inbound.request)),
-      Effect.flatMap((response) => runAfter(state, response)),
-      Effect.flatMap((response) => {
-        const seconds = (performance.now() - start) / 1_000
-        const durationMs = Math.round(seconds * 1_000_000) / 1_000
-        const finished = finish(response, state, durationMs)
-        metrics?.observeRequest(Metrics.routeLabel(state.pathname), raw.method, finished.status, seconds)
-        return Effect.as(logRequest(raw.method, state, finished.status, durationMs), finished)
-      })
-    ) as HttpApp.Default<never, Exclude<R, CurrentFrame | RequestContext.RequestContext> | HttpServerRequest.HttpServerRequest>
-  })
+/** The envelope of a refusal (a kernel error); `undefined` for anything else (a defect: 500). */
+export const describeRefusal = (error: unknown): ErrorResponse.ErrorDescription | undefined =>
+  ErrorResponse.isCoreError(error) ? ErrorResponse.describe(error) : undefined
 
-const envelopeOf = (cause: Cause.Cause<unknown>, pathname: string, request: HttpServerRequest.HttpServerRequest) =>
-  ErrorResponse.handleCause(
-    Cause.map(cause, (error) => (isRouteNotFound(error) ? new NotFound({ message: `No route for ${pathname}` }) : error))
-  ).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, request))
+/** The one log line of a request (`request` with method, path without query, status, duration, ids). */
+export const logRequest = (method: string, frame: Frame, status: number, durationMs: number): Effect.Effect<void> =>
+  Effect.logInfo("request").pipe(
+    Effect.annotateLogs({
+      method,
+      path: frame.pathname,
+      status,
+      durationMs,
+      requestId: frame.requestId,
+      ...(frame.traceId === undefined ? {} : { traceId: frame.traceId })
+    })
+  )
 
-const logRequest = (method: string, state: Frame, status: number, durationMs: number): Effect.Effect<void> =>
-  Effect.flatMap(FiberRef.get(FiberRef.currentMinimumLogLevel), (minimum) =>
-    LogLevel.greaterThan(minimum, LogLevel.Info)
-      ? Effect.void
-      : Effect.logInfo("request").pipe(
-        Effect.annotateLogs({ method, path: state.pathname, status, durationMs, requestId: state.requestId })
-      ))
-
-/**
- * The whole chain around an app, in the seed's order: steps 1 to 5 (`frame`: security headers,
- * error envelope, request id, request logger, timing, and the request metrics when given), then
- * the guards 6 to 10. A guard fails to refuse; its failure becomes the envelope and still gets
- * the headers earlier steps put in the frame.
- */
-export const chain = (app: GatewayApp, guards: Guards = {}, metrics?: Metrics.Metrics): HttpApp.Default<never, Scope.Scope> => {
-  const steps = [guards.rateLimiter, guards.cors, guards.tracing, guards.authentication, guards.suspension]
-  const guarded = steps.reduceRight<GatewayApp>((inner, step) => (step === undefined ? inner : step(inner)), app)
-  return frame(metrics)(guarded)
-}
+/** Whether a minimum log level lets the `request` line through (it is logged at Info). */
+export const logsRequests = (minimum: LogLevel.LogLevel): boolean => !LogLevel.greaterThan(minimum, LogLevel.Info)

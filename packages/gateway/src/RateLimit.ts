@@ -1,10 +1,9 @@
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { RateLimited } from "@core/kernel"
-import { Clock, Duration, Effect, Option, type Scope } from "effect"
+import { Clock, Duration, Effect, type Scope } from "effect"
 import type { Redis } from "ioredis"
 import { createHash } from "node:crypto"
 import { isIP } from "node:net"
-import type { GatewayMiddleware } from "./Middleware.js"
+import type { Exchange, Guard } from "./Middleware.js"
 import * as RedisConnection from "./RedisConnection.js"
 import { targetOf } from "./Routes.js"
 
@@ -119,11 +118,12 @@ const normalizeAddress = (candidate: string): string | undefined => {
  * and it is a valid IP (ports and brackets dropped), else the socket's, else `unknown`.
  * IPv4-mapped IPv6 addresses count as their IPv4 address.
  */
-export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string => {
+export const clientAddress = (request: Pick<Exchange, "headers" | "remoteAddress">, trustProxy: boolean): string => {
   const forwarded = trustProxy ? request.headers["x-forwarded-for"]?.slice(0, 256).split(",")[0] : undefined
   const fromProxy = forwarded === undefined ? undefined : normalizeAddress(forwarded)
   if (fromProxy !== undefined) return fromProxy
-  return Option.getOrUndefined(Option.flatMapNullable(request.remoteAddress, normalizeAddress)) ?? "unknown"
+  const socket = request.remoteAddress === undefined ? undefined : normalizeAddress(request.remoteAddress)
+  return socket ?? "unknown"
 }
 
 /** A store's answer for one request. `resetSeconds` and `retryAfterSeconds` are whole seconds, at least 1. */
@@ -309,10 +309,6 @@ export const headersOf = (decision: Decision): Record<string, string> => ({
   "ratelimit-reset": String(decision.resetSeconds)
 })
 
-/** The decision's headers on a response, unless an upstream answered with its own limit's. */
-const withHeaders = (response: HttpServerResponse.HttpServerResponse, decision: Decision) =>
-  response.headers["ratelimit-limit"] === undefined ? HttpServerResponse.setHeaders(response, headersOf(decision)) : response
-
 /** Options of the rate limiter. */
 export interface RateLimitOptions {
   readonly store: Store
@@ -326,33 +322,40 @@ export interface RateLimitOptions {
 
 /**
  * Chain step 6: count each request against `{ip}:{path}`. Allowed requests go on and their
- * response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (an upstream's
- * own, such as identity's sign-in limit, are kept); refused ones fail with `RateLimited`
- * (429 `RATE_LIMITED` with `Retry-After` and the same headers).
+ * response, envelopes of later steps included, carries `RateLimit-Limit`, `RateLimit-Remaining`
+ * and `RateLimit-Reset` (an upstream's own, such as identity's sign-in limit, are kept); refused
+ * ones fail with `RateLimited` (429 `RATE_LIMITED` with `Retry-After` and the same headers).
  *
  * @example
  * Gateway.make({ upstreams, guards: { rateLimiter: RateLimit.middleware({ store: RateLimit.memoryStore() }) } })
  */
-export const middleware = (options: RateLimitOptions): GatewayMiddleware => {
+export const middleware = (options: RateLimitOptions): Guard => {
   const rules = options.rules ?? rulesFrom()
   const trustProxy = options.trustProxy ?? false
-  return (app) =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const path = pathKeyOf(request.url)
-      const limit = limitOf(rules, request.method, path)
-      if (limit === undefined) return app
-      return Effect.flatMap(options.store.hit(`${clientAddress(request, trustProxy)}:${path}`, limit), (decision) => {
-        if (decision.allowed) return Effect.map(app, (response) => withHeaders(response, decision))
-        options.onRejected?.()
-        return Effect.fail(
-          new RateLimited({
-            message: "Too many requests. Try again later.",
-            retryAfterSeconds: decision.retryAfterSeconds,
-            limit: decision.limit,
-            remaining: 0,
-            resetSeconds: decision.resetSeconds
-          })
-        )
-      })
+  return (exchange, frame) => {
+    const path = pathKeyOf(exchange.url)
+    const limit = limitOf(rules, exchange.method, path)
+    if (limit === undefined) return Effect.succeed(undefined)
+    return Effect.flatMap(options.store.hit(`${clientAddress(exchange, trustProxy)}:${path}`, limit), (decision) => {
+      if (decision.allowed) {
+        frame.after.push((head) => {
+          if (head.has("ratelimit-limit")) return undefined
+          const headers = headersOf(decision)
+          for (const name in headers) head.set(name, headers[name]!)
+          return undefined
+        })
+        return Effect.succeed(undefined)
+      }
+      options.onRejected?.()
+      return Effect.fail(
+        new RateLimited({
+          message: "Too many requests. Try again later.",
+          retryAfterSeconds: decision.retryAfterSeconds,
+          limit: decision.limit,
+          remaining: 0,
+          resetSeconds: decision.resetSeconds
+        })
+      )
     })
+  }
 }

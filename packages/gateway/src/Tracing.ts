@@ -1,7 +1,6 @@
-import { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
-import { type GatewayMiddleware, withFrame } from "./Middleware.js"
+import type { Guard } from "./Middleware.js"
 
 /** The response header carrying the trace id. */
 export const TRACE_ID_HEADER = "x-core-trace-id"
@@ -52,21 +51,18 @@ export const format = (context: TraceContext): string => `00-${context.traceId}-
 /**
  * Step 8: tracing. A valid inbound `traceparent` is honoured (its trace id kept, its sampled flag
  * kept); otherwise a new trace starts. The gateway is a new span: the upstream receives (through
- * the frame) a
- * `traceparent` with the same trace id and the gateway's span id (and `tracestate` unchanged),
- * every log line inside carries `traceId`, and the response carries `X-Core-Trace-Id`.
+ * the frame) a `traceparent` with the same trace id and the gateway's span id (and `tracestate`
+ * unchanged), the request's log line carries `traceId`, and the response `X-Core-Trace-Id`.
  */
-export const middleware: GatewayMiddleware = (app) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const inbound = parse(request.headers.traceparent)
-    const ids = randomHex(inbound === undefined ? 24 : 8)
-    const traceId = inbound?.traceId ?? ids.slice(16)
-    const outbound = format({ traceId, parentId: ids.slice(0, 16), flags: inbound?.flags ?? "01" })
-    const traced = Effect.annotateLogs(app, "traceId", traceId)
-    return withFrame((frame) => {
-      frame.responseHeaders[TRACE_ID_HEADER] = traceId
-      frame.upstreamHeaders.traceparent = outbound
-      if (inbound === undefined) frame.upstreamHeaders.tracestate = undefined
-      return traced
-    })
-  })
+export const middleware: Guard = (request, frame) => {
+  const inbound = parse(request.headers.traceparent)
+  const ids = randomHex(inbound === undefined ? 24 : 8)
+  const traceId = inbound?.traceId ?? ids.slice(16)
+  frame.traceId = traceId
+  frame.responseHeaders[TRACE_ID_HEADER] = traceId
+  frame.upstreamHeaders.traceparent = format({ traceId, parentId: ids.slice(0, 16), flags: inbound?.flags ?? "01" })
+  if (inbound === undefined) frame.upstreamHeaders.tracestate = undefined
+  return CONTINUE
+}
+
+const CONTINUE = Effect.succeed(undefined)

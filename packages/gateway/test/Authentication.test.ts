@@ -3,6 +3,7 @@ import { type Configuration, ForwardedIdentity, loadConfig } from "@core/kernel"
 import { Effect } from "effect"
 import { beforeEach, describe, expect, it } from "vitest"
 import { Assemble, Authentication, CredentialCache, Upstream } from "../src/index.js"
+import * as Transport from "./Transport.js"
 
 /**
  * The authentication, suspension, CORS and tracing steps of the assembled gateway, against a
@@ -97,7 +98,7 @@ const gatewayOf = (config: Configuration) => {
     Upstream.fromHttpApp("REGISTRY", Assemble.trusted(echoHeaders, config, "registry")),
     Upstream.fromHttpApp("BILLING", Assemble.trusted(echoHeaders, config, "billing"))
   ]))
-  return HttpApp.toWebHandler(Assemble.gateway({ config, upstreams }))
+  return Transport.handlerOf(Transport.ofAssembled({ config, upstreams }))
 }
 
 const secured = configOf({ CORE_STATIC_API_KEY: STATIC_KEY })

@@ -3,6 +3,7 @@ import { Logging, NotFound, Unauthorized } from "@core/kernel"
 import { Effect, Layer, Logger } from "effect"
 import { describe, expect, it } from "vitest"
 import { Gateway, Middleware, Routes, Upstream } from "../src/index.js"
+import * as Transport from "./Transport.js"
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
@@ -17,7 +18,7 @@ const echoUpstreams = Effect.runSync(
   Effect.all(Routes.SERVICES.map((service) => Upstream.fromHttpApp(service, echo(service))))
 )
 
-const handlerOf = (options: Gateway.GatewayOptions) => HttpApp.toWebHandler(Gateway.make(options))
+const handlerOf = (options: Gateway.GatewayOptions) => Transport.handlerOf(Transport.ofOptions(options))
 
 const send = (options: Gateway.GatewayOptions, path: string, init?: RequestInit) =>
   handlerOf(options)(new Request(`http://localhost${path}`, init))
@@ -212,9 +213,7 @@ describe("Gateway responses", () => {
 
   it("answers an upstream's defect as 500 INTERNAL_ERROR without details", async () => {
     const crashing = Effect.runSync(Upstream.fromHttpApp("STACKS", Effect.die(new Error("secret stack trace"))))
-    const response = await HttpApp.toWebHandlerLayer(
-      Gateway.make({ upstreams: [crashing] }),
-      Logger.replace(Logger.defaultLogger, Logger.none)
+    const response = await Transport.serve(Transport.ofOptions({ upstreams: [crashing] }), Logger.replace(Logger.defaultLogger, Logger.none)
     ).handler(new Request("http://localhost/api/v1/stacks", { headers: { "x-request-id": "r-500" } }))
     expect(response.status).toBe(500)
     expectSecurityHeaders(response)
@@ -304,7 +303,7 @@ describe("Gateway chain", () => {
 
   it("logs one line per request with method, path, status, duration and request id", async () => {
     const { layer, lines } = capture()
-    const { handler } = HttpApp.toWebHandlerLayer(Gateway.make({ upstreams: echoUpstreams }), layer)
+    const { handler } = Transport.serve(Transport.ofOptions({ upstreams: echoUpstreams }), layer)
     await handler(new Request("http://localhost/api/v1/iam/x?token=secret", { headers: { "x-request-id": "r-log" } }))
     await handler(new Request("http://localhost/api/v1/nope", { method: "DELETE", headers: { "x-request-id": "r-log2" } }))
     expect(lines.map((line) => [line.message, { ...line.annotations, durationMs: typeof line.annotations.durationMs }])).toEqual([
@@ -316,21 +315,21 @@ describe("Gateway chain", () => {
   it("runs the guards in the seed's order, inside the request id, and logs their failures' status", async () => {
     const { layer, lines } = capture()
     const order: Array<string> = []
-    const step = (name: string): Middleware.GatewayMiddleware => (app) =>
-      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const step = (name: string): Middleware.Guard => (request) =>
+      Effect.sync(() => {
         order.push(`${name}:${request.headers["x-core-request-id"]}`)
-        return app
+        return undefined
       })
-    const authentication: Middleware.GatewayMiddleware = (app) =>
-      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const authentication: Middleware.Guard = (request) =>
+      Effect.suspend(() => {
         order.push("authentication")
-        return request.headers.authorization === undefined ? Effect.fail(new Unauthorized({ message: "Sign in first" })) : app
+        return request.headers.authorization === undefined ? Effect.fail(new Unauthorized({ message: "Sign in first" })) : Effect.succeed(undefined)
       })
     const options: Gateway.GatewayOptions = {
       upstreams: echoUpstreams,
       guards: { suspension: step("suspension"), authentication, tracing: step("tracing"), cors: step("cors"), rateLimiter: step("rateLimiter") }
     }
-    const { handler } = HttpApp.toWebHandlerLayer(Gateway.make(options), layer)
+    const { handler } = Transport.serve(Transport.ofOptions(options), layer)
     const response = await handler(new Request("http://localhost/api/v1/iam/x", { headers: { "x-request-id": "r-g" } }))
     expect(order).toEqual(["rateLimiter:r-g", "cors:r-g", "tracing:r-g", "authentication"])
     expect(response.status).toBe(401)
@@ -343,11 +342,11 @@ describe("Gateway chain", () => {
   })
   it("gives upstreams the request context, so their JSON log lines carry the request id", async () => {
     const lines: Array<string> = []
-    const upstream = Effect.runSync(Upstream.fromHttpApp("IAM", Effect.as(Effect.logInfo("inside"), HttpServerResponse.empty())))
-    const { handler } = HttpApp.toWebHandlerLayer(
-      Gateway.make({ upstreams: [upstream] }),
-      Logging.layer({ write: (line) => lines.push(line) })
+    const logging = Logging.layer({ write: (line) => lines.push(line) })
+    const upstream = Effect.runSync(
+      Upstream.fromHttpApp("IAM", Effect.as(Effect.logInfo("inside"), HttpServerResponse.empty())).pipe(Effect.provide(logging))
     )
+    const { handler } = Transport.serve(Transport.ofOptions({ upstreams: [upstream] }), logging)
     await handler(new Request("http://localhost/api/v1/iam/x", { headers: { "x-request-id": "r-ctx" } }))
     const parsed = lines.map((line) => JSON.parse(line))
     expect(parsed.map((line) => [line.level, line.message, line.requestId])).toEqual([

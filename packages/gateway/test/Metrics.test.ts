@@ -2,7 +2,9 @@ import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@eff
 import { Effect, Logger, type Scope } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Metrics from "../src/Metrics.js"
-import * as Middleware from "../src/Middleware.js"
+import * as Gateway from "../src/Gateway.js"
+import * as Upstream from "../src/Upstream.js"
+import * as Transport from "./Transport.js"
 import * as Routes from "../src/Routes.js"
 
 interface Sample {
@@ -215,36 +217,25 @@ describe("Metrics.route", () => {
   })
 })
 
-describe("request metrics in the chain's frame", () => {
-  const inner = HttpRouter.empty.pipe(
-    HttpRouter.get("/health", HttpServerResponse.text("ok")),
-    HttpRouter.get("/api/v1/iam/boom", Effect.die(new Error("boom")))
-  )
-  /** The chain's outer steps (`Middleware.frame`), which observe every answer, envelopes included. */
-  const served = (metrics: Metrics.Metrics) =>
-    HttpApp.toWebHandlerLayer(
-      Middleware.frame(metrics)(inner),
-      Logger.replace(Logger.defaultLogger, Logger.none)
-    )
+describe("request metrics in the chain", () => {
+  const boom = Effect.runSync(Upstream.fromHttpApp("IAM", Effect.die(new Error("boom"))))
+  const health = HttpRouter.empty.pipe(HttpRouter.get("/health", HttpServerResponse.text("ok")))
+  const quiet = Logger.replace(Logger.defaultLogger, Logger.none)
 
   it("counts a 404 and a 500 envelope like any answer, under bounded route labels", async () => {
     const metrics = Metrics.make()
-    const { dispose, handler } = served(metrics)
-    try {
-      const missing = await handler(new Request("http://localhost/secret/path/123", { headers: { "x-request-id": "r-404" } }))
-      expect(missing.status).toBe(404)
-      expect(await missing.json()).toEqual({
-        error: { code: "NOT_FOUND", message: "No route for /secret/path/123", requestId: "r-404", details: null }
-      })
-      const crashed = await handler(new Request("http://localhost/api/v1/iam/boom", { headers: { "x-request-id": "r-500" } }))
-      expect(crashed.status).toBe(500)
-      expect(await crashed.json()).toEqual({
-        error: { code: "INTERNAL_ERROR", message: "An internal error occurred", requestId: "r-500", details: null }
-      })
-      expect((await handler(new Request("http://localhost/health"))).status).toBe(200)
-    } finally {
-      await dispose()
-    }
+    const { handler } = Transport.serve(Transport.ofOptions({ metrics, upstreams: [boom], fallback: health }), quiet)
+    const missing = await handler(new Request("http://localhost/secret/path/123", { headers: { "x-request-id": "r-404" } }))
+    expect(missing.status).toBe(404)
+    expect(await missing.json()).toEqual({
+      error: { code: "NOT_FOUND", message: "No route for /secret/path/123", requestId: "r-404", details: null }
+    })
+    const crashed = await handler(new Request("http://localhost/api/v1/iam/boom", { headers: { "x-request-id": "r-500" } }))
+    expect(crashed.status).toBe(500)
+    expect(await crashed.json()).toEqual({
+      error: { code: "INTERNAL_ERROR", message: "An internal error occurred", requestId: "r-500", details: null }
+    })
+    expect((await handler(new Request("http://localhost/health"))).status).toBe(200)
     const text = metrics.render()
     expect(lines(text)).toEqual(expect.arrayContaining([
       "core_http_requests_total{route=\"other\",method=\"GET\",status=\"404\"} 1",
@@ -258,17 +249,18 @@ describe("request metrics in the chain's frame", () => {
 
   it("labels a raw request target the way the router resolves it", async () => {
     const metrics = Metrics.make()
-    const answer = Middleware.frame(metrics)(Effect.succeed(HttpServerResponse.empty({ status: 204 })))
+    const noContent = (service: Routes.ServiceName) => Upstream.fromWebHandler(service, () => new Response(null, { status: 204 }))
+    const app = Gateway.make({ metrics, upstreams: [noContent("IAM"), noContent("STACKS"), noContent("CLI")] })
     const targets = ["/api/v1/nope/../iam/x", "/api/v1/stacks/x?next=/../iam", "http://gateway.test/api/v1/cli/whoami", "/api/v1/%69am/x"]
     for (const url of targets) {
       const request = HttpServerRequest.fromWeb(new Request("http://localhost/")).modify({ url })
-      await Effect.runPromise(Effect.provideService(answer, HttpServerRequest.HttpServerRequest, request))
+      await Effect.runPromise(Effect.scoped(Effect.provideService(app, HttpServerRequest.HttpServerRequest, request)))
     }
     expect(lines(metrics.render())).toEqual(expect.arrayContaining([
       "core_http_requests_total{route=\"/api/v1/iam\",method=\"GET\",status=\"204\"} 1",
       "core_http_requests_total{route=\"/api/v1/stacks\",method=\"GET\",status=\"204\"} 1",
       "core_http_requests_total{route=\"/api/v1/cli\",method=\"GET\",status=\"204\"} 1",
-      "core_http_requests_total{route=\"other\",method=\"GET\",status=\"204\"} 1"
+      "core_http_requests_total{route=\"other\",method=\"GET\",status=\"404\"} 1"
     ]))
   })
 })

@@ -8,6 +8,7 @@ import * as Net from "node:net"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { Gateway, type Middleware, Routes, Upstream } from "../src/index.js"
 import * as RateLimit from "../src/RateLimit.js"
+import * as Transport from "./Transport.js"
 
 const upstreams = Effect.runSync(
   Effect.all(Routes.SERVICES.map((service) => Upstream.fromHttpApp(service, Effect.succeed(HttpServerResponse.text(service)))))
@@ -28,7 +29,7 @@ interface LogLine {
  * `testClock` its requests read time from a `TestClock` that `advance` moves.
  */
 const serve = async (
-  rateLimiter: Middleware.GatewayMiddleware,
+  rateLimiter: Middleware.Guard,
   { testClock = true, upstreams: replacing = [] }: { testClock?: boolean; upstreams?: ReadonlyArray<Upstream.Upstream> } = {}
 ) => {
   const logs: Array<LogLine> = []
@@ -39,8 +40,9 @@ const serve = async (
     })
   )
   const runtime = ManagedRuntime.make(testClock ? Layer.merge(TestContext.TestContext, logger) : logger)
-  const app = Gateway.make({ upstreams: [...upstreams, ...replacing], fallback: Effect.succeed(HttpServerResponse.text("ok")), guards: { rateLimiter } })
-  const server = Http.createServer(await runtime.runPromise(NodeHttpServer.makeHandler(app)))
+  const options = { upstreams: [...upstreams, ...replacing], fallback: Effect.succeed(HttpServerResponse.text("ok")), guards: { rateLimiter } }
+  const listener = Transport.TRANSPORT === "node" ? Gateway.listener(options) : NodeHttpServer.makeHandler(Gateway.make(options))
+  const server = Http.createServer(await runtime.runPromise(listener))
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   cleanups.push(async () => {
     server.closeAllConnections()

@@ -1,7 +1,7 @@
-import { type HttpApp, HttpRouter } from "@effect/platform"
+import { HttpRouter } from "@effect/platform"
 import { Assemble, Gateway, Metrics, RedisConnection } from "@core/gateway"
 import { type Configuration, CoreConfig, Database, DataDirLock } from "@core/kernel"
-import { Effect, type Scope } from "effect"
+import { Effect } from "effect"
 import * as Banner from "./Banner.js"
 import { type CommandFailed, failed } from "./Failure.js"
 import * as Health from "./Health.js"
@@ -16,7 +16,7 @@ import * as WebPages from "./WebPages.js"
  * What the server answers while the database opens and migrates: `/health` and `/ready` from
  * `Health.startingRoutes`; the API has no upstreams yet, so it answers 502 envelopes.
  */
-const starting = Gateway.make({ fallback: Health.startingRoutes })
+const starting = Gateway.listener({ fallback: Health.startingRoutes })
 
 /** Refuse early, before taking the port, when another process holds the embedded data directory. */
 const ensureDataDirFree = (config: Configuration): Effect.Effect<void, CommandFailed> =>
@@ -34,8 +34,8 @@ export const start = (config: Configuration): Effect.Effect<void, CommandFailed>
   Effect.scoped(
     Effect.gen(function*() {
       yield* ensureDataDirFree(config)
-      let current: HttpApp.Default<never, Scope.Scope> = starting
-      const port = yield* Listener.listen(Effect.suspend(() => current), { port: config.port }).pipe(
+      let current: Gateway.NodeListener = yield* starting
+      const port = yield* Listener.listenNode((request, response) => current(request, response), { port: config.port }).pipe(
         Effect.mapError((error) => failed(error.message))
       )
       const database = yield* Storage.open(config)
@@ -51,7 +51,7 @@ export const start = (config: Configuration): Effect.Effect<void, CommandFailed>
         ...(redis === undefined ? [] : [{ name: "redis", check: RedisConnection.ping(redis) }])
       ]
       yield* Assemble.warnIfBypass(config)
-      current = Assemble.gateway({
+      current = yield* Assemble.listener({
         config,
         upstreams,
         metrics,
