@@ -3,6 +3,7 @@ import * as http from "node:http"
 import * as https from "node:https"
 import type { Target } from "./internal/upstreamExchange.js"
 import { forwardWith } from "./internal/upstreamForward.js"
+import { nodeWith } from "./internal/upstreamNode.js"
 import type { UpstreamErrorKind } from "./Metrics.js"
 import { isServiceName, type ServiceName } from "./Routes.js"
 import type { Upstream } from "./Upstream.js"
@@ -77,6 +78,12 @@ const targetOf = (service: ServiceName, baseUrl: string, maxSockets: number): Ta
  * the upstream request. Dies at once on a base URL that is not http(s), or carries credentials, a
  * query or a fragment.
  *
+ * Its `node` does the same on Node's request and response, for the gateway's Node listener: the
+ * gateway's headers and `forwarding.url` go out as `forward`'s would, the answer is written with
+ * one `writeHead` (`Set-Cookie` kept as an array) and the body whole or piped with backpressure, a
+ * failure before the head goes to `forwarding.fail`, and its failures are logged with the runtime
+ * `make` ran in.
+ *
  * @example
  * const billing = yield* HttpUpstream.make("BILLING", "http://billing:8080", { onError: metrics.upstreamError })
  * const app = Gateway.make({ upstreams: [billing] })
@@ -90,17 +97,18 @@ export const make = (
     Effect.sync(() => targetOf(service, baseUrl, options.maxSockets ?? DEFAULT_MAX_SOCKETS)),
     (target) => Effect.sync(() => target.agent.destroy())
   ).pipe(
-    Effect.map((target): Upstream => ({
-      service,
-      forward: forwardWith({
+    Effect.zipWith(Effect.runtime<never>(), (target, runtime): Upstream => {
+      const settings = {
         service,
         target,
         timeoutMillis: Duration.toMillis(options.timeout ?? DEFAULT_TIMEOUT),
         idleMillis: Duration.toMillis(options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT),
         trustProxy: options.trustProxy ?? false,
-        onError: options.onError ?? ignore
-      })
-    }))
+        onError: options.onError ?? ignore,
+        runtime
+      }
+      return { service, forward: forwardWith(settings), node: nodeWith(settings) }
+    })
   )
 
 /**

@@ -5,6 +5,8 @@ import { once } from "node:events"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
+import { ErrorResponse } from "@core/kernel"
+import { HOP_BY_HOP } from "../src/Forwarding.js"
 import * as Gateway from "../src/Gateway.js"
 import * as HttpUpstream from "../src/HttpUpstream.js"
 import type { Upstream } from "../src/Upstream.js"
@@ -44,12 +46,19 @@ interface LogLine {
   readonly annotations: Record<string, unknown>
 }
 
-/** The gateway with the given upstreams, served natively by `NodeHttpServer` on 127.0.0.1. */
-const serveGateway = async (...upstreams: Array<Effect.Effect<Upstream, never, Scope.Scope>>) => {
+/** A logger that keeps its lines, and the warnings among them. */
+const captureLogs = () => {
   const logs: Array<LogLine> = []
   const logger = Logger.make(({ annotations, logLevel, message }) => {
     logs.push({ level: logLevel.label, message: String(message), annotations: Object.fromEntries(annotations) })
   })
+  const warnings = () => logs.filter((line) => line.level === "WARN")
+  return { layer: Logger.replace(Logger.defaultLogger, logger), warnings }
+}
+
+/** The gateway with the given upstreams, served natively by `NodeHttpServer` on 127.0.0.1. */
+const serveGateway = async (...upstreams: Array<Effect.Effect<Upstream, never, Scope.Scope>>) => {
+  const { layer, warnings } = captureLogs()
   const scope = Effect.runSync(Scope.make())
   const close = () => Effect.runPromise(Scope.close(scope, Exit.void))
   cleanups.push(close)
@@ -63,8 +72,7 @@ const serveGateway = async (...upstreams: Array<Effect.Effect<Upstream, never, S
     )
     const address = Context.get(context, HttpServer.HttpServer).address
     return address._tag === "TcpAddress" ? address.port : 0
-  }).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)), Scope.extend(scope), Effect.runPromise)
-  const warnings = () => logs.filter((line) => line.level === "WARN")
+  }).pipe(Effect.provide(layer), Scope.extend(scope), Effect.runPromise)
   return { port, close, warnings }
 }
 
@@ -655,6 +663,258 @@ describe("HttpUpstream called from code", () => {
       ).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, Logger.none)))
     )
     expect(answer).toEqual({ url: "/api/core/apikey/validate", body: "{\"key\":\"k\"}", host: "iam.internal" })
+  })
+})
+
+describe("node path", () => {
+  const KiB = 1024
+
+  /**
+   * A `node:http` server on 127.0.0.1 whose handler hands every request to `upstream.node`, as the
+   * gateway's Node listener does: the inbound headers without hop-by-hop ones and with the request
+   * id, `/api` stripped from the path, failures answered with the kernel's envelope.
+   */
+  const serveNode = async (make: Effect.Effect<Upstream, never, Scope.Scope>) => {
+    const { layer, warnings } = captureLogs()
+    const scope = Effect.runSync(Scope.make())
+    cleanups.push(() => Effect.runPromise(Scope.close(scope, Exit.void)))
+    const upstream = await Effect.runPromise(make.pipe(Effect.provide(layer), Scope.extend(scope)))
+    const server = http.createServer((req, res) => {
+      const requestId = String(req.headers["x-request-id"] ?? "r-node")
+      const headers: Record<string, string> = {}
+      for (const name in req.headers) {
+        const value = req.headers[name]
+        if (typeof value === "string" && !HOP_BY_HOP.includes(name)) headers[name] = value
+      }
+      headers["x-request-id"] = requestId
+      upstream.node!(req, res, {
+        url: req.url!.replace(/^\/api/, ""),
+        headers,
+        requestId,
+        fail: (error) => {
+          const description = ErrorResponse.describe(error)
+          const body = JSON.stringify(ErrorResponse.envelope(description, requestId))
+          res.writeHead(description.status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body)
+        }
+      })
+    })
+    server.listen(0, "127.0.0.1")
+    await once(server, "listening")
+    cleanups.push(() => {
+      server.closeAllConnections()
+      return new Promise((resolve) => server.close(resolve))
+    })
+    return { port: (server.address() as AddressInfo).port, warnings }
+  }
+
+  const counting = () => {
+    const errors: Array<[string, string]> = []
+    return { errors, onError: (service: string, kind: string) => void errors.push([service, kind]) }
+  }
+
+  it("passes status, headers and body through: hop-by-hop headers dropped, every Set-Cookie kept", async () => {
+    const seen = deferred<{ method?: string; headers: http.IncomingHttpHeaders; body: string }>()
+    const upstream = await upstreamServer(async (req, res) => {
+      seen.resolve({ method: req.method, headers: req.headers, body: await readAll(req) })
+      res.writeHead(201, {
+        "content-type": "application/json",
+        "content-length": "11",
+        connection: "keep-alive, x-hop",
+        "x-hop": "private",
+        "keep-alive": "timeout=5",
+        "x-upstream": "billing",
+        "set-cookie": ["a=1; Path=/; HttpOnly", "b=2; Path=/api; Max-Age=60"]
+      })
+      res.end("{\"ok\":true}")
+    })
+    const proxy = await serveNode(HttpUpstream.make("BILLING", upstream.url))
+    const answer = await send(proxy.port, "/api/usage", {
+      method: "POST",
+      headers: {
+        host: "core.test:8443",
+        "content-type": "application/json",
+        "x-request-id": "r-pass",
+        "x-forwarded-for": "203.0.113.7",
+        "x-forwarded-proto": "https"
+      },
+      body: "{\"name\":\"web\"}"
+    })
+    const request = await seen.promise
+    expect([request.method, request.body]).toEqual(["POST", "{\"name\":\"web\"}"])
+    expect(request.headers).toMatchObject({
+      host: `127.0.0.1:${upstream.port}`,
+      "content-length": "14",
+      "x-forwarded-for": "203.0.113.7, 127.0.0.1",
+      "x-forwarded-proto": "http",
+      "x-forwarded-host": "core.test:8443",
+      "x-request-id": "r-pass"
+    })
+    expect([answer.status, answer.body]).toEqual([201, "{\"ok\":true}"])
+    expect(answer.headers).toMatchObject({
+      "content-type": "application/json",
+      "content-length": "11",
+      "x-upstream": "billing",
+      "set-cookie": ["a=1; Path=/; HttpOnly", "b=2; Path=/api; Max-Age=60"]
+    })
+    expect([answer.headers["x-hop"], answer.headers["keep-alive"]]).toEqual([undefined, undefined])
+  })
+
+  it("appends the path and query to the base path, and keeps a trusted proxy's X-Forwarded-* only with trustProxy", async () => {
+    const seen: Array<{ url?: string; proto?: string | Array<string>; host?: string | Array<string> }> = []
+    const upstream = await upstreamServer((req, res) => {
+      seen.push({ url: req.url, proto: req.headers["x-forwarded-proto"], host: req.headers["x-forwarded-host"] })
+      res.end("ok")
+    })
+    const forwarded = { host: "core.test", "x-forwarded-proto": "https", "x-forwarded-host": "public.example" }
+    for (const trustProxy of [false, true]) {
+      const proxy = await serveNode(HttpUpstream.make("REGISTRY", `${upstream.url}/registry/`, { trustProxy }))
+      expect((await send(proxy.port, "/api/flows/f_1?limit=2&q=a%20b", { headers: forwarded })).body).toBe("ok")
+    }
+    expect(seen).toEqual([
+      { url: "/registry/flows/f_1?limit=2&q=a%20b", proto: "http", host: "core.test" },
+      { url: "/registry/flows/f_1?limit=2&q=a%20b", proto: "https", host: "public.example" }
+    ])
+  })
+
+  it("streams a large request body and a large response body through intact", async () => {
+    const upload = Buffer.from(Array.from({ length: 3 * 1024 * KiB }, (_, i) => (i * 13 + (i >> 10)) % 256))
+    const download = Buffer.from(Array.from({ length: 2 * 1024 * KiB }, (_, i) => (i * 7 + (i >> 8)) % 256))
+    const received = deferred<{ same: boolean; encoding?: string }>()
+    const upstream = await upstreamServer(async (req, res) => {
+      const chunks: Array<Buffer> = []
+      for await (const chunk of req) chunks.push(chunk as Buffer)
+      received.resolve({ same: Buffer.concat(chunks).equals(upload), encoding: req.headers["transfer-encoding"] })
+      res.writeHead(200, { "content-type": "application/octet-stream" })
+      for (let offset = 0; offset < download.length; offset += 64 * KiB) {
+        if (!res.write(download.subarray(offset, offset + 64 * KiB))) await once(res, "drain")
+      }
+      res.end()
+    })
+    const proxy = await serveNode(HttpUpstream.make("PROVISIONING", upstream.url))
+    const answer = new Promise<{ status?: number; body: Buffer }>((resolve, reject) => {
+      const request = http.request({ host: "127.0.0.1", port: proxy.port, path: "/api/upload", method: "PUT", agent: false }, (response) => {
+        const chunks: Array<Buffer> = []
+        response.on("data", (chunk: Buffer) => chunks.push(chunk))
+        response.on("end", () => resolve({ status: response.statusCode, body: Buffer.concat(chunks) }))
+      })
+      request.on("error", reject)
+      void (async () => {
+        for (let offset = 0; offset < upload.length; offset += 64 * KiB) {
+          if (!request.write(upload.subarray(offset, offset + 64 * KiB))) await once(request, "drain")
+        }
+        request.end()
+      })()
+    })
+    expect(await received.promise).toEqual({ same: true, encoding: "chunked" })
+    const { status, body } = await answer
+    expect([status, body.length, body.equals(download)]).toEqual([200, download.length, true])
+  })
+
+  it("answers HEAD with the upstream's headers and a 204 without a body, on one pooled connection", async () => {
+    const upstream = await upstreamServer((req, res) => {
+      if (req.url === "/empty") return res.writeHead(204, { "x-empty": "yes" }).end()
+      res.writeHead(200, { "content-type": "text/plain", "content-length": "5" }).end(req.method === "HEAD" ? undefined : "hello")
+    })
+    const proxy = await serveNode(HttpUpstream.make("CLI", upstream.url))
+    const head = await send(proxy.port, "/api/file", { method: "HEAD" })
+    const empty = await send(proxy.port, "/api/empty", { method: "DELETE" })
+    const get = await send(proxy.port, "/api/file")
+    expect([head.status, head.headers["content-length"], head.body]).toEqual([200, "5", ""])
+    expect([empty.status, empty.headers["x-empty"], empty.body]).toEqual([204, "yes", ""])
+    expect([get.status, get.body]).toEqual([200, "hello"])
+    expect(upstream.sockets.length).toBe(1)
+  })
+
+  it("answers 502 UPSTREAM_UNAVAILABLE on a refused connection, reported once", async () => {
+    const port = await refusedPort()
+    const { errors, onError } = counting()
+    const proxy = await serveNode(HttpUpstream.make("BILLING", `http://127.0.0.1:${port}/internal`, { onError }))
+    const answer = await send(proxy.port, "/api/plans", { headers: { "x-request-id": "r-refused" } })
+    expect([answer.status, answer.headers["content-type"]]).toEqual([502, "application/json"])
+    expect(JSON.parse(answer.body)).toEqual({
+      error: { code: "UPSTREAM_UNAVAILABLE", message: "The BILLING service is not reachable", requestId: "r-refused", details: null }
+    })
+    expect(errors).toEqual([["BILLING", "unavailable"]])
+    expect(proxy.warnings().map((line) => [line.message, line.annotations])).toEqual([
+      ["upstream unreachable", { upstream: "BILLING", kind: "unavailable", reason: "ECONNREFUSED", requestId: "r-refused" }]
+    ])
+  })
+
+  it("answers 504 UPSTREAM_TIMEOUT when the upstream never answers within the timeout", async () => {
+    const arrived = deferred()
+    const upstream = await upstreamServer(() => arrived.resolve())
+    const { errors, onError } = counting()
+    const proxy = await serveNode(HttpUpstream.make("IAM", upstream.url, { timeout: "100 millis", onError }))
+    const answer = await send(proxy.port, "/api/slow", { headers: { "x-request-id": "r-slow" } })
+    await arrived.promise
+    expect(answer.status).toBe(504)
+    expect(JSON.parse(answer.body)).toEqual({
+      error: { code: "UPSTREAM_TIMEOUT", message: "The IAM service did not answer in time", requestId: "r-slow", details: null }
+    })
+    expect(errors).toEqual([["IAM", "timeout"]])
+    expect(proxy.warnings().map((line) => [line.message, line.annotations.reason])).toEqual([["upstream timed out", "timeout"]])
+  })
+
+  it("cuts the client's connection when the upstream's body breaks off or stands still after the headers", async () => {
+    const cases = [
+      { headers: { "content-length": "100" }, stall: false, kind: "unavailable", reason: "closed" },
+      { headers: {}, stall: false, kind: "unavailable", reason: "closed" },
+      { headers: { "content-length": "100" }, stall: true, kind: "timeout", reason: "idle" },
+      { headers: {}, stall: true, kind: "timeout", reason: "idle" }
+    ]
+    for (const { headers, kind, reason, stall } of cases) {
+      const upstream = await upstreamServer((_req, res) => {
+        res.writeHead(200, { "content-type": "text/plain", ...headers })
+        res.write("partial", () => stall || res.socket?.destroy())
+      })
+      const { errors, onError } = counting()
+      const proxy = await serveNode(HttpUpstream.make("STACKS", upstream.url, { idleTimeout: "100 millis", onError }))
+      const { response } = await open(proxy.port, "/api/logs")
+      expect(response.statusCode).toBe(200)
+      expect(await ended(response)).toEqual({ complete: false, body: "partial" })
+      expect(errors).toEqual([["STACKS", kind]])
+      expect(proxy.warnings().map((line) => [line.message, line.annotations.reason])).toEqual([["upstream response broken off", reason]])
+    }
+  })
+
+  it("aborts the upstream request when the client leaves before the headers, and while the body streams", async () => {
+    for (const streaming of [false, true]) {
+      const arrived = deferred()
+      const closed = deferred()
+      const upstream = await upstreamServer((_req, res) => {
+        res.on("close", () => closed.resolve())
+        if (streaming) res.writeHead(200, { "content-type": "text/plain" }).write("tick")
+        arrived.resolve()
+      })
+      const { errors, onError } = counting()
+      const proxy = await serveNode(HttpUpstream.make("IAM", upstream.url, { onError }))
+      const request = http.get({ host: "127.0.0.1", port: proxy.port, path: "/api/wait", agent: false })
+      request.on("error", () => {})
+      if (streaming) await once(await once(request, "response").then(([response]) => response as http.IncomingMessage), "data")
+      else await arrived.promise
+      request.destroy()
+      await closed.promise
+      expect([upstream.sockets.length, upstream.sockets[0].destroyed]).toEqual([1, true])
+      expect(errors).toEqual([])
+    }
+  })
+
+  it("aborts the upstream request when the client leaves in the middle of its body", async () => {
+    const firstBytes = deferred()
+    const closed = deferred()
+    const upstream = await upstreamServer((req, res) => {
+      res.on("close", () => closed.resolve())
+      req.once("data", () => firstBytes.resolve())
+    })
+    const { errors, onError } = counting()
+    const proxy = await serveNode(HttpUpstream.make("IAM", upstream.url, { onError }))
+    const request = http.request({ host: "127.0.0.1", port: proxy.port, path: "/api/upload", method: "POST", agent: false })
+    request.on("error", () => {})
+    request.write("part of a body")
+    await firstBytes.promise
+    request.destroy()
+    await closed.promise
+    expect(errors).toEqual([])
   })
 })
 

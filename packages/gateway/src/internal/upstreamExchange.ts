@@ -84,7 +84,13 @@ interface Tagged {
   [EXCHANGE]?: Exchange
 }
 
-const exchangeOf = (emitter: object): Exchange => (emitter as Tagged)[EXCHANGE]!
+/** Let a listener on `emitter` find `exchange` with `exchangeOf` (a symbol, not a closure). */
+export const tag = (emitter: object, exchange: Exchange): void => {
+  ;(emitter as Tagged)[EXCHANGE] = exchange
+}
+
+/** The exchange `emitter` was tagged with. */
+export const exchangeOf = <A extends Exchange = Exchange>(emitter: object): A => (emitter as Tagged)[EXCHANGE] as A
 
 /**
  * One request to an upstream, driven by Node's events alone (no fiber, no stream) up to an
@@ -114,7 +120,7 @@ export class Exchange {
   retried = false
   abortedBy: Abort["kind"] | undefined
   outcome: Outcome | undefined
-  listener: ((outcome: Outcome) => void) | undefined
+  listener: ((outcome: Outcome, exchange: Exchange) => void) | undefined
   chunks: Array<Uint8Array> = []
   size = 0
   response: http.IncomingMessage | undefined
@@ -127,7 +133,7 @@ export class Exchange {
   ) {
     const inbound = typeof body === "object" ? body.node : undefined
     this.inbound = inbound
-    if (inbound !== undefined) (inbound as Tagged)[EXCHANGE] = this
+    if (inbound !== undefined) tag(inbound, this)
     const length = contentLengthOf(inbound?.headers["content-length"])
     if (inbound !== undefined && length !== undefined && length <= WHOLE_BODY_LIMIT) {
       this.phase = "receiving"
@@ -139,10 +145,10 @@ export class Exchange {
     inbound?.on("data", onInboundData).on("end", onInboundEnd).on("close", onInboundClose)
   }
 
-  /** Call `listener` with the outcome, now or when it comes. */
-  await(listener: (outcome: Outcome) => void): void {
+  /** Call `listener` with the outcome (and this exchange), now or when it comes. */
+  await(listener: (outcome: Outcome, exchange: Exchange) => void): void {
     if (this.outcome === undefined) this.listener = listener
-    else listener(this.outcome)
+    else listener(this.outcome, this)
   }
 
   /** End the exchange: timers cleared, the upstream request (and its connection) destroyed. */
@@ -156,7 +162,7 @@ export class Exchange {
 
   send(body?: Uint8Array): void {
     const outgoing = this.target.transport.request(this.options)
-    ;(outgoing as Tagged)[EXCHANGE] = this
+    tag(outgoing, this)
     this.outgoing = outgoing
     this.sent = false
     outgoing.on("response", onResponse).on("error", onError).on("finish", onFinish)
@@ -172,7 +178,7 @@ export class Exchange {
     this.outcome = outcome
     const listener = this.listener
     this.listener = undefined
-    listener?.(outcome)
+    listener?.(outcome, this)
   }
 
   clearTimers(): void {
@@ -211,7 +217,7 @@ export class Exchange {
     const length = contentLengthOf(response.headers["content-length"])
     if (length === undefined || length > WHOLE_BODY_LIMIT) return this.settle({ _tag: "Streamed", response })
     this.phase = "body"
-    ;(response as Tagged)[EXCHANGE] = this
+    tag(response, this)
     this.bodyIdle = setTimeout(onBodyIdle, this.timeouts.idleMillis, this)
     response.on("data", onResponseData).on("end", onResponseEnd).on("close", onResponseClose)
   }

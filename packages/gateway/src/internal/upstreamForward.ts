@@ -1,42 +1,21 @@
 /** `HttpUpstream`'s forward: an exchange awaited by the request's fiber, and its outcome turned into the answer. */
 import { Cookies, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { RequestId, UpstreamTimeout, UpstreamUnavailable } from "@core/kernel"
+import { RequestId, type UpstreamTimeout, type UpstreamUnavailable } from "@core/kernel"
 import { type Cause, Effect, type Scope, Stream } from "effect"
 import * as http from "node:http"
 import * as net from "node:net"
 import type { UpstreamErrorKind } from "../Metrics.js"
-import type { ServiceName } from "../Routes.js"
 import type { Upstream } from "../Upstream.js"
 import { pump, streamOf } from "./upstreamBody.js"
-import { type BodySource, Exchange, type Outcome, type Target, type Timeouts } from "./upstreamExchange.js"
+import { type BodySource, Exchange, type Outcome } from "./upstreamExchange.js"
 import { hasBody, inboundHeaders, outboundHeaders, sourceOf } from "./upstreamHeaders.js"
-
-/** An upstream's fixed parts, as `HttpUpstream.make` resolves them. */
-export interface Settings extends Timeouts {
-  readonly service: ServiceName
-  readonly target: Target
-  readonly trustProxy: boolean
-  readonly onError: (service: ServiceName, kind: UpstreamErrorKind) => void
-}
+import { cutConnection, errorOf, reportBrokenOff, reportFailed, type Settings } from "./upstreamReport.js"
 
 type Forwarded = Effect.Effect<HttpServerResponse.HttpServerResponse, UpstreamUnavailable | UpstreamTimeout, Scope.Scope>
 
-const report = (settings: Settings, requestId: string, kind: UpstreamErrorKind, message: string, reason: string) =>
-  Effect.sync(() => settings.onError(settings.service, kind)).pipe(
-    Effect.zipRight(Effect.logWarning(message)),
-    Effect.annotateLogs({ upstream: settings.service, kind, reason, requestId })
-  )
-
-const errorOf = (service: ServiceName, kind: UpstreamErrorKind): UpstreamUnavailable | UpstreamTimeout =>
-  kind === "timeout"
-    ? new UpstreamTimeout({ message: `The ${service} service did not answer in time`, upstream: service })
-    : new UpstreamUnavailable({ message: `The ${service} service is not reachable`, upstream: service })
-
 /**
  * A body that breaks off after the headers cannot become an envelope any more: it is logged,
- * counted, and the client's connection is closed once what was sent has left (an immediate destroy
- * would drop the headers Node still holds corked), so that the client sees a truncated body, not a
- * clean end.
+ * counted, and the client's connection cut.
  */
 const resetOnFailure = (
   settings: Settings,
@@ -45,10 +24,10 @@ const resetOnFailure = (
 ): Stream.Stream<Uint8Array, UpstreamUnavailable | UpstreamTimeout> =>
   body.pipe(
     Stream.tapError((kind) =>
-      report(settings, RequestId.requestIdOf(request), kind, "upstream response broken off", kind === "timeout" ? "idle" : "closed").pipe(
+      reportBrokenOff(settings, RequestId.requestIdOf(request), kind).pipe(
         Effect.zipRight(Effect.sync(() => {
           const socket = (sourceOf(request) as Partial<http.IncomingMessage> | undefined)?.socket
-          if (socket instanceof net.Socket) socket.end(() => socket.destroy())
+          if (socket instanceof net.Socket) cutConnection(socket)
         }))
       )),
     Stream.mapError((kind) => errorOf(settings.service, kind))
@@ -86,9 +65,8 @@ const answer = (settings: Settings, request: HttpServerRequest.HttpServerRequest
     case "Failed": {
       const { kind, reason } = outcome.failure
       if (kind === "client") return Effect.interrupt
-      const message = kind === "timeout" ? "upstream timed out" : "upstream unreachable"
       return Effect.zipRight(
-        report(settings, RequestId.requestIdOf(request), kind, message, reason),
+        reportFailed(settings, RequestId.requestIdOf(request), kind, reason),
         Effect.fail(errorOf(settings.service, kind))
       )
     }

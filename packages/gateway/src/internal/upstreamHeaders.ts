@@ -12,46 +12,41 @@ export const hasBody = (method: string): boolean => method !== "GET" && method !
 export const sourceOf = (request: HttpServerRequest.HttpServerRequest): unknown =>
   (request as { source?: unknown }).source
 
+/**
+ * Where the gateway sees the protocol the client used: the socket of a Node request, or the URL of a
+ * web request (`originalUrl`).
+ */
+type Seen = http.IncomingMessage | string
+
 /** The protocol and host the client used, as far as the gateway itself can see them. */
-const inboundOrigin = (
-  request: HttpServerRequest.HttpServerRequest,
-  node: http.IncomingMessage | undefined
-): { proto: string; host: string | undefined } => {
-  if (node !== undefined) {
-    return { proto: node.socket instanceof TLSSocket ? "https" : "http", host: request.headers.host }
-  }
+const inboundOrigin = (host: string | undefined, seen: Seen): { proto: string; host: string | undefined } => {
+  if (typeof seen !== "string") return { proto: seen.socket instanceof TLSSocket ? "https" : "http", host }
   try {
-    const url = new URL(request.originalUrl)
-    return { proto: url.protocol.slice(0, -1), host: request.headers.host ?? url.host }
+    const url = new URL(seen)
+    return { proto: url.protocol.slice(0, -1), host: host ?? url.host }
   } catch {
-    return { proto: "http", host: request.headers.host }
+    return { proto: "http", host }
   }
 }
 
-/**
- * The headers the upstream receives: the rewritten request's without `Expect` (the gateway's server
- * answered it) and, for a bodiless method, without `Content-Length`; `Host` the upstream's; the
- * client's address appended to `X-Forwarded-For`; `X-Forwarded-Proto` and `X-Forwarded-Host` the
- * gateway's own view unless `trustProxy` keeps a proxy's.
- */
-export const outboundHeaders = (
-  request: HttpServerRequest.HttpServerRequest,
-  node: http.IncomingMessage | undefined,
+const forwardedHeaders = (
+  inbound: Readonly<Record<string, string>>,
+  method: string,
+  client: string | undefined,
+  seen: Seen,
   upstreamHost: string,
   trustProxy: boolean
 ): Record<string, string> => {
-  const inbound = request.headers
   const headers: Record<string, string> = {}
   for (const name in inbound) headers[name] = inbound[name]
   delete headers.expect
-  if (!hasBody(request.method)) delete headers["content-length"]
-  const client = Option.getOrUndefined(request.remoteAddress)
+  if (!hasBody(method)) delete headers["content-length"]
   if (client !== undefined && client !== "") {
     const before = headers["x-forwarded-for"]
     headers["x-forwarded-for"] = before === undefined || before === "" ? client : `${before}, ${client}`
   }
   if (!trustProxy || headers["x-forwarded-proto"] === undefined || headers["x-forwarded-host"] === undefined) {
-    const origin = inboundOrigin(request, node)
+    const origin = inboundOrigin(headers.host, seen)
     if (!trustProxy || headers["x-forwarded-proto"] === undefined) headers["x-forwarded-proto"] = origin.proto
     if (!trustProxy || headers["x-forwarded-host"] === undefined) {
       if (origin.host === undefined) delete headers["x-forwarded-host"]
@@ -62,23 +57,71 @@ export const outboundHeaders = (
   return headers
 }
 
+/**
+ * The headers the upstream receives: the rewritten request's without `Expect` (the gateway's server
+ * answered it) and, for a bodiless method, without `Content-Length`; `Host` the upstream's; the
+ * client's address appended to `X-Forwarded-For`; `X-Forwarded-Proto` and `X-Forwarded-Host` the
+ * gateway's own view (`node`'s socket, else the request's URL) unless `trustProxy` keeps a proxy's.
+ */
+export const outboundHeaders = (
+  request: HttpServerRequest.HttpServerRequest,
+  node: http.IncomingMessage | undefined,
+  upstreamHost: string,
+  trustProxy: boolean
+): Record<string, string> =>
+  forwardedHeaders(
+    request.headers,
+    request.method,
+    Option.getOrUndefined(request.remoteAddress),
+    node ?? request.originalUrl,
+    upstreamHost,
+    trustProxy
+  )
+
+/** The same for the Node path: `headers` (the gateway's rewritten ones) sent on for `request`. */
+export const nodeOutboundHeaders = (
+  request: http.IncomingMessage,
+  headers: Readonly<Record<string, string>>,
+  upstreamHost: string,
+  trustProxy: boolean
+): Record<string, string> =>
+  forwardedHeaders(headers, request.method ?? "GET", request.socket.remoteAddress, request, upstreamHost, trustProxy)
+
+const HOP_BY_HOP_SET: ReadonlySet<string> = new Set(HOP_BY_HOP)
 const DROPPED = new Set([...HOP_BY_HOP, "set-cookie"])
 
-/**
- * The upstream's response headers without hop-by-hop ones, the ones its `Connection` names, and
- * `Set-Cookie` (carried as cookies); repeated headers joined with `, `.
- */
-export const inboundHeaders = (response: http.IncomingMessage): Record<string, string> => {
+const responseHeaders = <A>(
+  response: http.IncomingMessage,
+  dropped: ReadonlySet<string>,
+  valueOf: (value: string | Array<string>) => A
+): Record<string, A> => {
   const source = response.headers
   const connection = source.connection
   const listed = connection === undefined || connection === "" || connection === "keep-alive" || connection === "close"
     ? undefined
     : new Set(connection.split(",").map((name) => name.trim().toLowerCase()))
-  const headers: Record<string, string> = {}
+  const headers: Record<string, A> = {}
   for (const name in source) {
     const value = source[name]
-    if (value === undefined || DROPPED.has(name) || listed?.has(name)) continue
-    headers[name] = typeof value === "string" ? value : value.join(", ")
+    if (value === undefined || dropped.has(name) || listed?.has(name)) continue
+    headers[name] = valueOf(value)
   }
   return headers
 }
+
+const joined = (value: string | Array<string>): string => typeof value === "string" ? value : value.join(", ")
+const asIs = (value: string | Array<string>): string | Array<string> => value
+
+/**
+ * The upstream's response headers without hop-by-hop ones, the ones its `Connection` names, and
+ * `Set-Cookie` (carried as cookies); repeated headers joined with `, `.
+ */
+export const inboundHeaders = (response: http.IncomingMessage): Record<string, string> =>
+  responseHeaders(response, DROPPED, joined)
+
+/**
+ * The same for the Node path, as `writeHead` takes them: `Set-Cookie` kept, an array of every
+ * cookie (Node joins other repeated headers itself).
+ */
+export const nodeInboundHeaders = (response: http.IncomingMessage): Record<string, string | Array<string>> =>
+  responseHeaders(response, HOP_BY_HOP_SET, asIs)
