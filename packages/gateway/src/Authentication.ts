@@ -144,17 +144,29 @@ export const identityOf = (principal: Principal): ForwardedIdentity.Identity => 
 
 const SERVICE: Principal = { kind: "service" }
 
-const signedTokens = new WeakMap<Principal, Map<string, { token: string; until: number }>>()
+interface Signed {
+  readonly headers: Record<string, string>
+  readonly until: number
+}
 
-/** A signed identity for one audience, reused for half its lifetime (signing costs per request). */
-const tokenFor = (key: Uint8Array, principal: Principal, audience: string, now: number): string => {
-  const byAudience = signedTokens.get(principal) ?? new Map<string, { token: string; until: number }>()
-  signedTokens.set(principal, byAudience)
+const signed = new WeakMap<Principal, Map<string, Signed>>()
+
+/**
+ * The identity headers of a principal for one audience, their signed token reused for half its
+ * lifetime (signing costs per request).
+ */
+const identityHeadersFor = (key: Uint8Array, principal: Principal, audience: string, now: number): Record<string, string> => {
+  let byAudience = signed.get(principal)
+  if (byAudience === undefined) {
+    byAudience = new Map<string, Signed>()
+    signed.set(principal, byAudience)
+  }
   const known = byAudience.get(audience)
-  if (known !== undefined && known.until > now) return known.token
-  const token = ForwardedIdentity.sign(key, identityOf(principal), audience, now)
-  byAudience.set(audience, { token, until: now + (ForwardedIdentity.LIFETIME_SECONDS * 1000) / 2 })
-  return token
+  if (known !== undefined && known.until > now) return known.headers
+  const identity = identityOf(principal)
+  const headers = ForwardedIdentity.headersFor(identity, ForwardedIdentity.sign(key, identity, audience, now))
+  byAudience.set(audience, { headers, until: now + (ForwardedIdentity.LIFETIME_SECONDS * 1000) / 2 })
+  return headers
 }
 
 /**
@@ -246,8 +258,7 @@ export const middleware = (options: AuthenticationOptions): Guard => {
     frame.principal = principal
     const audience = match(options.routes, request.url)?.route.service.toLowerCase()
     if (audience !== undefined) {
-      const token = tokenFor(options.identityKey, principal, audience, Date.now())
-      Object.assign(frame.upstreamHeaders, ForwardedIdentity.headersFor(identityOf(principal), token))
+      Object.assign(frame.upstreamHeaders, identityHeadersFor(options.identityKey, principal, audience, Date.now()))
     }
     return CONTINUE
   }

@@ -1,8 +1,8 @@
 import { Headers, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { ErrorResponse, NotFound, RequestContext, UpstreamUnavailable } from "@core/kernel"
+import { ErrorResponse, NotFound, RequestContext, type UpstreamTimeout, UpstreamUnavailable } from "@core/kernel"
 import { Cause, Context, Effect, Exit, FiberRef, FiberRefs, Option, Runtime, type Scope } from "effect"
-import type * as http from "node:http"
+import * as http from "node:http"
 import { forwardHeaders, rewrite } from "./Forwarding.js"
 import * as Inbound from "./Inbound.js"
 import * as Metrics from "./Metrics.js"
@@ -15,7 +15,6 @@ import {
   finish,
   type Frame,
   type GatewayApp,
-  GATEWAY_HEADERS,
   type Guards,
   type Head,
   logRequest,
@@ -25,7 +24,7 @@ import {
 } from "./Middleware.js"
 import * as OpenApiDocument from "./OpenApiDocument.js"
 import { API_BASE, isUnder, type Match, match, ROUTES, type Route, type ServiceName, targetOf } from "./Routes.js"
-import { type NodeHandler, nodeHandler, type Upstream, withRequestContext } from "./Upstream.js"
+import { type NodeForwarding, type NodeHandler, nodeHandler, type Upstream, withRequestContext } from "./Upstream.js"
 
 /** What a gateway is made of. */
 export interface GatewayOptions {
@@ -114,18 +113,18 @@ const platformHead = (response: HttpServerResponse.HttpServerResponse) => {
       removed = true
     }
   }
-  const build = (gatewayHeaders: Record<string, string>) =>
+  const build = () =>
     removed
       ? HttpServerResponse.setBody(
         HttpServerResponse.empty({
           status: response.status,
           ...(response.statusText === undefined ? {} : { statusText: response.statusText }),
-          headers: Headers.setAll(headers, gatewayHeaders),
+          headers,
           cookies: response.cookies
         }),
         response.body
       )
-      : HttpServerResponse.setHeaders(response, Headers.setAll(headers, gatewayHeaders))
+      : HttpServerResponse.setHeaders(response, headers)
   return { head, build }
 }
 
@@ -175,8 +174,8 @@ export const make = (options: GatewayOptions = {}): HttpApp.Default<never, Scope
       Effect.flatMap((response) => {
         const { build, head } = platformHead(response)
         const durationMs = elapsedMillis(start)
-        const { followUp, gatewayHeaders } = finish(frame, head, durationMs)
-        const finished = build(gatewayHeaders)
+        const followUp = finish(frame, head, durationMs)
+        const finished = build()
         metrics?.observeRequest(Metrics.routeLabel(pathname), raw.method, finished.status, durationMs / 1_000)
         const logged = Effect.flatMap(
           FiberRef.get(FiberRef.currentMinimumLogLevel),
@@ -203,54 +202,85 @@ const nodeHandlerOf = (upstream: Upstream): Effect.Effect<NodeHandler> => {
     })
 }
 
-type HeadersArgument = http.OutgoingHttpHeaders | undefined
+/** What the Node listener does once a request's head is known. */
+interface Reporter {
+  readonly report: (flight: InFlight, status: number, durationMs: number, followUp: ReadonlyArray<Effect.Effect<void>>) => void
+}
+
+const FLIGHT = Symbol.for("@core/gateway/InFlight")
+
+type Tagged = http.ServerResponse & { [FLIGHT]?: InFlight }
+
+const nodeWriteHead = http.ServerResponse.prototype.writeHead as (this: http.ServerResponse, ...args: Array<unknown>) => http.ServerResponse
 
 /**
- * Take over `response.writeHead` (which Node also calls for an implicit head) so that every answer
- * (upstream, fallback, envelope) gets the frame's headers and hooks, the gateway's own headers,
- * and is counted and logged once.
+ * One request on the Node listener. While its head is written it is the `Head` the guards' hooks
+ * amend (one headers object, Node's fast path); it is also the `NodeForwarding` its upstream gets.
+ * A class, so that a request allocates no closures.
  */
-const interceptHead = (
-  response: http.ServerResponse,
-  frame: Frame,
-  start: number,
-  method: string,
-  report: (frame: Frame, method: string, status: number, durationMs: number, followUp: ReadonlyArray<Effect.Effect<void>>) => void
-) => {
-  const writeHead = response.writeHead as (this: http.ServerResponse, ...args: Array<unknown>) => http.ServerResponse
-  response.writeHead = function(this: http.ServerResponse, status: number, reason?: unknown, more?: unknown) {
-    let headers = (typeof reason === "string" ? more : reason) as HeadersArgument
-    if (Array.isArray(headers)) headers = undefined
-    let copied = false
-    const own = (name: string) => headers !== undefined && headers[name] !== undefined
-    const drop = (name: string) => {
-      if (!own(name)) return
-      if (!copied) headers = { ...headers }
-      copied = true
-      delete headers![name]
+class InFlight implements Head, NodeForwarding {
+  status = 0
+  headers: Record<string, string> = {}
+  url = ""
+  private written: http.OutgoingHttpHeaders = {}
+
+  constructor(
+    readonly request: http.IncomingMessage,
+    readonly response: http.ServerResponse,
+    readonly frame: Frame,
+    readonly method: string,
+    readonly start: number,
+    readonly reporter: Reporter
+  ) {}
+
+  get requestId() {
+    return this.frame.requestId
+  }
+
+  get(name: string) {
+    const value = this.written[name] ?? this.response.getHeader(name)
+    return value === undefined ? undefined : String(value)
+  }
+
+  has(name: string) {
+    return this.written[name] !== undefined || this.response.hasHeader(name)
+  }
+
+  set(name: string, value: string) {
+    this.written[name] = value
+  }
+
+  remove(name: string) {
+    delete this.written[name]
+    this.response.removeHeader(name)
+  }
+
+  fail(error: UpstreamUnavailable | UpstreamTimeout) {
+    writeEnvelope(this.response, ErrorResponse.describe(error), this.frame.requestId)
+  }
+
+  /** Write the head: the given headers, the frame's and the hooks', then the gateway's own. */
+  writeHead(status: number, given: unknown, reason: string | undefined): http.ServerResponse {
+    this.status = status
+    const written: http.OutgoingHttpHeaders = {}
+    if (typeof given === "object" && given !== null && !Array.isArray(given)) {
+      const record = given as http.OutgoingHttpHeaders
+      for (const name in record) written[name] = record[name]
     }
-    const head: Head = {
-      status,
-      get: (name) => {
-        const value = own(name) ? headers![name] : this.getHeader(name)
-        return value === undefined ? undefined : String(value)
-      },
-      has: (name) => own(name) || this.hasHeader(name),
-      set: (name, value) => void this.setHeader(name, value),
-      remove: (name) => {
-        drop(name)
-        this.removeHeader(name)
-      }
-    }
-    const durationMs = elapsedMillis(start)
-    const { followUp, gatewayHeaders } = finish(frame, head, durationMs)
-    for (const name of GATEWAY_HEADERS) drop(name)
-    for (const name in gatewayHeaders) this.setHeader(name, gatewayHeaders[name]!)
-    report(frame, method, status, durationMs, followUp)
-    return typeof reason === "string"
-      ? writeHead.call(this, status, reason, headers)
-      : writeHead.call(this, status, headers)
-  } as typeof response.writeHead
+    this.written = written
+    const durationMs = elapsedMillis(this.start)
+    const followUp = finish(this.frame, this, durationMs)
+    this.reporter.report(this, status, durationMs, followUp)
+    return reason === undefined
+      ? nodeWriteHead.call(this.response, status, written)
+      : nodeWriteHead.call(this.response, status, reason, written)
+  }
+}
+
+/** `writeHead` of a response the gateway answers (Node also calls it for an implicit head). */
+function gatewayWriteHead(this: Tagged, status: number, reason?: unknown, headers?: unknown): http.ServerResponse {
+  const flight = this[FLIGHT]!
+  return typeof reason === "string" ? flight.writeHead(status, headers, reason) : flight.writeHead(status, reason, undefined)
 }
 
 const JSON_TYPE = "application/json"
@@ -299,10 +329,12 @@ export const listener = (options: GatewayOptions = {}): Effect.Effect<NodeListen
       })
     )
 
-    const report = (frame: Frame, method: string, status: number, durationMs: number, followUp: ReadonlyArray<Effect.Effect<void>>) => {
-      metrics?.observeRequest(Metrics.routeLabel(frame.pathname), method, status, durationMs / 1_000)
-      for (const work of followUp) run(work)
-      if (logs) run(logRequest(method, frame, status, durationMs))
+    const reporter: Reporter = {
+      report: (flight, status, durationMs, followUp) => {
+        metrics?.observeRequest(Metrics.routeLabel(flight.frame.pathname), flight.method, status, durationMs / 1_000)
+        for (const work of followUp) run(work)
+        if (logs) run(logRequest(flight.method, flight.frame, status, durationMs))
+      }
     }
 
     const refuse = (request: http.IncomingMessage, response: http.ServerResponse, frame: Frame, cause: Cause.Cause<unknown>) => {
@@ -313,7 +345,8 @@ export const listener = (options: GatewayOptions = {}): Effect.Effect<NodeListen
       crashed(request, response)
     }
 
-    const dispatch = (request: http.IncomingMessage, response: http.ServerResponse, frame: Frame, url: string) => {
+    const dispatch = (flight: InFlight, url: string) => {
+      const { frame, request, response } = flight
       const routed = route(url, frame.pathname)
       switch (routed._tag) {
         case "OpenApi":
@@ -323,13 +356,9 @@ export const listener = (options: GatewayOptions = {}): Effect.Effect<NodeListen
         case "Refused":
           return writeEnvelope(response, ErrorResponse.describe(routed.error), frame.requestId)
         case "Upstream": {
-          const headers = forwardHeaders(request.headers as Headers.Headers, routed.match.route.prefix, frame.upstreamHeaders)
-          return handlers.get(routed.upstream)!(request, response, {
-            url: routed.match.url,
-            headers,
-            requestId: frame.requestId,
-            fail: (error) => writeEnvelope(response, ErrorResponse.describe(error), frame.requestId)
-          })
+          flight.url = routed.match.url
+          flight.headers = forwardHeaders(request.headers as Headers.Headers, routed.match.route.prefix, frame.upstreamHeaders)
+          return handlers.get(routed.upstream)!(request, response, flight)
         }
       }
     }
@@ -346,12 +375,14 @@ export const listener = (options: GatewayOptions = {}): Effect.Effect<NodeListen
       const url = request.url ?? "/"
       const method = request.method ?? "GET"
       const frame = makeFrame(requestId, targetOf(url).pathname)
-      interceptHead(response, frame, start, method, report)
+      const flight = new InFlight(request, response, frame, method, start, reporter)
+      ;(response as Tagged)[FLIGHT] = flight
+      response.writeHead = gatewayWriteHead as typeof response.writeHead
       const exchange: Exchange = { method, url, headers: headers as Headers.Headers, remoteAddress: request.socket.remoteAddress }
       run(enter(guards, exchange, frame)).addObserver((exit) => {
         if (Exit.isFailure(exit)) return refuse(request, response, frame, exit.cause)
         const answer = exit.value
-        if (answer === undefined) return dispatch(request, response, frame, url)
+        if (answer === undefined) return dispatch(flight, url)
         response.writeHead(answer.status, answer.headers)
         response.end()
       })

@@ -94,9 +94,6 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "referrer-policy": "strict-origin-when-cross-origin"
 }
 
-/** The headers the gateway sets over anything an upstream sent. */
-export const GATEWAY_HEADERS: ReadonlyArray<string> = [...Object.keys(SECURITY_HEADERS), "x-request-id", "server-timing"]
-
 const CONTINUE = Effect.succeed(undefined)
 
 /** The guards of `Guards`, in the seed's order, without the ones left out. */
@@ -105,44 +102,45 @@ export const ordered = (guards: Guards = {}): ReadonlyArray<Guard> =>
     (guard): guard is Guard => guard !== undefined
   )
 
-/** Run the guards in order until one answers or refuses. */
-export const enter = (
+const step = (
   guards: ReadonlyArray<Guard>,
   exchange: Exchange,
-  frame: Frame
-): Effect.Effect<Answer | undefined, unknown> => {
-  const from = (index: number): Effect.Effect<Answer | undefined, unknown> =>
-    index === guards.length
-      ? CONTINUE
-      : Effect.flatMap(guards[index]!(exchange, frame), (answer) => (answer === undefined ? from(index + 1) : Effect.succeed(answer)))
-  return from(0)
-}
+  frame: Frame,
+  index: number
+): Effect.Effect<Answer | undefined, unknown> =>
+  index === guards.length
+    ? CONTINUE
+    : Effect.flatMap(
+      guards[index]!(exchange, frame),
+      (answer) => (answer === undefined ? step(guards, exchange, frame, index + 1) : Effect.succeed(answer))
+    )
+
+/** Run the guards in order until one answers or refuses; each is called once the previous one let the request on. */
+export const enter = (guards: ReadonlyArray<Guard>, exchange: Exchange, frame: Frame): Effect.Effect<Answer | undefined, unknown> =>
+  step(guards, exchange, frame, 0)
 
 /**
- * Apply the frame to a response head: the guards' hooks (their follow-up work is returned), the
- * headers they added where the response lacks them, then the gateway's own headers (security,
- * `X-Request-Id`, `Server-Timing`), which the caller sets over the upstream's.
+ * Apply the frame to a response head: the guards' hooks, the headers they added where the
+ * response lacks them, then the gateway's own headers over the upstream's (security,
+ * `X-Request-Id`, `Server-Timing`). Answers the hooks' follow-up work.
  */
-export const finish = (
-  frame: Frame,
-  head: Head,
-  durationMs: number
-): { readonly gatewayHeaders: Record<string, string>; readonly followUp: ReadonlyArray<Effect.Effect<void>> } => {
-  const followUp: Array<Effect.Effect<void>> = []
+export const finish = (frame: Frame, head: Head, durationMs: number): ReadonlyArray<Effect.Effect<void>> => {
+  let followUp: Array<Effect.Effect<void>> | undefined
   for (const hook of frame.after) {
     const work = hook(head)
-    if (work !== undefined) followUp.push(work)
+    if (work !== undefined) (followUp ??= []).push(work)
   }
-  for (const name in frame.responseHeaders) {
-    if (!head.has(name)) head.set(name, frame.responseHeaders[name]!)
+  const added = frame.responseHeaders
+  for (const name in added) {
+    if (!head.has(name)) head.set(name, added[name]!)
   }
-  const gatewayHeaders: Record<string, string> = {
-    ...SECURITY_HEADERS,
-    "x-request-id": frame.requestId,
-    "server-timing": `total;dur=${durationMs}`
-  }
-  return { gatewayHeaders, followUp }
+  for (const name in SECURITY_HEADERS) head.set(name, SECURITY_HEADERS[name]!)
+  head.set("x-request-id", frame.requestId)
+  head.set("server-timing", `total;dur=${durationMs}`)
+  return followUp ?? NOTHING
 }
+
+const NOTHING: ReadonlyArray<Effect.Effect<void>> = []
 
 /** Milliseconds since `start` (a `performance.now()`), rounded to the microsecond. */
 export const elapsedMillis = (start: number): number => Math.round((performance.now() - start) * 1_000) / 1_000

@@ -104,6 +104,7 @@ export const limitOf = (rules: Rules, method: string, path: string): Limit | und
 }
 
 const normalizeAddress = (candidate: string): string | undefined => {
+  if (isIP(candidate) === 4) return candidate
   let address = candidate.trim()
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(address)
   if (bracketed !== null) address = bracketed[1]!

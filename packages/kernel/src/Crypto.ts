@@ -9,9 +9,14 @@ import {
   scrypt,
   timingSafeEqual
 } from "node:crypto"
+import * as nodeCrypto from "node:crypto"
 
 /** The SHA-256 digest of a string (UTF-8) or bytes, as lowercase hex. Used to store tokens and keys. */
-export const sha256Hex = (input: string | Uint8Array): string => createHash("sha256").update(input).digest("hex")
+export const sha256Hex = (input: string | Uint8Array): string =>
+  oneShotHash === undefined ? createHash("sha256").update(input).digest("hex") : oneShotHash("sha256", input, "hex")
+
+/** Node's one-shot `crypto.hash` (20.12 and later): the same digest without a `Hash` object per call. */
+const oneShotHash = (nodeCrypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: "hex") => string }).hash
 
 /**
  * A random token of `bytes` random bytes, base64url without padding (43 characters for 32 bytes).
