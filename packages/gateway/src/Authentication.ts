@@ -2,9 +2,10 @@ import type { Headers } from "@effect/platform"
 import { Iam } from "@core/contracts"
 import { Crypto, Forbidden, ForwardedIdentity, PlatformSuspended, Unauthorized } from "@core/kernel"
 import { Effect, Redacted } from "effect"
+import { timingSafeEqual } from "node:crypto"
 import { type CredentialCache, type Invalidation, parseInvalidation, type Principal } from "./CredentialCache.js"
 import type { IdentityResolver } from "./IdentityResolver.js"
-import type { Exchange, Frame, Guard, Head } from "./Middleware.js"
+import { type Exchange, type Frame, type Guard, type Head, toEffect, type Verdict } from "./Middleware.js"
 import { isUnder, match, type Route } from "./Routes.js"
 
 /** The cookie a browser's session travels in. */
@@ -179,34 +180,45 @@ const identityHeadersFor = (key: Uint8Array, principal: Principal, audience: str
  * service reports in `X-Core-Invalidate` (and any sign-out) drops the cached answers it affects.
  */
 export const middleware = (options: AuthenticationOptions): Guard => {
-  const staticKey = options.staticKey === undefined ? undefined : Redacted.value(options.staticKey)
-  const bypass = staticKey === undefined
+  const staticDigest = options.staticKey === undefined ? undefined : Crypto.sha256(Redacted.value(options.staticKey))
+  const bypass = staticDigest === undefined
 
-  const cached = (credential: string, resolve: Effect.Effect<Principal | undefined, unknown>) => {
-    const hash = Crypto.sha256Hex(credential)
+  /** A credential's principal from the cache (synchronously when the cache can), else resolved and cached. */
+  const cached = (
+    hash: string,
+    resolve: () => Effect.Effect<Principal | undefined, unknown>
+  ): Principal | undefined | Effect.Effect<Principal | undefined, unknown> => {
+    const known = options.cache.peek?.(hash)
+    if (known !== undefined) {
+      options.onCacheLookup?.(true)
+      return known ?? undefined
+    }
     return Effect.flatMap(options.cache.get(hash), (hit) => {
       options.onCacheLookup?.(hit !== undefined)
       if (hit !== undefined) return Effect.succeed(hit ?? undefined)
-      return Effect.tap(resolve, (principal) => options.cache.set(hash, principal ?? null))
+      return Effect.tap(resolve(), (principal) => options.cache.set(hash, principal ?? null))
     })
   }
 
-  const resolve = (credential: Presented): Effect.Effect<Principal | undefined, unknown> => {
+  /**
+   * The principal of a credential. A bearer is hashed once: the digest is compared with the static
+   * key's in constant time, and its hex is the cache key.
+   */
+  const resolve = (credential: Presented): Principal | undefined | Effect.Effect<Principal | undefined, unknown> => {
     switch (credential.kind) {
       case "none":
-        return Effect.succeed(undefined)
+        return undefined
       case "apikey":
         return credential.key.length > MAX_CREDENTIAL_LENGTH || !Iam.API_KEY_PATTERN.test(credential.key)
           ? Effect.fail(new Unauthorized({ message: "Invalid API key: expected x-api-key: core_<key>" }))
-          : cached(credential.key, options.resolver.apiKey(credential.key))
+          : cached(Crypto.sha256Hex(credential.key), () => options.resolver.apiKey(credential.key))
       case "bearer":
-      case "cookie":
-        if (credential.kind === "bearer" && staticKey !== undefined && Crypto.safeEqual(credential.token, staticKey)) {
-          return Effect.succeed(SERVICE)
-        }
-        return credential.token.length > MAX_CREDENTIAL_LENGTH
-          ? Effect.succeed(undefined)
-          : cached(credential.token, options.resolver.session(credential.token))
+      case "cookie": {
+        if (credential.token.length > MAX_CREDENTIAL_LENGTH) return undefined
+        const digest = Crypto.sha256(credential.token)
+        if (credential.kind === "bearer" && staticDigest !== undefined && timingSafeEqual(digest, staticDigest)) return SERVICE
+        return cached(digest.toString("hex"), () => options.resolver.session(credential.token))
+      }
     }
   }
 
@@ -247,10 +259,10 @@ export const middleware = (options: AuthenticationOptions): Guard => {
     credential: Presented,
     open: boolean,
     principal: Principal | undefined
-  ): Effect.Effect<undefined, Unauthorized | Forbidden> => {
+  ): Verdict | Effect.Effect<never, Unauthorized | Forbidden> => {
     frame.after.push((head) => afterResponse(request, principal, credential, frame.pathname, head))
     if (principal === undefined) {
-      return open || (bypass && credential.kind === "none") ? CONTINUE : Effect.fail(refusal(credential))
+      return open || (bypass && credential.kind === "none") ? undefined : Effect.fail(refusal(credential))
     }
     if (credential.kind === "cookie" && isCrossSiteWrite(request, options.isAllowedOrigin)) {
       return Effect.fail(new Forbidden({ message: "Cross-site request refused: this write is authenticated by a cookie" }))
@@ -258,23 +270,23 @@ export const middleware = (options: AuthenticationOptions): Guard => {
     frame.principal = principal
     const audience = match(options.routes, request.url)?.route.service.toLowerCase()
     if (audience !== undefined) {
-      Object.assign(frame.upstreamHeaders, identityHeadersFor(options.identityKey, principal, audience, Date.now()))
+      Object.assign(frame.upstreamHeaders, identityHeadersFor(options.identityKey, principal, audience, request.now))
     }
-    return CONTINUE
+    return undefined
   }
 
   return (request, frame) => {
-    if (!isUnder(frame.pathname, "/api")) return CONTINUE
+    if (!isUnder(frame.pathname, "/api")) return undefined
     const credential = presented(request.headers)
     const open = PUBLIC_PATHS.has(frame.pathname)
+    const principal = resolve(credential)
+    if (!Effect.isEffect(principal)) return admit(request, frame, credential, open, principal)
     return Effect.flatMap(
-      open ? Effect.orElseSucceed(resolve(credential), () => undefined) : resolve(credential),
-      (principal) => admit(request, frame, credential, open, principal)
+      open ? Effect.orElseSucceed(principal, () => undefined) : principal,
+      (resolved) => toEffect(admit(request, frame, credential, open, resolved))
     )
   }
 }
-
-const CONTINUE = Effect.succeed(undefined)
 
 /**
  * Step 10: a caller whose platform is suspended gets 451 `PLATFORM_SUSPENDED`, except the service
@@ -282,8 +294,8 @@ const CONTINUE = Effect.succeed(undefined)
  */
 export const suspension: Guard = (_request, frame) => {
   const principal = frame.principal
-  if (principal === undefined || principal.kind === "service") return CONTINUE
+  if (principal === undefined || principal.kind === "service") return undefined
   const { platformId, platformStatus } = principal
-  if (platformStatus !== "suspended" || platformId === null || isSuspensionExempt(frame.pathname)) return CONTINUE
+  if (platformStatus !== "suspended" || platformId === null || isSuspensionExempt(frame.pathname)) return undefined
   return Effect.fail(new PlatformSuspended({ message: `Platform ${platformId} has been suspended`, platformId }))
 }

@@ -67,14 +67,14 @@ const corsHeaders = (origin: string): Record<string, string> => ({
  */
 export const middleware = (isAllowed: (origin: string, request: Exchange) => boolean): Guard => (request, frame) => {
   const origin = request.headers.origin
-  if (origin === undefined) return Effect.succeed(undefined)
+  if (origin === undefined) return undefined
   if (!isAllowed(origin, request)) {
     return Effect.fail(new Forbidden({ message: `Origin ${origin.slice(0, 200)} is not allowed` }))
   }
   const preflight = request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined
   if (!preflight) {
     Object.assign(frame.responseHeaders, corsHeaders(origin))
-    return Effect.succeed(undefined)
+    return undefined
   }
   const method = request.headers["access-control-request-method"]!.trim().toUpperCase()
   if (!ALLOWED_METHODS.includes(method)) {
@@ -90,7 +90,7 @@ export const middleware = (isAllowed: (origin: string, request: Exchange) => boo
       new Forbidden({ message: `Request header ${refused.slice(0, 100)} is not allowed (allowed: ${ALLOWED_HEADERS.join(", ")})` })
     )
   }
-  return Effect.succeed({
+  return {
     status: 204,
     headers: {
       ...corsHeaders(origin),
@@ -99,5 +99,5 @@ export const middleware = (isAllowed: (origin: string, request: Exchange) => boo
       "access-control-max-age": String(MAX_AGE_SECONDS),
       vary: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers"
     }
-  })
+  }
 }

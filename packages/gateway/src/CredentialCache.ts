@@ -47,6 +47,8 @@ export type Cached = Principal | null
  */
 export interface CredentialCache {
   readonly get: (credential: string) => Effect.Effect<Cached | undefined>
+  /** `get` without an effect, for a cache in this process's memory. */
+  readonly peek?: (credential: string) => Cached | undefined
   readonly set: (credential: string, value: Cached) => Effect.Effect<void>
   readonly invalidate: (what: Invalidation) => Effect.Effect<void>
 }
@@ -116,15 +118,17 @@ export const memory = (ttlMillis = TTL_MILLIS, now: () => number = Date.now): Cr
     }
   }
 
+  const peek = (credential: string): Cached | undefined => {
+    const entry = entries.get(credential)
+    if (entry === undefined) return undefined
+    if (entry.until > now()) return entry.value
+    drop(credential)
+    return undefined
+  }
+
   return {
-    get: (credential) =>
-      Effect.sync(() => {
-        const entry = entries.get(credential)
-        if (entry === undefined) return undefined
-        if (entry.until > now()) return entry.value
-        drop(credential)
-        return undefined
-      }),
+    get: (credential) => Effect.sync(() => peek(credential)),
+    peek,
     set: (credential, value) =>
       Effect.sync(() => {
         drop(credential)

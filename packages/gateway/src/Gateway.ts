@@ -1,7 +1,7 @@
 import { Headers, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { ErrorResponse, NotFound, RequestContext, type UpstreamTimeout, UpstreamUnavailable } from "@core/kernel"
-import { Cause, Context, Effect, Exit, FiberRef, FiberRefs, Option, Runtime, type Scope } from "effect"
+import { Cause, Clock, Context, DefaultServices, Effect, Exit, FiberRef, FiberRefs, Option, Runtime, type Scope } from "effect"
 import * as http from "node:http"
 import { forwardHeaders, rewrite } from "./Forwarding.js"
 import * as Inbound from "./Inbound.js"
@@ -20,11 +20,13 @@ import {
   logRequest,
   logsRequests,
   makeFrame,
-  ordered
+  ordered,
+  toEffect,
+  type Verdict
 } from "./Middleware.js"
 import * as OpenApiDocument from "./OpenApiDocument.js"
 import { API_BASE, isUnder, type Match, match, ROUTES, type Route, type ServiceName, targetOf } from "./Routes.js"
-import { type NodeForwarding, type NodeHandler, nodeHandler, type Upstream, withRequestContext } from "./Upstream.js"
+import { type NodeForwarding, type NodeHandler, nodeHandler, type Upstream } from "./Upstream.js"
 
 /** What a gateway is made of. */
 export interface GatewayOptions {
@@ -87,12 +89,10 @@ const notFoundApp: GatewayApp = Effect.flatMap(
   (request) => Effect.fail(notFound(targetOf(request.url).pathname))
 )
 
-/** An app with the kernel's `RequestContext` of its request and its failures as envelopes. */
+/** An app with its failures as envelopes (its log lines take the request's ids from it, see `Logging`). */
 const served = <E, R>(app: HttpApp.Default<E, R>) =>
-  withRequestContext(
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      Effect.catchAllCause(app, (cause) => envelopeOf(cause, targetOf(request.url).pathname, request)))
-  )
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    Effect.catchAllCause(app, (cause) => envelopeOf(cause, targetOf(request.url).pathname, request)))
 
 /**
  * The head of an `@effect/platform` response, amended in place: headers set on top of the
@@ -148,13 +148,17 @@ export const make = (options: GatewayOptions = {}): HttpApp.Default<never, Scope
     const { requestId, request } = Inbound.of(raw)
     const pathname = targetOf(raw.url).pathname
     const frame = makeFrame(requestId, pathname)
-    const exchange: Exchange = {
-      method: request.method,
-      url: request.url,
-      headers: request.headers,
-      remoteAddress: Option.getOrUndefined(request.remoteAddress)
-    }
-    const inner = Effect.flatMap(enter(guards, exchange, frame), (answer): GatewayApp => {
+    const entered = Effect.clockWith((clock) => {
+      const exchange: Exchange = {
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        remoteAddress: Option.getOrUndefined(request.remoteAddress),
+        now: clock.unsafeCurrentTimeMillis()
+      }
+      return toEffect(enter(guards, exchange, frame))
+    })
+    const inner = Effect.flatMap(entered, (answer): GatewayApp => {
       if (answer !== undefined) return Effect.succeed(answerResponse(answer))
       const routed = route(request.url, pathname)
       const app: GatewayApp = routed._tag === "OpenApi"
@@ -312,6 +316,7 @@ export const listener = (options: GatewayOptions = {}): Effect.Effect<NodeListen
   Effect.gen(function*() {
     const runtime = yield* Effect.runtime<never>()
     const run = Runtime.runFork(runtime)
+    const clock = Context.get(FiberRefs.getOrDefault(runtime.fiberRefs, DefaultServices.currentServices), Clock.Clock)
     const logs = logsRequests(FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel))
     const guards = ordered(options.guards)
     const upstreams = options.upstreams ?? []
@@ -363,6 +368,12 @@ export const listener = (options: GatewayOptions = {}): Effect.Effect<NodeListen
       }
     }
 
+    const settle = (flight: InFlight, url: string, answer: Verdict) => {
+      if (answer === undefined) return dispatch(flight, url)
+      flight.response.writeHead(answer.status, answer.headers)
+      flight.response.end()
+    }
+
     return (request, response) => {
       const start = performance.now()
       const headers = request.headers
@@ -378,13 +389,17 @@ export const listener = (options: GatewayOptions = {}): Effect.Effect<NodeListen
       const flight = new InFlight(request, response, frame, method, start, reporter)
       ;(response as Tagged)[FLIGHT] = flight
       response.writeHead = gatewayWriteHead as typeof response.writeHead
-      const exchange: Exchange = { method, url, headers: headers as Headers.Headers, remoteAddress: request.socket.remoteAddress }
-      run(enter(guards, exchange, frame)).addObserver((exit) => {
-        if (Exit.isFailure(exit)) return refuse(request, response, frame, exit.cause)
-        const answer = exit.value
-        if (answer === undefined) return dispatch(flight, url)
-        response.writeHead(answer.status, answer.headers)
-        response.end()
-      })
+      const exchange: Exchange = {
+        method,
+        url,
+        headers: headers as Headers.Headers,
+        remoteAddress: request.socket.remoteAddress,
+        now: clock.unsafeCurrentTimeMillis()
+      }
+      const verdict = enter(guards, exchange, frame)
+      if (!Effect.isEffect(verdict)) return settle(flight, url, verdict)
+      run(verdict).addObserver((exit) =>
+        Exit.isSuccess(exit) ? settle(flight, url, exit.value) : refuse(request, response, frame, exit.cause)
+      )
     }
   })

@@ -16,6 +16,8 @@ export interface Exchange {
   readonly url: string
   readonly headers: Headers.Headers
   readonly remoteAddress: string | undefined
+  /** When the request arrived, in milliseconds, from the transport's `Clock` (`TestClock` in tests). */
+  readonly now: number
 }
 
 /**
@@ -64,12 +66,20 @@ export interface Answer {
   readonly headers: Record<string, string>
 }
 
+/** What a guard decides: the request goes on (`undefined`), or this answer is sent instead. */
+export type Verdict = Answer | undefined
+
 /**
- * One guard of the chain: it lets the request go on (`undefined`), answers it (`Answer`), or
- * fails to refuse it (a kernel error, which becomes the envelope). Guards record what they add
- * in the frame; they run on both transports.
+ * One guard of the chain. It decides at once when it can (the common case: no I/O), or answers an
+ * effect for work that waits (Redis, the identity service) or refuses (it fails with a kernel
+ * error, which becomes the envelope). Guards record what they add in the frame; they run on both
+ * transports, and a request that no guard suspends runs no fiber for them.
  */
-export type Guard = (exchange: Exchange, frame: Frame) => Effect.Effect<Answer | undefined, unknown>
+export type Guard = (exchange: Exchange, frame: Frame) => Verdict | Effect.Effect<Verdict, unknown>
+
+/** A verdict as an effect. */
+export const toEffect = (verdict: Verdict | Effect.Effect<Verdict, unknown>): Effect.Effect<Verdict, unknown> =>
+  Effect.isEffect(verdict) ? verdict : Effect.succeed(verdict)
 
 /**
  * The guards of the seed's order (6 rate limiter, 7 CORS, 8 tracing, 9 authentication,
@@ -94,30 +104,34 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "referrer-policy": "strict-origin-when-cross-origin"
 }
 
-const CONTINUE = Effect.succeed(undefined)
-
 /** The guards of `Guards`, in the seed's order, without the ones left out. */
 export const ordered = (guards: Guards = {}): ReadonlyArray<Guard> =>
   [guards.rateLimiter, guards.cors, guards.tracing, guards.authentication, guards.suspension].filter(
     (guard): guard is Guard => guard !== undefined
   )
 
-const step = (
+/**
+ * Run the guards in order until one answers or refuses; each is called once the previous one let
+ * the request on. Synchronous until a guard answers an effect; the rest then runs inside it.
+ */
+export const enter = (
   guards: ReadonlyArray<Guard>,
   exchange: Exchange,
   frame: Frame,
-  index: number
-): Effect.Effect<Answer | undefined, unknown> =>
-  index === guards.length
-    ? CONTINUE
-    : Effect.flatMap(
-      guards[index]!(exchange, frame),
-      (answer) => (answer === undefined ? step(guards, exchange, frame, index + 1) : Effect.succeed(answer))
-    )
-
-/** Run the guards in order until one answers or refuses; each is called once the previous one let the request on. */
-export const enter = (guards: ReadonlyArray<Guard>, exchange: Exchange, frame: Frame): Effect.Effect<Answer | undefined, unknown> =>
-  step(guards, exchange, frame, 0)
+  from = 0
+): Verdict | Effect.Effect<Verdict, unknown> => {
+  for (let index = from; index < guards.length; index++) {
+    const verdict = guards[index]!(exchange, frame)
+    if (Effect.isEffect(verdict)) {
+      return Effect.flatMap(
+        verdict,
+        (answer) => (answer === undefined ? toEffect(enter(guards, exchange, frame, index + 1)) : Effect.succeed(answer))
+      )
+    }
+    if (verdict !== undefined) return verdict
+  }
+  return undefined
+}
 
 /**
  * Apply the frame to a response head: the guards' hooks, the headers they added where the

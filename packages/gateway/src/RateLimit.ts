@@ -3,7 +3,7 @@ import { Clock, Duration, Effect, type Scope } from "effect"
 import type { Redis } from "ioredis"
 import { createHash } from "node:crypto"
 import { isIP } from "node:net"
-import type { Exchange, Guard } from "./Middleware.js"
+import { type Exchange, type Frame, type Guard, toEffect, type Verdict } from "./Middleware.js"
 import * as RedisConnection from "./RedisConnection.js"
 import { targetOf } from "./Routes.js"
 
@@ -136,9 +136,14 @@ export interface Decision {
   readonly retryAfterSeconds: number
 }
 
-/** Where counters live. `hit` counts one request against a key unless it is over its limit; it never fails. */
+/**
+ * Where counters live. `hit` counts one request against a key unless it is over its limit; it never
+ * fails. A store that answers without I/O also offers `hitAt`, the same at a given time, which the
+ * gateway calls without running an effect.
+ */
 export interface Store {
   readonly hit: (key: string, limit: Limit) => Effect.Effect<Decision>
+  readonly hitAt?: (key: string, limit: Limit, now: number) => Decision
 }
 
 const seconds = (millis: number, windowMillis: number): number =>
@@ -167,21 +172,23 @@ export const memoryStore = (options: { readonly maxKeys?: number } = {}): Store 
     }
   }
 
+  const hitAt = (key: string, { limit, windowMillis }: Limit, now: number): Decision => {
+    let counter = counters.get(key)
+    if (counter === undefined || expired(counter, now)) {
+      counters.delete(key)
+      evict(now)
+      counter = { count: 0, windowStart: now, windowMillis }
+      counters.set(key, counter)
+    }
+    const resetSeconds = seconds(counter.windowStart + windowMillis - now, windowMillis)
+    const allowed = counter.count < limit
+    if (allowed) counter.count += 1
+    return { allowed, limit, remaining: Math.max(0, limit - counter.count), resetSeconds, retryAfterSeconds: resetSeconds }
+  }
+
   return {
-    hit: (key, { limit, windowMillis }) =>
-      Effect.map(Clock.currentTimeMillis, (now): Decision => {
-        let counter = counters.get(key)
-        if (counter === undefined || expired(counter, now)) {
-          counters.delete(key)
-          evict(now)
-          counter = { count: 0, windowStart: now, windowMillis }
-          counters.set(key, counter)
-        }
-        const resetSeconds = seconds(counter.windowStart + windowMillis - now, windowMillis)
-        const allowed = counter.count < limit
-        if (allowed) counter.count += 1
-        return { allowed, limit, remaining: Math.max(0, limit - counter.count), resetSeconds, retryAfterSeconds: resetSeconds }
-      })
+    hit: (key, limit) => Effect.map(Clock.currentTimeMillis, (now) => hitAt(key, limit, now)),
+    hitAt
   }
 }
 
@@ -333,30 +340,34 @@ export interface RateLimitOptions {
 export const middleware = (options: RateLimitOptions): Guard => {
   const rules = options.rules ?? rulesFrom()
   const trustProxy = options.trustProxy ?? false
+  const decide = (decision: Decision, frame: Frame): Verdict | Effect.Effect<never, RateLimited> => {
+    if (decision.allowed) {
+      frame.after.push((head) => {
+        if (head.has("ratelimit-limit")) return undefined
+        const headers = headersOf(decision)
+        for (const name in headers) head.set(name, headers[name]!)
+        return undefined
+      })
+      return undefined
+    }
+    options.onRejected?.()
+    return Effect.fail(
+      new RateLimited({
+        message: "Too many requests. Try again later.",
+        retryAfterSeconds: decision.retryAfterSeconds,
+        limit: decision.limit,
+        remaining: 0,
+        resetSeconds: decision.resetSeconds
+      })
+    )
+  }
+  const { store } = options
   return (exchange, frame) => {
     const path = pathKeyOf(exchange.url)
     const limit = limitOf(rules, exchange.method, path)
-    if (limit === undefined) return Effect.succeed(undefined)
-    return Effect.flatMap(options.store.hit(`${clientAddress(exchange, trustProxy)}:${path}`, limit), (decision) => {
-      if (decision.allowed) {
-        frame.after.push((head) => {
-          if (head.has("ratelimit-limit")) return undefined
-          const headers = headersOf(decision)
-          for (const name in headers) head.set(name, headers[name]!)
-          return undefined
-        })
-        return Effect.succeed(undefined)
-      }
-      options.onRejected?.()
-      return Effect.fail(
-        new RateLimited({
-          message: "Too many requests. Try again later.",
-          retryAfterSeconds: decision.retryAfterSeconds,
-          limit: decision.limit,
-          remaining: 0,
-          resetSeconds: decision.resetSeconds
-        })
-      )
-    })
+    if (limit === undefined) return undefined
+    const key = `${clientAddress(exchange, trustProxy)}:${path}`
+    if (store.hitAt !== undefined) return decide(store.hitAt(key, limit, exchange.now), frame)
+    return Effect.flatMap(store.hit(key, limit), (decision) => toEffect(decide(decision, frame)))
   }
 }

@@ -1,4 +1,3 @@
-import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
 import type { Guard } from "./Middleware.js"
 
@@ -62,7 +61,5 @@ export const middleware: Guard = (request, frame) => {
   frame.responseHeaders[TRACE_ID_HEADER] = traceId
   frame.upstreamHeaders.traceparent = format({ traceId, parentId: ids.slice(0, 16), flags: inbound?.flags ?? "01" })
   if (inbound === undefined) frame.upstreamHeaders.tracestate = undefined
-  return CONTINUE
+  return undefined
 }
-
-const CONTINUE = Effect.succeed(undefined)

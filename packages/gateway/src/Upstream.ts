@@ -64,7 +64,7 @@ export const fromHttpApp = <E, R>(
       never,
       Scope.Scope | HttpServerRequest.HttpServerRequest
     >
-    const handler = yield* nodeHandler(withRequestContext(enveloped)).pipe(Effect.provide(context))
+    const handler = yield* nodeHandler(enveloped).pipe(Effect.provide(context))
     return {
       service,
       forward: (request) => Effect.provideService(prepared, HttpServerRequest.HttpServerRequest, request),
@@ -75,13 +75,6 @@ export const fromHttpApp = <E, R>(
       }
     }
   })
-
-/** An app with its request's kernel `RequestContext`, as the gateway's apps see it. */
-export const withRequestContext = <E, R>(app: HttpApp.Default<E, R>) =>
-  Effect.flatMap(
-    HttpServerRequest.HttpServerRequest,
-    (request) => Effect.provideService(app, RequestContext.RequestContext, RequestContext.fromRequest(request))
-  )
 
 /**
  * An app run on Node's request and response by `@effect/platform-node`, in the context it is made

@@ -15,8 +15,17 @@ import * as nodeCrypto from "node:crypto"
 export const sha256Hex = (input: string | Uint8Array): string =>
   oneShotHash === undefined ? createHash("sha256").update(input).digest("hex") : oneShotHash("sha256", input, "hex")
 
+/** The SHA-256 digest of a string or bytes. */
+export const sha256 = (input: string | Uint8Array): Buffer =>
+  oneShotHash === undefined ? createHash("sha256").update(input).digest() : oneShotHash("sha256", input, "buffer")
+
 /** Node's one-shot `crypto.hash` (20.12 and later): the same digest without a `Hash` object per call. */
-const oneShotHash = (nodeCrypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: "hex") => string }).hash
+const oneShotHash = (nodeCrypto as {
+  hash?: {
+    (algorithm: string, data: string | Uint8Array, encoding: "hex"): string
+    (algorithm: string, data: string | Uint8Array, encoding: "buffer"): Buffer
+  }
+}).hash
 
 /**
  * A random token of `bytes` random bytes, base64url without padding (43 characters for 32 bytes).
@@ -29,8 +38,7 @@ export const randomToken = (bytes = 32): string => randomBytes(bytes).toString("
  * Compare two strings in constant time (their SHA-256 digests are compared with `timingSafeEqual`,
  * so neither the content nor the length leaks through timing).
  */
-export const safeEqual = (a: string, b: string): boolean =>
-  timingSafeEqual(createHash("sha256").update(a).digest(), createHash("sha256").update(b).digest())
+export const safeEqual = (a: string, b: string): boolean => timingSafeEqual(sha256(a), sha256(b))
 
 const HKDF_SALT = "core/kernel/deriveKey/v1"
 

@@ -1,6 +1,7 @@
+import { HttpServerRequest } from "@effect/platform"
 import { Cause, Context, Effect, FiberRef, FiberRefs, HashMap, Layer, List, Logger, LogLevel, Option, Redacted } from "effect"
 import { CoreConfig, type LogLevelName } from "./Config.js"
-import { RequestContext } from "./RequestContext.js"
+import { fromRequest, RequestContext, type RequestContextData } from "./RequestContext.js"
 
 /** What replaces a sensitive value in a log line. */
 export const REDACTED = "[REDACTED]"
@@ -110,14 +111,25 @@ const stdout = (line: string) => {
 }
 
 /**
+ * The request a log line belongs to: the `RequestContext` when one is provided, else the one of the
+ * `HttpServerRequest` being served (so apps served without it, as the gateway runs them, still
+ * stamp their lines).
+ */
+const requestContextOf = (context: Context.Context<never>): Option.Option<RequestContextData> => {
+  const provided = Context.getOption(context, RequestContext)
+  if (Option.isSome(provided)) return provided
+  return Option.map(Context.getOption(context, HttpServerRequest.HttpServerRequest), (request) => fromRequest(request))
+}
+
+/**
  * A logger that writes one JSON object per line: `timestamp`, `level`, `message`, `requestId`,
- * `traceId` (from the annotations or the fiber's `RequestContext`), the other annotations, spans
+ * `traceId` (from the annotations, the fiber's `RequestContext`, or else its `HttpServerRequest`), the other annotations, spans
  * and any cause — every value passed through `redact`.
  */
 export const jsonLogger = (options: JsonLoggerOptions = {}): Logger.Logger<unknown, void> => {
   const write = options.write ?? stdout
   return Logger.make(({ annotations, cause, context, date, logLevel, message, spans }) => {
-    const request = Context.getOption(FiberRefs.getOrDefault(context, FiberRef.currentContext), RequestContext)
+    const request = requestContextOf(FiberRefs.getOrDefault(context, FiberRef.currentContext))
     const annotated = Object.fromEntries(HashMap.toEntries(annotations))
     const requestId = annotated.requestId ?? Option.getOrUndefined(Option.map(request, (r) => r.requestId))
     const traceId = annotated.traceId ?? Option.getOrUndefined(Option.flatMapNullable(request, (r) => r.traceId))
