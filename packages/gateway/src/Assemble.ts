@@ -10,7 +10,6 @@ import * as IdentityResolver from "./IdentityResolver.js"
 import type * as Metrics from "./Metrics.js"
 import type { GatewayApp, Guards } from "./Middleware.js"
 import * as RateLimit from "./RateLimit.js"
-import { ROUTES } from "./Routes.js"
 import * as Tracing from "./Tracing.js"
 import type { Upstream } from "./Upstream.js"
 
@@ -45,7 +44,6 @@ const guardsOf = (options: AssembleOptions): Guards => {
     resolver: iam === undefined ? noIdentityService : IdentityResolver.viaUpstream(iam, config.staticApiKey),
     cache: options.redis === undefined ? CredentialCache.memory() : CredentialCache.redis(options.redis),
     identityKey: ForwardedIdentity.keyFrom(config.secret),
-    routes: ROUTES,
     isAllowedOrigin,
     ...(metrics === undefined ? {} : { onCacheLookup: metrics.authCache })
   })

@@ -6,7 +6,7 @@ import { timingSafeEqual } from "node:crypto"
 import { type CredentialCache, type Invalidation, parseInvalidation, type Principal } from "./CredentialCache.js"
 import type { IdentityResolver } from "./IdentityResolver.js"
 import { type Exchange, type Frame, type Guard, type Head, toEffect, type Verdict } from "./Middleware.js"
-import { isUnder, match, type Route } from "./Routes.js"
+import { isUnder } from "./Routes.js"
 
 /** The cookie a browser's session travels in. */
 export const SESSION_COOKIE = "core.session_token"
@@ -124,7 +124,6 @@ export interface AuthenticationOptions {
   readonly cache: CredentialCache
   /** The key that signs `X-Core-Identity` (`ForwardedIdentity.keyFrom(CORE_SECRET)`). */
   readonly identityKey: Uint8Array
-  readonly routes: ReadonlyArray<Route>
   /** Whether an `Origin` may make cookie-authenticated writes (the gateway's own, or allowed). */
   readonly isAllowedOrigin: (origin: string, request: Exchange) => boolean
   /** Counts cache hits and misses (metrics). */
@@ -268,7 +267,7 @@ export const middleware = (options: AuthenticationOptions): Guard => {
       return Effect.fail(new Forbidden({ message: "Cross-site request refused: this write is authenticated by a cookie" }))
     }
     frame.principal = principal
-    const audience = match(options.routes, request.url)?.route.service.toLowerCase()
+    const audience = frame.match?.route.service.toLowerCase()
     if (audience !== undefined) {
       Object.assign(frame.upstreamHeaders, identityHeadersFor(options.identityKey, principal, audience, request.now))
     }

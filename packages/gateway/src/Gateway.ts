@@ -25,7 +25,7 @@ import {
   type Verdict
 } from "./Middleware.js"
 import * as OpenApiDocument from "./OpenApiDocument.js"
-import { API_BASE, isUnder, type Match, match, ROUTES, type Route, type ServiceName, targetOf } from "./Routes.js"
+import { API_BASE, isUnder, type Match, matchTarget, ROUTES, type Route, type ServiceName, targetOf } from "./Routes.js"
 import { type NodeForwarding, type NodeHandler, nodeHandler, type Upstream } from "./Upstream.js"
 
 /** What a gateway is made of. */
@@ -59,12 +59,12 @@ const notFound = (pathname: string) => new NotFound({ message: `No route for ${p
  * upstream of the longest matching prefix (an unknown prefix is 404 `NOT_FOUND`, a known one
  * without an upstream 502 `UPSTREAM_UNAVAILABLE`), everything else to the fallback.
  */
-const router = (routes: ReadonlyArray<Route>, upstreams: ReadonlyArray<Upstream>) => {
+const router = (upstreams: ReadonlyArray<Upstream>) => {
   const byService = new Map<ServiceName, Upstream>(upstreams.map((upstream) => [upstream.service, upstream]))
-  return (url: string, pathname: string): Routed => {
+  return (frame: Frame): Routed => {
+    const { match: found, pathname } = frame
     if (pathname === OpenApiDocument.PATH) return OPENAPI
     if (!isUnder(pathname, API_BASE)) return FALLBACK
-    const found = match(routes, url)
     if (found === undefined) return { _tag: "Refused", error: notFound(pathname) }
     const upstream = byService.get(found.route.service)
     if (upstream === undefined) {
@@ -140,14 +140,16 @@ const answerResponse = (answer: Answer) => HttpServerResponse.empty({ status: an
  */
 export const make = (options: GatewayOptions = {}): HttpApp.Default<never, Scope.Scope> => {
   const guards = ordered(options.guards)
-  const route = router(options.routes ?? ROUTES, options.upstreams ?? [])
+  const routes = options.routes ?? ROUTES
+  const route = router(options.upstreams ?? [])
   const fallback = options.fallback ?? notFoundApp
   const metrics = options.metrics
   return Effect.flatMap(HttpServerRequest.HttpServerRequest, (raw) => {
     const start = performance.now()
     const { requestId, request } = Inbound.of(raw)
-    const pathname = targetOf(raw.url).pathname
-    const frame = makeFrame(requestId, pathname)
+    const target = targetOf(raw.url)
+    const pathname = target.pathname
+    const frame = makeFrame(requestId, pathname, matchTarget(routes, target))
     const entered = Effect.clockWith((clock) => {
       const exchange: Exchange = {
         method: request.method,
@@ -160,7 +162,7 @@ export const make = (options: GatewayOptions = {}): HttpApp.Default<never, Scope
     })
     const inner = Effect.flatMap(entered, (answer): GatewayApp => {
       if (answer !== undefined) return Effect.succeed(answerResponse(answer))
-      const routed = route(request.url, pathname)
+      const routed = route(frame)
       const app: GatewayApp = routed._tag === "OpenApi"
         ? OpenApiDocument.route
         : routed._tag === "Fallback"
@@ -320,7 +322,8 @@ export const listener = (options: GatewayOptions = {}): Effect.Effect<NodeListen
     const logs = logsRequests(FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel))
     const guards = ordered(options.guards)
     const upstreams = options.upstreams ?? []
-    const route = router(options.routes ?? ROUTES, upstreams)
+    const routes = options.routes ?? ROUTES
+    const route = router(upstreams)
     const metrics = options.metrics
     const handlers = new Map<Upstream, NodeHandler>()
     for (const upstream of upstreams) handlers.set(upstream, yield* nodeHandlerOf(upstream))
@@ -352,7 +355,7 @@ export const listener = (options: GatewayOptions = {}): Effect.Effect<NodeListen
 
     const dispatch = (flight: InFlight, url: string) => {
       const { frame, request, response } = flight
-      const routed = route(url, frame.pathname)
+      const routed = route(frame)
       switch (routed._tag) {
         case "OpenApi":
           return openApi(request, response)
@@ -385,7 +388,8 @@ export const listener = (options: GatewayOptions = {}): Effect.Effect<NodeListen
       headers["x-core-request-id"] = requestId
       const url = request.url ?? "/"
       const method = request.method ?? "GET"
-      const frame = makeFrame(requestId, targetOf(url).pathname)
+      const target = targetOf(url)
+      const frame = makeFrame(requestId, target.pathname, matchTarget(routes, target))
       const flight = new InFlight(request, response, frame, method, start, reporter)
       ;(response as Tagged)[FLIGHT] = flight
       response.writeHead = gatewayWriteHead as typeof response.writeHead

@@ -2,6 +2,7 @@ import type { Headers, HttpApp } from "@effect/platform"
 import { ErrorResponse } from "@core/kernel"
 import { Effect, LogLevel, type Scope } from "effect"
 import type { Principal } from "./CredentialCache.js"
+import type { Match } from "./Routes.js"
 
 /** An app inside the gateway: it may fail with anything; the chain turns failures into envelopes. */
 export type GatewayApp = HttpApp.Default<unknown, Scope.Scope>
@@ -42,6 +43,8 @@ export interface Head {
 export interface Frame {
   readonly requestId: string
   readonly pathname: string
+  /** The route of the gateway's table the request falls under, if any (matched once, before the guards). */
+  readonly match: Match | undefined
   principal: Principal | undefined
   traceId: string | undefined
   readonly responseHeaders: Record<string, string>
@@ -50,9 +53,10 @@ export interface Frame {
 }
 
 /** A new frame for a request. */
-export const makeFrame = (requestId: string, pathname: string): Frame => ({
+export const makeFrame = (requestId: string, pathname: string, match?: Match): Frame => ({
   requestId,
   pathname,
+  match,
   principal: undefined,
   traceId: undefined,
   responseHeaders: {},

@@ -5,7 +5,6 @@ import { createHash } from "node:crypto"
 import { isIP } from "node:net"
 import { type Exchange, type Frame, type Guard, toEffect, type Verdict } from "./Middleware.js"
 import * as RedisConnection from "./RedisConnection.js"
-import { targetOf } from "./Routes.js"
 
 /** How many requests a key may make in a window. */
 export interface Limit {
@@ -84,13 +83,17 @@ const decoded = (path: string): string => {
   }
 }
 
+/** A path no spelling of which could count apart: no percent-escape, no repeated or trailing slash. */
+const PLAIN_PATH = /^(?:\/[^/%]+)+$|^\/$/
+
 /**
- * The path a counter is kept for: the normalized pathname, percent-decoded, with repeated and
- * trailing slashes folded (`/a//%62/` counts as `/a/b`, so no spelling escapes a limit), hashed
- * when long.
+ * The path a counter is kept for: the request's normalized pathname (`targetOf`), percent-decoded,
+ * with repeated and trailing slashes folded (`/a//%62/` counts as `/a/b`, so no spelling escapes a
+ * limit), hashed when long.
  */
-export const pathKeyOf = (url: string): string => {
-  const folded = decoded(targetOf(url).pathname).replace(/\/{2,}/g, "/")
+export const pathKeyOf = (pathname: string): string => {
+  if (pathname.length <= 256 && PLAIN_PATH.test(pathname)) return pathname
+  const folded = decoded(pathname).replace(/\/{2,}/g, "/")
   const path = folded.length > 1 && folded.endsWith("/") ? folded.slice(0, -1) : folded
   return path.length > 256 ? `sha256:${createHash("sha256").update(path).digest("hex")}` : path
 }
@@ -363,7 +366,7 @@ export const middleware = (options: RateLimitOptions): Guard => {
   }
   const { store } = options
   return (exchange, frame) => {
-    const path = pathKeyOf(exchange.url)
+    const path = pathKeyOf(frame.pathname)
     const limit = limitOf(rules, exchange.method, path)
     if (limit === undefined) return undefined
     const key = `${clientAddress(exchange, trustProxy)}:${path}`

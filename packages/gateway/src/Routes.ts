@@ -73,8 +73,10 @@ export interface Match {
  * match(ROUTES, "/api/v1/platforms/abc?x=1") // { route: { prefix: "/api/v1/platforms", ... }, url: "/abc?x=1" }
  * match(ROUTES, "/api/v1/platforms") // url "/"
  */
-export const match = (routes: ReadonlyArray<Route>, url: string): Match | undefined => {
-  const { pathname, search } = targetOf(url)
+export const match = (routes: ReadonlyArray<Route>, url: string): Match | undefined => matchTarget(routes, targetOf(url))
+
+/** `match` for a request target already split by `targetOf`. */
+export const matchTarget = (routes: ReadonlyArray<Route>, { pathname, search }: Target): Match | undefined => {
   let best: Route | undefined
   for (const route of routes) {
     if (isUnder(pathname, route.prefix) && (best === undefined || route.prefix.length > best.prefix.length)) {
