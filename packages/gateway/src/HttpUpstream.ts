@@ -1,7 +1,8 @@
 import { Duration, Effect, type Scope } from "effect"
 import * as http from "node:http"
 import * as https from "node:https"
-import type { Target } from "./internal/upstreamExchange.js"
+import { Pool } from "undici"
+import type { Target, Timeouts } from "./internal/upstreamExchange.js"
 import { forwardWith } from "./internal/upstreamForward.js"
 import { nodeWith } from "./internal/upstreamNode.js"
 import type { UpstreamErrorKind } from "./Metrics.js"
@@ -52,13 +53,19 @@ const parseBaseUrl = (service: ServiceName, baseUrl: string): URL => {
   return url
 }
 
-const targetOf = (service: ServiceName, baseUrl: string, maxSockets: number): Target => {
+const targetOf = (service: ServiceName, baseUrl: string, maxSockets: number, timeouts: Timeouts): Target => {
   const url = parseBaseUrl(service, baseUrl)
   const secure = url.protocol === "https:"
   const transport = secure ? https : http
   return {
     transport,
     agent: new transport.Agent({ keepAlive: true, maxSockets }),
+    pool: new Pool(url.origin, {
+      connections: maxSockets,
+      connect: { timeout: timeouts.timeoutMillis },
+      headersTimeout: timeouts.timeoutMillis,
+      bodyTimeout: timeouts.idleMillis
+    }),
     hostname: url.hostname.replace(/^\[(.*)\]$/, "$1"),
     port: url.port === "" ? (secure ? "443" : "80") : url.port,
     host: url.host,
@@ -94,15 +101,24 @@ export const make = (
   options: HttpUpstreamOptions = {}
 ): Effect.Effect<Upstream, never, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.sync(() => targetOf(service, baseUrl, options.maxSockets ?? DEFAULT_MAX_SOCKETS)),
-    (target) => Effect.sync(() => target.agent.destroy())
+    Effect.sync(() => {
+      const timeouts: Timeouts = {
+        timeoutMillis: Duration.toMillis(options.timeout ?? DEFAULT_TIMEOUT),
+        idleMillis: Duration.toMillis(options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT)
+      }
+      return { timeouts, target: targetOf(service, baseUrl, options.maxSockets ?? DEFAULT_MAX_SOCKETS, timeouts) }
+    }),
+    ({ target }) =>
+      Effect.promise(() => {
+        target.agent.destroy()
+        return target.pool.destroy().catch(ignore)
+      })
   ).pipe(
-    Effect.zipWith(Effect.runtime<never>(), (target, runtime): Upstream => {
+    Effect.zipWith(Effect.runtime<never>(), ({ target, timeouts }, runtime): Upstream => {
       const settings = {
         service,
         target,
-        timeoutMillis: Duration.toMillis(options.timeout ?? DEFAULT_TIMEOUT),
-        idleMillis: Duration.toMillis(options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT),
+        ...timeouts,
         trustProxy: options.trustProxy ?? false,
         onError: options.onError ?? ignore,
         runtime

@@ -3,12 +3,16 @@ import type * as http from "node:http"
 import type * as https from "node:https"
 import { TLSSocket } from "node:tls"
 import type { Socket } from "node:net"
+import type { Pool } from "undici"
 import type { UpstreamErrorKind } from "../Metrics.js"
 
-/** Where an upstream lives and the pool that reaches it. */
+/** Where an upstream lives and the pools that reach it. */
 export interface Target {
   readonly transport: typeof http | typeof https
+  /** The keep-alive agent of `forward`. */
   readonly agent: http.Agent
+  /** The undici pool of the Node path. */
+  readonly pool: Pool
   readonly hostname: string
   readonly port: string
   /** `Host` of the upstream, with its port. */
@@ -27,7 +31,7 @@ export interface Timeouts {
 export const WHOLE_BODY_LIMIT = 64 * 1024
 
 /** Statuses whose responses never have a body (a web `Response` refuses one). */
-const BODILESS_STATUSES = new Set([204, 205, 304])
+export const BODILESS_STATUSES: ReadonlySet<number> = new Set([204, 205, 304])
 
 /** Why an exchange ended before the upstream's headers; `client` means the caller went away. */
 export interface Failure {
@@ -68,7 +72,8 @@ export class Abort extends Error {
 
 const ignore = () => {}
 
-const contentLengthOf = (value: string | undefined): number | undefined => {
+/** A `Content-Length` header's value as a number, if it is a valid one. */
+export const contentLengthOf = (value: string | undefined): number | undefined => {
   if (value === undefined) return undefined
   const length = Number(value)
   return Number.isSafeInteger(length) && length >= 0 ? length : undefined

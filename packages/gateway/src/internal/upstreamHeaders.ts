@@ -3,7 +3,10 @@ import type { HttpServerRequest } from "@effect/platform"
 import { Option } from "effect"
 import type * as http from "node:http"
 import { TLSSocket } from "node:tls"
+import { util } from "undici"
 import { HOP_BY_HOP } from "../Forwarding.js"
+
+const { headerNameToString } = util
 
 /** Whether a request method carries a body upstream (GET, HEAD and OPTIONS are sent without). */
 export const hasBody = (method: string): boolean => method !== "GET" && method !== "HEAD" && method !== "OPTIONS"
@@ -90,38 +93,48 @@ export const nodeOutboundHeaders = (
 const HOP_BY_HOP_SET: ReadonlySet<string> = new Set(HOP_BY_HOP)
 const DROPPED = new Set([...HOP_BY_HOP, "set-cookie"])
 
-const responseHeaders = <A>(
-  response: http.IncomingMessage,
-  dropped: ReadonlySet<string>,
-  valueOf: (value: string | Array<string>) => A
-): Record<string, A> => {
-  const source = response.headers
-  const connection = source.connection
-  const listed = connection === undefined || connection === "" || connection === "keep-alive" || connection === "close"
+/** The header names a response's `Connection` lists, which are hop-by-hop too. */
+const listedBy = (connection: string | undefined): ReadonlySet<string> | undefined =>
+  connection === undefined || connection === "" || connection === "keep-alive" || connection === "close"
     ? undefined
     : new Set(connection.split(",").map((name) => name.trim().toLowerCase()))
-  const headers: Record<string, A> = {}
-  for (const name in source) {
-    const value = source[name]
-    if (value === undefined || dropped.has(name) || listed?.has(name)) continue
-    headers[name] = valueOf(value)
-  }
-  return headers
-}
-
-const joined = (value: string | Array<string>): string => typeof value === "string" ? value : value.join(", ")
-const asIs = (value: string | Array<string>): string | Array<string> => value
 
 /**
  * The upstream's response headers without hop-by-hop ones, the ones its `Connection` names, and
  * `Set-Cookie` (carried as cookies); repeated headers joined with `, `.
  */
-export const inboundHeaders = (response: http.IncomingMessage): Record<string, string> =>
-  responseHeaders(response, DROPPED, joined)
+export const inboundHeaders = (response: http.IncomingMessage): Record<string, string> => {
+  const source = response.headers
+  const listed = listedBy(source.connection)
+  const headers: Record<string, string> = {}
+  for (const name in source) {
+    const value = source[name]
+    if (value === undefined || DROPPED.has(name) || listed?.has(name)) continue
+    headers[name] = typeof value === "string" ? value : value.join(", ")
+  }
+  return headers
+}
 
 /**
- * The same for the Node path, as `writeHead` takes them: `Set-Cookie` kept, an array of every
- * cookie (Node joins other repeated headers itself).
+ * The same for the Node path from undici's raw headers (name and value buffers, alternating), as
+ * `writeHead` takes them: `Set-Cookie` kept, an array of every cookie; other repeated headers
+ * joined with `, `, as Node's parser joins them.
  */
-export const nodeInboundHeaders = (response: http.IncomingMessage): Record<string, string | Array<string>> =>
-  responseHeaders(response, HOP_BY_HOP_SET, asIs)
+export const rawInboundHeaders = (raw: ReadonlyArray<Buffer>): Record<string, string | Array<string>> => {
+  const headers: Record<string, string | Array<string>> = {}
+  let connection: string | undefined
+  for (let index = 0; index < raw.length; index += 2) {
+    const name = headerNameToString(raw[index])
+    const value = raw[index + 1].toString("latin1")
+    if (name === "connection") connection = value
+    if (HOP_BY_HOP_SET.has(name)) continue
+    const before = headers[name]
+    if (name === "set-cookie") {
+      if (before === undefined) headers[name] = [value]
+      else (before as Array<string>).push(value)
+    } else headers[name] = before === undefined ? value : `${before as string}, ${value}`
+  }
+  const listed = listedBy(connection)
+  if (listed !== undefined) for (const name of listed) delete headers[name]
+  return headers
+}

@@ -1,10 +1,12 @@
-/** `HttpUpstream`'s Node path: an exchange answered on Node's response, with no fiber and no stream. */
+/** `HttpUpstream`'s Node path: one undici dispatch answered on Node's response, with no fiber and no stream. */
 import { Runtime } from "effect"
 import type * as http from "node:http"
+import { Readable } from "node:stream"
+import type { Dispatcher } from "undici"
 import type { UpstreamErrorKind } from "../Metrics.js"
 import type { NodeForwarding, NodeHandler } from "../Upstream.js"
-import { type BodySource, Exchange, exchangeOf, type Outcome, tag } from "./upstreamExchange.js"
-import { hasBody, nodeInboundHeaders, nodeOutboundHeaders } from "./upstreamHeaders.js"
+import { Abort, BODILESS_STATUSES, contentLengthOf, WHOLE_BODY_LIMIT } from "./upstreamExchange.js"
+import { hasBody, nodeOutboundHeaders, rawInboundHeaders } from "./upstreamHeaders.js"
 import { cutConnection, errorOf, reportBrokenOff, reportFailed, type Settings } from "./upstreamReport.js"
 
 /** The settings of the Node path: the runtime its failures are logged with (the one `make` ran in). */
@@ -12,133 +14,303 @@ export interface NodeSettings extends Settings {
   readonly runtime: Runtime.Runtime<never>
 }
 
+/** undici's errors that mean the upstream was too slow: to connect, to answer, or inside its body. */
+const TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT"
+])
+
+/** A connection closed or reset under a request, as a stale pooled one is. */
+const CLOSED_CODES: ReadonlySet<string> = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"])
+
+const codeOf = (error: Error): string | undefined => {
+  const code = (error as { code?: unknown }).code
+  return typeof code === "string" ? code : undefined
+}
+
+/** The kind of an upstream failure and the reason logged with it (node:http's code for a closed connection). */
+const failureOf = (error: Error): { readonly kind: UpstreamErrorKind | "client"; readonly reason: string } => {
+  if (error instanceof Abort) return { kind: error.kind, reason: error.kind }
+  const code = codeOf(error)
+  if (code !== undefined && TIMEOUT_CODES.has(code)) return { kind: "timeout", reason: "timeout" }
+  return { kind: "unavailable", reason: code === "UND_ERR_SOCKET" ? "ECONNRESET" : code ?? error.message }
+}
+
+/** Where the client's response and request find their dispatch (a symbol, not a closure per listener). */
+const DISPATCH = Symbol.for("@core/gateway/HttpUpstream/NodeDispatch")
+
+interface Tagged {
+  [DISPATCH]?: NodeDispatch
+}
+
+const dispatchOf = (emitter: object): NodeDispatch => (emitter as Tagged)[DISPATCH]!
+
 /**
- * An exchange that answers on a Node response: it writes the head once, then the body whole or
- * streamed with backpressure (the idle timer runs only while the upstream is awaited, never while
- * the client is slow), and aborts when the client goes away. Found by its listeners through the
- * exchange's symbol, as the `Exchange`'s own are.
+ * A request body the client is still sending, fed to undici with backpressure both ways: the
+ * client's request pauses while undici has enough, and an idle timer runs while a chunk waits on
+ * the upstream (never while the client is slow). undici destroying it (the request failed) leaves
+ * the client's request to be read and discarded, so that the client can still get its answer.
  */
-class NodeExchange extends Exchange {
+class Upload extends Readable {
+  idle: NodeJS.Timeout | undefined
+
+  constructor(readonly dispatch: NodeDispatch, readonly inbound: http.IncomingMessage) {
+    super()
+    ;(inbound as Tagged)[DISPATCH] = dispatch
+    inbound.on("data", onUploadData).on("end", onUploadEnd).on("close", onUploadClose)
+  }
+
+  override _read(): void {
+    clearTimeout(this.idle)
+    this.inbound.resume()
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    clearTimeout(this.idle)
+    this.inbound.off("data", onUploadData).off("end", onUploadEnd).resume()
+    callback(error)
+  }
+
+  /** A chunk undici has not taken yet: the client's request waits, and the upstream has `idleMillis`. */
+  waiting(): void {
+    this.inbound.pause()
+    if (this.idle === undefined) this.idle = setTimeout(onUploadIdle, this.dispatch.settings.idleMillis, this)
+    else this.idle.refresh()
+  }
+}
+
+function onUploadData(this: http.IncomingMessage, chunk: Buffer): void {
+  const upload = dispatchOf(this).upload!
+  if (!upload.push(chunk)) upload.waiting()
+}
+
+function onUploadEnd(this: http.IncomingMessage): void {
+  dispatchOf(this).upload!.push(null)
+}
+
+function onUploadClose(this: http.IncomingMessage): void {
+  if (!this.complete) dispatchOf(this).clientGone()
+}
+
+/** The upstream took none of the body for the idle timeout; while connecting, the connect timeout counts instead. */
+const onUploadIdle = (upload: Upload): void => {
+  const dispatch = upload.dispatch
+  if (dispatch.abort !== undefined) dispatch.abort(new Abort("timeout"))
+  else upload.idle!.refresh()
+}
+
+/**
+ * One request to the upstream through its undici pool, answered on the client's Node response.
+ * A bodiless request goes at once; a body with a `Content-Length` up to `WHOLE_BODY_LIMIT` is
+ * received whole and sent with the headers; a larger or unknown one streams through an `Upload`
+ * (and the head's timeout is this dispatch's own, counted from the body's end, so that a stalled
+ * upload is the idle timeout's alone). The head is written once: at once for a bodiless answer
+ * or a streamed body, with the body for one up to `WHOLE_BODY_LIMIT`. A streamed body pauses
+ * undici while the client is slow (undici's body timeout waits meanwhile). Uses undici's
+ * raw-header handler (`onConnect` … `onComplete`), which skips the parsing of the controller API,
+ * and keeps the connection after a HEAD or an empty body (`reset: false`), as node:http does.
+ */
+class NodeDispatch implements Dispatcher.DispatchHandler {
+  phase: "receiving" | "request" | "whole" | "streamed" | "done" = "request"
+  /** undici's abort of the request, once it is on a connection. */
+  abort: ((error?: Error) => void) | undefined
+  gone = false
+  retried = false
+  upload: Upload | undefined
+  /** A small request body, received whole before the request is sent with it. */
+  received: Array<Buffer> | undefined
+  headTimer: NodeJS.Timeout | undefined
+  status = 0
+  headers: Record<string, string | Array<string>> | undefined
+  chunks: Array<Buffer> = []
+  size = 0
+  resume: (() => void) | undefined
+  waitingForDrain = false
+
   constructor(
     readonly settings: NodeSettings,
     readonly client: http.ServerResponse,
     readonly forwarding: NodeForwarding,
-    options: http.RequestOptions,
-    body: BodySource
+    readonly options: Dispatcher.DispatchOptions,
+    inbound: http.IncomingMessage | undefined
   ) {
-    super(settings.target, settings, options, body)
-    tag(client, this)
+    ;(client as Tagged)[DISPATCH] = this
     client.on("close", onClientClose)
-    this.listener = answer
+    if (inbound === undefined) {
+      this.send(null)
+      return
+    }
+    const length = contentLengthOf(inbound.headers["content-length"])
+    if (length !== undefined && length <= WHOLE_BODY_LIMIT) {
+      this.phase = "receiving"
+      this.received = []
+      ;(inbound as Tagged)[DISPATCH] = this
+      inbound.on("data", onReceivedData).on("end", onReceivedEnd).on("close", onReceivedClose)
+      return
+    }
+    this.upload = new Upload(this, inbound)
+    this.options.headersTimeout = 0
+    this.send(this.upload)
   }
 
-  /** Pipe the upstream's body into the client, pausing it while the client is slow. */
-  stream(response: http.IncomingMessage): void {
-    tag(response, this)
-    this.bodyIdle = setTimeout(onStreamIdle, this.timeouts.idleMillis, this)
-    this.client.on("drain", onClientDrain)
-    response.on("data", onStreamData).on("end", onStreamEnd).on("close", onStreamClose)
+  send(body: Dispatcher.DispatchOptions["body"]): void {
+    this.phase = "request"
+    this.options.body = body
+    this.settings.target.pool.dispatch(this.options, this)
+  }
+
+  /** The client went away: the upstream request is aborted (its connection with it), or never sent. */
+  clientGone(): void {
+    if (this.gone) return
+    this.gone = true
+    clearTimeout(this.headTimer)
+    if (this.phase === "receiving") this.phase = "done"
+    else this.abort?.(new Abort("client"))
+  }
+
+  onConnect(abort: (error?: Error) => void): void {
+    if (this.gone) return abort(new Abort("client"))
+    this.abort = abort
+  }
+
+  /** The whole request is sent: a streamed upload's upstream has `timeout` from now to answer. */
+  onRequestSent(): void {
+    if (this.upload !== undefined) this.headTimer = setTimeout(onHeadTimeout, this.settings.timeoutMillis, this)
+  }
+
+  onHeaders(status: number, raw: Array<Buffer>, resume: () => void): boolean {
+    if (status < 200) return true
+    clearTimeout(this.headTimer)
+    const headers = rawInboundHeaders(raw)
+    const client = this.client
+    if (this.options.method === "HEAD" || BODILESS_STATUSES.has(status)) {
+      client.writeHead(status, headers).end()
+      this.phase = "done"
+      return true
+    }
+    const length = contentLengthOf(headers["content-length"] as string | undefined)
+    if (length !== undefined && length <= WHOLE_BODY_LIMIT) {
+      this.phase = "whole"
+      this.status = status
+      this.headers = headers
+      return true
+    }
+    client.writeHead(status, headers)
+    this.phase = "streamed"
+    this.resume = resume
+    client.on("drain", onClientDrain)
+    return true
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.phase === "whole") {
+      this.chunks.push(chunk)
+      this.size += chunk.length
+      return true
+    }
+    if (this.client.write(chunk)) return true
+    this.waitingForDrain = true
+    return false
+  }
+
+  onComplete(): void {
+    const phase = this.phase
+    this.phase = "done"
+    if (phase === "whole") {
+      const chunks = this.chunks
+      this.client.writeHead(this.status, this.headers!).end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, this.size))
+    } else if (phase === "streamed") this.client.end()
+  }
+
+  onError(error: Error): void {
+    clearTimeout(this.headTimer)
+    const phase = this.phase
+    this.phase = "done"
+    this.abort = undefined
+    if (this.gone || phase === "done") return
+    const { kind, reason } = failureOf(error)
+    if (kind === "client") return
+    if (phase === "request") return this.failed(error, kind, reason)
+    if (phase === "whole") {
+      this.client.writeHead(this.status, this.headers!)
+      for (const chunk of this.chunks) this.client.write(chunk)
+    }
+    this.brokenOffAfterHead(kind)
+  }
+
+  /** No head came: a bodiless request on a connection that closed under it goes once more, else the gateway answers. */
+  failed(error: Error, kind: UpstreamErrorKind, reason: string): void {
+    const code = codeOf(error)
+    if (this.options.body === null && !this.retried && code !== undefined && CLOSED_CODES.has(code)) {
+      this.retried = true
+      return this.send(null)
+    }
+    const { forwarding, settings } = this
+    Runtime.runSync(settings.runtime, reportFailed(settings, forwarding.requestId, kind, reason))
+    forwarding.fail(errorOf(settings.service, kind))
   }
 
   /** The body broke off or stood still after the head: reported, and the client's connection cut. */
   brokenOffAfterHead(kind: UpstreamErrorKind): void {
-    clearTimeout(this.bodyIdle)
     Runtime.runSync(this.settings.runtime, reportBrokenOff(this.settings, this.forwarding.requestId, kind))
     const socket = this.client.socket
     if (socket !== null) cutConnection(socket)
     else this.client.destroy()
   }
-
-  /** The client went away: the upstream request and its response are destroyed, its connection with them. */
-  clientGone(): void {
-    this.abortedBy ??= "client"
-    this.abort()
-    this.response?.destroy()
-  }
 }
 
-const answer = (outcome: Outcome, exchange: Exchange): void => {
-  const { client, forwarding, settings } = exchange as NodeExchange
-  if (outcome._tag === "Failed") {
-    const { kind, reason } = outcome.failure
-    if (kind === "client") return
-    Runtime.runSync(settings.runtime, reportFailed(settings, forwarding.requestId, kind, reason))
-    return forwarding.fail(errorOf(settings.service, kind))
-  }
-  const response = outcome.response
-  client.writeHead(response.statusCode ?? 502, nodeInboundHeaders(response))
-  switch (outcome._tag) {
-    case "Whole":
-      client.end(outcome.body)
-      return
-    case "Bodiless":
-      client.end()
-      return
-    case "Streamed":
-      return (exchange as NodeExchange).stream(response)
-    case "BrokenOff":
-      for (const chunk of outcome.chunks) client.write(chunk)
-      return (exchange as NodeExchange).brokenOffAfterHead(outcome.kind)
-  }
+/** A streamed upload was sent whole and no head came within the timeout. */
+const onHeadTimeout = (dispatch: NodeDispatch): void => {
+  if (dispatch.phase === "request") dispatch.abort?.(new Abort("timeout"))
 }
 
 function onClientClose(this: http.ServerResponse): void {
-  if (!this.writableFinished) exchangeOf<NodeExchange>(this).clientGone()
+  if (!this.writableFinished) dispatchOf(this).clientGone()
 }
 
-function onStreamData(this: http.IncomingMessage, chunk: Uint8Array): void {
-  const exchange = exchangeOf<NodeExchange>(this)
-  exchange.bodyIdle?.refresh()
-  if (!exchange.client.write(chunk)) this.pause()
-}
-
-/** The client took what was written: the upstream's body flows again, and the idle timer counts from now. */
+/** The client took what was written: undici reads the upstream's body again. */
 function onClientDrain(this: http.ServerResponse): void {
-  const exchange = exchangeOf<NodeExchange>(this)
-  const response = exchange.response
-  if (response === undefined || !response.isPaused()) return
-  exchange.bodyIdle?.refresh()
-  response.resume()
+  const dispatch = dispatchOf(this)
+  if (!dispatch.waitingForDrain || dispatch.phase !== "streamed") return
+  dispatch.waitingForDrain = false
+  dispatch.resume!()
 }
 
-/** The upstream sent nothing for the idle timeout; while the client is what holds the body up, the timer waits. */
-const onStreamIdle = (exchange: NodeExchange): void => {
-  if (exchange.response!.isPaused()) exchange.bodyIdle!.refresh()
-  else exchange.destroy("timeout")
+function onReceivedData(this: http.IncomingMessage, chunk: Buffer): void {
+  dispatchOf(this).received?.push(chunk)
 }
 
-function onStreamEnd(this: http.IncomingMessage): void {
-  const exchange = exchangeOf<NodeExchange>(this)
-  clearTimeout(exchange.bodyIdle)
-  exchange.client.end()
+/** A small body is all there: the request leaves with it. */
+function onReceivedEnd(this: http.IncomingMessage): void {
+  const dispatch = dispatchOf(this)
+  const received = dispatch.received
+  if (dispatch.phase !== "receiving" || received === undefined) return
+  dispatch.received = undefined
+  dispatch.send(received.length === 1 ? received[0] : Buffer.concat(received))
 }
 
-function onStreamClose(this: http.IncomingMessage): void {
-  if (this.complete) return
-  const exchange = exchangeOf<NodeExchange>(this)
-  const kind = exchange.abortedBy ?? "unavailable"
-  if (kind === "client") clearTimeout(exchange.bodyIdle)
-  else exchange.brokenOffAfterHead(kind)
+/** The client's connection closed before its small body was all there: nothing is sent. */
+function onReceivedClose(this: http.IncomingMessage): void {
+  if (!this.complete) dispatchOf(this).clientGone()
 }
 
 /**
  * The `node` of an HTTP upstream: the request goes out under the base path with the gateway's
- * headers and the forwarding ones, its body (if the method has one) copied with backpressure or,
+ * headers and the forwarding ones, its body (if the method has one) streamed with backpressure or,
  * up to 64 KiB with a `Content-Length`, sent whole; the answer is written on `response` as
  * `forward` would answer it, a failure before the head handed to `forwarding.fail`.
  */
 export const nodeWith = (settings: NodeSettings): NodeHandler => {
-  const { agent, basePath, host, hostname, port } = settings.target
+  const { basePath, host } = settings.target
   return (request, response, forwarding) => {
     const method = request.method ?? "GET"
-    const options: http.RequestOptions = {
-      agent,
-      hostname,
-      port,
-      method,
+    const options: Dispatcher.DispatchOptions = {
       path: basePath + forwarding.url,
+      method,
+      reset: false,
       headers: nodeOutboundHeaders(request, forwarding.headers, host, settings.trustProxy)
     }
-    new NodeExchange(settings, response, forwarding, options, hasBody(method) ? { node: request } : "none")
+    new NodeDispatch(settings, response, forwarding, options, hasBody(method) ? request : undefined)
   }
 }
