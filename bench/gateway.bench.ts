@@ -126,7 +126,7 @@ export const run = async (): Promise<Figures> => {
 
   const rows: ReadonlyArray<Row> = [
     { label: "1. registry GET /ping served directly (Listener)", proxyCpu: direct.cpuPerRequest[0], iamCpu: undefined, measured: direct },
-    { label: "1. same route through Assemble.gateway, session bearer", proxyCpu: gateway.cpuPerRequest[0], iamCpu: undefined, measured: gateway },
+    { label: "1. same route through Assemble.listener, session bearer", proxyCpu: gateway.cpuPerRequest[0], iamCpu: undefined, measured: gateway },
     { label: "2. iam GET /api/core/session directly", proxyCpu: undefined, iamCpu: iam.cpuPerRequest[0], measured: iam },
     { label: "2. through the gateway (HttpUpstream)", proxyCpu: gatewayHttp.cpuPerRequest[0], iamCpu: gatewayHttp.cpuPerRequest[1], measured: gatewayHttp },
     { label: "2. through Fastify + @fastify/reply-from", proxyCpu: fastify.cpuPerRequest[0], iamCpu: fastify.cpuPerRequest[1], measured: fastify }
