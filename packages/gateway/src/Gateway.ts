@@ -400,10 +400,14 @@ export const listener = (options: GatewayOptions = {}): Effect.Effect<NodeListen
         remoteAddress: request.socket.remoteAddress,
         now: clock.unsafeCurrentTimeMillis()
       }
-      const verdict = enter(guards, exchange, frame)
-      if (!Effect.isEffect(verdict)) return settle(flight, url, verdict)
-      run(verdict).addObserver((exit) =>
-        Exit.isSuccess(exit) ? settle(flight, url, exit.value) : refuse(request, response, frame, exit.cause)
-      )
+      try {
+        const verdict = enter(guards, exchange, frame)
+        if (!Effect.isEffect(verdict)) return settle(flight, url, verdict)
+        run(verdict).addObserver((exit) =>
+          Exit.isSuccess(exit) ? settle(flight, url, exit.value) : refuse(request, response, frame, exit.cause)
+        )
+      } catch (defect) {
+        if (!response.headersSent) refuse(request, response, frame, Cause.die(defect))
+      }
     }
   })

@@ -211,6 +211,27 @@ describe("Gateway responses", () => {
     })
   })
 
+  it("answers a guard that throws as 500 INTERNAL_ERROR, and keeps serving", async () => {
+    let calls = 0
+    const throwing: Middleware.Guard = () => {
+      calls += 1
+      if (calls === 1) throw new Error("secret guard bug")
+      return undefined
+    }
+    const { handler } = Transport.serve(
+      Transport.ofOptions({ upstreams: echoUpstreams, guards: { tracing: throwing } }),
+      Logger.replace(Logger.defaultLogger, Logger.none)
+    )
+    const crashed = await handler(new Request("http://localhost/api/v1/stacks", { headers: { "x-request-id": "r-bug" } }))
+    expect(crashed.status).toBe(500)
+    expectSecurityHeaders(crashed)
+    expect(await crashed.json()).toEqual({
+      error: { code: "INTERNAL_ERROR", message: "An internal error occurred", requestId: "r-bug", details: null }
+    })
+    const next = await handler(new Request("http://localhost/api/v1/stacks"))
+    expect(next.status).toBe(200)
+  })
+
   it("answers an upstream's defect as 500 INTERNAL_ERROR without details", async () => {
     const crashing = Effect.runSync(Upstream.fromHttpApp("STACKS", Effect.die(new Error("secret stack trace"))))
     const response = await Transport.serve(Transport.ofOptions({ upstreams: [crashing] }), Logger.replace(Logger.defaultLogger, Logger.none)
