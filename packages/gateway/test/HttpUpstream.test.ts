@@ -877,6 +877,45 @@ describe("node path", () => {
     }
   })
 
+  it("answers 504 when the upstream stops taking a streamed request body for the idle timeout, not the head's timeout", async () => {
+    const arrived = deferred()
+    const upstream = await upstreamServer((req) => {
+      req.pause()
+      arrived.resolve()
+    })
+    const { errors, onError } = counting()
+    const proxy = await serveNode(
+      HttpUpstream.make("PROVISIONING", upstream.url, { timeout: "50 millis", idleTimeout: "400 millis", onError })
+    )
+    const chunk = Buffer.alloc(64 * KiB, 1)
+    let client: http.ClientRequest | undefined
+    const started = Date.now()
+    const answer = upload(proxy.port, "/api/upload", (request) => {
+      client = request
+      for (let i = 0; i < 512; i++) request.write(chunk)
+    })
+    await arrived.promise
+    const { status, body } = await answer
+    client?.destroy()
+    expect([status, JSON.parse(body).error.code]).toEqual([504, "UPSTREAM_TIMEOUT"])
+    expect(Date.now() - started).toBeGreaterThanOrEqual(350)
+    expect(errors).toEqual([["PROVISIONING", "timeout"]])
+    expect(proxy.warnings().map((line) => [line.message, line.annotations.reason])).toEqual([["upstream timed out", "timeout"]])
+  })
+
+  it("never counts a slow streamed upload against the timeout, which starts once the body is sent", async () => {
+    const upstream = await upstreamServer(async (req, res) => res.end(`got ${(await readAll(req)).length}`))
+    const proxy = await serveNode(HttpUpstream.make("PROVISIONING", upstream.url, { timeout: "100 millis" }))
+    const answer = upload(proxy.port, "/api/upload", async (request) => {
+      for (let i = 0; i < 6; i++) {
+        request.write("0123456789")
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      request.end()
+    })
+    expect(await answer).toMatchObject({ status: 200, body: "got 60" })
+  })
+
   it("aborts the upstream request when the client leaves before the headers, and while the body streams", async () => {
     for (const streaming of [false, true]) {
       const arrived = deferred()

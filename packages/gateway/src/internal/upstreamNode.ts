@@ -54,6 +54,8 @@ const dispatchOf = (emitter: object): NodeDispatch => (emitter as Tagged)[DISPAT
  */
 class Upload extends Readable {
   idle: NodeJS.Timeout | undefined
+  /** A chunk waits on the upstream. */
+  stalled = false
 
   constructor(readonly dispatch: NodeDispatch, readonly inbound: http.IncomingMessage) {
     super()
@@ -62,7 +64,7 @@ class Upload extends Readable {
   }
 
   override _read(): void {
-    clearTimeout(this.idle)
+    this.stalled = false
     this.inbound.resume()
   }
 
@@ -74,6 +76,7 @@ class Upload extends Readable {
 
   /** A chunk undici has not taken yet: the client's request waits, and the upstream has `idleMillis`. */
   waiting(): void {
+    this.stalled = true
     this.inbound.pause()
     if (this.idle === undefined) this.idle = setTimeout(onUploadIdle, this.dispatch.settings.idleMillis, this)
     else this.idle.refresh()
@@ -95,6 +98,7 @@ function onUploadClose(this: http.IncomingMessage): void {
 
 /** The upstream took none of the body for the idle timeout; while connecting, the connect timeout counts instead. */
 const onUploadIdle = (upload: Upload): void => {
+  if (!upload.stalled) return
   const dispatch = upload.dispatch
   if (dispatch.abort !== undefined) dispatch.abort(new Abort("timeout"))
   else upload.idle!.refresh()
