@@ -85,7 +85,9 @@ const targetOf = (service: ServiceName, baseUrl: string, maxSockets: number, tim
  * the upstream request. Dies at once on a base URL that is not http(s), or carries credentials, a
  * query or a fragment.
  *
- * Its `node` does the same on Node's request and response, for the gateway's Node listener: the
+ * Its `node` does the same on Node's request and response, for the gateway's Node listener, through
+ * an undici `Pool` of its own (`maxSockets` keep-alive connections, destroyed with the scope; there,
+ * `timeout` covers connecting and the head, not the wait for a free connection): the
  * gateway's headers and `forwarding.url` go out as `forward`'s would, the answer is written with
  * one `writeHead` (`Set-Cookie` kept as an array) and the body whole or piped with backpressure, a
  * failure before the head goes to `forwarding.fail`, and its failures are logged with the runtime
