@@ -8,16 +8,17 @@ export interface Figures {
 
 /**
  * Measurement window in seconds, `BENCH_DURATION` (default 5) after a warm-up of `BENCH_WARMUP`
- * (default 3), repeated `BENCH_ROUNDS` times (default 1; medians are reported) on a noisy machine.
+ * (default 3), repeated `BENCH_ROUNDS` times (default `defaultRounds`, 1 unless a bench says more;
+ * medians are reported) on a noisy machine.
  */
-export const durations = (): { readonly duration: number; readonly warmup: number; readonly rounds: number } => {
+export const durations = (defaultRounds = 1): { readonly duration: number; readonly warmup: number; readonly rounds: number } => {
   const read = (name: string, fallback: number) => {
     const value = Number(process.env[name] ?? fallback)
     if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`)
     return value
   }
   const duration = read("BENCH_DURATION", 5)
-  return { duration, warmup: read("BENCH_WARMUP", Math.min(3, duration)), rounds: Math.round(read("BENCH_ROUNDS", 1)) }
+  return { duration, warmup: read("BENCH_WARMUP", Math.min(3, duration)), rounds: Math.round(read("BENCH_ROUNDS", defaultRounds)) }
 }
 
 /** The median of some numbers. */
