@@ -218,9 +218,9 @@ describe("Metrics.route", () => {
 })
 
 describe("request metrics in the chain", () => {
-  const boom = Effect.runSync(Upstream.fromHttpApp("IAM", Effect.die(new Error("boom"))))
-  const health = HttpRouter.empty.pipe(HttpRouter.get("/health", HttpServerResponse.text("ok")))
   const quiet = Logger.replace(Logger.defaultLogger, Logger.none)
+  const boom = Effect.runSync(Upstream.fromHttpApp("IAM", Effect.die(new Error("boom"))).pipe(Effect.provide(quiet)))
+  const health = HttpRouter.empty.pipe(HttpRouter.get("/health", HttpServerResponse.text("ok")))
 
   it("counts a 404 and a 500 envelope like any answer, under bounded route labels", async () => {
     const metrics = Metrics.make()
