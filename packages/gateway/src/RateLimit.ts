@@ -98,10 +98,14 @@ export const pathKeyOf = (pathname: string): string => {
   return path.length > 256 ? `sha256:${createHash("sha256").update(path).digest("hex")}` : path
 }
 
-/** The limit for a request's method and path key, or `undefined` when it is not limited. */
+/**
+ * The limit for a request's method and path key, or `undefined` when it is not limited. `OPTIONS`
+ * (a browser's CORS preflight) has the general limit, and its own counter (`{ip}:{path}:preflight`),
+ * so that preflights do not use up the sign-in's attempts.
+ */
 export const limitOf = (rules: Rules, method: string, path: string): Limit | undefined => {
   if (rules.exemptPaths.includes(path)) return undefined
-  const strict = rules.authRoutes.some((route) =>
+  const strict = method !== "OPTIONS" && rules.authRoutes.some((route) =>
     route.path === path && (route.methods === undefined || route.methods.includes(method)))
   return { limit: strict ? rules.authPerMinute : rules.perMinute, windowMillis: WINDOW_MILLIS }
 }
@@ -369,7 +373,8 @@ export const middleware = (options: RateLimitOptions): Guard => {
     const path = pathKeyOf(frame.pathname)
     const limit = limitOf(rules, exchange.method, path)
     if (limit === undefined) return undefined
-    const key = `${clientAddress(exchange, trustProxy)}:${path}`
+    const counted = `${clientAddress(exchange, trustProxy)}:${path}`
+    const key = exchange.method === "OPTIONS" ? `${counted}:preflight` : counted
     if (store.hitAt !== undefined) return decide(store.hitAt(key, limit, exchange.now), frame)
     return Effect.flatMap(store.hit(key, limit), (decision) => toEffect(decide(decision, frame)))
   }

@@ -169,6 +169,15 @@ describe("RateLimit in memory", () => {
     expect([pageView.status, pageView.headers["ratelimit-limit"]]).toEqual([200, "600"])
   })
 
+  it("counts a browser's preflights against the general limit, never the sign-in's", async () => {
+    const gateway = await serve(RateLimit.middleware({ store: RateLimit.memoryStore() }))
+    const path = "/api/v1/iam/api/auth/sign-in/email"
+    const preflights = await statuses(12, () => gateway.send(path, { method: "OPTIONS" }))
+    expect(preflights).toEqual(times(12, 200))
+    const signIn = await gateway.send(path, { method: "POST" })
+    expect([signIn.status, ...limits(signIn)]).toEqual([200, "10", "9", "60"])
+  })
+
   it("leaves the token endpoints (governed by slow_down), /health, /ready and /metrics alone", async () => {
     const gateway = await serve(RateLimit.middleware({ store: RateLimit.memoryStore(), rules: RateLimit.rulesFrom({ perMinute: 1, authPerMinute: 1 }) }))
     for (const path of ["/api/v1/iam/oauth/device/token", "/api/v1/iam/oauth/token", "/health", "/ready", "/metrics"]) {
