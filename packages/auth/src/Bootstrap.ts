@@ -1,4 +1,4 @@
-import { type Forbidden, type Ids, NotFound, type UpstreamUnavailable } from "@core/kernel"
+import { type Forbidden, NotFound, type UpstreamUnavailable } from "@core/kernel"
 import { Effect, Option } from "effect"
 import { actorOf } from "./Audit.js"
 import { AuditLog } from "./AuditEvent.js"

@@ -1,4 +1,4 @@
-import { type Forbidden, type Ids, type UpstreamUnavailable, ValidationError } from "@core/kernel"
+import { type Forbidden, type UpstreamUnavailable, ValidationError } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { actorOf } from "./Audit.js"

@@ -1,19 +1,17 @@
 import { Headers, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { ErrorResponse, NotFound, RequestContext, type UpstreamTimeout, UpstreamUnavailable } from "@core/kernel"
-import { Cause, Clock, Context, DefaultServices, Effect, Exit, FiberRef, FiberRefs, Option, Runtime, type Scope } from "effect"
-import * as http from "node:http"
-import { forwardHeaders, rewrite } from "./Forwarding.js"
+import { RequestContext } from "@core/kernel"
+import { Context, Effect, FiberRef, Option, type Scope } from "effect"
+import { rewrite } from "./Forwarding.js"
 import * as Inbound from "./Inbound.js"
+import { listener as nodeListener, type NodeListener } from "./internal/nodeListener.js"
+import { envelopeOf, notFoundApp, router } from "./internal/routing.js"
 import * as Metrics from "./Metrics.js"
 import {
   type Answer,
-  describeRefusal,
   elapsedMillis,
   enter,
   type Exchange,
   finish,
-  type Frame,
   type GatewayApp,
   type Guards,
   type Head,
@@ -21,12 +19,11 @@ import {
   logsRequests,
   makeFrame,
   ordered,
-  toEffect,
-  type Verdict
+  toEffect
 } from "./Middleware.js"
 import * as OpenApiDocument from "./OpenApiDocument.js"
-import { API_BASE, isUnder, type Match, matchTarget, ROUTES, type Route, type ServiceName, targetOf } from "./Routes.js"
-import { type NodeForwarding, type NodeHandler, nodeHandler, type Upstream } from "./Upstream.js"
+import { matchTarget, ROUTES, type Route, targetOf } from "./Routes.js"
+import type { Upstream } from "./Upstream.js"
 
 /** What a gateway is made of. */
 export interface GatewayOptions {
@@ -41,58 +38,6 @@ export interface GatewayOptions {
   /** Request counts and latencies, observed as each response's head is sent. */
   readonly metrics?: Metrics.Metrics
 }
-
-/** Where the router sends a request once the guards let it through. */
-type Routed =
-  | { readonly _tag: "OpenApi" }
-  | { readonly _tag: "Fallback" }
-  | { readonly _tag: "Upstream"; readonly upstream: Upstream; readonly match: Match }
-  | { readonly _tag: "Refused"; readonly error: NotFound | UpstreamUnavailable }
-
-const OPENAPI: Routed = { _tag: "OpenApi" }
-const FALLBACK: Routed = { _tag: "Fallback" }
-
-const notFound = (pathname: string) => new NotFound({ message: `No route for ${pathname}` })
-
-/**
- * The routing step: `/api/v1/openapi.json` is the merged document, `/api/v1/*` goes to the
- * upstream of the longest matching prefix (an unknown prefix is 404 `NOT_FOUND`, a known one
- * without an upstream 502 `UPSTREAM_UNAVAILABLE`), everything else to the fallback.
- */
-const router = (upstreams: ReadonlyArray<Upstream>) => {
-  const byService = new Map<ServiceName, Upstream>(upstreams.map((upstream) => [upstream.service, upstream]))
-  return (frame: Frame): Routed => {
-    const { match: found, pathname } = frame
-    if (pathname === OpenApiDocument.PATH) return OPENAPI
-    if (!isUnder(pathname, API_BASE)) return FALLBACK
-    if (found === undefined) return { _tag: "Refused", error: notFound(pathname) }
-    const upstream = byService.get(found.route.service)
-    if (upstream === undefined) {
-      const service = found.route.service
-      return { _tag: "Refused", error: new UpstreamUnavailable({ message: `The ${service} service is not available`, upstream: service }) }
-    }
-    return { _tag: "Upstream", upstream, match: found }
-  }
-}
-
-const isRouteNotFound = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "RouteNotFound"
-
-/** Any failure as its envelope (a router's `RouteNotFound` as 404 naming the path, defects 500). */
-const envelopeOf = (cause: Cause.Cause<unknown>, pathname: string, request: HttpServerRequest.HttpServerRequest) =>
-  ErrorResponse.handleCause(
-    Cause.map(cause, (error) => (isRouteNotFound(error) ? notFound(pathname) : error))
-  ).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, request))
-
-const notFoundApp: GatewayApp = Effect.flatMap(
-  HttpServerRequest.HttpServerRequest,
-  (request) => Effect.fail(notFound(targetOf(request.url).pathname))
-)
-
-/** An app with its failures as envelopes (its log lines take the request's ids from it, see `Logging`). */
-const served = <E, R>(app: HttpApp.Default<E, R>) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    Effect.catchAllCause(app, (cause) => envelopeOf(cause, targetOf(request.url).pathname, request)))
 
 /**
  * The head of an `@effect/platform` response, amended in place: headers set on top of the
@@ -193,114 +138,7 @@ export const make = (options: GatewayOptions = {}): HttpApp.Default<never, Scope
   })
 }
 
-/** A request listener for `node:http` (`http.createServer(listener)`). */
-export type NodeListener = (request: http.IncomingMessage, response: http.ServerResponse) => void
-
-/** An upstream's Node path: its own, or its `forward` run by `@effect/platform-node` on the rewritten request. */
-const nodeHandlerOf = (upstream: Upstream): Effect.Effect<NodeHandler> => {
-  const { node } = upstream
-  if (node !== undefined) return Effect.succeed(node)
-  return Effect.map(nodeHandler(served(Effect.flatMap(HttpServerRequest.HttpServerRequest, upstream.forward))), (handler) =>
-    (request, response, forwarding) => {
-      request.url = forwarding.url
-      request.headers = forwarding.headers
-      handler(request, response)
-    })
-}
-
-/** What the Node listener does once a request's head is known. */
-interface Reporter {
-  readonly report: (flight: InFlight, status: number, durationMs: number, followUp: ReadonlyArray<Effect.Effect<void>>) => void
-}
-
-const FLIGHT = Symbol.for("@core/gateway/InFlight")
-
-type Tagged = http.ServerResponse & { [FLIGHT]?: InFlight }
-
-const nodeWriteHead = http.ServerResponse.prototype.writeHead as (this: http.ServerResponse, ...args: Array<unknown>) => http.ServerResponse
-
-/**
- * One request on the Node listener. While its head is written it is the `Head` the guards' hooks
- * amend (one headers object, Node's fast path); it is also the `NodeForwarding` its upstream gets.
- * A class, so that a request allocates no closures.
- */
-class InFlight implements Head, NodeForwarding {
-  status = 0
-  headers: Record<string, string> = {}
-  url = ""
-  private written: http.OutgoingHttpHeaders = {}
-
-  constructor(
-    readonly request: http.IncomingMessage,
-    readonly response: http.ServerResponse,
-    readonly frame: Frame,
-    readonly method: string,
-    readonly start: number,
-    readonly reporter: Reporter
-  ) {}
-
-  get requestId() {
-    return this.frame.requestId
-  }
-
-  get(name: string) {
-    const value = this.written[name] ?? this.response.getHeader(name)
-    return value === undefined ? undefined : String(value)
-  }
-
-  has(name: string) {
-    return this.written[name] !== undefined || this.response.hasHeader(name)
-  }
-
-  set(name: string, value: string) {
-    this.written[name] = value
-  }
-
-  remove(name: string) {
-    delete this.written[name]
-    this.response.removeHeader(name)
-  }
-
-  fail(error: UpstreamUnavailable | UpstreamTimeout) {
-    writeEnvelope(this.response, ErrorResponse.describe(error), this.frame.requestId)
-  }
-
-  /** Write the head: the given headers, the frame's and the hooks', then the gateway's own. */
-  writeHead(status: number, given: unknown, reason: string | undefined): http.ServerResponse {
-    this.status = status
-    const written: http.OutgoingHttpHeaders = {}
-    if (typeof given === "object" && given !== null && !Array.isArray(given)) {
-      const record = given as http.OutgoingHttpHeaders
-      for (const name in record) written[name] = record[name]
-    }
-    this.written = written
-    const durationMs = elapsedMillis(this.start)
-    const followUp = finish(this.frame, this, durationMs)
-    this.reporter.report(this, status, durationMs, followUp)
-    return reason === undefined
-      ? nodeWriteHead.call(this.response, status, written)
-      : nodeWriteHead.call(this.response, status, reason, written)
-  }
-}
-
-/** `writeHead` of a response the gateway answers (Node also calls it for an implicit head). */
-function gatewayWriteHead(this: Tagged, status: number, reason?: unknown, headers?: unknown): http.ServerResponse {
-  const flight = this[FLIGHT]!
-  return typeof reason === "string" ? flight.writeHead(status, headers, reason) : flight.writeHead(status, reason, undefined)
-}
-
-const JSON_TYPE = "application/json"
-
-/** Write a refusal's envelope straight to Node (the kernel's table, the same body as `make`'s). */
-const writeEnvelope = (response: http.ServerResponse, description: ErrorResponse.ErrorDescription, requestId: string) => {
-  const body = JSON.stringify(ErrorResponse.envelope(description, requestId))
-  response.writeHead(description.status, {
-    ...description.headers,
-    "content-type": JSON_TYPE,
-    "content-length": Buffer.byteLength(body)
-  })
-  response.end(body)
-}
+export type { NodeListener } from "./internal/nodeListener.js"
 
 /**
  * The gateway as a `node:http` request listener: what `core-server start` serves. The same chain,
@@ -314,100 +152,4 @@ const writeEnvelope = (response: http.ServerResponse, description: ErrorResponse
  * const listener = yield* Gateway.listener({ upstreams })
  * http.createServer(listener).listen(8080)
  */
-export const listener = (options: GatewayOptions = {}): Effect.Effect<NodeListener> =>
-  Effect.gen(function*() {
-    const runtime = yield* Effect.runtime<never>()
-    const run = Runtime.runFork(runtime)
-    const clock = Context.get(FiberRefs.getOrDefault(runtime.fiberRefs, DefaultServices.currentServices), Clock.Clock)
-    const logs = logsRequests(FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel))
-    const guards = ordered(options.guards)
-    const upstreams = options.upstreams ?? []
-    const routes = options.routes ?? ROUTES
-    const route = router(upstreams)
-    const metrics = options.metrics
-    const handlers = new Map<Upstream, NodeHandler>()
-    for (const upstream of upstreams) handlers.set(upstream, yield* nodeHandlerOf(upstream))
-    const openApi = yield* nodeHandler(served(OpenApiDocument.route))
-    const fallback = yield* nodeHandler(served(options.fallback ?? notFoundApp))
-    const failures = new WeakMap<http.IncomingMessage, Cause.Cause<unknown>>()
-    const crashed = yield* nodeHandler(
-      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-        const cause = failures.get(NodeHttpServerRequest.toIncomingMessage(request)) ?? Cause.empty
-        return envelopeOf(cause, targetOf(request.url).pathname, request)
-      })
-    )
-
-    const reporter: Reporter = {
-      report: (flight, status, durationMs, followUp) => {
-        metrics?.observeRequest(Metrics.routeLabel(flight.frame.pathname), flight.method, status, durationMs / 1_000)
-        for (const work of followUp) run(work)
-        if (logs) run(logRequest(flight.method, flight.frame, status, durationMs))
-      }
-    }
-
-    const refuse = (request: http.IncomingMessage, response: http.ServerResponse, frame: Frame, cause: Cause.Cause<unknown>) => {
-      const failure = Cause.failureOption(cause)
-      const description = Option.isSome(failure) ? describeRefusal(failure.value) : undefined
-      if (description !== undefined) return writeEnvelope(response, description, frame.requestId)
-      failures.set(request, cause)
-      crashed(request, response)
-    }
-
-    const dispatch = (flight: InFlight, url: string) => {
-      const { frame, request, response } = flight
-      const routed = route(frame)
-      switch (routed._tag) {
-        case "OpenApi":
-          return openApi(request, response)
-        case "Fallback":
-          return fallback(request, response)
-        case "Refused":
-          return writeEnvelope(response, ErrorResponse.describe(routed.error), frame.requestId)
-        case "Upstream": {
-          flight.url = routed.match.url
-          flight.headers = forwardHeaders(request.headers as Headers.Headers, routed.match.route.prefix, frame.upstreamHeaders)
-          return handlers.get(routed.upstream)!(request, response, flight)
-        }
-      }
-    }
-
-    const settle = (flight: InFlight, url: string, answer: Verdict) => {
-      if (answer === undefined) return dispatch(flight, url)
-      flight.response.writeHead(answer.status, answer.headers)
-      flight.response.end()
-    }
-
-    return (request, response) => {
-      const start = performance.now()
-      const headers = request.headers
-      for (const name in headers) {
-        if (name.startsWith("x-core-")) delete headers[name]
-      }
-      const requestId = Inbound.requestIdFrom(headers as Headers.Headers)
-      headers["x-request-id"] = requestId
-      headers["x-core-request-id"] = requestId
-      const url = request.url ?? "/"
-      const method = request.method ?? "GET"
-      const target = targetOf(url)
-      const frame = makeFrame(requestId, target.pathname, matchTarget(routes, target))
-      const flight = new InFlight(request, response, frame, method, start, reporter)
-      ;(response as Tagged)[FLIGHT] = flight
-      response.writeHead = gatewayWriteHead as typeof response.writeHead
-      const exchange: Exchange = {
-        method,
-        url,
-        headers: headers as Headers.Headers,
-        remoteAddress: request.socket.remoteAddress,
-        now: clock.unsafeCurrentTimeMillis()
-      }
-      try {
-        const verdict = enter(guards, exchange, frame)
-        if (!Effect.isEffect(verdict)) return settle(flight, url, verdict)
-        run(verdict).addObserver((exit) =>
-          Exit.isSuccess(exit) ? settle(flight, url, exit.value) : refuse(request, response, frame, exit.cause)
-        )
-      } catch (defect) {
-        if (!response.headersSent) refuse(request, response, frame, Cause.die(defect))
-      }
-    }
-  })
+export const listener = (options: GatewayOptions = {}): Effect.Effect<NodeListener> => nodeListener(options)

@@ -1,6 +1,6 @@
 import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Logging, NotFound, Unauthorized } from "@core/kernel"
-import { Effect, Layer, Logger } from "effect"
+import { Effect, Logger } from "effect"
 import { describe, expect, it } from "vitest"
 import { Gateway, Middleware, Routes, Upstream } from "../src/index.js"
 import * as Transport from "./Transport.js"
