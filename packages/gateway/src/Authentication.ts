@@ -182,20 +182,27 @@ export const middleware = (options: AuthenticationOptions): Guard => {
   const staticDigest = options.staticKey === undefined ? undefined : Crypto.sha256(Redacted.value(options.staticKey))
   const bypass = staticDigest === undefined
 
-  /** A credential's principal from the cache (synchronously when the cache can), else resolved and cached. */
+  /** Resolve a credential and keep the answer, refusals included. */
+  const fill = (hash: string, resolve: () => Effect.Effect<Principal | undefined, unknown>) =>
+    Effect.tap(resolve(), (principal) => options.cache.set(hash, principal ?? null))
+
+  /**
+   * A credential's principal from the cache (synchronously when the cache is in memory, with
+   * `peek`), else resolved and cached.
+   */
   const cached = (
     hash: string,
     resolve: () => Effect.Effect<Principal | undefined, unknown>
   ): Principal | undefined | Effect.Effect<Principal | undefined, unknown> => {
-    const known = options.cache.peek?.(hash)
-    if (known !== undefined) {
-      options.onCacheLookup?.(true)
-      return known ?? undefined
+    const { peek } = options.cache
+    if (peek !== undefined) {
+      const known = peek(hash)
+      options.onCacheLookup?.(known !== undefined)
+      return known === undefined ? fill(hash, resolve) : known ?? undefined
     }
     return Effect.flatMap(options.cache.get(hash), (hit) => {
       options.onCacheLookup?.(hit !== undefined)
-      if (hit !== undefined) return Effect.succeed(hit ?? undefined)
-      return Effect.tap(resolve(), (principal) => options.cache.set(hash, principal ?? null))
+      return hit === undefined ? fill(hash, resolve) : Effect.succeed(hit ?? undefined)
     })
   }
 

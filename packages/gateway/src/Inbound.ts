@@ -17,26 +17,33 @@ export const requestIdFrom = (headers: Headers.Headers): string => {
   return candidate !== undefined && RequestId.isValidRequestId(candidate) ? candidate : randomUUID()
 }
 
-/** The headers without any `X-Core-*` header a client sent. */
-export const stripCoreHeaders = (headers: Headers.Headers): Headers.Headers =>
-  Headers.remove(headers, CORE_HEADERS)
+/**
+ * Take a request's headers in, in place: every client `X-Core-*` header removed, and the request id
+ * set as `X-Request-Id` and `X-Core-Request-Id`. Answers the request id.
+ */
+export const adopt = (headers: Record<string, string | ReadonlyArray<string> | undefined>): string => {
+  for (const name in headers) {
+    if (CORE_HEADERS.test(name)) delete headers[name]
+  }
+  const requestId = requestIdFrom(headers as Headers.Headers)
+  headers["x-request-id"] = requestId
+  headers["x-core-request-id"] = requestId
+  return requestId
+}
 
 const seen = new WeakMap<HttpServerRequest.HttpServerRequest, Inbound>()
 
 /**
- * The inbound form of a request, the same for the same request object: every client `X-Core-*`
- * header removed, and the request id set as `X-Request-Id` and `X-Core-Request-Id` — so that
- * `RequestId.requestIdOf` and every later step read the gateway's id, never a client's.
+ * The inbound form of a request, the same for the same request object: its headers taken in by
+ * `adopt` (on a copy) — so that `RequestId.requestIdOf` and every later step read the gateway's id,
+ * never a client's.
  */
 export const of = (request: HttpServerRequest.HttpServerRequest): Inbound => {
   const known = seen.get(request)
   if (known !== undefined) return known
-  const requestId = requestIdFrom(request.headers)
-  const headers = Headers.setAll(stripCoreHeaders(request.headers), {
-    "x-request-id": requestId,
-    "x-core-request-id": requestId
-  })
-  const inbound: Inbound = { requestId, request: request.modify({ headers }) }
+  const headers: Record<string, string> = { ...request.headers }
+  const requestId = adopt(headers)
+  const inbound: Inbound = { requestId, request: request.modify({ headers: Headers.unsafeFromRecord(headers) }) }
   seen.set(request, inbound)
   seen.set(inbound.request, inbound)
   return inbound

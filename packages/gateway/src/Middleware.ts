@@ -22,8 +22,9 @@ export interface Exchange {
 }
 
 /**
- * The status and headers of the response about to be sent, which steps may amend: `set` adds a
- * header the response lacks (the upstream's own wins), `remove` drops one.
+ * The status and headers of the response about to be sent, which steps may amend: `set` sets a
+ * header over any the response has (a step that must keep the upstream's own asks `has` first),
+ * `remove` drops one.
  */
 export interface Head {
   readonly status: number

@@ -68,13 +68,22 @@ export const fromHttpApp = <E, R>(
     return {
       service,
       forward: (request) => Effect.provideService(prepared, HttpServerRequest.HttpServerRequest, request),
-      node: (request, response, forwarding) => {
-        request.url = forwarding.url
-        request.headers = forwarding.headers
-        handler(request, response)
-      }
+      node: onRewritten(handler)
     }
   })
+
+/**
+ * A Node handler of an in-process app as an upstream's Node path: it answers the request with its
+ * URL and headers rewritten in place to what the upstream receives.
+ */
+export const onRewritten = (
+  handler: (request: http.IncomingMessage, response: http.ServerResponse) => void
+): NodeHandler =>
+(request, response, forwarding) => {
+  request.url = forwarding.url
+  request.headers = forwarding.headers
+  handler(request, response)
+}
 
 /**
  * An app run on Node's request and response by `@effect/platform-node`, in the context it is made

@@ -24,7 +24,7 @@ import {
 } from "../Middleware.js"
 import * as OpenApiDocument from "../OpenApiDocument.js"
 import { matchTarget, ROUTES, targetOf } from "../Routes.js"
-import { type NodeForwarding, type NodeHandler, nodeHandler, type Upstream } from "../Upstream.js"
+import { type NodeForwarding, type NodeHandler, nodeHandler, onRewritten, type Upstream } from "../Upstream.js"
 import { envelopeOf, notFoundApp, router, served } from "./routing.js"
 
 /** A request listener for `node:http` (`http.createServer(listener)`). */
@@ -34,12 +34,7 @@ export type NodeListener = (request: http.IncomingMessage, response: http.Server
 const nodeHandlerOf = (upstream: Upstream): Effect.Effect<NodeHandler> => {
   const { node } = upstream
   if (node !== undefined) return Effect.succeed(node)
-  return Effect.map(nodeHandler(served(Effect.flatMap(HttpServerRequest.HttpServerRequest, upstream.forward))), (handler) =>
-    (request, response, forwarding) => {
-      request.url = forwarding.url
-      request.headers = forwarding.headers
-      handler(request, response)
-    })
+  return Effect.map(nodeHandler(served(Effect.flatMap(HttpServerRequest.HttpServerRequest, upstream.forward))), onRewritten)
 }
 
 /** What the Node listener does once a request's head is known. */
@@ -203,12 +198,7 @@ export const listener = (options: GatewayOptions): Effect.Effect<NodeListener> =
     return (request, response) => {
       const start = performance.now()
       const headers = request.headers
-      for (const name in headers) {
-        if (name.startsWith("x-core-")) delete headers[name]
-      }
-      const requestId = Inbound.requestIdFrom(headers as Headers.Headers)
-      headers["x-request-id"] = requestId
-      headers["x-core-request-id"] = requestId
+      const requestId = Inbound.adopt(headers)
       const url = request.url ?? "/"
       const method = request.method ?? "GET"
       const target = targetOf(url)
