@@ -112,44 +112,83 @@ export const respond = (description: ErrorDescription, requestId: string): HttpS
 export const toResponse = (error: CoreError, requestId: string): HttpServerResponse.HttpServerResponse =>
   respond(describe(error), requestId)
 
-const internalError = plain(500, "INTERNAL_ERROR", "An internal error occurred")
-
-/** A path or query with broken percent-encoding (`%E0%A4%A`): the router's `decodeURI` throws. */
-const malformedUrl: ErrorDescription = {
-  ...plain(400, "VALIDATION_ERROR", "The request URL is not valid percent-encoding"),
-  details: { issues: [{ path: "url", message: "Malformed percent-encoding" }] }
+/**
+ * One failure as a protocol answers it: a tagged error described by the table, a protocol's own
+ * failure, or what the skeleton makes of a defect (`internal`) or an interruption (`interrupted`).
+ */
+export interface Problem extends ErrorDescription {
+  readonly kind: "failure" | "interrupted" | "internal"
+  /** The failure itself, for protocols whose bodies say more than the description (better-auth's issues). */
+  readonly error?: unknown
 }
 
 /**
- * Turn any failure cause of a request into a response: tagged errors through the table,
+ * What a protocol supplies to the one error skeleton (`handleCauseWith`): how it recognizes its own
+ * failures, and the response for any problem. The envelope, better-auth's `{ code, message }`,
+ * OAuth's `{ error, error_description }` and the HTML pages are renderers.
+ */
+export interface Renderer {
+  /** Describe one of the protocol's own failures (e.g. `OAuthError`); `undefined` for any other. */
+  readonly recognize?: (failure: unknown) => Problem | undefined
+  /** The response to a problem; the skeleton adds `X-Request-Id`. */
+  readonly render: (problem: Problem, requestId: string) => HttpServerResponse.HttpServerResponse
+}
+
+const problemOf = (description: ErrorDescription, error?: unknown): Problem => ({ ...description, kind: "failure", error })
+
+const internalError: Problem = { ...plain(500, "INTERNAL_ERROR", "An internal error occurred"), kind: "internal" }
+const interrupted: Problem = { ...plain(503, "INTERNAL_ERROR", "The request was interrupted"), kind: "interrupted" }
+const routeNotFound = problemOf(plain(404, "NOT_FOUND", "Route not found"))
+
+/** A path or query with broken percent-encoding (`%E0%A4%A`): the router's `decodeURI` throws. */
+const malformedUrl = problemOf({
+  ...plain(400, "VALIDATION_ERROR", "The request URL is not valid percent-encoding"),
+  details: { issues: [{ path: "url", message: "Malformed percent-encoding" }] }
+})
+
+/** The problem a cause comes to, and whether it is a defect to log. */
+const problemOfCause = <E>(cause: Cause.Cause<E>, renderer: Renderer): Problem => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) {
+    const own = renderer.recognize?.(failure.value)
+    if (own !== undefined) return own
+    if (isCoreError(failure.value)) return problemOf(describe(failure.value), failure.value)
+    if (isRouteNotFound(failure.value)) return routeNotFound
+  }
+  const defect = Cause.dieOption(cause)
+  if (Option.isSome(defect) && defect.value instanceof URIError) return malformedUrl
+  return Cause.isInterruptedOnly(cause) ? interrupted : internalError
+}
+
+/**
+ * The one error skeleton of every protocol: the request id, the failure through the protocol's
+ * renderer or the table, an interruption as 503, and anything else — a defect, an unknown failure —
+ * logged once (path only: a query may carry a one-time token) and answered 500 without a stack trace.
+ */
+export const handleCauseWith = (renderer: Renderer) =>
+<E>(cause: Cause.Cause<E>): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const requestId = requestIdOf(request)
+    const problem = problemOfCause(cause, renderer)
+    const answer = () => HttpServerResponse.setHeader(renderer.render(problem, requestId), "x-request-id", requestId)
+    if (problem.kind !== "internal") return Effect.sync(answer)
+    return Effect.logError("unhandled request failure", Cause.pretty(cause)).pipe(
+      Effect.annotateLogs({ requestId, method: request.method, path: request.url.split("?")[0] }),
+      Effect.map(answer)
+    )
+  })
+
+/** The kernel's own renderer: the envelope `{ error: { code, message, requestId, details } }`. */
+export const envelopeRenderer: Renderer = {
+  render: (problem, requestId) => respond(problem, requestId)
+}
+
+/**
+ * Turn any failure cause of a request into the envelope: tagged errors through the table,
  * anything else (defects, unknown failures) into a logged 500 `INTERNAL_ERROR` without a stack trace.
  * Apply once per app with `HttpRouter.catchAllCause(ErrorResponse.handleCause)` or around an `HttpApp`.
  */
-export const handleCause = <E>(
-  cause: Cause.Cause<E>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const requestId = requestIdOf(request)
-    const failure = Cause.failureOption(cause)
-    if (Option.isSome(failure) && isCoreError(failure.value)) {
-      return toResponse(failure.value, requestId)
-    }
-    if (Option.isSome(failure) && isRouteNotFound(failure.value)) {
-      return respond(plain(404, "NOT_FOUND", "Route not found"), requestId)
-    }
-    const defect = Cause.dieOption(cause)
-    if (Option.isSome(defect) && defect.value instanceof URIError) {
-      return respond(malformedUrl, requestId)
-    }
-    if (Cause.isInterruptedOnly(cause)) {
-      return respond(plain(503, "INTERNAL_ERROR", "The request was interrupted"), requestId)
-    }
-    yield* Effect.logError("unhandled request failure", Cause.pretty(cause)).pipe(
-      Effect.annotateLogs({ requestId, method: request.method, url: request.url })
-    )
-    return respond(internalError, requestId)
-  })
+export const handleCause = handleCauseWith(envelopeRenderer)
 
 /** Middleware form: any app whose errors end as envelope responses. */
 export const withErrorEnvelope = <E, R>(

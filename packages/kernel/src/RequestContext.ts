@@ -14,10 +14,50 @@ export interface RequestContextData {
   readonly requestId: string
   readonly traceId?: string
   readonly identity?: Identity
+  /** The client's address: the socket's, or the first `X-Forwarded-For` one behind a trusted proxy. */
+  readonly ip?: string | null
+  /** The client's `User-Agent`, at most 512 characters. */
+  readonly userAgent?: string | null
 }
 
 /** The context of the request being handled. */
 export class RequestContext extends Context.Tag("@core/kernel/RequestContext")<RequestContext, RequestContextData>() {}
+
+/** The facts an audit entry records about a request, so that domain code never reads HTTP. */
+export interface RequestFacts {
+  readonly ip: string | null
+  readonly userAgent: string | null
+  readonly requestId: string | null
+}
+
+/** No request: a background job, a command, a test. */
+export const NO_FACTS: RequestFacts = { ip: null, userAgent: null, requestId: null }
+
+const firstForwarded = (header: string | undefined): string | undefined => {
+  const first = header?.split(",")[0]?.trim()
+  return first === undefined || first === "" ? undefined : first
+}
+
+/** The client address of a request (`X-Forwarded-For` only when `trustProxy`). */
+export const clientIp = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string | null =>
+  (trustProxy ? firstForwarded(request.headers["x-forwarded-for"]) : undefined) ?? Option.getOrNull(request.remoteAddress)
+
+/** The audit facts of a request. */
+export const factsOf = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): RequestFacts => ({
+  ip: clientIp(request, trustProxy),
+  userAgent: request.headers["user-agent"]?.slice(0, 512) ?? null,
+  requestId: requestIdOf(request)
+})
+
+/** The facts of the request being handled (from `RequestContext`), or `NO_FACTS` outside one. */
+export const facts: Effect.Effect<RequestFacts> = Effect.map(
+  Effect.serviceOption(RequestContext),
+  Option.match({
+    onNone: () => NO_FACTS,
+    onSome: (context) => ({ ip: context.ip ?? null, userAgent: context.userAgent ?? null, requestId: context.requestId })
+  })
+)
+
 
 const TRACE_ID = /^[0-9a-f]{32}$/
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
@@ -41,13 +81,23 @@ export const traceIdOf = (request: HttpServerRequest.HttpServerRequest): string 
   return traceparent === undefined ? undefined : traceIdOfTraceparent(traceparent)
 }
 
-/** The context of a request: its request id (`RequestId.requestIdOf`), trace id, and a verified identity. */
-export const fromRequest = (request: HttpServerRequest.HttpServerRequest, identity?: Identity): RequestContextData => {
+/**
+ * The context of a request: its request id (`RequestId.requestIdOf`), trace id, client address and
+ * user agent (`trustProxy` reads the address from `X-Forwarded-For`), and a verified identity.
+ */
+export const fromRequest = (
+  request: HttpServerRequest.HttpServerRequest,
+  identity?: Identity,
+  trustProxy = false
+): RequestContextData => {
   const traceId = traceIdOf(request)
+  const facts = factsOf(request, trustProxy)
   return {
-    requestId: requestIdOf(request),
+    requestId: facts.requestId!,
     ...(traceId === undefined ? {} : { traceId }),
-    ...(identity === undefined ? {} : { identity })
+    ...(identity === undefined ? {} : { identity }),
+    ip: facts.ip,
+    userAgent: facts.userAgent
   }
 }
 

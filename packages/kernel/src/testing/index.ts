@@ -1,1 +1,2 @@
 export * as TestDatabase from "./TestDatabase.js"
+export { type HttpHarness, makeHttpHarness, type TestRequestInit } from "./Harness.js"

@@ -1,0 +1,199 @@
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  acceptedCallers,
+  type BodyOutput,
+  type ParamsOutput,
+  type QueryOutput,
+  type RouteSpec,
+  type SuccessBody,
+  successStatusOf
+} from "@core/contracts"
+import { Effect, Option } from "effect"
+import * as Body from "./Body.js"
+import {
+  type ApiKeyCaller,
+  authenticationRequired,
+  type Caller,
+  Callers,
+  isAccepted,
+  requireOperator,
+  type ServiceCaller,
+  type UserCaller
+} from "./Caller.js"
+import { type Forbidden, type InvalidJson, type PayloadTooLarge, Unauthorized, UnsupportedMediaType, type ValidationError } from "./Errors.js"
+import { CoreConfig } from "./Config.js"
+import * as ErrorResponse from "./ErrorResponse.js"
+import * as RequestContext from "./RequestContext.js"
+import { decode } from "./Validation.js"
+
+type KindOf<K> = K extends "user" ? UserCaller : K extends "apikey" ? ApiKeyCaller : K extends "service" ? ServiceCaller : never
+
+/** The caller a route's handler receives, narrowed by its declaration. */
+export type CallerOf<R extends RouteSpec> = R["auth"] extends "public" ? undefined
+  : R["auth"] extends "session-cookie" ? UserCaller
+  : R["auth"] extends "service" ? ServiceCaller
+  : R["auth"] extends "operator" ? UserCaller | ServiceCaller
+  : R extends { readonly callers: ReadonlyArray<infer K> } ? KindOf<K>
+  : Caller
+
+/** What a handler receives: the caller and the decoded parts of the request. */
+export interface Input<R extends RouteSpec> {
+  readonly caller: CallerOf<R>
+  readonly body: BodyOutput<R>
+  readonly query: QueryOutput<R>
+  readonly params: ParamsOutput<R>
+  /** The request itself, for the few handlers that answer with cookies or redirects. */
+  readonly request: HttpServerRequest.HttpServerRequest
+}
+
+/**
+ * What a handler answers: the declared success body (encoded as JSON with the route's success
+ * status, or an empty 204), or a whole response (redirects, cookies, pages).
+ */
+export type Answer<R extends RouteSpec> = SuccessBody<R> | HttpServerResponse.HttpServerResponse
+
+/** One catalogued route and its handler, ready to be served. */
+export interface Handler<E = unknown, R = unknown> {
+  readonly route: RouteSpec
+  readonly run: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext | Callers>
+}
+
+/** What the runner itself may fail with before a handler runs. */
+export type RouteError = Unauthorized | Forbidden | ValidationError | InvalidJson | PayloadTooLarge | UnsupportedMediaType
+
+const FORM = "application/x-www-form-urlencoded"
+
+const mediaTypeOf = (header: string | undefined): string => (header ?? "").split(";")[0].trim().toLowerCase()
+
+/** Read a body in one of the route's media types (JSON by default; form-encoded where declared). */
+const readBody = (route: RouteSpec, request: HttpServerRequest.HttpServerRequest) => {
+  const schema = route.request?.body
+  if (schema === undefined) return Effect.succeed(undefined)
+  const limit = route.bodyLimit === undefined ? undefined : { limit: route.bodyLimit }
+  const types = route.request?.contentTypes ?? ["application/json"]
+  const type = mediaTypeOf(request.headers["content-type"])
+  if (type === FORM && types.includes(FORM)) {
+    return Effect.flatMap(Body.bytes(limit), (bytes) => {
+      const record: Record<string, string> = {}
+      for (const [name, value] of new URLSearchParams(new TextDecoder().decode(bytes))) record[name] ??= value
+      return decode(schema, record, "body")
+    })
+  }
+  if (types.includes("application/json") && (type === "application/json" || !types.includes(FORM))) {
+    return Body.json(schema, limit)
+  }
+  return Effect.fail(new UnsupportedMediaType({ message: `Content-Type must be one of ${types.join(", ")}` }))
+}
+
+const wrongKind = (route: RouteSpec) =>
+  new Unauthorized({
+    message: route.auth === "session-cookie" || route.callers?.length === 1 && route.callers[0] === "user"
+      ? "A signed-in user is required"
+      : "These credentials cannot call this route"
+  })
+
+/** Resolve the caller a route needs: 401 without or with bad credentials, 403 for a non-operator. */
+const callerFor = (
+  route: RouteSpec,
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<Caller | undefined, Unauthorized | Forbidden, Callers> => {
+  if (route.auth === "public") return Effect.succeed(undefined)
+  return Effect.flatMap(Callers, (callers) =>
+    Effect.flatMap(callers.resolve(request, { cookieOnly: route.auth === "session-cookie" }), (caller): Effect.Effect<
+      Caller,
+      Unauthorized | Forbidden,
+      Callers
+    > => {
+      if (caller === undefined) return Effect.fail(authenticationRequired)
+      if (!isAccepted(caller, acceptedCallers(route))) return Effect.fail(wrongKind(route))
+      return route.auth === "operator" ? Effect.as(requireOperator(caller), caller) : Effect.succeed(caller)
+    }))
+}
+
+const encode = (status: number, value: unknown): HttpServerResponse.HttpServerResponse => {
+  if (HttpServerResponse.isServerResponse(value)) return value
+  if (status === 204 || value === undefined) return HttpServerResponse.empty({ status: status === 200 ? 204 : status })
+  return HttpServerResponse.unsafeJson(value, { status })
+}
+
+/**
+ * Serve a catalogued route: decode its params, query and body with the contract (400 with the
+ * issues), resolve the caller its `auth` allows (401/403), run the handler, and encode the answer
+ * with the declared success status. A service's `Http.ts` is a list of these.
+ *
+ * @example
+ * Route.handle(Iam.AuthorizationRoutes.listApiKeys, ({ caller, query }) =>
+ *   Effect.flatMap(ApiKeys, (keys) => keys.list(caller, query.organizationId)))
+ */
+export const handle = <const R extends RouteSpec, E, Req>(
+  route: R,
+  handler: (input: Input<R>) => Effect.Effect<Answer<R>, E, Req>
+): Handler<E | RouteError, Req> => {
+  const status = successStatusOf(route)
+  const schemas = route.request
+  const run = Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const params = schemas?.params === undefined
+      ? yield* HttpRouter.params
+      : yield* Effect.flatMap(HttpRouter.params, (values) => decode(schemas.params!, values, "params"))
+    const query = schemas?.query === undefined
+      ? undefined
+      : yield* decode(schemas.query, Body.searchParamsRecord(request.url), "query")
+    const caller = yield* callerFor(route, request)
+    const body = yield* readBody(route, request)
+    const answer = yield* handler({ caller, body, query, params, request } as unknown as Input<R>).pipe(
+      Effect.provideService(RequestContext.RequestContext, yield* contextOf(request))
+    )
+    return encode(status, answer)
+  })
+  return { route, run }
+}
+
+/**
+ * The request context a handler runs in (request id, trace id, client address, user agent), so
+ * that domain code records audit facts without reading HTTP. One already provided is kept.
+ */
+const contextOf = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.flatMap(Effect.serviceOption(RequestContext.RequestContext), (known) =>
+    Option.isSome(known) && known.value.ip !== undefined
+      ? Effect.succeed(known.value)
+      : Effect.map(Effect.serviceOption(CoreConfig), (config) =>
+        RequestContext.fromRequest(
+          request,
+          Option.isSome(known) ? known.value.identity : undefined,
+          Option.isSome(config) && config.value.trustProxy
+        )))
+
+/** A route's path in the router's form: `{param}` becomes `:param`. */
+const routerPath = (path: string) => path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ":$1") as HttpRouter.PathInput
+
+/**
+ * The router of a list of handlers, each at its declared method and path, failures answered by the
+ * renderer (the envelope by default; better-auth, OAuth and pages supply their own).
+ */
+export const router = <E, R>(
+  handlers: ReadonlyArray<Handler<E, R>>,
+  options?: { readonly renderer?: ErrorResponse.Renderer }
+): HttpRouter.HttpRouter<never, Exclude<R, HttpRouter.RouteContext> | Callers> => {
+  let router = HttpRouter.empty as HttpRouter.HttpRouter<E, R | Callers>
+  for (const handler of handlers) {
+    router = HttpRouter.route(handler.route.method)(router, routerPath(handler.route.path), handler.run) as HttpRouter.HttpRouter<
+      E,
+      R | Callers
+    >
+  }
+  return HttpRouter.catchAllCause(
+    router,
+    ErrorResponse.handleCauseWith(options?.renderer ?? ErrorResponse.envelopeRenderer)
+  ) as unknown as HttpRouter.HttpRouter<never, Exclude<R, HttpRouter.RouteContext> | Callers>
+}
+
+/** The routes a list of handlers serves, for the catalogue-coverage tests. */
+export const served = (handlers: ReadonlyArray<Handler<any, any>>): ReadonlyArray<RouteSpec> => handlers.map((h) => h.route)
+
+/** A JSON answer with extra headers (`Cache-Control: no-store` on answers about one caller, say). */
+export const json = (
+  body: unknown,
+  options?: { readonly status?: number; readonly headers?: Readonly<Record<string, string>> }
+): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.unsafeJson(body, { status: options?.status ?? 200, headers: options?.headers ?? {} })
