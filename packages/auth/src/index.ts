@@ -1,45 +1,44 @@
 /**
- * @core/auth — the identity domain. The full composition (one identity app and its layer) arrives
- * at integration; until then each area exports its router and layer.
+ * @core/auth — the identity domain: the whole identity service (`IdentityApp`, `IdentityLive`) and,
+ * per area, its router, layer and services.
  */
-export { AuthorizationLive, AuthorizationRouter } from "./http/Authorization.js"
-
-/* Authorization: Access, role mappings, grants, API keys, service tokens, platform status, audit. */
-export { AccessLive } from "./AccessLive.js"
-export { API_KEY_PREFIX, ApiKeys } from "./ApiKeys.js"
-export { Audit, AuditLogLive } from "./Audit.js"
-export { Grants } from "./Grants.js"
-export { Permissions } from "./Permissions.js"
-export { PlatformStatus } from "./PlatformStatus.js"
-export { RoleMappings } from "./RoleMappings.js"
-export { SERVICE_TOKEN_ALG, ServiceTokens } from "./ServiceTokens.js"
-export { IamMigrations } from "./migrations/index.js"
-
-/* Organizations, members, invitations, org-setup, bootstrap. */
-export { Bootstrap } from "./Bootstrap.js"
-export { OrganizationsLive, OrganizationsRouter } from "./http/Organizations.js"
-export { OrgSetup } from "./OrgSetup.js"
-export { PlatformSetup, PlatformSetupFailed } from "./PlatformSetup.js"
-export * as RegistryPlatformSetup from "./RegistryPlatformSetup.js"
-
-/* Accounts and sessions: better-auth's /api/auth/*, profile, sessions, the Authentication port, mail. */
-export { AccountsLive, AccountsRouter } from "./http/Accounts.js"
-export { AuthenticationLive, CurrentSession } from "./AuthenticationLive.js"
-export { Authentication, Access, type Caller, type ServiceCaller, type SessionCaller } from "./Caller.js"
-export { AuditLog, type AuditEvent, type AuditRequestFacts } from "./AuditEvent.js"
-export { Sessions } from "./Sessions.js"
-export { SessionContext } from "./SessionContext.js"
-export { AuthUrls } from "./AuthUrls.js"
-export { MailError, Mailer, type MailMessage } from "./Mailer.js"
-export * as MailerLive from "./mail/MailerLive.js"
-export * as OutboxMailer from "./mail/OutboxMailer.js"
-export * as SmtpMailer from "./mail/SmtpMailer.js"
 
 /* The whole identity service. */
 export { IdentityApp, IdentityLive, IdentityRouter } from "./Identity.js"
+export { IamMigrations } from "./migrations/index.js"
 
-/* Device authorization (RFC 8628), rotating refresh tokens, the CLI's whoami. */
-export { CliIdentity } from "./CliIdentity.js"
+/* accounts/ — better-auth's /api/auth/*, profile, sessions, the Authentication port. */
+export { Authentication, type Caller, type ServiceCaller, type SessionCaller } from "./accounts/Authentication.js"
+export { AuthenticationLive, CurrentSession } from "./accounts/AuthenticationLive.js"
+export { AuthUrls } from "./accounts/AuthUrls.js"
+export { AccountsLive, AccountsRouter } from "./accounts/Http.js"
+export { SessionContext } from "./accounts/SessionContext.js"
+export { Sessions } from "./accounts/Sessions.js"
+
+/* organizations/ — organizations, members, invitations, org-setup, bootstrap. */
+export { Bootstrap } from "./organizations/Bootstrap.js"
+export { OrganizationsLive, OrganizationsRouter } from "./organizations/Http.js"
+export { OrgSetup } from "./organizations/OrgSetup.js"
+export { PlatformSetup, PlatformSetupFailed } from "./organizations/PlatformSetup.js"
+export * as RegistryPlatformSetup from "./organizations/RegistryPlatformSetup.js"
+
+/* authorization/ — Access, role mappings, grants, API keys, service tokens, platform status. */
+export { Access } from "./authorization/Access.js"
+export { AccessLive } from "./authorization/AccessLive.js"
+export { API_KEY_PREFIX, ApiKeys } from "./authorization/ApiKeys.js"
+export { Grants } from "./authorization/Grants.js"
+export { AuthorizationLive, AuthorizationRouter } from "./authorization/Http.js"
+export { Permissions } from "./authorization/Permissions.js"
+export { PlatformStatus } from "./authorization/PlatformStatus.js"
+export { RoleMappings } from "./authorization/RoleMappings.js"
+export { SERVICE_TOKEN_ALG, ServiceTokens } from "./authorization/ServiceTokens.js"
+
+/* audit/ — the audit log. */
+export { Audit, AuditLogLive } from "./audit/Audit.js"
+export { AuditLog, type AuditEvent, type AuditRequestFacts } from "./audit/AuditLog.js"
+
+/* device/ — device authorization (RFC 8628), rotating refresh tokens, the CLI's whoami. */
+export { CliIdentity } from "./device/CliIdentity.js"
 export {
   DeviceAuthorization,
   type DeviceAuthorizationOptions,
@@ -47,11 +46,17 @@ export {
   type IssuedDeviceCode,
   normalizeUserCode,
   type PendingDeviceCode
-} from "./DeviceAuthorization.js"
-export { ACTIVATION_PATH, deviceAuthorizationLayer, DeviceAuthorizationLive, DeviceRouter } from "./http/OAuth.js"
-export { OAuthError } from "./OAuthErrors.js"
-export { ACCESS_TOKEN_TTL, REFRESH_TOKEN_TTL, RefreshTokens, type TokenGrant } from "./RefreshTokens.js"
+} from "./device/DeviceAuthorization.js"
+export { ACTIVATION_PATH, deviceAuthorizationLayer, DeviceAuthorizationLive, DeviceRouter } from "./device/Http.js"
+export { OAuthError } from "./device/OAuthErrors.js"
+export { ACCESS_TOKEN_TTL, REFRESH_TOKEN_TTL, RefreshTokens, type TokenGrant } from "./device/RefreshTokens.js"
 
-/* The web pages: sign-in, sign-up, account, organization setup, device activation. */
-export { PAGE_PATHS, PagesLive, PagesRouter } from "./http/Pages.js"
-export { Csrf, CSRF_COOKIE, CsrfRejected } from "./Csrf.js"
+/* web/ — the pages: sign-in, sign-up, account, organization setup, device activation. */
+export { Csrf, CSRF_COOKIE, CsrfRejected } from "./web/Csrf.js"
+export { PAGE_PATHS, PagesLive, PagesRouter } from "./web/Http.js"
+
+/* mail/ — the Mailer port and its implementations. */
+export { MailError, Mailer, type MailMessage } from "./mail/Mailer.js"
+export * as MailerLive from "./mail/MailerLive.js"
+export * as OutboxMailer from "./mail/OutboxMailer.js"
+export * as SmtpMailer from "./mail/SmtpMailer.js"

@@ -2,8 +2,8 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { RateLimited, Unauthorized, ValidationError } from "@core/kernel"
 import { Cause, Effect, Logger } from "effect"
 import { describe, expect, it } from "vitest"
-import { AccountError } from "../src/AccountErrors.js"
-import { handleCause } from "../src/http/BetterAuth.js"
+import { AccountError } from "../src/accounts/AccountErrors.js"
+import { handleCause } from "../src/accounts/BetterAuth.js"
 
 const answer = async (cause: Cause.Cause<unknown>, url = "http://iam.test/api/auth/x") => {
   const logs: Array<string> = []

@@ -2,9 +2,9 @@ import { HttpServerRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { factsOf, scrub } from "../src/Audit.js"
-import { AuditLog } from "../src/AuditEvent.js"
-import { Access } from "../src/Caller.js"
+import { factsOf, scrub } from "../src/audit/Audit.js"
+import { AuditLog } from "../src/audit/AuditLog.js"
+import { Access } from "../src/authorization/Access.js"
 import { envelope, type Harness, makeHarness, seedOperator, seedTenant, seedUser, STATIC_KEY } from "./AuthorizationSupport.js"
 
 let h: Harness

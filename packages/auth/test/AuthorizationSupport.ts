@@ -6,9 +6,9 @@ import { HttpApp } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Logger, ManagedRuntime } from "effect"
 import { expect } from "vitest"
-import { AuthenticationLive, CurrentSession } from "../src/AuthenticationLive.js"
-import type { Authentication, Caller, SessionCaller } from "../src/Caller.js"
-import { AuthorizationLive, AuthorizationRouter } from "../src/http/Authorization.js"
+import { AuthenticationLive, CurrentSession } from "../src/accounts/AuthenticationLive.js"
+import type { Authentication, Caller, SessionCaller } from "../src/accounts/Authentication.js"
+import { AuthorizationLive, AuthorizationRouter } from "../src/authorization/Http.js"
 import { IamMigrations } from "../src/migrations/index.js"
 
 /** The static service key of the test configuration. */

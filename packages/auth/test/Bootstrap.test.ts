@@ -1,7 +1,7 @@
 import { TestDatabase } from "@core/kernel/testing"
 import { Effect, Exit } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Bootstrap } from "../src/Bootstrap.js"
+import { Bootstrap } from "../src/organizations/Bootstrap.js"
 import { auditOf, call, createOrganization, envelope, type Harness, makeHarness, query, signUp, STATIC_KEY } from "./OrganizationsSupport.js"
 
 for (const driver of TestDatabase.drivers) {

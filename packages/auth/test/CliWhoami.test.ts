@@ -1,8 +1,8 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Clock, Duration, Effect, TestClock } from "effect"
-import { ApiKeys } from "../src/ApiKeys.js"
-import { DeviceAuthorization } from "../src/DeviceAuthorization.js"
-import { Sessions } from "../src/Sessions.js"
+import { ApiKeys } from "../src/authorization/ApiKeys.js"
+import { DeviceAuthorization } from "../src/device/DeviceAuthorization.js"
+import { Sessions } from "../src/accounts/Sessions.js"
 import { CLIENT_ID, facts, newUser, seedOrganization, send, stackLayer, STATIC_KEY } from "./OAuthHttpSupport.js"
 
 const whoami = (headers: Record<string, string> = {}) => send("/api/v1/cli/whoami", { method: "POST", headers })

@@ -1,10 +1,10 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Crypto } from "@core/kernel"
 import { Duration, Effect, Either, Option, TestClock } from "effect"
-import type { SessionCaller } from "../src/Caller.js"
-import { DeviceAuthorization, formatUserCode, normalizeUserCode } from "../src/DeviceAuthorization.js"
-import type { OAuthError } from "../src/OAuthErrors.js"
-import { Sessions } from "../src/Sessions.js"
+import type { SessionCaller } from "../src/accounts/Authentication.js"
+import { DeviceAuthorization, formatUserCode, normalizeUserCode } from "../src/device/DeviceAuthorization.js"
+import type { OAuthError } from "../src/device/OAuthErrors.js"
+import { Sessions } from "../src/accounts/Sessions.js"
 import { auditOf, CLIENT_ID, deviceRow, facts, newUser, refreshRow, sessionRow, stackLayer } from "./OAuthHttpSupport.js"
 
 const device = Effect.flatMap(DeviceAuthorization, (service) => service.start({ clientId: CLIENT_ID, scope: null }))

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Access } from "../src/Caller.js"
+import { Access } from "../src/authorization/Access.js"
 import {
   auditRows,
   envelope,

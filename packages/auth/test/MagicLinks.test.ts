@@ -2,8 +2,8 @@ import { describe as describeEffect, expect as expectEffect, layer } from "@effe
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Either, Option, TestClock } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { MagicLinks } from "../src/MagicLinks.js"
-import { Sessions } from "../src/Sessions.js"
+import { MagicLinks } from "../src/accounts/MagicLinks.js"
+import { Sessions } from "../src/accounts/Sessions.js"
 import {
   auditOf,
   freshEmail,

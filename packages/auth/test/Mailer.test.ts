@@ -4,7 +4,7 @@ import { SMTPServer } from "smtp-server"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import * as MailerLive from "../src/mail/MailerLive.js"
 import * as SmtpMailer from "../src/mail/SmtpMailer.js"
-import { Mailer } from "../src/Mailer.js"
+import { Mailer } from "../src/mail/Mailer.js"
 import { freshEmail, type Harness, linkIn, mailTo, makeHarness, rows, servedPath } from "./AccountsSupport.js"
 
 interface Received {

@@ -1,7 +1,7 @@
 import { TestDatabase } from "@core/kernel/testing"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Bootstrap } from "../src/Bootstrap.js"
+import { Bootstrap } from "../src/organizations/Bootstrap.js"
 import {
   auditOf,
   call,

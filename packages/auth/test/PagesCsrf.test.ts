@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { make } from "../src/Csrf.js"
+import { make } from "../src/web/Csrf.js"
 import { alertOf, freshEmail, type Harness, hiddenFields, makeHarness, PASSWORD, rows } from "./PagesSupport.js"
 
 const CSRF_MESSAGE = "This form has expired or was sent from another site. Please submit it again."

@@ -3,8 +3,8 @@ import { Forbidden, NotFound } from "@core/kernel"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect, Exit, TestClock } from "effect"
-import { Access } from "../src/Caller.js"
-import { effective } from "../src/Permissions.js"
+import { Access } from "../src/authorization/Access.js"
+import { effective } from "../src/authorization/Permissions.js"
 import { addMember, seedOperator, seedOrg, seedTenant, seedUser, service, serviceLayer } from "./AuthorizationSupport.js"
 
 const sources = (mapped: Array<string>, grants: Array<[string, boolean, number | null]> = []) => ({

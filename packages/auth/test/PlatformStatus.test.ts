@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { PlatformStatus } from "../src/PlatformStatus.js"
+import { PlatformStatus } from "../src/authorization/PlatformStatus.js"
 import { auditRows, envelope, type Harness, makeHarness, seedOperator, seedTenant, STATIC_KEY } from "./AuthorizationSupport.js"
 
 let h: Harness

@@ -1,10 +1,10 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Crypto } from "@core/kernel"
 import { Duration, Effect, Either, Option, TestClock } from "effect"
-import type { SessionCaller } from "../src/Caller.js"
-import { DeviceAuthorization } from "../src/DeviceAuthorization.js"
-import { RefreshTokens } from "../src/RefreshTokens.js"
-import { Sessions } from "../src/Sessions.js"
+import type { SessionCaller } from "../src/accounts/Authentication.js"
+import { DeviceAuthorization } from "../src/device/DeviceAuthorization.js"
+import { RefreshTokens } from "../src/device/RefreshTokens.js"
+import { Sessions } from "../src/accounts/Sessions.js"
 import { auditOf, CLIENT_ID, facts, newUser, refreshRow, rows, sessionRow, stackLayer } from "./OAuthHttpSupport.js"
 
 /** A user who logged in on a device: the first token pair of a new family. */

@@ -2,8 +2,8 @@ import { HttpServerRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Layer, Tracer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Authentication } from "../src/Caller.js"
-import { SessionCache } from "../src/SessionCache.js"
+import { Authentication } from "../src/accounts/Authentication.js"
+import { SessionCache } from "../src/accounts/SessionCache.js"
 import {
   addMember,
   type Harness,

@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Clock, Duration, Effect, Option, TestClock } from "effect"
-import { Accounts } from "../src/Accounts.js"
-import { Sessions } from "../src/Sessions.js"
+import { Accounts } from "../src/accounts/Accounts.js"
+import { Sessions } from "../src/accounts/Sessions.js"
 import { freshEmail, PASSWORD, stackLayer } from "./AccountsSupport.js"
 
 const facts = { ip: "192.0.2.1", userAgent: "vitest", requestId: "req-1" }

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { CoreConfig, Ids } from "@core/kernel"
 import { Clock, Console, Effect, Layer } from "effect"
-import { Mailer, type MailMessage } from "../Mailer.js"
+import { Mailer, type MailMessage } from "./Mailer.js"
 
 /**
  * The default mailer: every message becomes a row of `iam.mail_outbox` (read it to deliver it, or in

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import { createTransport } from "nodemailer"
-import { MailError, Mailer, type MailMessage } from "../Mailer.js"
+import { MailError, Mailer, type MailMessage } from "./Mailer.js"
 
 /** How to reach the SMTP server and whom the mail comes from. */
 export interface SmtpOptions {

@@ -1,4 +1,4 @@
-import type { MailMessage } from "../Mailer.js"
+import type { MailMessage } from "./Mailer.js"
 
 const escapeHtml = (text: string): string =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")

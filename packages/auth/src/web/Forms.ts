@@ -1,4 +1,4 @@
-import { CSRF_FIELD } from "../Csrf.js"
+import { CSRF_FIELD } from "./Csrf.js"
 import { html, type SafeHtml } from "./Html.js"
 
 /** Messages of a form's fields, by field name. */

@@ -1,0 +1,125 @@
+import { HttpServerRequest } from "@effect/platform"
+import { Iam } from "@core/contracts"
+import { CoreConfig, Crypto, Unauthorized } from "@core/kernel"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { Authentication, type Caller, type SessionCaller } from "./Authentication.js"
+import { type ResolvedSession, Sessions } from "./Sessions.js"
+
+/** A session token as the request carries it. */
+export interface PresentedToken {
+  readonly token: string
+  readonly via: "bearer" | "cookie"
+}
+
+/** The token of `Authorization: Bearer <token>`, if any. */
+export const bearerOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
+  const header = request.headers["authorization"]
+  if (header === undefined || header.slice(0, 7).toLowerCase() !== "bearer ") return undefined
+  const token = header.slice(7).trim()
+  return token === "" ? undefined : token
+}
+
+/** The value of the `core.session_token` cookie, if any. */
+export const cookieOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
+  const value = request.cookies[Iam.SESSION_COOKIE]
+  return value === undefined || value === "" ? undefined : value
+}
+
+/** The session token of a request: the bearer first, else the cookie. */
+export const presentedToken = (request: HttpServerRequest.HttpServerRequest): PresentedToken | undefined => {
+  const bearer = bearerOf(request)
+  if (bearer !== undefined) return { token: bearer, via: "bearer" }
+  const cookie = cookieOf(request)
+  return cookie === undefined ? undefined : { token: cookie, via: "cookie" }
+}
+
+const noCredentials = new Unauthorized({ message: "Authentication required" })
+const invalidSession = new Unauthorized({ message: "Invalid or expired session" })
+
+/** The caller of a resolved session. */
+export const sessionCaller = (resolved: ResolvedSession, via: "bearer" | "cookie"): SessionCaller => ({
+  kind: "session",
+  userId: resolved.user.id,
+  sessionId: resolved.session.id,
+  email: resolved.user.email,
+  activeOrganizationId: resolved.session.activeOrganizationId,
+  via
+})
+
+/**
+ * Sessions with their users, resolved once per request (several guards of one request share the lookup).
+ */
+export class CurrentSession extends Effect.Service<CurrentSession>()("@core/auth/CurrentSession", {
+  effect: Effect.gen(function*() {
+    const sessions = yield* Sessions
+    const memo = new WeakMap<object, Map<string, Option.Option<ResolvedSession>>>()
+
+    /** The live session behind a presented token, resolved at most once per request and token. */
+    const resolve = (request: HttpServerRequest.HttpServerRequest, token: string) =>
+      Effect.suspend(() => {
+        const known = memo.get(request)?.get(token)
+        if (known !== undefined) return Effect.succeed(known)
+        return Effect.tap(sessions.resolve(token), (found) =>
+          Effect.sync(() => {
+            const forRequest = memo.get(request) ?? new Map<string, Option.Option<ResolvedSession>>()
+            forRequest.set(token, found)
+            memo.set(request, forRequest)
+          }))
+      })
+
+    /** The request's session (bearer first, else cookie), or `None`. */
+    const current = Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const presented = presentedToken(request)
+      if (presented === undefined) return Option.none<{ resolved: ResolvedSession; via: "bearer" | "cookie" }>()
+      const found = yield* resolve(request, presented.token)
+      return Option.map(found, (resolved) => ({ resolved, via: presented.via }))
+    })
+
+    return { resolve, current } as const
+  }),
+  dependencies: [Sessions.Default]
+}) {}
+
+/**
+ * The `Authentication` port: a session by bearer or `core.session_token` cookie, or the static
+ * service key (`CORE_STATIC_API_KEY`, compared in constant time) as the service caller.
+ */
+export const AuthenticationLive = Layer.effect(
+  Authentication,
+  Effect.gen(function*() {
+    const config = yield* CoreConfig
+    const current = yield* CurrentSession
+    const staticKey = config.staticApiKey === undefined ? undefined : Redacted.value(config.staticApiKey)
+
+    const isStaticKey = (token: string) => staticKey !== undefined && Crypto.safeEqual(token, staticKey)
+
+    const sessionFrom = (presented: PresentedToken | undefined) =>
+      Effect.gen(function*() {
+        if (presented === undefined) return yield* noCredentials
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const found = yield* current.resolve(request, presented.token)
+        if (Option.isNone(found)) return yield* invalidSession
+        return sessionCaller(found.value, presented.via)
+      })
+
+    const session = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => sessionFrom(presentedToken(request)))
+
+    const caller = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request): Effect.Effect<
+      Caller,
+      Unauthorized,
+      HttpServerRequest.HttpServerRequest
+    > => {
+      const bearer = bearerOf(request)
+      if (bearer !== undefined && isStaticKey(bearer)) return Effect.succeed({ kind: "service" })
+      return sessionFrom(presentedToken(request))
+    })
+
+    const cookieSession = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const cookie = cookieOf(request)
+      return sessionFrom(cookie === undefined ? undefined : { token: cookie, via: "cookie" })
+    })
+
+    return { caller, session, cookieSession }
+  })
+)

@@ -1,0 +1,138 @@
+import { Iam } from "@core/contracts"
+import { CoreConfig, Cursor, Forbidden, Ids, RequestId, ValidationError, type NotFound } from "@core/kernel"
+import { HttpServerRequest } from "@effect/platform"
+import { Clock, Effect, Layer, Option } from "effect"
+import { z } from "zod"
+import { type AuditEvent, AuditLog, type AuditRequestFacts } from "./AuditLog.js"
+import { AuditRepo } from "./AuditRepo.js"
+import type { Caller } from "../accounts/Authentication.js"
+import { Access } from "../authorization/Access.js"
+import { Permissions } from "../authorization/Permissions.js"
+
+const SECRET_KEYS = /^(password|newpassword|currentpassword|token|accesstoken|refreshtoken|secret|key|apikey|authorization|cookie|code|devicecode|usercode|hash)$/i
+
+/** Drop values of keys that name secrets, at any depth — a last guard; callers never pass them. */
+export const scrub = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(scrub)
+  if (typeof value !== "object" || value === null) return value
+  return Object.fromEntries(
+    Object.entries(value).filter(([key]) => !SECRET_KEYS.test(key)).map(([key, v]) => [key, scrub(v)])
+  )
+}
+
+const firstForwarded = (header: string | undefined): string | undefined => {
+  const first = header?.split(",")[0]?.trim()
+  return first === undefined || first === "" ? undefined : first
+}
+
+/**
+ * The facts of a request for its audit entries: client address (the first `X-Forwarded-For`
+ * hop only when `trustProxy`), user agent and request id.
+ */
+export const factsOf = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): AuditRequestFacts => ({
+  ip: (trustProxy ? firstForwarded(request.headers["x-forwarded-for"]) : undefined) ??
+    Option.getOrNull(request.remoteAddress),
+  userAgent: request.headers["user-agent"]?.slice(0, 512) ?? null,
+  requestId: RequestId.requestIdOf(request)
+})
+
+/** The actor fields of an audit event for a caller. */
+export const actorOf = (caller: Caller): Pick<AuditEvent, "actorId" | "actorType"> =>
+  caller.kind === "service" ? { actorId: null, actorType: "service" } : { actorId: caller.userId, actorType: "user" }
+
+const NO_FACTS: AuditRequestFacts = { ip: null, userAgent: null, requestId: null }
+
+const AuditCursor = z.object({ occurredAt: z.iso.datetime(), id: Iam.NonEmptyText })
+
+/** The audit log: append (`record`, also served as the `AuditLog` port) and read (`list`). */
+export class Audit extends Effect.Service<Audit>()("@core/auth/Audit", {
+  effect: Effect.gen(function*() {
+    const repo = yield* AuditRepo
+    const ids = yield* Ids.Ids
+    const config = yield* CoreConfig
+    const access = yield* Access
+    const permissions = yield* Permissions
+
+    /** The facts of the request being handled, when `record` runs inside one. */
+    const currentFacts = Effect.map(
+      Effect.serviceOption(HttpServerRequest.HttpServerRequest),
+      Option.match({ onNone: () => NO_FACTS, onSome: (request) => factsOf(request, config.trustProxy) })
+    )
+
+    /** Append one entry; request facts come from `facts`, else from the current request. */
+    const record = (event: AuditEvent, facts?: AuditRequestFacts): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        const known = facts ?? (yield* currentFacts)
+        const now = yield* Clock.currentTimeMillis
+        yield* repo.insert({
+          id: yield* ids.make("aud"),
+          occurredAt: new Date(now),
+          action: event.action,
+          outcome: event.outcome ?? "success",
+          actorId: event.actorId ?? null,
+          actorType: event.actorType,
+          organizationId: event.organizationId ?? null,
+          targetType: event.targetType ?? null,
+          targetId: event.targetId ?? null,
+          ip: known.ip,
+          userAgent: known.userAgent,
+          requestId: known.requestId,
+          metadata: event.metadata == null ? null : scrub(event.metadata) as Record<string, unknown>
+        })
+      }).pipe(Effect.withSpan("Audit.record", { attributes: { action: event.action } }))
+
+    /** Which actor a caller may read: everyone's (operators, service), an organization's, or their own. */
+    const scope = (caller: Caller, query: Iam.ListAuditQuery) =>
+      Effect.gen(function*() {
+        const self = caller.kind === "session" ? caller.userId : undefined
+        if (query.actor === "me" && self === undefined) {
+          return yield* new ValidationError({
+            message: "Invalid request query",
+            issues: [{ path: "actor", message: "me needs a signed-in user" }]
+          })
+        }
+        const actorId = query.actor === "me" ? self : query.actor
+        if (caller.kind === "service" || (yield* access.isOperator(caller.userId))) return actorId
+        if (query.organizationId !== undefined) {
+          if (actorId === caller.userId) {
+            const membership = yield* permissions.membership(caller.userId, query.organizationId)
+            if (membership !== null) return actorId
+          }
+          yield* access.requirePermission(caller, query.organizationId, "audit:read")
+          return actorId
+        }
+        if (actorId !== undefined && actorId !== caller.userId) {
+          return yield* new Forbidden({ message: "Without organizationId only your own entries can be read" })
+        }
+        return caller.userId
+      })
+
+    /** A page of entries the caller may read, newest first, filtered by the query. */
+    const list = (caller: Caller, query: Iam.ListAuditQuery): Effect.Effect<Iam.AuditPage, ValidationError | Forbidden | NotFound> =>
+      Effect.gen(function*() {
+        const actorId = yield* scope(caller, query)
+        const before = yield* Cursor.decodeOptional(AuditCursor, query.cursor)
+        const rows = yield* repo.list({
+          ...(actorId === undefined ? {} : { actorId }),
+          ...(query.action === undefined
+            ? {}
+            : { action: query.action.endsWith(".*") ? { prefix: query.action.slice(0, -1) } : { exact: query.action } }),
+          ...(query.organizationId === undefined ? {} : { organizationId: query.organizationId }),
+          ...(query.from === undefined ? {} : { from: query.from }),
+          ...(query.to === undefined ? {} : { to: query.to }),
+          ...(before === undefined ? {} : { before }),
+          limit: query.limit
+        })
+        return Cursor.page(rows, query.limit, (entry) => ({ occurredAt: entry.occurredAt, id: entry.id }))
+      }).pipe(Effect.withSpan("Audit.list"))
+
+    return { record, list } as const
+  }),
+  dependencies: [AuditRepo.Default]
+}) {}
+
+/** The `AuditLog` port served by `Audit`. */
+export const AuditLogLive: Layer.Layer<AuditLog, never, Audit> = Layer.effect(
+  AuditLog,
+  Effect.map(Audit, (audit) => AuditLog.of({ record: audit.record }))
+)

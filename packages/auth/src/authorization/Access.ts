@@ -1,0 +1,28 @@
+import { Context, type Effect } from "effect"
+import type { Forbidden, NotFound } from "@core/kernel"
+import type { Caller } from "../accounts/Authentication.js"
+
+/**
+ * Decides who may do what. Implemented with role mappings, grants and operator membership
+ * (authorization); used by organizations, keys and every guarded route.
+ */
+export class Access extends Context.Tag("@core/auth/Access")<Access, {
+  /** Whether the user belongs to the `core-operator` organization. */
+  readonly isOperator: (userId: string) => Effect.Effect<boolean>
+  /** Passes for the static service key or an operator; else `Forbidden`. */
+  readonly requireOperatorOrService: (caller: Caller) => Effect.Effect<void, Forbidden>
+  /**
+   * Passes when the caller holds `permission` in the organization (effective permissions),
+   * is an operator, or is the service; else `Forbidden` — or `NotFound` from the caller's
+   * side when it is not a member at all (never reveal another tenant's organization).
+   */
+  readonly requirePermission: (
+    caller: Caller,
+    organizationId: string,
+    permission: string
+  ) => Effect.Effect<void, Forbidden | NotFound>
+  /** The effective permissions of a user in an organization (mapping + grants − denials). */
+  readonly effectivePermissions: (userId: string, organizationId: string) => Effect.Effect<ReadonlyArray<string>>
+  /** Forget cached permissions after a role, grant or membership change. */
+  readonly invalidate: (organizationId: string, userId?: string) => Effect.Effect<void>
+}>() {}

@@ -1,0 +1,117 @@
+import type { Iam } from "@core/contracts"
+import { type Forbidden, Ids, NotFound, ValidationError } from "@core/kernel"
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect } from "effect"
+import { actorOf } from "../audit/Audit.js"
+import { AuditLog } from "../audit/AuditLog.js"
+import type { Caller } from "../accounts/Authentication.js"
+import { Access } from "./Access.js"
+import { Delegation } from "./Delegation.js"
+import { type GrantRow, GrantsRepo } from "./GrantsRepo.js"
+import { MANAGE_PERMISSION } from "./RoleMappings.js"
+
+const toGrant = (row: GrantRow, nowSeconds: number): Iam.Grant => ({
+  ...row,
+  active: row.expiresAt === null || row.expiresAt > nowSeconds
+})
+
+const nowSeconds = Effect.map(Clock.currentTimeMillis, (millis) => Math.floor(millis / 1000))
+
+/**
+ * Per-user grants (`granted: true`) and denials (`false`) of one permission in one organization,
+ * optionally expiring (`expiresAt`, epoch seconds). Same callers as role mappings.
+ */
+export class Grants extends Effect.Service<Grants>()("@core/auth/Grants", {
+  effect: Effect.gen(function*() {
+    const repo = yield* GrantsRepo
+    const delegation = yield* Delegation
+    const access = yield* Access
+    const audit = yield* AuditLog
+    const ids = yield* Ids.Ids
+    const sql = yield* SqlClient.SqlClient
+
+    const list = (caller: Caller, query: Iam.ListGrantsQuery): Effect.Effect<ReadonlyArray<Iam.Grant>, Forbidden | NotFound> =>
+      Effect.gen(function*() {
+        yield* delegation.requireInOrganization(caller, query.orgId, MANAGE_PERMISSION)
+        const rows = yield* repo.list(query.orgId, query.userId)
+        const now = yield* nowSeconds
+        return rows.map((row) => toGrant(row, now))
+      })
+
+    /**
+     * Grant or deny a permission to a member. The caller must hold the permission; `grantedBy`
+     * must be the caller's own user id (the service key may name anyone); only a caller holding
+     * `*` may deny something to an owner.
+     */
+    const create = (
+      caller: Caller,
+      input: Iam.CreateGrantRequest
+    ): Effect.Effect<Iam.Grant, Forbidden | NotFound | ValidationError> =>
+      Effect.gen(function*() {
+        yield* delegation.requireInOrganization(caller, input.orgId, MANAGE_PERMISSION)
+        if (caller.kind === "session" && input.grantedBy !== caller.userId) {
+          return yield* new ValidationError({
+            message: "Invalid request body",
+            issues: [{ path: "grantedBy", message: "Must be the id of the calling user" }]
+          })
+        }
+        const role = yield* repo.memberRole(input.orgId, input.userId)
+        if (role === null) return yield* new NotFound({ message: "The user is not a member of this organization" })
+        yield* delegation.requireHolds(
+          caller,
+          input.orgId,
+          !input.granted && role === "owner" ? ["*", input.permission] : [input.permission]
+        )
+        const id = yield* ids.make("grt")
+        const now = yield* Clock.currentTimeMillis
+        const row = yield* sql.withTransaction(Effect.zipLeft(
+          repo.insert({
+            id,
+            orgId: input.orgId,
+            userId: input.userId,
+            permission: input.permission,
+            granted: input.granted,
+            grantedBy: input.grantedBy,
+            expiresAt: input.expiresAt ?? null,
+            createdAt: new Date(now).toISOString()
+          }),
+          audit.record({
+            action: input.granted ? "grant.create" : "grant.deny",
+            ...actorOf(caller),
+            organizationId: input.orgId,
+            targetType: "user",
+            targetId: input.userId,
+            metadata: { grantId: id, permission: input.permission, granted: input.granted, expiresAt: input.expiresAt ?? null }
+          })
+        )).pipe(Effect.orDie)
+        yield* access.invalidate(input.orgId, input.userId)
+        return toGrant(row, Math.floor(now / 1000))
+      }).pipe(Effect.withSpan("Grants.create"))
+
+    /** Delete a grant or denial; lifting a denial needs the permission, like granting it. */
+    const remove = (caller: Caller, id: string): Effect.Effect<void, Forbidden | NotFound> =>
+      Effect.gen(function*() {
+        const grant = yield* repo.find(id)
+        if (grant === null) return yield* new NotFound({ message: "Grant not found" })
+        yield* delegation.requireInOrganization(caller, grant.orgId, MANAGE_PERMISSION).pipe(
+          Effect.catchTag("NotFound", () => new NotFound({ message: "Grant not found" }))
+        )
+        if (!grant.granted) yield* delegation.requireHolds(caller, grant.orgId, [grant.permission])
+        yield* sql.withTransaction(Effect.zipRight(
+          repo.remove(id),
+          audit.record({
+            action: "grant.delete",
+            ...actorOf(caller),
+            organizationId: grant.orgId,
+            targetType: "user",
+            targetId: grant.userId,
+            metadata: { grantId: id, permission: grant.permission, granted: grant.granted }
+          })
+        )).pipe(Effect.orDie)
+        yield* access.invalidate(grant.orgId, grant.userId)
+      }).pipe(Effect.withSpan("Grants.remove"))
+
+    return { list, create, remove } as const
+  }),
+  dependencies: [GrantsRepo.Default]
+}) {}

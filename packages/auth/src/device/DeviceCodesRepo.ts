@@ -1,0 +1,138 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import { toDate, toDateOrNull } from "../internal/Rows.js"
+
+/** Where a device code stands. `consumed`: its tokens were issued (a code works once). */
+export type DeviceCodeStatus = "pending" | "approved" | "denied" | "consumed"
+
+/** A device code row, without its hash. `userCode` is normalized (eight letters, no dash). */
+export interface DeviceCodeRecord {
+  readonly id: string
+  readonly userCode: string
+  readonly clientId: string
+  readonly scope: string | null
+  readonly status: DeviceCodeStatus
+  readonly userId: string | null
+  readonly sessionId: string | null
+  readonly intervalSeconds: number
+  readonly lastPolledAt: Date | null
+  readonly expiresAt: Date
+  readonly createdAt: Date
+}
+
+/** What is stored for a new device code. */
+export interface NewDeviceCode {
+  readonly id: string
+  readonly deviceCodeHash: string
+  readonly userCode: string
+  readonly clientId: string
+  readonly scope: string | null
+  readonly intervalSeconds: number
+  readonly expiresAt: Date
+  readonly now: Date
+}
+
+interface Row {
+  readonly id: string
+  readonly user_code: string
+  readonly client_id: string
+  readonly scope: string | null
+  readonly status: DeviceCodeStatus
+  readonly user_id: string | null
+  readonly session_id: string | null
+  readonly interval_seconds: number
+  readonly last_polled_at: unknown
+  readonly expires_at: unknown
+  readonly created_at: unknown
+}
+
+const toRecord = (row: Row): DeviceCodeRecord => ({
+  id: row.id,
+  userCode: row.user_code,
+  clientId: row.client_id,
+  scope: row.scope,
+  status: row.status,
+  userId: row.user_id,
+  sessionId: row.session_id,
+  intervalSeconds: Number(row.interval_seconds),
+  lastPolledAt: toDateOrNull(row.last_polled_at),
+  expiresAt: toDate(row.expires_at),
+  createdAt: toDate(row.created_at)
+})
+
+const first = (rows: ReadonlyArray<Row>) => Option.map(Option.fromNullable(rows[0]), toRecord)
+
+/** The SQL of `iam.device_codes`: lookups by the device code's hash or the normalized user code (unique indexes). */
+export class DeviceCodesRepo extends Effect.Service<DeviceCodesRepo>()("@core/auth/DeviceCodesRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(
+      "id, user_code, client_id, scope, status, user_id, session_id, interval_seconds, last_polled_at, expires_at, created_at"
+    )
+
+    /** Insert a code; `None` when its user code (or hash) is taken, so the caller draws another. */
+    const insert = (code: NewDeviceCode) =>
+      sql<Row>`INSERT INTO iam.device_codes (id, device_code_hash, user_code, client_id, scope, interval_seconds,
+          expires_at, created_at)
+        VALUES (${code.id}, ${code.deviceCodeHash}, ${code.userCode}, ${code.clientId}, ${code.scope},
+          ${code.intervalSeconds}, ${code.expiresAt}, ${code.now})
+        ON CONFLICT DO NOTHING
+        RETURNING ${columns}`.pipe(Effect.map(first), Effect.orDie, Effect.withSpan("DeviceCodesRepo.insert"))
+
+    /** Delete codes that expired before `before` (their user codes become free again). */
+    const purgeExpired = (before: Date) =>
+      sql`DELETE FROM iam.device_codes WHERE expires_at < ${before}`.pipe(
+        Effect.asVoid,
+        Effect.orDie,
+        Effect.withSpan("DeviceCodesRepo.purgeExpired")
+      )
+
+    /** The code holding this device code hash. */
+    const findByDeviceCodeHash = (hash: string) =>
+      sql<Row>`SELECT ${columns} FROM iam.device_codes WHERE device_code_hash = ${hash}`.pipe(
+        Effect.map(first),
+        Effect.orDie,
+        Effect.withSpan("DeviceCodesRepo.findByDeviceCodeHash")
+      )
+
+    /** The code with this normalized user code. */
+    const findByUserCode = (userCode: string) =>
+      sql<Row>`SELECT ${columns} FROM iam.device_codes WHERE user_code = ${userCode}`.pipe(
+        Effect.map(first),
+        Effect.orDie,
+        Effect.withSpan("DeviceCodesRepo.findByUserCode")
+      )
+
+    /** Remember a poll of a pending code, and its interval (grown after a `slow_down`). */
+    const recordPoll = (id: string, now: Date, intervalSeconds: number) =>
+      sql`UPDATE iam.device_codes SET last_polled_at = ${now}, interval_seconds = ${intervalSeconds}
+        WHERE id = ${id} AND status = 'pending'`.pipe(Effect.asVoid, Effect.orDie, Effect.withSpan("DeviceCodesRepo.recordPoll"))
+
+    /**
+     * Approve or deny a pending, unexpired code for a user; the code, or `None` when it was no
+     * longer pending (decided meanwhile) or has expired.
+     */
+    const decide = (id: string, decision: "approved" | "denied", userId: string, now: Date) =>
+      sql<Row>`UPDATE iam.device_codes SET status = ${decision}, user_id = ${userId},
+          approved_at = CASE WHEN ${decision} = 'approved' THEN ${now}::timestamptz ELSE NULL END,
+          denied_at = CASE WHEN ${decision} = 'denied' THEN ${now}::timestamptz ELSE NULL END
+        WHERE id = ${id} AND status = 'pending' AND expires_at > ${now}
+        RETURNING ${columns}`.pipe(Effect.map(first), Effect.orDie, Effect.withSpan("DeviceCodesRepo.decide"))
+
+    /** Spend an approved code; `false` when another exchange spent it first (a code works once). */
+    const consume = (id: string) =>
+      sql<{ readonly id: string }>`UPDATE iam.device_codes SET status = 'consumed'
+        WHERE id = ${id} AND status = 'approved'
+        RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie, Effect.withSpan("DeviceCodesRepo.consume"))
+
+    /** Remember the session a consumed code was exchanged for. */
+    const attachSession = (id: string, sessionId: string) =>
+      sql`UPDATE iam.device_codes SET session_id = ${sessionId} WHERE id = ${id}`.pipe(
+        Effect.asVoid,
+        Effect.orDie,
+        Effect.withSpan("DeviceCodesRepo.attachSession")
+      )
+
+    return { insert, purgeExpired, findByDeviceCodeHash, findByUserCode, recordPoll, decide, consume, attachSession } as const
+  })
+}) {}

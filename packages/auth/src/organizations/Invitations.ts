@@ -1,0 +1,268 @@
+import { Cursor, Ids, InvalidState, ValidationError } from "@core/kernel"
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Option } from "effect"
+import { actorOf } from "../audit/Audit.js"
+import { AuditLog } from "../audit/AuditLog.js"
+import { AuthUrls } from "../accounts/AuthUrls.js"
+import type { Caller, SessionCaller } from "../accounts/Authentication.js"
+import { Access } from "../authorization/Access.js"
+import { type InvitationRow, InvitationsRepo, type InvitationState } from "./InvitationsRepo.js"
+import { deliver, Mailer } from "../mail/Mailer.js"
+import { Members } from "./Members.js"
+import { type MemberRole, type MemberRow, MembersRepo } from "./MembersRepo.js"
+import { fail, type OrganizationError, requireIn } from "./OrganizationErrors.js"
+import { type OrganizationRow, OrganizationsRepo } from "./OrganizationsRepo.js"
+
+/** How long an invitation stays valid: 48 hours, better-auth's default. */
+export const INVITATION_TTL_MILLIS = 48 * 60 * 60 * 1000
+
+/** A new invitation. `inviterId` lets the service key or an operator invite on a member's behalf. */
+export interface InviteInput {
+  readonly organizationId: string
+  readonly email: string
+  readonly role: MemberRole
+  readonly inviterId?: string | undefined
+  /** Renew a pending invitation instead of refusing a second one. */
+  readonly resend?: boolean | undefined
+}
+
+/** An invitation as its recipient sees it. */
+export interface InvitationDetail {
+  readonly invitation: InvitationRow
+  readonly organization: OrganizationRow
+  readonly inviterEmail: string
+}
+
+/** The status an invitation reads as at `now`: a pending one past its expiry is `expired`. */
+export const statusAt = (invitation: InvitationRow, now: number): InvitationState =>
+  invitation.status === "pending" && invitation.expiresAt.getTime() <= now ? "expired" : invitation.status
+
+const InvitationCursor = Cursor.CreatedAtId
+
+/** Invitations: create (and mail), list, read, accept, reject, cancel. */
+export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invitations", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* InvitationsRepo
+    const membersRepo = yield* MembersRepo
+    const members = yield* Members
+    const organizations = yield* OrganizationsRepo
+    const access = yield* Access
+    const audit = yield* AuditLog
+    const mailer = yield* Mailer
+    const urls = yield* AuthUrls
+    const ids = yield* Ids.Ids
+
+    const now = Clock.currentTimeMillis
+    const organizationOf = (id: string) =>
+      Effect.flatMap(organizations.findById(id), Option.match({
+        onNone: () => fail("ORGANIZATION_NOT_FOUND"),
+        onSome: Effect.succeed
+      }))
+
+    const record = (caller: Caller, action: string, invitation: InvitationRow, metadata: Record<string, unknown> = {}) =>
+      audit.record({
+        ...actorOf(caller),
+        action,
+        organizationId: invitation.organizationId,
+        targetType: "invitation",
+        targetId: invitation.id,
+        metadata: { role: invitation.role, ...metadata }
+      })
+
+    /** Who invites: the caller, or — for the service key and operators only — the member named by `inviterId`. */
+    const inviterOf = (caller: Caller, input: InviteInput) =>
+      Effect.gen(function*() {
+        const onBehalf = caller.kind === "service" || (yield* access.isOperator(caller.userId))
+        const inviterId = input.inviterId ?? (caller.kind === "session" ? caller.userId : undefined)
+        if (inviterId === undefined || (!onBehalf && caller.kind === "session" && inviterId !== caller.userId)) {
+          return yield* new ValidationError({
+            message: "Invalid request body",
+            issues: [{
+              path: "inviterId",
+              message: inviterId === undefined ? "Required when the service key invites" : "Must be your own user id"
+            }]
+          })
+        }
+        if (onBehalf && Option.isNone(yield* membersRepo.find(input.organizationId, inviterId))) {
+          return yield* fail("INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION")
+        }
+        return inviterId
+      })
+
+    const mail = (invitation: InvitationRow, organization: OrganizationRow) => {
+      const link = new URL(`/accept-invitation/${invitation.id}`, urls.base).toString()
+      return deliver(mailer, {
+        to: invitation.email,
+        subject: `You are invited to join ${organization.name}`,
+        text: `You have been invited to join ${organization.name} on Core as ${invitation.role}.\n\n` +
+          `Accept the invitation: ${link}\n\nThe invitation expires in 48 hours. If you did not expect it, ignore this mail.\n`,
+        link
+      })
+    }
+
+    /** Invite an email to an organization (`members:manage`; only owners invite owners). */
+    const create = (caller: Caller, input: InviteInput): Effect.Effect<InvitationRow, OrganizationError | ValidationError> =>
+      Effect.gen(function*() {
+        const organization = yield* organizationOf(input.organizationId)
+        yield* requireIn(access, caller, organization.id, "members:manage", "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION")
+        const inviterId = yield* inviterOf(caller, input)
+        if (input.role === "owner" && !(yield* members.actsAsOwner(caller, organization.id))) {
+          return yield* fail("YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE")
+        }
+        const email = input.email.toLowerCase()
+        if (Option.isSome(yield* membersRepo.findByEmail(organization.id, email))) {
+          return yield* fail("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION")
+        }
+        const at = yield* now
+        const expiresAt = new Date(at + INVITATION_TTL_MILLIS)
+        const pending = yield* repo.findPending(organization.id, email, new Date(at))
+        if (Option.isSome(pending) && input.resend !== true) return yield* fail("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION")
+        const invitation = Option.isSome(pending)
+          ? Option.getOrElse(yield* repo.extend(pending.value.id, expiresAt), () => pending.value)
+          : yield* repo.insert({
+            id: yield* ids.make("inv"),
+            organizationId: organization.id,
+            email,
+            role: input.role,
+            inviterId,
+            expiresAt,
+            createdAt: new Date(at)
+          })
+        yield* mail(invitation, organization)
+        yield* record(caller, Option.isSome(pending) ? "invitation.resend" : "invitation.create", invitation, { email })
+        return invitation
+      }).pipe(Effect.withSpan("Invitations.create"))
+
+    /** Every invitation of an organization (`members:read`). */
+    const list = (caller: Caller, organizationId: string): Effect.Effect<ReadonlyArray<InvitationRow>, OrganizationError> =>
+      Effect.gen(function*() {
+        yield* organizationOf(organizationId)
+        yield* requireIn(access, caller, organizationId, "members:read", "YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS")
+        return yield* repo.listByOrganization(organizationId)
+      }).pipe(Effect.withSpan("Invitations.list"))
+
+    /** A page of invitations, oldest first; `cursor` is empty on the last page. */
+    const page = (
+      caller: Caller,
+      organizationId: string,
+      query: { readonly cursor?: string | undefined; readonly limit: number }
+    ): Effect.Effect<{ readonly data: ReadonlyArray<InvitationRow>; readonly cursor: string }, OrganizationError | ValidationError> =>
+      Effect.gen(function*() {
+        const after = yield* Cursor.decodeOptional(InvitationCursor, query.cursor)
+        yield* organizationOf(organizationId)
+        yield* requireIn(access, caller, organizationId, "members:read", "YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS")
+        const rows = yield* repo.page(
+          organizationId,
+          after === undefined ? null : { createdAt: new Date(after.createdAt), id: after.id },
+          query.limit + 1
+        )
+        const { data, nextCursor } = Cursor.page(rows, query.limit, (row) => ({ createdAt: row.createdAt.toISOString(), id: row.id }))
+        return { data, cursor: nextCursor ?? "" }
+      }).pipe(Effect.withSpan("Invitations.page"))
+
+    /** A pending, unexpired invitation addressed to the caller. */
+    const addressedTo = (caller: SessionCaller, invitationId: string) =>
+      Effect.gen(function*() {
+        const found = yield* repo.findById(invitationId)
+        if (Option.isNone(found) || statusAt(found.value, yield* now) !== "pending") return yield* fail("INVITATION_NOT_FOUND")
+        if (found.value.email.toLowerCase() !== caller.email.toLowerCase()) {
+          return yield* fail("YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION")
+        }
+        return found.value
+      })
+
+    /** The invitation with its organization and inviter, for its recipient. */
+    const get = (caller: SessionCaller, invitationId: string): Effect.Effect<InvitationDetail, OrganizationError> =>
+      Effect.gen(function*() {
+        const invitation = yield* addressedTo(caller, invitationId)
+        const organization = yield* organizationOf(invitation.organizationId)
+        const inviter = yield* membersRepo.find(invitation.organizationId, invitation.inviterId)
+        if (Option.isNone(inviter)) return yield* fail("INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION")
+        return { invitation, organization, inviterEmail: inviter.value.user.email }
+      }).pipe(Effect.withSpan("Invitations.get"))
+
+    /** Accept: the caller joins with the invited role, and the organization becomes active. */
+    const accept = (
+      caller: SessionCaller,
+      invitationId: string
+    ): Effect.Effect<{ readonly invitation: InvitationRow; readonly member: MemberRow }, OrganizationError> =>
+      Effect.gen(function*() {
+        yield* addressedTo(caller, invitationId)
+        const at = new Date(yield* now)
+        const accepted = yield* sql.withTransaction(Effect.gen(function*() {
+          const invitation = yield* Effect.flatMap(repo.transition(invitationId, "accepted"), Option.match({
+            onNone: () => fail("INVITATION_NOT_FOUND"),
+            onSome: Effect.succeed
+          }))
+          const member = yield* membersRepo.insert({
+            id: yield* ids.make("mem"),
+            organizationId: invitation.organizationId,
+            userId: caller.userId,
+            role: invitation.role,
+            now: at
+          })
+          if (Option.isNone(member)) return yield* fail("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION")
+          yield* organizations.setActiveOrganization(caller.sessionId, invitation.organizationId, at)
+          return { invitation, member: member.value }
+        })).pipe(Effect.catchTag("SqlError", Effect.die))
+        yield* record(caller, "invitation.accept", accepted.invitation)
+        yield* audit.record({
+          ...actorOf(caller),
+          action: "member.add",
+          organizationId: accepted.member.organizationId,
+          targetType: "user",
+          targetId: caller.userId,
+          metadata: { memberId: accepted.member.id, role: accepted.member.role, invitationId }
+        })
+        yield* access.invalidate(accepted.member.organizationId, caller.userId)
+        return accepted
+      }).pipe(Effect.withSpan("Invitations.accept"))
+
+    /** Reject an invitation addressed to the caller. */
+    const reject = (caller: SessionCaller, invitationId: string): Effect.Effect<InvitationRow, OrganizationError> =>
+      Effect.gen(function*() {
+        yield* addressedTo(caller, invitationId)
+        const rejected = yield* Effect.flatMap(repo.transition(invitationId, "rejected"), Option.match({
+          onNone: () => fail("INVITATION_NOT_FOUND"),
+          onSome: Effect.succeed
+        }))
+        yield* record(caller, "invitation.reject", rejected)
+        return rejected
+      }).pipe(Effect.withSpan("Invitations.reject"))
+
+    /**
+     * Cancel (revoke) a pending invitation (`members:manage`). Another organization's invitation
+     * reads as `INVITATION_NOT_FOUND`; one no longer pending fails with `InvalidState`.
+     */
+    const cancel = (
+      caller: Caller,
+      invitationId: string,
+      organizationId?: string
+    ): Effect.Effect<InvitationRow, OrganizationError | InvalidState> =>
+      Effect.gen(function*() {
+        const found = yield* repo.findById(invitationId)
+        if (Option.isNone(found) || (organizationId !== undefined && found.value.organizationId !== organizationId)) {
+          return yield* fail("INVITATION_NOT_FOUND")
+        }
+        yield* requireIn(
+          access,
+          caller,
+          found.value.organizationId,
+          "members:manage",
+          "YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION",
+          "INVITATION_NOT_FOUND"
+        )
+        const from = statusAt(found.value, yield* now)
+        const canceled = from === "pending" ? yield* repo.transition(invitationId, "canceled") : Option.none()
+        if (Option.isNone(canceled)) {
+          return yield* new InvalidState({ message: `The invitation is ${from}, not pending`, from, to: "canceled" })
+        }
+        yield* record(caller, "invitation.cancel", canceled.value)
+        return canceled.value
+      }).pipe(Effect.withSpan("Invitations.cancel"))
+
+    return { create, list, page, get, accept, reject, cancel } as const
+  }),
+  dependencies: [InvitationsRepo.Default, MembersRepo.Default, Members.Default, OrganizationsRepo.Default]
+}) {}

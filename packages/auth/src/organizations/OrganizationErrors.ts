@@ -1,0 +1,86 @@
+import { Iam } from "@core/contracts"
+import { type CoreError, Conflict, Forbidden, NotFound, ValidationError } from "@core/kernel"
+import { type Context, Data, Effect } from "effect"
+import type { Caller } from "../accounts/Authentication.js"
+import type { Access } from "../authorization/Access.js"
+
+type OrganizationErrorCode = Iam.OrganizationErrorCode
+
+/** How an organization rule reads on the documented `/api/core/*` routes. */
+type CoreKind = "Conflict" | "NotFound" | "Forbidden" | "BadRequest"
+
+/**
+ * Each organization rule: the status better-auth answers it with on `/api/auth/organization/*`
+ * (not-found answers are 404, also for another tenant's organization, member or invitation),
+ * and the kernel error it becomes on the documented routes.
+ */
+const RULES: Record<OrganizationErrorCode, { readonly status: number; readonly core: CoreKind }> = {
+  ORGANIZATION_ALREADY_EXISTS: { status: 400, core: "Conflict" },
+  ORGANIZATION_SLUG_ALREADY_TAKEN: { status: 400, core: "Conflict" },
+  ORGANIZATION_NOT_FOUND: { status: 404, core: "NotFound" },
+  NO_ACTIVE_ORGANIZATION: { status: 400, core: "BadRequest" },
+  USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION: { status: 400, core: "Conflict" },
+  MEMBER_NOT_FOUND: { status: 404, core: "NotFound" },
+  YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION: { status: 403, core: "Forbidden" },
+  YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION: { status: 403, core: "Forbidden" },
+  YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER: { status: 400, core: "Conflict" },
+  YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER: { status: 400, core: "Conflict" },
+  YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER: { status: 403, core: "Forbidden" },
+  YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER: { status: 403, core: "Forbidden" },
+  YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION: { status: 403, core: "Forbidden" },
+  YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE: { status: 403, core: "Forbidden" },
+  USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION: { status: 400, core: "Conflict" },
+  INVITATION_NOT_FOUND: { status: 404, core: "NotFound" },
+  YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION: { status: 403, core: "Forbidden" },
+  YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION: { status: 403, core: "Forbidden" },
+  YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS: { status: 403, core: "Forbidden" },
+  YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION: { status: 404, core: "NotFound" },
+  YOU_ARE_NOT_ALLOWED_TO_READ_THIS_ORGANIZATION: { status: 403, core: "Forbidden" },
+  INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION: { status: 400, core: "Conflict" }
+}
+
+/** An organization rule refused the request; `code` is better-auth's name for it. */
+export class OrganizationError extends Data.TaggedError("OrganizationError")<{
+  readonly code: OrganizationErrorCode
+  readonly message: string
+  readonly status: number
+}> {
+  /** The error for `code`, with its catalogue message and status. */
+  static of(code: OrganizationErrorCode): OrganizationError {
+    return new OrganizationError({ code, message: Iam.OrganizationErrorCodes[code], status: RULES[code].status })
+  }
+
+  /** The same rule as a kernel error, for the documented routes and their envelope. */
+  toCore(): CoreError {
+    switch (RULES[this.code].core) {
+      case "Conflict":
+        return new Conflict({ message: this.message, details: { reason: this.code } })
+      case "NotFound":
+        return new NotFound({ message: this.message })
+      case "Forbidden":
+        return new Forbidden({ message: this.message })
+      case "BadRequest":
+        return new ValidationError({ message: this.message, issues: [{ path: "organizationId", message: this.message }] })
+    }
+  }
+}
+
+/** Fail with the organization rule `code`. */
+export const fail = (code: OrganizationErrorCode): Effect.Effect<never, OrganizationError> =>
+  Effect.fail(OrganizationError.of(code))
+
+/**
+ * `Access.requirePermission` in organization terms: a non-member (another tenant) reads
+ * `ORGANIZATION_NOT_FOUND` (or `notFound`), a member lacking the permission `forbidden`.
+ */
+export const requireIn = (
+  access: Context.Tag.Service<Access>,
+  caller: Caller,
+  organizationId: string,
+  permission: string,
+  forbidden: OrganizationErrorCode,
+  notFound: OrganizationErrorCode = "ORGANIZATION_NOT_FOUND"
+): Effect.Effect<void, OrganizationError> =>
+  access.requirePermission(caller, organizationId, permission).pipe(
+    Effect.mapError((error) => OrganizationError.of(error._tag === "NotFound" ? notFound : forbidden))
+  )

@@ -1,0 +1,218 @@
+import { type Forbidden, type UpstreamUnavailable, ValidationError } from "@core/kernel"
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Option } from "effect"
+import { actorOf } from "../audit/Audit.js"
+import { AuditLog } from "../audit/AuditLog.js"
+import type { Caller, SessionCaller } from "../accounts/Authentication.js"
+import { Access } from "../authorization/Access.js"
+import { type MemberRow, MembersRepo } from "./MembersRepo.js"
+import { fail, OrganizationError, requireIn } from "./OrganizationErrors.js"
+import { type OrganizationPatch, type OrganizationRow, OrganizationsRepo } from "./OrganizationsRepo.js"
+import { OPERATOR_SLUG, OrgSetup, type SetupResult } from "./OrgSetup.js"
+import { SessionCache } from "../accounts/SessionCache.js"
+
+/** Which organization a request is about: by id or slug, else the session's active one. */
+export interface OrganizationSelector {
+  readonly organizationId?: string | undefined
+  readonly organizationSlug?: string | undefined
+}
+
+/** An organization with its members. */
+export interface OrganizationWithMembers {
+  readonly organization: OrganizationRow
+  readonly members: ReadonlyArray<MemberRow>
+}
+
+/** How many members the organization reads answer at most. */
+export const MEMBERS_LIMIT = 1000
+
+/** Organizations: creation (through `OrgSetup`), reads, the active organization, update and delete. */
+export class Organizations extends Effect.Service<Organizations>()("@core/auth/Organizations", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* OrganizationsRepo
+    const members = yield* MembersRepo
+    const setup = yield* OrgSetup
+    const access = yield* Access
+    const audit = yield* AuditLog
+    const sessions = yield* SessionCache
+
+    /** Point the session at an organization; its cached context is forgotten at once. */
+    const activate = (sessionId: string, organizationId: string | null, now: Date) =>
+      Effect.zipRight(repo.setActiveOrganization(sessionId, organizationId, now), sessions.clear)
+
+    const byId = (id: string) =>
+      Effect.flatMap(repo.findById(id), Option.match({ onNone: () => fail("ORGANIZATION_NOT_FOUND"), onSome: Effect.succeed }))
+
+    /** The organization a selector names (`None` when it names none and no organization is active). */
+    const select = (caller: SessionCaller, selector: OrganizationSelector) =>
+      Effect.gen(function*() {
+        const found = selector.organizationSlug !== undefined
+          ? yield* repo.findBySlug(selector.organizationSlug)
+          : selector.organizationId !== undefined || caller.activeOrganizationId !== null
+          ? yield* repo.findById(selector.organizationId ?? caller.activeOrganizationId!)
+          : undefined
+        if (found === undefined) return Option.none<OrganizationRow>()
+        if (Option.isNone(found)) return yield* fail("ORGANIZATION_NOT_FOUND")
+        return found
+      })
+
+    /** Like `select`, failing with `NO_ACTIVE_ORGANIZATION` when nothing is selected. */
+    const selectRequired = (caller: SessionCaller, selector: OrganizationSelector) =>
+      Effect.flatMap(select(caller, selector), Option.match({
+        onNone: () => fail("NO_ACTIVE_ORGANIZATION"),
+        onSome: Effect.succeed
+      }))
+
+    /** The selected organization, readable by the caller (its members, operators), else `ORGANIZATION_NOT_FOUND`. */
+    const readable = (caller: SessionCaller, selector: OrganizationSelector, permission = "org:read") =>
+      Effect.flatMap(selectRequired(caller, selector), (organization) =>
+        Effect.as(
+          requireIn(access, caller, organization.id, permission, "YOU_ARE_NOT_ALLOWED_TO_READ_THIS_ORGANIZATION"),
+          organization
+        ))
+
+    const withMembers = (organization: OrganizationRow) =>
+      Effect.map(members.list(organization.id, { limit: MEMBERS_LIMIT, offset: 0 }), (page) => ({
+        organization,
+        members: page.members
+      }))
+
+    /** Plugin create: the caller becomes owner and (unless kept) the new organization becomes active. */
+    const create = (
+      caller: SessionCaller,
+      input: {
+        readonly name: string
+        readonly slug: string
+        readonly logo?: string | null | undefined
+        readonly metadata?: Record<string, unknown> | undefined
+        readonly keepCurrentActiveOrganization?: boolean | undefined
+      }
+    ): Effect.Effect<SetupResult, OrganizationError | UpstreamUnavailable> =>
+      Effect.gen(function*() {
+        const result = yield* setup.setup({ ...input, ownerId: caller.userId, orgType: "tenant" }, actorOf(caller))
+        if (input.keepCurrentActiveOrganization !== true) {
+          const now = new Date(yield* Clock.currentTimeMillis)
+          yield* activate(caller.sessionId, result.organization.id, now)
+        }
+        return result
+      }).pipe(Effect.withSpan("Organizations.create"))
+
+    /** Operator create (`POST /api/core/organizations`): the static key or an operator names the owner. */
+    const createForOwner = (
+      caller: Caller,
+      input: { readonly name: string; readonly slug: string; readonly ownerId: string; readonly orgType: "core-operator" | "tenant" }
+    ): Effect.Effect<OrganizationWithMembers, Forbidden | ValidationError | OrganizationError | UpstreamUnavailable> =>
+      Effect.gen(function*() {
+        yield* access.requireOperatorOrService(caller)
+        if (Option.isNone(yield* members.userById(input.ownerId))) {
+          return yield* new ValidationError({
+            message: "Invalid request body",
+            issues: [{ path: "ownerId", message: "No user has this id" }]
+          })
+        }
+        const result = yield* setup.setup(input, actorOf(caller))
+        return yield* withMembers(result.organization)
+      }).pipe(Effect.withSpan("Organizations.createForOwner"))
+
+    /** `GET /api/core/organizations/{slug}`: for its members, operators and the service. */
+    const getBySlug = (caller: Caller, slug: string): Effect.Effect<OrganizationWithMembers, OrganizationError> =>
+      Effect.gen(function*() {
+        const organization = yield* Effect.flatMap(repo.findBySlug(slug), Option.match({
+          onNone: () => fail("ORGANIZATION_NOT_FOUND"),
+          onSome: Effect.succeed
+        }))
+        yield* requireIn(access, caller, organization.id, "org:read", "YOU_ARE_NOT_ALLOWED_TO_READ_THIS_ORGANIZATION")
+        return yield* withMembers(organization)
+      }).pipe(Effect.withSpan("Organizations.getBySlug"))
+
+    /** The organizations the caller is a member of. */
+    const listMine = (caller: SessionCaller) => repo.listForUser(caller.userId)
+
+    /** The selected organization (or `None` without selection and active organization). */
+    const get = (caller: SessionCaller, selector: OrganizationSelector): Effect.Effect<Option.Option<OrganizationRow>, OrganizationError> =>
+      Effect.flatMap(select(caller, selector), Option.match({
+        onNone: () => Effect.succeed(Option.none()),
+        onSome: (organization) =>
+          Effect.as(
+            requireIn(access, caller, organization.id, "org:read", "YOU_ARE_NOT_ALLOWED_TO_READ_THIS_ORGANIZATION"),
+            Option.some(organization)
+          )
+      }))
+
+    /** `set-active`: `null` clears it; otherwise the caller must be a member of the organization. */
+    const setActive = (
+      caller: SessionCaller,
+      input: { readonly organizationId?: string | null | undefined; readonly organizationSlug?: string | undefined }
+    ): Effect.Effect<OrganizationRow | null, OrganizationError> =>
+      Effect.gen(function*() {
+        const now = new Date(yield* Clock.currentTimeMillis)
+        if (input.organizationId === null) {
+          yield* activate(caller.sessionId, null, now)
+          return null
+        }
+        const selected = yield* select(caller, {
+          organizationId: input.organizationId ?? undefined,
+          organizationSlug: input.organizationId === undefined ? input.organizationSlug : undefined
+        })
+        if (Option.isNone(selected)) return null
+        const membership = yield* members.find(selected.value.id, caller.userId)
+        if (Option.isNone(membership)) return yield* fail("ORGANIZATION_NOT_FOUND")
+        yield* activate(caller.sessionId, selected.value.id, now)
+        return selected.value
+      }).pipe(Effect.withSpan("Organizations.setActive"))
+
+    /** Rename, re-slug, or change logo and metadata (`org:update`). */
+    const update = (
+      caller: SessionCaller,
+      selector: OrganizationSelector,
+      patch: OrganizationPatch
+    ): Effect.Effect<OrganizationRow, OrganizationError> =>
+      Effect.gen(function*() {
+        const organization = yield* selectRequired(caller, selector)
+        yield* requireIn(access, caller, organization.id, "org:update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION")
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const updated = yield* repo.update(organization.id, patch, now)
+        if (Option.isNone(updated)) return yield* fail("ORGANIZATION_SLUG_ALREADY_TAKEN")
+        yield* audit.record({
+          ...actorOf(caller),
+          action: "org.update",
+          organizationId: organization.id,
+          targetType: "organization",
+          targetId: organization.id,
+          metadata: { fields: Object.keys(patch).filter((key) => patch[key as keyof OrganizationPatch] !== undefined) }
+        })
+        return updated.value
+      }).pipe(Effect.withSpan("Organizations.update"))
+
+    /** Delete an organization (`org:delete`: its owners); the operator organization cannot be deleted. */
+    const remove = (caller: SessionCaller, organizationId: string): Effect.Effect<OrganizationRow, OrganizationError> =>
+      Effect.gen(function*() {
+        const organization = yield* byId(organizationId)
+        yield* requireIn(access, caller, organization.id, "org:delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION")
+        if (organization.orgType === "core-operator") return yield* fail("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION")
+        yield* sql.withTransaction(Effect.zipRight(
+          repo.clearActiveOrganization(organization.id),
+          repo.remove(organization.id)
+        )).pipe(Effect.orDie)
+        yield* audit.record({
+          ...actorOf(caller),
+          action: "org.delete",
+          organizationId: organization.id,
+          targetType: "organization",
+          targetId: organization.id,
+          metadata: { slug: organization.slug, platformId: organization.platformId }
+        })
+        yield* access.invalidate(organization.id)
+        return organization
+      }).pipe(Effect.withSpan("Organizations.remove"))
+
+    /** `check-slug`: free answers, taken fails with `ORGANIZATION_SLUG_ALREADY_TAKEN`. */
+    const checkSlug = (slug: string): Effect.Effect<void, OrganizationError> =>
+      Effect.flatMap(repo.findBySlug(slug), (found) =>
+        Option.isSome(found) || slug === OPERATOR_SLUG ? fail("ORGANIZATION_SLUG_ALREADY_TAKEN") : Effect.void)
+
+    return { create, createForOwner, getBySlug, listMine, get, readable, selectRequired, setActive, update, remove, checkSlug, withMembers } as const
+  }),
+  dependencies: [OrganizationsRepo.Default, MembersRepo.Default, OrgSetup.Default, SessionCache.Default]
+}) {}

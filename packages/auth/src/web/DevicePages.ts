@@ -1,0 +1,98 @@
+import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import { Effect, Either, Option } from "effect"
+import { DeviceAuthorization } from "../device/DeviceAuthorization.js"
+import type { OAuthError } from "../device/OAuthErrors.js"
+import { deviceApprovedPage, deviceConfirmPage, deviceDeniedPage, deviceEntryPage } from "./DevicePage.js"
+import * as FormBody from "./FormBody.js"
+import { href } from "./Links.js"
+import {
+  browserSession,
+  CSRF_MESSAGE,
+  pageContext,
+  queryParam,
+  readForm,
+  renderForm,
+  signInFirst,
+  signInRequired
+} from "./PageContext.js"
+import { page } from "./Respond.js"
+import { requestFacts } from "../accounts/AuthRoutes.js"
+
+const MAX_CODE = 64
+
+/** The code the visitor brought (`verification_uri_complete`'s `user_code`), trimmed; `undefined` if none. */
+const typedCode = (value: string | undefined): string | undefined => {
+  if (value === undefined) return undefined
+  const trimmed = value.trim().slice(0, MAX_CODE)
+  return trimmed === "" ? undefined : trimmed
+}
+
+const codeFromQuery = Effect.map(queryParam("user_code"), typedCode)
+
+/** Why an entered code was refused, as the person reads it, and the status it answers with. */
+const refusal = (error: OAuthError): { readonly status: number; readonly message: string } => {
+  switch (error.error) {
+    case "expired_token":
+      return { status: 400, message: "This code has expired. Start the login again on your device." }
+    case "slow_down": {
+      const seconds = error.retryAfterSeconds ?? 60
+      return { status: 429, message: `Too many wrong codes. Try again in ${seconds} second${seconds === 1 ? "" : "s"}.` }
+    }
+    default:
+      return { status: 400, message: "This code is not valid, or it was already used. Check the code on your device." }
+  }
+}
+
+/** The entry form again, with the refusal and the typed code. */
+const refused = (base: string, email: string, userCode: string | undefined, error: OAuthError) => {
+  const { message, status } = refusal(error)
+  const answer = page(deviceEntryPage({ base, email, userCode, error: message }), status)
+  return error.retryAfterSeconds === undefined
+    ? answer
+    : HttpServerResponse.setHeader(answer, "retry-after", String(error.retryAfterSeconds))
+}
+
+/**
+ * `GET /device[?user_code=…]`: sign in first (coming back here), then the code entry form, or — for
+ * a live code — the client's name and the question. Looking a code up counts as an entry attempt
+ * (the same limit as approving: the page is no oracle for guessing codes).
+ */
+const activation = Effect.gen(function*() {
+  const { base } = yield* pageContext
+  const userCode = yield* codeFromQuery
+  const session = yield* browserSession
+  if (Option.isNone(session)) return signInFirst(base, href(base, "/device", { user_code: userCode }))
+  const who = session.value
+  if (userCode === undefined) return page(deviceEntryPage({ base, email: who.email }))
+  const facts = yield* requestFacts
+  const found = yield* Effect.either((yield* DeviceAuthorization).lookup(userCode, { ip: facts.ip, userId: who.userId }))
+  if (Either.isLeft(found)) return refused(base, who.email, userCode, found.left)
+  const pending = found.right
+  return yield* renderForm("device", who.sessionId, (csrf) =>
+    deviceConfirmPage({ base, csrf, email: who.email, userCode: pending.userCode, clientId: pending.clientId }))
+})
+
+/** `POST /device`: approve or deny the code for the signed-in user, then say what happened. */
+const decide = Effect.gen(function*() {
+  const { base } = yield* pageContext
+  const session = yield* browserSession
+  if (Option.isNone(session)) return signInRequired(base, "/device", "Sign in to approve a device.")
+  const who = session.value
+  const { fields, refused: forged } = yield* readForm("device", who.sessionId)
+  const userCode = typedCode(FormBody.text(fields, "user_code"))
+  const action = FormBody.text(fields, "action")
+  if (forged) return page(deviceEntryPage({ base, email: who.email, userCode, error: CSRF_MESSAGE }), 403)
+  if (userCode === undefined || (action !== "approve" && action !== "deny")) {
+    return page(deviceEntryPage({ base, email: who.email, userCode, error: "Enter the code, then approve or deny." }), 400)
+  }
+  const device = yield* DeviceAuthorization
+  const outcome = yield* Effect.either(device[action](who, userCode, yield* requestFacts))
+  if (Either.isLeft(outcome)) return refused(base, who.email, userCode, outcome.left)
+  return page(action === "approve" ? deviceApprovedPage(outcome.right.clientId) : deviceDeniedPage(outcome.right.clientId))
+})
+
+/** The device activation page at `verification_uri` (`/device`). */
+export const DevicePages = HttpRouter.empty.pipe(
+  HttpRouter.get("/device", activation),
+  HttpRouter.post("/device", decide)
+)
