@@ -50,7 +50,10 @@ export interface Input<R extends RouteSpec> {
  * What a handler answers: the declared success body (encoded as JSON with the route's success
  * status, or an empty 204), or a whole response (redirects, cookies, pages).
  */
-export type Answer<R extends RouteSpec> = SuccessBody<R> | HttpServerResponse.HttpServerResponse
+export type Answer<R extends RouteSpec> =
+  | SuccessBody<R>
+  | HttpServerResponse.HttpServerResponse
+  | (undefined extends SuccessBody<R> ? void : never)
 
 /** One catalogued route and its handler, ready to be served. */
 export interface Handler<E = unknown, R = unknown> {
