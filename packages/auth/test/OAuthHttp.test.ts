@@ -270,6 +270,7 @@ layer(stackLayer())("OAuth device routes over HTTP", (it) => {
           authorizeDevice: 401,
           denyDevice: 401,
           authorizationServerMetadata: 200,
+          gatewayAuthorizationServerMetadata: 200,
           cliWhoami: 401
         }
         for (const [name, route] of Object.entries(Iam.DeviceRoutes)) {
@@ -283,6 +284,7 @@ layer(stackLayer())("OAuth device routes over HTTP", (it) => {
         const document = toOpenApi({ title: "Core identity: device authorization", version: "1", routes: Iam.DeviceRoutes })
         expect(Object.keys(document.paths).sort()).toEqual([
           "/.well-known/oauth-authorization-server",
+          "/.well-known/oauth-authorization-server/api/v1/iam",
           "/api/v1/cli/whoami",
           "/oauth/device/authorize",
           "/oauth/device/code",

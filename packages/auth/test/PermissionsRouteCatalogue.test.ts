@@ -28,7 +28,9 @@ describe("the authorization route catalogue", () => {
     expect(document.openapi).toMatch(/^3\.1\./)
     expect(Object.keys(document.paths).sort()).toEqual([
       "/.well-known/jwks.json",
+      "/api/audit",
       "/api/audit/events",
+      "/api/audit/log",
       "/api/core/apikey/validate",
       "/api/core/apikeys",
       "/api/core/apikeys/{id}",

@@ -1,6 +1,6 @@
 import { z } from "zod"
 import { ErrorEnvelope } from "./Envelope.js"
-import { pathParamNames, type ResponseSpec, type RouteAuth, type RouteSpec, toOpenApiPath } from "./Routes.js"
+import { acceptedCallers, type CallerKind, pathParamNames, type ResponseSpec, type RouteSpec, toOpenApiPath } from "./Routes.js"
 
 /** A JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1). */
 export type JsonSchema = { readonly [key: string]: unknown }
@@ -36,13 +36,15 @@ const SECURITY_SCHEMES = {
   serviceKey: { type: "http", scheme: "bearer", description: "The static service key or a service token" }
 } as const
 
-const SECURITY: Record<RouteAuth, ReadonlyArray<Record<string, Array<string>>>> = {
-  public: [],
-  session: [{ sessionBearer: [] }, { sessionCookie: [] }],
+const SECURITY_OF_CALLER: Record<CallerKind, ReadonlyArray<Record<string, Array<string>>>> = {
+  user: [{ sessionBearer: [] }, { sessionCookie: [] }],
   apikey: [{ apiKey: [] }],
-  service: [{ serviceKey: [] }],
-  any: [{ sessionBearer: [] }, { sessionCookie: [] }, { apiKey: [] }, { serviceKey: [] }]
+  service: [{ serviceKey: [] }]
 }
+
+/** The security requirements of a route: one alternative per credential its callers may present. */
+const securityOf = (route: RouteSpec): ReadonlyArray<Record<string, Array<string>>> =>
+  route.auth === "session-cookie" ? [{ sessionCookie: [] }] : acceptedCallers(route).flatMap((kind) => SECURITY_OF_CALLER[kind])
 
 const STATUS_TEXT: Record<number, string> = {
   200: "OK", 201: "Created", 202: "Accepted", 204: "No content", 301: "Moved permanently", 302: "Found",
@@ -215,7 +217,7 @@ export const toOpenApi = (options: OpenApiOptions): OpenApiDocument => {
     const implied: Array<[number, boolean]> = [
       [400, parameters.length > 0 || requestBody !== undefined],
       [401, route.auth !== "public"],
-      [403, route.auth !== "public" && (route.operatorOnly === true || route.permission !== undefined)],
+      [403, route.auth === "operator" || route.auth === "service" || route.permission !== undefined],
       [500, true]
     ]
     for (const [status, applies] of implied) if (applies && responses[status] === undefined) responses[status] = errorResponse(status)
@@ -232,9 +234,11 @@ export const toOpenApi = (options: OpenApiOptions): OpenApiDocument => {
       ...(parameters.length === 0 ? {} : { parameters }),
       ...(requestBody === undefined ? {} : { requestBody }),
       responses,
-      security: SECURITY[route.auth],
+      security: securityOf(route),
       "x-core-auth": route.auth,
-      ...(route.operatorOnly === true ? { "x-core-operator-only": true } : {}),
+      ...(route.auth === "caller" && route.callers !== undefined ? { "x-core-callers": [...route.callers] } : {}),
+      ...(route.tenant === undefined ? {} : { "x-core-tenant": route.tenant }),
+      ...(route.rateLimit === undefined ? {} : { "x-core-rate-limit": route.rateLimit }),
       ...(route.permission === undefined ? {} : { "x-core-permission": route.permission })
     }
   }

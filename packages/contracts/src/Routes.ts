@@ -5,10 +5,35 @@ import type { Permission } from "./Permissions.js"
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS"
 
 /**
- * Who may call a route: anyone (`public`), a user session (`session`), an API key (`apikey`),
- * the static service key or a service token (`service`), or any of the credentials (`any`).
+ * Who may call a route, checked by the kernel before the handler runs:
+ * - `public`: anyone; credentials are not needed (a handler may still look at them).
+ * - `session-cookie`: a signed-in user whose session travels in the `core.session_token` cookie
+ *   (the web pages and `org-setup`, which browsers call).
+ * - `caller`: any authenticated caller whose kind is in `callers` (default: every kind — a user
+ *   session by bearer or cookie, an API key, the static service key).
+ * - `operator`: the static service key or a member of the operator organization.
+ * - `service`: the static service key only.
  */
-export type RouteAuth = "public" | "session" | "apikey" | "service" | "any"
+export type RouteAuth = "public" | "session-cookie" | "caller" | "operator" | "service"
+
+/** The kinds of caller a `caller` route may accept. */
+export type CallerKind = "user" | "apikey" | "service"
+
+/** Every caller kind, the default of a `caller` route. */
+export const CALLER_KINDS: ReadonlyArray<CallerKind> = ["user", "apikey", "service"]
+
+/**
+ * The gateway's rate-limit class of a route: `default` (600 a minute per address and path),
+ * `credentials` (10 a minute: sign-up, sign-in, magic links, password resets) or `exempt`
+ * (governed otherwise, as the device-token poll is by `slow_down`).
+ */
+export type RateLimitClass = "default" | "credentials" | "exempt"
+
+/**
+ * How a route's records are scoped to a tenant: by the organization or the platform the caller
+ * acts in. Another tenant's record answers 404, never 403 (its existence is not revealed).
+ */
+export type TenantScope = "organization" | "platform"
 
 /** A response described beyond its JSON schema: another media type, no body, or headers. */
 export interface ResponseSpec {
@@ -47,10 +72,16 @@ export interface RouteSpec {
   readonly summary: string
   readonly description?: string
   readonly auth: RouteAuth
-  /** Only members of the operator organization (or the static key) may call it. */
-  readonly operatorOnly?: boolean
+  /** For `caller` routes: the kinds of caller accepted. @default every kind */
+  readonly callers?: ReadonlyArray<CallerKind>
   /** The permission a caller needs in the organization the route acts on. */
   readonly permission?: Permission
+  /** How the route's records are scoped to a tenant (another tenant's answer 404). */
+  readonly tenant?: TenantScope
+  /** The gateway's rate-limit class. @default "default" */
+  readonly rateLimit?: RateLimitClass
+  /** The most bytes a request body may have. @default 1 MiB */
+  readonly bodyLimit?: number
   readonly request?: RouteRequest
   /** Responses by status. */
   readonly responses: Readonly<Record<number, RouteResponse>>
@@ -65,7 +96,7 @@ export interface RouteSpec {
  *
  * @example
  * const getPlatform = defineRoute({
- *   method: "GET", path: "/api/v1/platforms/:platformId", summary: "Read a platform", auth: "any",
+ *   method: "GET", path: "/api/v1/platforms/:platformId", summary: "Read a platform", auth: "caller",
  *   request: { params: z.object({ platformId: z.string().min(1) }) },
  *   responses: { 200: PlatformRecord, 404: null }
  * })
@@ -138,3 +169,28 @@ export const buildPath = (path: string, params: Readonly<Record<string, string |
 
 /** Whether a status is a success (1xx–3xx). */
 export const isSuccessStatus = (status: number): boolean => status < 400
+
+/** The caller kinds a route accepts (none for `public`; users only for `session-cookie`). */
+export const acceptedCallers = (route: RouteSpec): ReadonlyArray<CallerKind> => {
+  switch (route.auth) {
+    case "public":
+      return []
+    case "session-cookie":
+      return ["user"]
+    case "caller":
+      return route.callers ?? CALLER_KINDS
+    case "operator":
+      return ["user", "service"]
+    case "service":
+      return ["service"]
+  }
+}
+
+/** The status a route answers on success: its one declared 2xx (or 3xx), else 200. */
+export const successStatusOf = (route: RouteSpec): number => {
+  for (const key of Object.keys(route.responses)) {
+    const status = Number(key)
+    if (status >= 200 && status < 400) return status
+  }
+  return 200
+}

@@ -1,3 +1,4 @@
+export * from "./Bounds.js"
 export * from "./Envelope.js"
 export * from "./Ids.js"
 export * from "./OpenApi.js"

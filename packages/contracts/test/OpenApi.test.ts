@@ -29,35 +29,35 @@ const catalogue = defineRoutes({
     responses: { 200: { contentType: "text/plain", description: "The text ok" } }
   },
   listPlatforms: {
-    method: "GET", path: "/api/v1/platforms", summary: "List platforms", auth: "any", permission: "platforms:read", tags: ["platforms"],
+    method: "GET", path: "/api/v1/platforms", summary: "List platforms", auth: "caller", permission: "platforms:read", tags: ["platforms"],
     request: { query: cursorQuery().extend({ status: z.enum(["active", "suspended"]).optional() }) },
     responses: { 200: page(Platform) }
   },
   createPlatform: {
-    method: "POST", path: "/api/v1/platforms", summary: "Create a platform", auth: "service", operatorOnly: true, tags: ["platforms"],
+    method: "POST", path: "/api/v1/platforms", summary: "Create a platform", auth: "operator", tags: ["platforms"],
     request: { body: Platform.omit({ id: true, createdAt: true }) },
     responses: { 201: Platform, 409: null }
   },
   getPlatform: {
-    method: "GET", path: "/api/v1/platforms/:platformId", summary: "Read a platform", auth: "session",
+    method: "GET", path: "/api/v1/platforms/:platformId", summary: "Read a platform", auth: "caller", callers: ["user"],
     request: { params: z.object({ platformId: PlatformId }) },
     responses: { 200: Platform, 404: null }
   },
   updatePlatform: {
-    method: "PATCH", path: "/api/v1/platforms/{platformId}", summary: "Update a platform", auth: "any",
+    method: "PATCH", path: "/api/v1/platforms/{platformId}", summary: "Update a platform", auth: "caller",
     request: { body: z.object({ name: z.string().min(1) }).optional() },
     responses: { 200: Platform }
   },
   deletePlatform: {
-    method: "DELETE", path: "/api/v1/platforms/:platformId", summary: "Delete a platform", auth: "any", deprecated: true,
+    method: "DELETE", path: "/api/v1/platforms/:platformId", summary: "Delete a platform", auth: "caller", deprecated: true,
     responses: { 204: null }
   },
   descendants: {
-    method: "GET", path: "/api/v1/platforms/:platformId/entities/:entityId/descendants", summary: "Entity tree", auth: "any",
+    method: "GET", path: "/api/v1/platforms/:platformId/entities/:entityId/descendants", summary: "Entity tree", auth: "caller",
     responses: { 200: z.object({ data: z.array(Entity) }) }
   },
   deploy: {
-    method: "POST", path: "/api/v1/platforms/:platformId/deploy", summary: "Upload a site", auth: "session",
+    method: "POST", path: "/api/v1/platforms/:platformId/deploy", summary: "Upload a site", auth: "caller", callers: ["user"],
     request: {
       contentTypes: ["application/gzip"],
       headers: z.object({ "idempotency-key": z.string().optional(), "x-core-deploy-branch": z.string().optional() })
@@ -117,8 +117,11 @@ describe("toOpenApi", () => {
     expect(list["x-core-permission"]).toBe("platforms:read")
     expect(operation(doc, "/health", "get").security).toEqual([])
     const create = operation(doc, "/api/v1/platforms", "post")
-    expect(create.security).toEqual([{ serviceKey: [] }])
-    expect(create["x-core-operator-only"]).toBe(true)
+    expect(create.security).toEqual([{ sessionBearer: [] }, { sessionCookie: [] }, { serviceKey: [] }])
+    expect(create["x-core-auth"]).toBe("operator")
+    const read = operation(doc, "/api/v1/platforms/{platformId}", "get")
+    expect(read.security).toEqual([{ sessionBearer: [] }, { sessionCookie: [] }])
+    expect(read["x-core-callers"]).toEqual(["user"])
     expect(operation(doc, "/api/v1/platforms/{platformId}", "delete").deprecated).toBe(true)
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(["apiKey", "serviceKey", "sessionBearer", "sessionCookie"])
   })
@@ -195,7 +198,7 @@ describe("toOpenApi", () => {
     const doc = toOpenApi({
       title: "t",
       version: "1",
-      routes: [{ method: "PUT", path: "/platforms", summary: "Replace", auth: "any", request: { body: Platform }, responses: { 200: Platform } }]
+      routes: [{ method: "PUT", path: "/platforms", summary: "Replace", auth: "caller", request: { body: Platform }, responses: { 200: Platform } }]
     })
     const put = operation(doc, "/platforms", "put")
     expect(put.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/PlatformInput" })

@@ -16,7 +16,7 @@ const getEntity = defineRoute({
   method: "GET",
   path: "/api/v1/platforms/:platformId/entities/{entityId}",
   summary: "Read an entity",
-  auth: "any",
+  auth: "caller",
   request: { query: z.object({ limit: z.coerce.number().default(25) }) },
   responses: { 200: z.object({ id: z.string() }), 404: null }
 })
@@ -25,7 +25,7 @@ const createStack = defineRoute({
   method: "POST",
   path: "/api/v1/stacks",
   summary: "Create a stack template",
-  auth: "session",
+  auth: "caller", callers: ["user"],
   permission: "stacks:manage",
   request: { body: z.object({ name: z.string(), icon: z.string().optional() }) },
   responses: { 201: z.object({ id: z.string() }), 409: null }

@@ -58,7 +58,7 @@ export const CONTRACTS: ReadonlyArray<ServiceContract> = [
     service: "IAM",
     prefix: "/api/v1/iam",
     tag: { name: "identity", description: "Identity service (/api/v1/iam): sessions, organizations, roles, grants, keys, device login" },
-    catalogues: [Iam.AuthorizationRoutes, Iam.DeviceRoutes]
+    catalogues: [Iam.IdentityRoutes]
   }
 ]
 

@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { BoundedId, EmailAddress, FreeText, Metadata, NAME_MAX_LENGTH, TEXT_MAX_LENGTH } from "../Bounds.js"
 
 /** Shortest password accepted at sign-up, reset and change (better-auth's default). */
 export const PASSWORD_MIN_LENGTH = 8
@@ -45,11 +46,11 @@ export type AuthErrorBody = z.infer<typeof AuthErrorBody>
 
 /** `POST /api/auth/sign-up/email`. Password length is checked after parsing (`PASSWORD_TOO_SHORT`/`_LONG`). */
 export const SignUpEmailRequest = z.object({
-  name: z.string(),
-  email: z.email(),
-  password: z.string().min(1),
-  image: z.string().optional(),
-  callbackURL: z.string().optional(),
+  name: z.string().max(NAME_MAX_LENGTH),
+  email: EmailAddress,
+  password: FreeText.min(1),
+  image: FreeText.optional(),
+  callbackURL: FreeText.optional(),
   rememberMe: z.boolean().optional()
 })
 export type SignUpEmailRequest = z.infer<typeof SignUpEmailRequest>
@@ -60,9 +61,9 @@ export type SignUpEmailResponse = z.infer<typeof SignUpEmailResponse>
 
 /** `POST /api/auth/sign-in/email`. A malformed email answers `INVALID_EMAIL`, as in better-auth. */
 export const SignInEmailRequest = z.object({
-  email: z.string(),
-  password: z.string(),
-  callbackURL: z.string().optional(),
+  email: FreeText,
+  password: FreeText,
+  callbackURL: FreeText.optional(),
   rememberMe: z.boolean().optional()
 })
 export type SignInEmailRequest = z.infer<typeof SignInEmailRequest>
@@ -78,12 +79,12 @@ export type SignInEmailResponse = z.infer<typeof SignInEmailResponse>
 
 /** `POST /api/auth/sign-in/magic-link`. */
 export const MagicLinkRequest = z.object({
-  email: z.email(),
-  name: z.string().optional(),
-  callbackURL: z.string().optional(),
-  newUserCallbackURL: z.string().optional(),
-  errorCallbackURL: z.string().optional(),
-  metadata: z.record(z.string(), z.unknown()).optional()
+  email: EmailAddress,
+  name: z.string().max(NAME_MAX_LENGTH).optional(),
+  callbackURL: FreeText.optional(),
+  newUserCallbackURL: FreeText.optional(),
+  errorCallbackURL: FreeText.optional(),
+  metadata: Metadata.optional()
 })
 export type MagicLinkRequest = z.infer<typeof MagicLinkRequest>
 
@@ -91,12 +92,16 @@ export type MagicLinkRequest = z.infer<typeof MagicLinkRequest>
 export const StatusResponse = z.object({ status: z.boolean() })
 export type StatusResponse = z.infer<typeof StatusResponse>
 
+/** Answer of `POST /api/auth/request-password-reset`, whether or not the email has an account. */
+export const PasswordResetRequested = StatusResponse.extend({ message: z.string() })
+export type PasswordResetRequested = z.infer<typeof PasswordResetRequested>
+
 /** Query of `GET /api/auth/magic-link/verify`. */
 export const MagicLinkVerifyQuery = z.object({
-  token: z.string(),
-  callbackURL: z.string().optional(),
-  newUserCallbackURL: z.string().optional(),
-  errorCallbackURL: z.string().optional()
+  token: FreeText,
+  callbackURL: FreeText.optional(),
+  newUserCallbackURL: FreeText.optional(),
+  errorCallbackURL: FreeText.optional()
 })
 export type MagicLinkVerifyQuery = z.infer<typeof MagicLinkVerifyQuery>
 
@@ -108,22 +113,26 @@ export type MagicLinkVerifyResponse = z.infer<typeof MagicLinkVerifyResponse>
 export const GetSessionResponse = z.object({ session: Session, user: User }).nullable()
 export type GetSessionResponse = z.infer<typeof GetSessionResponse>
 
+/** Answer of `GET /api/auth/list-sessions`: the caller's active sessions (better-auth's shape). */
+export const AuthSessionList = z.array(Session)
+export type AuthSessionList = z.infer<typeof AuthSessionList>
+
 /** Answer of `POST /api/auth/sign-out`. */
 export const SignOutResponse = z.object({ success: z.literal(true) })
 export type SignOutResponse = z.infer<typeof SignOutResponse>
 
 /** `POST /api/auth/revoke-session`: a session of the caller by id, or by its token. */
 export const RevokeSessionRequest = z
-  .object({ id: z.string().min(1).optional(), token: z.string().min(1).optional() })
+  .object({ id: BoundedId.optional(), token: BoundedId.optional() })
   .refine((body) => body.id !== undefined || body.token !== undefined, { message: "id or token is required" })
 export type RevokeSessionRequest = z.infer<typeof RevokeSessionRequest>
 
 /** Image of a profile: a URI, or `null` to remove it. */
-export const ProfileImage = z.url().nullable()
+export const ProfileImage = z.url().max(TEXT_MAX_LENGTH).nullable()
 
 /** `PATCH /api/auth/profile` (seed 000). */
 export const UpdateProfileRequest = z.object({
-  name: z.string().min(1).optional(),
+  name: z.string().min(1).max(NAME_MAX_LENGTH).optional(),
   image: ProfileImage.optional()
 })
 export type UpdateProfileRequest = z.infer<typeof UpdateProfileRequest>
@@ -133,23 +142,23 @@ export const UpdateUserRequest = UpdateProfileRequest.extend({ email: z.unknown(
 export type UpdateUserRequest = z.infer<typeof UpdateUserRequest>
 
 /** `POST /api/auth/request-password-reset`. */
-export const RequestPasswordResetRequest = z.object({ email: z.email(), redirectTo: z.string().optional() })
+export const RequestPasswordResetRequest = z.object({ email: EmailAddress, redirectTo: FreeText.optional() })
 export type RequestPasswordResetRequest = z.infer<typeof RequestPasswordResetRequest>
 
 /** `POST /api/auth/reset-password`. */
-export const ResetPasswordRequest = z.object({ newPassword: z.string(), token: z.string().min(1) })
+export const ResetPasswordRequest = z.object({ newPassword: FreeText, token: BoundedId })
 export type ResetPasswordRequest = z.infer<typeof ResetPasswordRequest>
 
 /** Path of `GET /api/auth/reset-password/:token`, where the mailed reset link lands. */
-export const ResetLandingParams = z.object({ token: z.string().min(1) })
+export const ResetLandingParams = z.object({ token: BoundedId })
 
 /** Query of `GET /api/auth/reset-password/:token`: where to send the browser (with `?token=` or `?error=`). */
-export const ResetLandingQuery = z.object({ callbackURL: z.string().min(1) })
+export const ResetLandingQuery = z.object({ callbackURL: FreeText.min(1) })
 
 /** `POST /api/auth/change-password`. */
 export const ChangePasswordRequest = z.object({
-  currentPassword: z.string(),
-  newPassword: z.string(),
+  currentPassword: FreeText,
+  newPassword: FreeText,
   revokeOtherSessions: z.boolean().optional()
 })
 export type ChangePasswordRequest = z.infer<typeof ChangePasswordRequest>
@@ -159,11 +168,11 @@ export const ChangePasswordResponse = z.object({ token: z.string().nullable(), u
 export type ChangePasswordResponse = z.infer<typeof ChangePasswordResponse>
 
 /** `POST /api/auth/send-verification-email`. */
-export const SendVerificationEmailRequest = z.object({ email: z.email(), callbackURL: z.string().optional() })
+export const SendVerificationEmailRequest = z.object({ email: EmailAddress, callbackURL: FreeText.optional() })
 export type SendVerificationEmailRequest = z.infer<typeof SendVerificationEmailRequest>
 
 /** Query of `GET /api/auth/verify-email`. */
-export const VerifyEmailQuery = z.object({ token: z.string(), callbackURL: z.string().optional() })
+export const VerifyEmailQuery = z.object({ token: FreeText, callbackURL: FreeText.optional() })
 export type VerifyEmailQuery = z.infer<typeof VerifyEmailQuery>
 
 /** Answer of `GET /api/auth/verify-email` without a `callbackURL`. */
@@ -174,7 +183,7 @@ export type VerifyEmailResponse = z.infer<typeof VerifyEmailResponse>
  * `POST /api/auth/delete-user`: the password confirms it; a user without a password (magic link only)
  * needs a session younger than a day instead.
  */
-export const DeleteUserRequest = z.object({ password: z.string().optional(), callbackURL: z.string().optional() })
+export const DeleteUserRequest = z.object({ password: FreeText.optional(), callbackURL: FreeText.optional() })
 export type DeleteUserRequest = z.infer<typeof DeleteUserRequest>
 
 /** Answer of `POST /api/auth/delete-user`. */
@@ -190,7 +199,7 @@ export const SessionList = z.object({ data: z.array(SessionRecord) })
 export type SessionList = z.infer<typeof SessionList>
 
 /** Path of `DELETE /api/sessions/:id`. */
-export const SessionIdParams = z.object({ id: z.string().min(1) })
+export const SessionIdParams = z.object({ id: BoundedId })
 
 /** Answer of `DELETE /api/sessions/:id`: the revoked session's id. */
 export const RevokedSession = z.object({ id: z.string() })
@@ -223,7 +232,7 @@ export const CoreSessionResponse = z.object({
 export type CoreSessionResponse = z.infer<typeof CoreSessionResponse>
 
 /** `POST /api/validate-session`: a token in the body, or else the caller's bearer or cookie. */
-export const ValidateSessionRequest = z.object({ token: z.string().min(1).optional() })
+export const ValidateSessionRequest = z.object({ token: BoundedId.optional() })
 export type ValidateSessionRequest = z.infer<typeof ValidateSessionRequest>
 
 /** Answer of `POST /api/validate-session` (always 200). */

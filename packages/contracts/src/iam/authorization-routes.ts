@@ -28,6 +28,17 @@ import {
 const tags = ["identity: authorization"]
 const guarded = { 400: null, 401: null, 403: null, 404: null } as const
 
+/** The audit log, served at three paths (`GET /api/audit/*`, seed 000): one route each. */
+const audit = {
+  method: "GET",
+  summary: "Read the audit log, newest first",
+  description: "The caller's own entries; with organizationId, that organization's entries (audit:read there); every entry for an operator or the service.",
+  auth: "caller",
+  request: { query: ListAuditQuery },
+  responses: { 200: AuditPage, ...guarded },
+  tags
+} as const
+
 /**
  * The identity service's authorization routes at their own paths (through the gateway under
  * `/api/v1/iam`): role mappings, grants, API keys, service tokens and JWKS, platform status, audit.
@@ -37,8 +48,9 @@ export const AuthorizationRoutes = defineRoutes({
     method: "GET",
     path: "/api/core/roles",
     summary: "List an organization's role mappings",
-    auth: "any",
+    auth: "caller",
     permission: "members:manage",
+    tenant: "organization",
     request: { query: ListRoleMappingsQuery },
     responses: { 200: RoleMappingList, ...guarded },
     tags
@@ -47,8 +59,9 @@ export const AuthorizationRoutes = defineRoutes({
     method: "POST",
     path: "/api/core/roles",
     summary: "Create or replace a role's permissions",
-    auth: "any",
+    auth: "caller",
     permission: "members:manage",
+    tenant: "organization",
     request: { body: UpsertRoleMappingRequest },
     responses: { 200: RoleMapping, ...guarded },
     tags
@@ -57,8 +70,9 @@ export const AuthorizationRoutes = defineRoutes({
     method: "DELETE",
     path: "/api/core/roles/{orgId}/{role}",
     summary: "Delete a role mapping",
-    auth: "any",
+    auth: "caller",
     permission: "members:manage",
+    tenant: "organization",
     request: { params: RoleMappingParams },
     responses: { 204: null, ...guarded },
     tags
@@ -67,8 +81,9 @@ export const AuthorizationRoutes = defineRoutes({
     method: "GET",
     path: "/api/core/grants",
     summary: "List an organization's grants and denials",
-    auth: "any",
+    auth: "caller",
     permission: "members:manage",
+    tenant: "organization",
     request: { query: ListGrantsQuery },
     responses: { 200: GrantList, ...guarded },
     tags
@@ -77,8 +92,9 @@ export const AuthorizationRoutes = defineRoutes({
     method: "POST",
     path: "/api/core/grants",
     summary: "Grant or deny a permission to a member",
-    auth: "any",
+    auth: "caller",
     permission: "members:manage",
+    tenant: "organization",
     request: { body: CreateGrantRequest },
     responses: { 201: Grant, ...guarded },
     tags
@@ -87,8 +103,9 @@ export const AuthorizationRoutes = defineRoutes({
     method: "DELETE",
     path: "/api/core/grants/{id}",
     summary: "Delete a grant or denial",
-    auth: "any",
+    auth: "caller",
     permission: "members:manage",
+    tenant: "organization",
     request: { params: IdParams },
     responses: { 204: null, ...guarded },
     tags
@@ -97,8 +114,9 @@ export const AuthorizationRoutes = defineRoutes({
     method: "POST",
     path: "/api/core/apikeys",
     summary: "Create an API key (the key is shown once)",
-    auth: "any",
+    auth: "caller",
     permission: "apikeys:manage",
+    tenant: "organization",
     request: { body: CreateApiKeyRequest },
     responses: { 201: CreatedApiKey, ...guarded, 409: null },
     tags
@@ -107,8 +125,9 @@ export const AuthorizationRoutes = defineRoutes({
     method: "GET",
     path: "/api/core/apikeys",
     summary: "List an organization's API keys",
-    auth: "any",
+    auth: "caller",
     permission: "apikeys:read",
+    tenant: "organization",
     request: { query: ListApiKeysQuery },
     responses: { 200: ApiKeyList, ...guarded },
     tags
@@ -117,8 +136,9 @@ export const AuthorizationRoutes = defineRoutes({
     method: "DELETE",
     path: "/api/core/apikeys/{id}",
     summary: "Revoke an API key",
-    auth: "any",
+    auth: "caller",
     permission: "apikeys:manage",
+    tenant: "organization",
     request: { params: IdParams },
     responses: { 204: null, ...guarded },
     tags
@@ -127,8 +147,7 @@ export const AuthorizationRoutes = defineRoutes({
     method: "POST",
     path: "/api/core/apikey/validate",
     summary: "Validate an API key (the gateway's call)",
-    auth: "service",
-    operatorOnly: true,
+    auth: "operator",
     request: { body: ValidateApiKeyRequest },
     responses: { 200: ApiKeyValidation, 400: null, 401: null, 403: null },
     tags
@@ -137,8 +156,7 @@ export const AuthorizationRoutes = defineRoutes({
     method: "POST",
     path: "/api/core/service-token",
     summary: "Issue a five-minute service-to-service JWT",
-    auth: "service",
-    operatorOnly: true,
+    auth: "operator",
     request: { body: ServiceTokenRequest },
     responses: { 200: ServiceToken, 400: null, 401: null, 403: null },
     tags
@@ -155,19 +173,12 @@ export const AuthorizationRoutes = defineRoutes({
     method: "POST",
     path: "/internal/platform-status",
     summary: "Suspend or restore a platform",
-    auth: "service",
-    operatorOnly: true,
+    auth: "operator",
     request: { body: SetPlatformStatusRequest },
     responses: { 200: PlatformStatusRecord, 400: null, 401: null, 403: null },
     tags
   },
-  listAuditEvents: {
-    method: "GET",
-    path: "/api/audit/events",
-    summary: "Read the audit log (also at /api/audit and /api/audit/log)",
-    auth: "any",
-    request: { query: ListAuditQuery },
-    responses: { 200: AuditPage, ...guarded },
-    tags
-  }
+  listAudit: { ...audit, path: "/api/audit" },
+  listAuditEvents: { ...audit, path: "/api/audit/events" },
+  listAuditLog: { ...audit, path: "/api/audit/log" }
 })

@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { ID_MAX_LENGTH, NAME_MAX_LENGTH } from "../Bounds.js"
 import { cursorPage, cursorParam, limitParam } from "../Pagination.js"
 import { isPermission } from "../Permissions.js"
 import { PlatformStatusValue } from "./accounts.js"
@@ -6,19 +7,29 @@ import { PlatformStatusValue } from "./accounts.js"
 /** A non-empty string PostgreSQL can store: NUL characters are refused (400) instead of failing in SQL. */
 export const NonEmptyText = z.string().min(1).regex(/^[^\u0000]*$/, "Must not contain NUL characters")
 
+/** An id in a request: non-empty, without NUL, at most 128 characters (DESIGN §3). */
+export const NonEmptyId = NonEmptyText.max(ID_MAX_LENGTH)
+
+/** A name in a request (a role): non-empty, without NUL, at most 200 characters (DESIGN §3). */
+export const NonEmptyName = NonEmptyText.max(NAME_MAX_LENGTH)
+
 /** A permission of the catalogue (`packages/contracts/src/Permissions.ts`); anything else is a 400. */
 export const CataloguePermission = z
   .string()
   .min(1)
+  .max(ID_MAX_LENGTH)
   .refine(isPermission, { message: "Unknown permission (see the permission catalogue)" })
+
+/** An ISO 8601 timestamp with its offset, at most 64 characters (DESIGN §3). */
+export const IsoTimestamp = z.iso.datetime({ offset: true }).max(64)
 
 /** Grant `expiresAt`: epoch seconds, greater than 0 and less than 10^11 (seed 000, Limits). */
 export const GrantExpiry = z.number().int().gt(0).lt(100_000_000_000)
 
 /** `POST /api/core/roles`: create or replace the permissions of a role in an organization. */
 export const UpsertRoleMappingRequest = z.object({
-  orgId: NonEmptyText,
-  role: NonEmptyText,
+  orgId: NonEmptyId,
+  role: NonEmptyName,
   permissions: z.array(CataloguePermission)
 })
 export type UpsertRoleMappingRequest = z.infer<typeof UpsertRoleMappingRequest>
@@ -33,22 +44,22 @@ export const RoleMapping = z.object({
 export type RoleMapping = z.infer<typeof RoleMapping>
 
 /** Query of `GET /api/core/roles`. */
-export const ListRoleMappingsQuery = z.object({ orgId: NonEmptyText })
+export const ListRoleMappingsQuery = z.object({ orgId: NonEmptyId })
 
 /** Answer of `GET /api/core/roles`, ordered by role. */
 export const RoleMappingList = z.object({ data: z.array(RoleMapping) })
 export type RoleMappingList = z.infer<typeof RoleMappingList>
 
 /** Path of `DELETE /api/core/roles/{orgId}/{role}`. */
-export const RoleMappingParams = z.object({ orgId: NonEmptyText, role: NonEmptyText })
+export const RoleMappingParams = z.object({ orgId: NonEmptyId, role: NonEmptyName })
 
 /** `POST /api/core/grants`: `granted: true` grants a permission, `false` denies it. */
 export const CreateGrantRequest = z.object({
-  userId: NonEmptyText,
-  orgId: NonEmptyText,
+  userId: NonEmptyId,
+  orgId: NonEmptyId,
   permission: CataloguePermission,
   granted: z.boolean(),
-  grantedBy: NonEmptyText,
+  grantedBy: NonEmptyId,
   expiresAt: GrantExpiry.optional()
 })
 export type CreateGrantRequest = z.infer<typeof CreateGrantRequest>
@@ -68,7 +79,7 @@ export const Grant = z.object({
 export type Grant = z.infer<typeof Grant>
 
 /** Query of `GET /api/core/grants`. */
-export const ListGrantsQuery = z.object({ orgId: NonEmptyText, userId: NonEmptyText.optional() })
+export const ListGrantsQuery = z.object({ orgId: NonEmptyId, userId: NonEmptyId.optional() })
 export type ListGrantsQuery = z.infer<typeof ListGrantsQuery>
 
 /** Answer of `GET /api/core/grants`, newest first. */
@@ -76,7 +87,7 @@ export const GrantList = z.object({ data: z.array(Grant) })
 export type GrantList = z.infer<typeof GrantList>
 
 /** Path of the routes addressing one record by id (`DELETE /api/core/grants/{id}`, `/api/core/apikeys/{id}`). */
-export const IdParams = z.object({ id: NonEmptyText })
+export const IdParams = z.object({ id: NonEmptyId })
 
 /** What an API key looks like: `core_` and 32 random bytes in base64url (43 characters). */
 export const API_KEY_PATTERN = /^core_[A-Za-z0-9_-]{43}$/
@@ -84,10 +95,10 @@ export const API_KEY_PATTERN = /^core_[A-Za-z0-9_-]{43}$/
 /** `POST /api/core/apikeys`. `expiresAt` is ISO 8601 and must lie in the future. */
 export const CreateApiKeyRequest = z.object({
   name: NonEmptyText.max(100).optional(),
-  organizationId: NonEmptyText,
-  platformId: NonEmptyText.optional(),
+  organizationId: NonEmptyId,
+  platformId: NonEmptyId.optional(),
   permissions: z.array(CataloguePermission).optional(),
-  expiresAt: z.iso.datetime({ offset: true }).optional()
+  expiresAt: IsoTimestamp.optional()
 })
 export type CreateApiKeyRequest = z.infer<typeof CreateApiKeyRequest>
 
@@ -112,14 +123,14 @@ export const CreatedApiKey = ApiKey.extend({ key: z.string() })
 export type CreatedApiKey = z.infer<typeof CreatedApiKey>
 
 /** Query of `GET /api/core/apikeys`. */
-export const ListApiKeysQuery = z.object({ organizationId: NonEmptyText })
+export const ListApiKeysQuery = z.object({ organizationId: NonEmptyId })
 
 /** Answer of `GET /api/core/apikeys`, newest first, revoked keys included. */
 export const ApiKeyList = z.object({ data: z.array(ApiKey) })
 export type ApiKeyList = z.infer<typeof ApiKeyList>
 
 /** `POST /api/core/apikey/validate`. */
-export const ValidateApiKeyRequest = z.object({ key: NonEmptyText })
+export const ValidateApiKeyRequest = z.object({ key: NonEmptyId })
 export type ValidateApiKeyRequest = z.infer<typeof ValidateApiKeyRequest>
 
 /** Answer of a valid key; unknown, revoked and expired keys answer 401 `UNAUTHORIZED`. */
@@ -135,8 +146,8 @@ export type ApiKeyValidation = z.infer<typeof ApiKeyValidation>
 
 /** `POST /api/core/service-token`. */
 export const ServiceTokenRequest = z.object({
-  serviceId: NonEmptyText,
-  targetService: NonEmptyText
+  serviceId: NonEmptyId,
+  targetService: NonEmptyId
 })
 export type ServiceTokenRequest = z.infer<typeof ServiceTokenRequest>
 
@@ -157,7 +168,7 @@ export type Jwks = z.infer<typeof Jwks>
 
 /** `POST /internal/platform-status`. */
 export const SetPlatformStatusRequest = z.object({
-  platformId: NonEmptyText,
+  platformId: NonEmptyId,
   status: PlatformStatusValue
 })
 export type SetPlatformStatusRequest = z.infer<typeof SetPlatformStatusRequest>
@@ -196,11 +207,11 @@ export type AuditEntry = z.infer<typeof AuditEntry>
  * ending in `.*` (`session.*`); `from`/`to` are ISO 8601 (from inclusive, to exclusive).
  */
 export const ListAuditQuery = z.object({
-  actor: NonEmptyText.optional(),
+  actor: NonEmptyId.optional(),
   action: NonEmptyText.max(200).regex(/^[a-z0-9_.-]+(\.\*)?$/, "Must be an action or a prefix ending in .*").optional(),
-  organizationId: NonEmptyText.optional(),
-  from: z.iso.datetime({ offset: true }).optional(),
-  to: z.iso.datetime({ offset: true }).optional(),
+  organizationId: NonEmptyId.optional(),
+  from: IsoTimestamp.optional(),
+  to: IsoTimestamp.optional(),
   cursor: cursorParam,
   limit: limitParam()
 })

@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { BoundedId } from "../Bounds.js"
 import { defineRoutes } from "../Routes.js"
 
 /** The one OAuth client of the device flow: the `core` command (seed 000). */
@@ -58,7 +59,7 @@ export const Scope = z.string().max(SCOPE_MAX_LENGTH).regex(SCOPE_PATTERN, { err
  * 401 `invalid_client`.
  */
 export const DeviceCodeRequest = z.object({
-  client_id: z.string().min(1),
+  client_id: BoundedId,
   scope: Scope.optional()
 })
 export type DeviceCodeRequest = z.infer<typeof DeviceCodeRequest>
@@ -78,16 +79,16 @@ export type DeviceCodeResponse = z.infer<typeof DeviceCodeResponse>
 /** The device code grant at either token route. */
 export const DeviceTokenRequest = z.object({
   grant_type: z.literal(DEVICE_CODE_GRANT),
-  device_code: z.string().min(1),
-  client_id: z.string().min(1)
+  device_code: BoundedId,
+  client_id: BoundedId
 })
 export type DeviceTokenRequest = z.infer<typeof DeviceTokenRequest>
 
 /** The refresh grant at either token route. */
 export const RefreshTokenRequest = z.object({
   grant_type: z.literal(REFRESH_TOKEN_GRANT),
-  refresh_token: z.string().min(1),
-  client_id: z.string().min(1)
+  refresh_token: BoundedId,
+  client_id: BoundedId
 })
 export type RefreshTokenRequest = z.infer<typeof RefreshTokenRequest>
 
@@ -152,6 +153,8 @@ const tags = ["identity: device authorization"]
 const oauthError = (description: string) => ({ description, schema: OAuthErrorBody })
 const formOrJson = ["application/x-www-form-urlencoded", "application/json"]
 const noStore = { "Cache-Control": "no-store", Pragma: "no-cache" }
+/** The most bytes an `/oauth/*` body may have. */
+export const OAUTH_BODY_LIMIT = 16 * 1024
 
 /**
  * The device authorization routes of the identity service (RFC 8628) at their own paths (through
@@ -163,6 +166,7 @@ export const DeviceRoutes = defineRoutes({
     path: "/oauth/device/code",
     summary: "Start a device login: a device code for the client, a user code for the person",
     auth: "public",
+    bodyLimit: OAUTH_BODY_LIMIT,
     request: { body: DeviceCodeRequest, contentTypes: formOrJson },
     responses: {
       200: { schema: DeviceCodeResponse, headers: noStore },
@@ -176,6 +180,8 @@ export const DeviceRoutes = defineRoutes({
     path: "/oauth/device/token",
     summary: "Poll for the tokens of an approved device code, or refresh (both grants)",
     auth: "public",
+    rateLimit: "exempt",
+    bodyLimit: OAUTH_BODY_LIMIT,
     request: { body: TokenRequest, contentTypes: formOrJson },
     responses: {
       200: { schema: TokenResponse, headers: noStore },
@@ -189,6 +195,8 @@ export const DeviceRoutes = defineRoutes({
     path: "/oauth/token",
     summary: "Refresh (rotating the refresh token), or poll a device code (both grants)",
     auth: "public",
+    rateLimit: "exempt",
+    bodyLimit: OAUTH_BODY_LIMIT,
     request: { body: TokenRequest, contentTypes: formOrJson },
     responses: {
       200: { schema: TokenResponse, headers: noStore },
@@ -201,7 +209,8 @@ export const DeviceRoutes = defineRoutes({
     method: "POST",
     path: "/oauth/device/authorize",
     summary: "Approve a user code for the signed-in user (the activation page's call)",
-    auth: "session",
+    auth: "caller", callers: ["user"],
+    bodyLimit: OAUTH_BODY_LIMIT,
     request: { body: DeviceDecisionRequest, contentTypes: formOrJson },
     responses: {
       200: DeviceDecisionResponse,
@@ -216,7 +225,8 @@ export const DeviceRoutes = defineRoutes({
     method: "POST",
     path: "/oauth/device/deny",
     summary: "Decline a user code; the device's next poll answers access_denied",
-    auth: "session",
+    auth: "caller", callers: ["user"],
+    bodyLimit: OAUTH_BODY_LIMIT,
     request: { body: DeviceDecisionRequest, contentTypes: formOrJson },
     responses: {
       200: DeviceDecisionResponse,
@@ -232,14 +242,22 @@ export const DeviceRoutes = defineRoutes({
     path: "/.well-known/oauth-authorization-server",
     summary: "OAuth authorization server metadata (RFC 8414)",
     auth: "public",
-    responses: { 200: AuthorizationServerMetadata },
+    responses: { 200: { schema: AuthorizationServerMetadata, headers: noStore } },
+    tags
+  },
+  gatewayAuthorizationServerMetadata: {
+    method: "GET",
+    path: "/.well-known/oauth-authorization-server/api/v1/iam",
+    summary: "OAuth authorization server metadata for the gateway's /api/v1/iam issuer (RFC 8414 §3.1, path inserted)",
+    auth: "public",
+    responses: { 200: { schema: AuthorizationServerMetadata, headers: noStore } },
     tags
   },
   cliWhoami: {
     method: "POST",
     path: "/api/v1/cli/whoami",
     summary: "The identity behind a session token (bearer) or an API key (x-api-key)",
-    auth: "any",
+    auth: "caller",
     responses: {
       200: CliIdentity,
       401: { description: "No or bad credentials (the envelope without details)", schema: CliIdentityError }

@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { BoundedId, EMAIL_MAX_LENGTH, EmailAddress, FreeText, Metadata, SLUG_MAX_LENGTH } from "../Bounds.js"
 import { MemberUser, OrganizationName, OrganizationRole, OrganizationSlug } from "./organizations.js"
 
 /**
@@ -87,14 +88,15 @@ export const PluginInvitationDetail = PluginInvitation.extend({
 })
 export type PluginInvitationDetail = z.infer<typeof PluginInvitationDetail>
 
-const optionalId = z.string().min(1).optional()
+const optionalId = BoundedId.optional()
+const optionalSlug = z.string().min(1).max(SLUG_MAX_LENGTH).optional()
 
 /** `POST /api/auth/organization/create`. */
 export const PluginCreateOrganizationBody = z.object({
   name: OrganizationName,
   slug: OrganizationSlug,
-  logo: z.string().nullish(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  logo: FreeText.nullish(),
+  metadata: Metadata.optional(),
   keepCurrentActiveOrganization: z.boolean().optional()
 })
 export type PluginCreateOrganizationBody = z.infer<typeof PluginCreateOrganizationBody>
@@ -104,15 +106,15 @@ export const PluginUpdateOrganizationBody = z.object({
   data: z.object({
     name: OrganizationName.optional(),
     slug: OrganizationSlug.optional(),
-    logo: z.string().nullish(),
-    metadata: z.record(z.string(), z.unknown()).optional()
+    logo: FreeText.nullish(),
+    metadata: Metadata.optional()
   }),
   organizationId: optionalId
 })
 export type PluginUpdateOrganizationBody = z.infer<typeof PluginUpdateOrganizationBody>
 
 /** `POST /api/auth/organization/delete` and `leave`. */
-export const PluginOrganizationIdBody = z.object({ organizationId: z.string().min(1) })
+export const PluginOrganizationIdBody = z.object({ organizationId: BoundedId })
 export type PluginOrganizationIdBody = z.infer<typeof PluginOrganizationIdBody>
 
 /** `POST /api/auth/organization/check-slug`. */
@@ -120,15 +122,15 @@ export const PluginCheckSlugBody = z.object({ slug: OrganizationSlug })
 
 /** `POST /api/auth/organization/set-active`: `organizationId: null` clears the active organization. */
 export const PluginSetActiveBody = z.object({
-  organizationId: z.string().min(1).nullable().optional(),
-  organizationSlug: z.string().min(1).optional()
+  organizationId: BoundedId.nullable().optional(),
+  organizationSlug: optionalSlug
 })
 export type PluginSetActiveBody = z.infer<typeof PluginSetActiveBody>
 
 /** Which organization a read route is about (query on GET, body on POST); default the active one. */
 export const PluginOrganizationSelector = z.object({
   organizationId: optionalId,
-  organizationSlug: optionalId,
+  organizationSlug: optionalSlug,
   membersLimit: z.coerce.number().int().min(1).max(1000).optional()
 })
 export type PluginOrganizationSelector = z.infer<typeof PluginOrganizationSelector>
@@ -136,7 +138,7 @@ export type PluginOrganizationSelector = z.infer<typeof PluginOrganizationSelect
 /** `list-members` query or body. */
 export const PluginListMembersQuery = z.object({
   organizationId: optionalId,
-  organizationSlug: optionalId,
+  organizationSlug: optionalSlug,
   limit: z.coerce.number().int().min(1).max(1000).optional(),
   offset: z.coerce.number().int().min(0).optional()
 })
@@ -160,7 +162,7 @@ export type PluginRemovedMember = z.infer<typeof PluginRemovedMember>
 
 /** `POST /api/auth/organization/invite-member`. */
 export const PluginInviteMemberBody = z.object({
-  email: z.email(),
+  email: EmailAddress,
   role: OrganizationRole,
   organizationId: optionalId,
   resend: z.boolean().optional()
@@ -168,22 +170,30 @@ export const PluginInviteMemberBody = z.object({
 export type PluginInviteMemberBody = z.infer<typeof PluginInviteMemberBody>
 
 /** `accept-invitation`, `reject-invitation`, `cancel-invitation`. */
-export const PluginInvitationIdBody = z.object({ invitationId: z.string().min(1) })
+export const PluginInvitationIdBody = z.object({ invitationId: BoundedId })
 
 /** `get-invitation` query. */
-export const PluginGetInvitationQuery = z.object({ id: z.string().min(1) })
+export const PluginGetInvitationQuery = z.object({ id: BoundedId })
 
 /** `list-invitations` query. */
 export const PluginListInvitationsQuery = z.object({ organizationId: optionalId })
 
 /** `POST /api/auth/organization/remove-member`. */
-export const PluginRemoveMemberBody = z.object({ memberIdOrEmail: z.string().min(1), organizationId: optionalId })
+export const PluginRemoveMemberBody = z.object({ memberIdOrEmail: z.string().min(1).max(EMAIL_MAX_LENGTH), organizationId: optionalId })
 export type PluginRemoveMemberBody = z.infer<typeof PluginRemoveMemberBody>
 
 /** `POST /api/auth/organization/update-member-role`. */
 export const PluginUpdateMemberRoleBody = z.object({
-  memberId: z.string().min(1),
+  memberId: BoundedId,
   role: OrganizationRole,
   organizationId: optionalId
 })
 export type PluginUpdateMemberRoleBody = z.infer<typeof PluginUpdateMemberRoleBody>
+
+/** `list` answer: the caller's organizations. */
+export const PluginOrganizationList = z.array(PluginOrganization)
+export type PluginOrganizationList = z.infer<typeof PluginOrganizationList>
+
+/** `list-invitations` answer: the organization's invitations. */
+export const PluginInvitationList = z.array(PluginInvitation)
+export type PluginInvitationList = z.infer<typeof PluginInvitationList>

@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { BoundedId, EmailAddress, SLUG_MAX_LENGTH } from "../Bounds.js"
 import { cursorList, InvitationsCursorQuery } from "../Pagination.js"
 
 /** Organization name: 1 to 100 characters (seed 000, Limits). */
@@ -32,7 +33,7 @@ export type MemberUser = z.infer<typeof MemberUser>
 export const CreateOrganizationRequest = z.object({
   name: OrganizationName,
   slug: OrganizationSlug,
-  ownerId: z.string().min(1),
+  ownerId: BoundedId,
   orgType: OrganizationType.default("tenant")
 })
 export type CreateOrganizationRequest = z.infer<typeof CreateOrganizationRequest>
@@ -67,7 +68,7 @@ export const OrganizationDetail = Organization.extend({ members: z.array(Organiz
 export type OrganizationDetail = z.infer<typeof OrganizationDetail>
 
 /** Path of `GET /api/core/organizations/{slug}`. */
-export const OrganizationSlugParams = z.object({ slug: z.string().min(1) })
+export const OrganizationSlugParams = z.object({ slug: z.string().min(1).max(SLUG_MAX_LENGTH) })
 
 /** `POST /api/core/org-setup` (session cookie only). */
 export const OrgSetupRequest = z.object({ name: OrganizationName, slug: OrganizationSlug })
@@ -100,10 +101,10 @@ export const Invitation = z.object({
 export type Invitation = z.infer<typeof Invitation>
 
 /** Path of the invitation collection routes. */
-export const InvitationsParams = z.object({ orgId: z.string().min(1) })
+export const InvitationsParams = z.object({ orgId: BoundedId })
 
 /** Path of `DELETE /api/core/organizations/{orgId}/invitations/{invitationId}`. */
-export const InvitationParams = z.object({ orgId: z.string().min(1), invitationId: z.string().min(1) })
+export const InvitationParams = z.object({ orgId: BoundedId, invitationId: BoundedId })
 
 /** Query of `GET /api/core/organizations/{orgId}/invitations`: `cursor`, `limit` (default 50, 1 to 100). */
 export const ListInvitationsQuery = InvitationsCursorQuery
@@ -115,9 +116,9 @@ export type InvitationPage = z.infer<typeof InvitationPage>
 
 /** `POST /api/core/organizations/{orgId}/invitations`. */
 export const CreateInvitationRequest = z.object({
-  email: z.email(),
+  email: EmailAddress,
   role: OrganizationRole.default("member"),
-  inviterId: z.string().min(1).optional()
+  inviterId: BoundedId.optional()
 })
 export type CreateInvitationRequest = z.infer<typeof CreateInvitationRequest>
 

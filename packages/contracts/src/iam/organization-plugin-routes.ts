@@ -1,0 +1,151 @@
+import { defineRoutes, type ResponseSpec } from "../Routes.js"
+import { AuthErrorBody, StatusResponse } from "./accounts.js"
+import {
+  PluginAcceptedInvitation,
+  PluginCheckSlugBody,
+  PluginCreateOrganizationBody,
+  PluginFullOrganization,
+  PluginGetInvitationQuery,
+  PluginInvitation,
+  PluginInvitationDetail,
+  PluginInvitationIdBody,
+  PluginInvitationList,
+  PluginInviteMemberBody,
+  PluginListInvitationsQuery,
+  PluginListMembersQuery,
+  PluginMember,
+  PluginMemberList,
+  PluginOrganization,
+  PluginOrganizationIdBody,
+  PluginOrganizationList,
+  PluginOrganizationSelector,
+  PluginOrganizationWithMembers,
+  PluginRejectedInvitation,
+  PluginRemovedMember,
+  PluginRemoveMemberBody,
+  PluginSetActiveBody,
+  PluginUpdateMemberRoleBody,
+  PluginUpdateOrganizationBody
+} from "./organization-plugin.js"
+
+const tags = ["identity: organizations"]
+const base = { auth: "caller", callers: ["user"], tags } as const
+
+/** An error of the plugin's routes: better-auth's `{ code, message }` (`OrganizationErrorCodes`). */
+const pluginError = (description: string): ResponseSpec => ({ description, schema: AuthErrorBody })
+const errors = {
+  400: pluginError("VALIDATION_ERROR, NO_ACTIVE_ORGANIZATION, or a rule of the route"),
+  401: pluginError("UNAUTHORIZED: no live session"),
+  403: pluginError("YOU_ARE_NOT_ALLOWED_TO_…: the caller lacks the permission"),
+  404: pluginError("ORGANIZATION_NOT_FOUND, MEMBER_NOT_FOUND, INVITATION_NOT_FOUND (also another tenant's)")
+}
+const upstream = { 502: pluginError("UPSTREAM_UNAVAILABLE: the registry could not create the platform") }
+
+/** The read routes better-auth serves with GET and the seed lists with POST: both are served. */
+const list = { ...base, path: "/api/auth/organization/list", summary: "The caller's organizations", responses: { 200: PluginOrganizationList, 401: errors[401] } } as const
+const full = {
+  ...base, path: "/api/auth/organization/get-full-organization", permission: "org:read", tenant: "organization",
+  summary: "An organization (default: the active one) with members and invitations, or null",
+  responses: { 200: PluginFullOrganization.nullable(), ...errors }
+} as const
+const members = {
+  ...base, path: "/api/auth/organization/list-members", permission: "members:read", tenant: "organization",
+  summary: "A page of an organization's members (default: the active one)",
+  responses: { 200: PluginMemberList, ...errors }
+} as const
+const invitation = {
+  ...base, path: "/api/auth/organization/get-invitation", summary: "An invitation addressed to the caller",
+  responses: { 200: PluginInvitationDetail, ...errors }
+} as const
+const invitations = {
+  ...base, path: "/api/auth/organization/list-invitations", permission: "members:read", tenant: "organization",
+  summary: "An organization's invitations (default: the active one)",
+  responses: { 200: PluginInvitationList, ...errors }
+} as const
+
+/**
+ * The better-auth organization plugin's routes (`/api/auth/organization/*`), for signed-in users
+ * (a session by bearer or cookie), answering that library's shapes and `{ code, message }` errors.
+ */
+export const OrganizationPluginRoutes = defineRoutes({
+  createOrganization: {
+    ...base, method: "POST", path: "/api/auth/organization/create", summary: "Create an organization (and its platform); the caller owns it",
+    request: { body: PluginCreateOrganizationBody },
+    responses: { 200: PluginOrganizationWithMembers, 400: errors[400], 401: errors[401], ...upstream }
+  },
+  listOrganizations: { ...list, method: "GET" },
+  listOrganizationsPost: { ...list, method: "POST" },
+  setActiveOrganization: {
+    ...base, method: "POST", path: "/api/auth/organization/set-active", summary: "Choose the session's active organization (null clears it)",
+    request: { body: PluginSetActiveBody },
+    responses: { 200: PluginOrganization.nullable(), 400: errors[400], 401: errors[401], 404: errors[404] }
+  },
+  getFullOrganization: { ...full, method: "GET", request: { query: PluginOrganizationSelector } },
+  getFullOrganizationPost: { ...full, method: "POST", request: { body: PluginOrganizationSelector.optional() } },
+  checkOrganizationSlug: {
+    ...base, method: "POST", path: "/api/auth/organization/check-slug", summary: "Whether a slug is free",
+    request: { body: PluginCheckSlugBody },
+    responses: { 200: StatusResponse, 400: pluginError("VALIDATION_ERROR, ORGANIZATION_SLUG_ALREADY_TAKEN"), 401: errors[401] }
+  },
+  updateOrganization: {
+    ...base, method: "POST", path: "/api/auth/organization/update", summary: "Rename, re-slug or change an organization's logo and metadata",
+    permission: "org:update", tenant: "organization",
+    request: { body: PluginUpdateOrganizationBody },
+    responses: { 200: PluginOrganization, ...errors }
+  },
+  deleteOrganization: {
+    ...base, method: "POST", path: "/api/auth/organization/delete", summary: "Delete an organization (never the operator organization)",
+    permission: "org:delete", tenant: "organization",
+    request: { body: PluginOrganizationIdBody },
+    responses: { 200: PluginOrganization, ...errors }
+  },
+  listMembers: { ...members, method: "GET", request: { query: PluginListMembersQuery } },
+  listMembersPost: { ...members, method: "POST", request: { body: PluginListMembersQuery.optional() } },
+  getActiveMember: {
+    ...base, method: "GET", path: "/api/auth/organization/get-active-member", summary: "The caller's membership in the active organization",
+    responses: { 200: PluginMember, ...errors }
+  },
+  removeMember: {
+    ...base, method: "POST", path: "/api/auth/organization/remove-member", summary: "Remove a member by id or email (never the only owner)",
+    permission: "members:manage", tenant: "organization",
+    request: { body: PluginRemoveMemberBody },
+    responses: { 200: PluginRemovedMember, ...errors }
+  },
+  updateMemberRole: {
+    ...base, method: "POST", path: "/api/auth/organization/update-member-role", summary: "Change a member's role (owner changes by owners)",
+    permission: "members:manage", tenant: "organization",
+    request: { body: PluginUpdateMemberRoleBody },
+    responses: { 200: PluginMember, ...errors }
+  },
+  leaveOrganization: {
+    ...base, method: "POST", path: "/api/auth/organization/leave", summary: "Leave an organization (never as its only owner)",
+    request: { body: PluginOrganizationIdBody },
+    responses: { 200: PluginMember, ...errors }
+  },
+  inviteMember: {
+    ...base, method: "POST", path: "/api/auth/organization/invite-member", summary: "Invite an email to an organization (only owners invite owners)",
+    permission: "members:manage", tenant: "organization",
+    request: { body: PluginInviteMemberBody },
+    responses: { 200: PluginInvitation, ...errors }
+  },
+  acceptInvitation: {
+    ...base, method: "POST", path: "/api/auth/organization/accept-invitation", summary: "Accept an invitation addressed to the caller",
+    request: { body: PluginInvitationIdBody },
+    responses: { 200: PluginAcceptedInvitation, ...errors }
+  },
+  rejectInvitation: {
+    ...base, method: "POST", path: "/api/auth/organization/reject-invitation", summary: "Decline an invitation addressed to the caller",
+    request: { body: PluginInvitationIdBody },
+    responses: { 200: PluginRejectedInvitation, ...errors }
+  },
+  cancelInvitation: {
+    ...base, method: "POST", path: "/api/auth/organization/cancel-invitation", summary: "Revoke a pending invitation",
+    permission: "members:manage", tenant: "organization",
+    request: { body: PluginInvitationIdBody },
+    responses: { 200: PluginInvitation, ...errors }
+  },
+  getInvitation: { ...invitation, method: "GET", request: { query: PluginGetInvitationQuery } },
+  getInvitationPost: { ...invitation, method: "POST", request: { body: PluginGetInvitationQuery } },
+  listInvitations: { ...invitations, method: "GET", request: { query: PluginListInvitationsQuery } },
+  listInvitationsPost: { ...invitations, method: "POST", request: { body: PluginListInvitationsQuery.optional() } }
+})

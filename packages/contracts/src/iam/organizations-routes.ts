@@ -1,0 +1,75 @@
+import { defineRoutes } from "../Routes.js"
+import { OrganizationPluginRoutes } from "./organization-plugin-routes.js"
+import {
+  BootstrapResponse,
+  CreateInvitationRequest,
+  CreateOrganizationRequest,
+  Invitation,
+  InvitationPage,
+  InvitationParams,
+  InvitationsParams,
+  ListInvitationsQuery,
+  OrganizationDetail,
+  OrganizationSlugParams,
+  OrgSetupRequest,
+  OrgSetupResponse,
+  RevokedInvitation
+} from "./organizations.js"
+
+const tags = ["identity: organizations"]
+const guarded = { 400: null, 401: null, 403: null, 404: null } as const
+
+/**
+ * The documented organization routes (`/api/core/*`, the error envelope): the operator's create and
+ * bootstrap, the web console's `org-setup`, reading an organization, and its invitations.
+ */
+export const CoreOrganizationRoutes = defineRoutes({
+  createOrganizationForOwner: {
+    method: "POST", path: "/api/core/organizations", summary: "Create an organization (and its platform) for a named owner",
+    auth: "operator", request: { body: CreateOrganizationRequest },
+    responses: { 201: OrganizationDetail, 400: null, 401: null, 403: null, 409: null, 502: null },
+    tags
+  },
+  getOrganizationBySlug: {
+    method: "GET", path: "/api/core/organizations/:slug", summary: "An organization with its members",
+    auth: "caller", permission: "org:read", tenant: "organization", request: { params: OrganizationSlugParams },
+    responses: { 200: OrganizationDetail, ...guarded },
+    tags
+  },
+  bootstrap: {
+    method: "POST", path: "/api/core/bootstrap", summary: "Create the core-operator organization (once; later calls answer it)",
+    auth: "operator",
+    responses: { 200: BootstrapResponse, 201: BootstrapResponse, 401: null, 403: null },
+    tags
+  },
+  orgSetup: {
+    method: "POST", path: "/api/core/org-setup", summary: "Create an organization and its registry platform atomically (the web console's call)",
+    description: "The session cookie only (no bearer). If the registry step fails, the organization is rolled back.",
+    auth: "session-cookie", request: { body: OrgSetupRequest },
+    responses: { 201: OrgSetupResponse, 400: null, 401: null, 409: null, 502: null },
+    tags
+  },
+  listOrganizationInvitations: {
+    method: "GET", path: "/api/core/organizations/:orgId/invitations", summary: "A page of an organization's invitations",
+    auth: "caller", permission: "members:read", tenant: "organization",
+    request: { params: InvitationsParams, query: ListInvitationsQuery },
+    responses: { 200: InvitationPage, ...guarded },
+    tags
+  },
+  createOrganizationInvitation: {
+    method: "POST", path: "/api/core/organizations/:orgId/invitations", summary: "Invite an email to an organization",
+    auth: "caller", permission: "members:manage", tenant: "organization",
+    request: { params: InvitationsParams, body: CreateInvitationRequest },
+    responses: { 201: Invitation, ...guarded, 409: null },
+    tags
+  },
+  revokeOrganizationInvitation: {
+    method: "DELETE", path: "/api/core/organizations/:orgId/invitations/:invitationId", summary: "Revoke a pending invitation",
+    auth: "caller", permission: "members:manage", tenant: "organization", request: { params: InvitationParams },
+    responses: { 200: RevokedInvitation, ...guarded, 409: null },
+    tags
+  }
+})
+
+/** Every organization route of the identity service: the better-auth plugin's and the documented ones. */
+export const OrganizationRoutes = { ...OrganizationPluginRoutes, ...CoreOrganizationRoutes } as const

@@ -1,0 +1,134 @@
+import { z } from "zod"
+import { FreeText } from "../Bounds.js"
+import { defineRoutes, type ResponseSpec } from "../Routes.js"
+
+/**
+ * The identity web pages (server-rendered HTML that works without script): each form posts back to
+ * its own path, `application/x-www-form-urlencoded`, with the CSRF token of the page in `csrf`.
+ * Every field is optional here: the pages check their fields themselves and answer a problem as
+ * the form again, with its message (never the JSON envelope).
+ */
+
+/** The most bytes a page's form may send; the forms are a few hundred. */
+export const FORM_BODY_LIMIT = 16 * 1024
+
+const field = FreeText.optional()
+const form = ["application/x-www-form-urlencoded"]
+
+/** `POST /sign-in`. `next` is where to go afterwards (a path on this site). */
+export const SignInForm = z.object({ csrf: field, next: field, email: field, password: field })
+/** `POST /sign-up`: the `sign-up/email` rules (name at most 100 characters on the page). */
+export const SignUpForm = z.object({ csrf: field, next: field, name: field, email: field, password: field })
+/** `POST /sign-out`. */
+export const SignOutForm = z.object({ csrf: field })
+/** `POST /org-setup`: the `org-setup` rules. */
+export const OrgSetupForm = z.object({ csrf: field, name: field, slug: field })
+/** `POST /device`: `action` is `approve` or `deny`. */
+export const DeviceDecisionForm = z.object({ csrf: field, user_code: field, action: field })
+
+/** Query of `GET /sign-in`: `next`, and `signed_out=1` after signing out. */
+export const SignInPageQuery = z.object({ next: field, signed_out: field })
+/** Query of `GET /sign-up`. */
+export const SignUpPageQuery = z.object({ next: field })
+/** Query of `GET /device`: the code `verification_uri_complete` carries. */
+export const DevicePageQuery = z.object({ user_code: field })
+
+const tags = ["identity: web pages"]
+const html = (description: string): ResponseSpec => ({ description, contentType: "text/html" })
+const seeOther = (description: string): ResponseSpec => ({ description, headers: { location: "A path on this site" } })
+const refused = html("The form again: its token expired or came from another site")
+const formErrors = { 403: refused, 413: html("The form is too large"), 415: html("Not a form") } as const
+
+/** The identity service's web pages: sign-in, sign-up, account and sign-out, organization setup, device activation. */
+export const WebRoutes = defineRoutes({
+  signInPage: {
+    method: "GET", path: "/sign-in", summary: "The sign-in page", auth: "public", request: { query: SignInPageQuery },
+    responses: { 200: html("The sign-in form"), 303: seeOther("Already signed in: on to next, or /account") },
+    tags
+  },
+  submitSignIn: {
+    method: "POST", path: "/sign-in", summary: "Sign in with the form: the session cookie, then on to next",
+    auth: "public", rateLimit: "credentials", bodyLimit: FORM_BODY_LIMIT,
+    request: { body: SignInForm, contentTypes: form },
+    responses: {
+      303: seeOther("Signed in (the session cookie is set): on to next, or /account"),
+      400: html("The form again: a field is missing or not valid"),
+      401: html("The form again: wrong email or password"),
+      ...formErrors,
+      429: { ...html("The form again: too many attempts"), headers: { "retry-after": "Seconds to wait" } }
+    },
+    tags
+  },
+  signUpPage: {
+    method: "GET", path: "/sign-up", summary: "The sign-up page", auth: "public", request: { query: SignUpPageQuery },
+    responses: { 200: html("The sign-up form"), 303: seeOther("Already signed in: on to next, or /account") },
+    tags
+  },
+  submitSignUp: {
+    method: "POST", path: "/sign-up", summary: "Sign up with the form: the session cookie, then on to organization setup",
+    auth: "public", rateLimit: "credentials", bodyLimit: FORM_BODY_LIMIT,
+    request: { body: SignUpForm, contentTypes: form },
+    responses: {
+      303: seeOther("Signed up and in: on to next, or /org-setup"),
+      400: html("The form again: a field is missing or not valid"),
+      422: html("The form again: the email has an account"),
+      ...formErrors
+    },
+    tags
+  },
+  submitSignOut: {
+    method: "POST", path: "/sign-out", summary: "Sign out (the account page's button)",
+    auth: "session-cookie", bodyLimit: FORM_BODY_LIMIT,
+    request: { body: SignOutForm, contentTypes: form },
+    responses: { 303: seeOther("To /sign-in?signed_out=1, the cookie cleared"), 401: html("Please sign in"), ...formErrors },
+    tags
+  },
+  accountPage: {
+    method: "GET", path: "/account", summary: "The signed-in user's page, with the sign-out button", auth: "public",
+    responses: { 200: html("The account page"), 303: seeOther("Not signed in: to /sign-in?next=/account") },
+    tags
+  },
+  orgSetupPage: {
+    method: "GET", path: "/org-setup", summary: "The organization setup page", auth: "public",
+    responses: { 200: html("The organization form"), 303: seeOther("Not signed in: to /sign-in?next=/org-setup") },
+    tags
+  },
+  submitOrgSetup: {
+    method: "POST", path: "/org-setup", summary: "Create an organization and its platform with the form (as POST /api/core/org-setup)",
+    auth: "session-cookie", bodyLimit: FORM_BODY_LIMIT,
+    request: { body: OrgSetupForm, contentTypes: form },
+    responses: {
+      201: html("The organization and its platform, created"),
+      400: html("The form again: name or slug not valid"),
+      401: html("Please sign in"),
+      409: html("The form again: the slug is taken"),
+      ...formErrors,
+      502: html("The registry could not create the platform")
+    },
+    tags
+  },
+  devicePage: {
+    method: "GET", path: "/device", summary: "The device activation page: enter a code, then approve or deny the client it names",
+    auth: "public", request: { query: DevicePageQuery },
+    responses: {
+      200: html("The code form, or the question naming the client"),
+      303: seeOther("Not signed in: to /sign-in, coming back here"),
+      400: html("The code form again: the code is not valid or expired"),
+      429: { ...html("The code form again: too many wrong codes"), headers: { "retry-after": "Seconds to wait" } }
+    },
+    tags
+  },
+  submitDeviceDecision: {
+    method: "POST", path: "/device", summary: "Approve or deny a device's code",
+    auth: "session-cookie", bodyLimit: FORM_BODY_LIMIT,
+    request: { body: DeviceDecisionForm, contentTypes: form },
+    responses: {
+      200: html("Approved or denied"),
+      400: html("The code form again: the code is missing, not valid or expired"),
+      401: html("Please sign in"),
+      ...formErrors,
+      429: { ...html("The code form again: too many wrong codes"), headers: { "retry-after": "Seconds to wait" } }
+    },
+    tags
+  }
+})
