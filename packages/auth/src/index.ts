@@ -8,7 +8,7 @@ export { IdentityApp, IdentityLive, IdentityRouter } from "./Identity.js"
 export { IamMigrations } from "./migrations/index.js"
 
 /* accounts/ — better-auth's /api/auth/*, profile, sessions, the Authentication port. */
-export { Authentication, type Caller, type ServiceCaller, type SessionCaller } from "./accounts/Authentication.js"
+export { Authentication } from "./accounts/Authentication.js"
 export { AuthenticationLive, CurrentSession } from "./accounts/AuthenticationLive.js"
 export { AuthUrls } from "./accounts/AuthUrls.js"
 export { AccountsLive, AccountsRouter } from "./accounts/Http.js"

@@ -7,7 +7,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Logger, ManagedRuntime } from "effect"
 import { expect } from "vitest"
 import { AuthenticationLive, CurrentSession } from "../src/accounts/AuthenticationLive.js"
-import type { Authentication, Caller, SessionCaller } from "../src/accounts/Authentication.js"
+import type { Authentication } from "../src/accounts/Authentication.js"
+import type { Caller, UserCaller } from "@core/kernel"
 import { AuthorizationLive, AuthorizationRouter } from "../src/authorization/Http.js"
 import { IamMigrations } from "../src/migrations/index.js"
 
@@ -107,12 +108,12 @@ export const seedUser = (name = "user") =>
     yield* sql`INSERT INTO iam.users (id, name, email) VALUES (${id}, ${name}, ${`${name}-${unique()}@example.com`})`
     yield* sql`INSERT INTO iam.sessions (id, token_hash, user_id, expires_at)
       VALUES (${yield* Ids.make("ses")}, ${Crypto.sha256Hex(token)}, ${id}, '2999-01-01T00:00:00Z')`
-    const caller: SessionCaller = {
-      kind: "session",
+    const caller: UserCaller = {
+      kind: "user",
       userId: id,
       sessionId: "ses",
       email: `${name}@example.com`,
-      activeOrganizationId: null,
+      organizationId: null,
       via: "bearer"
     }
     return { id, token, caller }

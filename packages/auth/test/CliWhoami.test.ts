@@ -47,7 +47,7 @@ layer(stackLayer())("POST /api/v1/cli/whoami", (it) => {
         const owner = yield* member("admin")
         const service = yield* DeviceAuthorization
         const { deviceCode, userCode } = yield* service.start({ clientId: CLIENT_ID, scope: null })
-        yield* service.approve({ kind: "session", userId: owner.id, sessionId: "ses", email: owner.email, activeOrganizationId: null, via: "bearer" }, userCode, facts)
+        yield* service.approve({ kind: "user", userId: owner.id, sessionId: "ses", email: owner.email, organizationId: null, via: "bearer" }, userCode, facts)
         const grant = yield* service.poll({ deviceCode, clientId: CLIENT_ID }, facts)
         const answer = yield* whoami({ authorization: `Bearer ${grant.accessToken}` })
         expect(answer.body).toEqual({
@@ -67,7 +67,7 @@ layer(stackLayer())("POST /api/v1/cli/whoami", (it) => {
       Effect.gen(function*() {
         const owner = yield* member("owner")
         const keys = yield* ApiKeys
-        const caller = { kind: "session" as const, userId: owner.id, sessionId: "ses", email: owner.email, activeOrganizationId: owner.org.id, via: "bearer" as const }
+        const caller = { kind: "user" as const, userId: owner.id, sessionId: "ses", email: owner.email, organizationId: owner.org.id, via: "bearer" as const }
         const created = yield* keys.create(caller, { organizationId: owner.org.id, name: "ci" })
         const expected = { email: owner.email, platformId: owner.org.platformId, role: "apikey", expiresAt: null }
         expect((yield* whoami({ "x-api-key": created.key })).body).toEqual(expected)

@@ -1,7 +1,7 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Crypto } from "@core/kernel"
 import { Duration, Effect, Either, Option, TestClock } from "effect"
-import type { SessionCaller } from "../src/accounts/Authentication.js"
+import type { UserCaller } from "@core/kernel"
 import { DeviceAuthorization, formatUserCode, normalizeUserCode } from "../src/device/DeviceAuthorization.js"
 import type { OAuthError } from "../src/device/OAuthErrors.js"
 import { Sessions } from "../src/accounts/Sessions.js"
@@ -15,12 +15,12 @@ const poll = (deviceCode: string, clientId = CLIENT_ID) =>
 const errorOf = <A>(result: Either.Either<A, OAuthError>) =>
   Either.isLeft(result) ? { error: result.left.error, status: result.left.status } : "succeeded"
 
-const callerOf = (user: { readonly id: string; readonly email: string }): SessionCaller => ({
-  kind: "session",
+const callerOf = (user: { readonly id: string; readonly email: string }): UserCaller => ({
+  kind: "user",
   userId: user.id,
   sessionId: "ses_web",
   email: user.email,
-  activeOrganizationId: null,
+  organizationId: null,
   via: "bearer"
 })
 

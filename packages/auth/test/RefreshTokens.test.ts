@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Crypto } from "@core/kernel"
 import { Duration, Effect, Either, Option, TestClock } from "effect"
-import type { SessionCaller } from "../src/accounts/Authentication.js"
+import type { UserCaller } from "@core/kernel"
 import { DeviceAuthorization } from "../src/device/DeviceAuthorization.js"
 import { RefreshTokens } from "../src/device/RefreshTokens.js"
 import { Sessions } from "../src/accounts/Sessions.js"
@@ -12,7 +12,7 @@ const deviceLogin = Effect.gen(function*() {
   const user = yield* newUser("refresh")
   const service = yield* DeviceAuthorization
   const { deviceCode, userCode } = yield* service.start({ clientId: CLIENT_ID, scope: null })
-  const caller: SessionCaller = { kind: "session", userId: user.id, sessionId: "ses_web", email: user.email, activeOrganizationId: null, via: "bearer" }
+  const caller: UserCaller = { kind: "user", userId: user.id, sessionId: "ses_web", email: user.email, organizationId: null, via: "bearer" }
   yield* service.approve(caller, userCode, facts)
   const grant = yield* service.poll({ deviceCode, clientId: CLIENT_ID }, facts)
   return { user, grant }

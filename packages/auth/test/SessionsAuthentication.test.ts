@@ -60,7 +60,7 @@ describe("the Authentication port", () => {
 
   it("a session arrives by bearer or by cookie; cookieSession takes the cookie only", async () => {
     const { token, user } = await signUp(h)
-    const expected = { kind: "session", userId: user.id, sessionId: expect.stringMatching(/^ses_/), email: user.email, activeOrganizationId: null }
+    const expected = { kind: "user", userId: user.id, sessionId: expect.stringMatching(/^ses_/), email: user.email, organizationId: null }
     expect(await as(caller, { authorization: `Bearer ${token}` })).toEqual(Either.right({ ...expected, via: "bearer" }))
     expect(await as(session, { cookie: `core.session_token=${token}` })).toEqual(Either.right({ ...expected, via: "cookie" }))
     expect(await as(cookieSession, { cookie: `other=1; core.session_token=${token}` })).toEqual(

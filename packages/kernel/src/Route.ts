@@ -10,16 +10,8 @@ import {
 } from "@core/contracts"
 import { Effect, Option } from "effect"
 import * as Body from "./Body.js"
-import {
-  type ApiKeyCaller,
-  authenticationRequired,
-  type Caller,
-  Callers,
-  isAccepted,
-  requireOperator,
-  type ServiceCaller,
-  type UserCaller
-} from "./Caller.js"
+import { type ApiKeyCaller, type Caller, Callers, type ServiceCaller, type UserCaller } from "./Caller.js"
+import { authenticationRequired, isAccepted, requireOperator } from "./Policy.js"
 import { type Forbidden, type InvalidJson, type PayloadTooLarge, Unauthorized, UnsupportedMediaType, type ValidationError } from "./Errors.js"
 import { CoreConfig } from "./Config.js"
 import * as ErrorResponse from "./ErrorResponse.js"

@@ -2,7 +2,8 @@ import { HttpServerRequest } from "@effect/platform"
 import { Iam } from "@core/contracts"
 import { CoreConfig, Crypto, Unauthorized } from "@core/kernel"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { Authentication, type Caller, type SessionCaller } from "./Authentication.js"
+import { Authentication } from "./Authentication.js"
+import type { Caller, UserCaller } from "@core/kernel"
 import { type ResolvedSession, Sessions } from "./Sessions.js"
 
 /** A session token as the request carries it. */
@@ -37,12 +38,12 @@ const noCredentials = new Unauthorized({ message: "Authentication required" })
 const invalidSession = new Unauthorized({ message: "Invalid or expired session" })
 
 /** The caller of a resolved session. */
-export const sessionCaller = (resolved: ResolvedSession, via: "bearer" | "cookie"): SessionCaller => ({
-  kind: "session",
+export const sessionCaller = (resolved: ResolvedSession, via: "bearer" | "cookie"): UserCaller => ({
+  kind: "user",
   userId: resolved.user.id,
   sessionId: resolved.session.id,
   email: resolved.user.email,
-  activeOrganizationId: resolved.session.activeOrganizationId,
+  organizationId: resolved.session.activeOrganizationId,
   via
 })
 

@@ -1,11 +1,11 @@
 import { Iam } from "@core/contracts"
-import { CoreConfig, Cursor, Forbidden, Ids, RequestId, ValidationError, type NotFound } from "@core/kernel"
+import { CoreConfig, Cursor, Forbidden, Ids, Policy, RequestId, ValidationError, type NotFound } from "@core/kernel"
 import { HttpServerRequest } from "@effect/platform"
 import { Clock, Effect, Layer, Option } from "effect"
 import { z } from "zod"
 import { type AuditEvent, AuditLog, type AuditRequestFacts } from "./AuditLog.js"
 import { AuditRepo } from "./AuditRepo.js"
-import type { Caller } from "../accounts/Authentication.js"
+import type { Caller } from "@core/kernel"
 import { Access } from "../authorization/Access.js"
 import { Permissions } from "../authorization/Permissions.js"
 
@@ -36,9 +36,8 @@ export const factsOf = (request: HttpServerRequest.HttpServerRequest, trustProxy
   requestId: RequestId.requestIdOf(request)
 })
 
-/** The actor fields of an audit event for a caller. */
-export const actorOf = (caller: Caller): Pick<AuditEvent, "actorId" | "actorType"> =>
-  caller.kind === "service" ? { actorId: null, actorType: "service" } : { actorId: caller.userId, actorType: "user" }
+/** The actor fields of an audit event for a caller (the kernel's one mapping). */
+export const actorOf: (caller: Caller) => Pick<AuditEvent, "actorId" | "actorType"> = Policy.actorOf
 
 const NO_FACTS: AuditRequestFacts = { ip: null, userAgent: null, requestId: null }
 
@@ -84,7 +83,7 @@ export class Audit extends Effect.Service<Audit>()("@core/auth/Audit", {
     /** Which actor a caller may read: everyone's (operators, service), an organization's, or their own. */
     const scope = (caller: Caller, query: Iam.ListAuditQuery) =>
       Effect.gen(function*() {
-        const self = caller.kind === "session" ? caller.userId : undefined
+        const self = caller.kind === "user" ? caller.userId : undefined
         if (query.actor === "me" && self === undefined) {
           return yield* new ValidationError({
             message: "Invalid request query",
@@ -92,32 +91,40 @@ export class Audit extends Effect.Service<Audit>()("@core/auth/Audit", {
           })
         }
         const actorId = query.actor === "me" ? self : query.actor
-        if (caller.kind === "service" || (yield* access.isOperator(caller.userId))) return actorId
+        if (caller.kind === "service" || (yield* access.isPrivileged(caller))) {
+          return { actorId, organizationId: query.organizationId }
+        }
+        if (caller.kind === "apikey") {
+          // An API key reads its own organization's log only, with `audit:read`.
+          const organizationId = query.organizationId ?? caller.organizationId
+          yield* access.requirePermission(caller, organizationId, "audit:read")
+          return { actorId, organizationId }
+        }
         if (query.organizationId !== undefined) {
           if (actorId === caller.userId) {
             const membership = yield* permissions.membership(caller.userId, query.organizationId)
-            if (membership !== null) return actorId
+            if (membership !== null) return { actorId, organizationId: query.organizationId }
           }
           yield* access.requirePermission(caller, query.organizationId, "audit:read")
-          return actorId
+          return { actorId, organizationId: query.organizationId }
         }
         if (actorId !== undefined && actorId !== caller.userId) {
           return yield* new Forbidden({ message: "Without organizationId only your own entries can be read" })
         }
-        return caller.userId
+        return { actorId: caller.userId, organizationId: undefined }
       })
 
     /** A page of entries the caller may read, newest first, filtered by the query. */
     const list = (caller: Caller, query: Iam.ListAuditQuery): Effect.Effect<Iam.AuditPage, ValidationError | Forbidden | NotFound> =>
       Effect.gen(function*() {
-        const actorId = yield* scope(caller, query)
+        const { actorId, organizationId } = yield* scope(caller, query)
         const before = yield* Cursor.decodeOptional(AuditCursor, query.cursor)
         const rows = yield* repo.list({
           ...(actorId === undefined ? {} : { actorId }),
           ...(query.action === undefined
             ? {}
             : { action: query.action.endsWith(".*") ? { prefix: query.action.slice(0, -1) } : { exact: query.action } }),
-          ...(query.organizationId === undefined ? {} : { organizationId: query.organizationId }),
+          ...(organizationId === undefined ? {} : { organizationId }),
           ...(query.from === undefined ? {} : { from: query.from }),
           ...(query.to === undefined ? {} : { to: query.to }),
           ...(before === undefined ? {} : { before }),

@@ -1,6 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { Forbidden, NotFound } from "@core/kernel"
-import type { Caller } from "../accounts/Authentication.js"
+import type { Caller } from "@core/kernel"
 
 /**
  * Decides who may do what. Implemented with role mappings, grants and operator membership
@@ -9,6 +9,8 @@ import type { Caller } from "../accounts/Authentication.js"
 export class Access extends Context.Tag("@core/auth/Access")<Access, {
   /** Whether the user belongs to the `core-operator` organization. */
   readonly isOperator: (userId: string) => Effect.Effect<boolean>
+  /** Whether the caller is the static service key or an operator. */
+  readonly isPrivileged: (caller: Caller) => Effect.Effect<boolean>
   /** Passes for the static service key or an operator; else `Forbidden`. */
   readonly requireOperatorOrService: (caller: Caller) => Effect.Effect<void, Forbidden>
   /**
@@ -21,6 +23,8 @@ export class Access extends Context.Tag("@core/auth/Access")<Access, {
     organizationId: string,
     permission: string
   ) => Effect.Effect<void, Forbidden | NotFound>
+  /** What the caller holds in an organization (`["*"]` when privileged, a key's own); `undefined` outside it. */
+  readonly permissionsIn: (caller: Caller, organizationId: string) => Effect.Effect<ReadonlyArray<string> | undefined>
   /** The effective permissions of a user in an organization (mapping + grants − denials). */
   readonly effectivePermissions: (userId: string, organizationId: string) => Effect.Effect<ReadonlyArray<string>>
   /** Forget cached permissions after a role, grant or membership change. */

@@ -4,7 +4,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import { actorOf } from "../audit/Audit.js"
 import { AuditLog } from "../audit/AuditLog.js"
-import type { Caller } from "../accounts/Authentication.js"
+import type { Caller } from "@core/kernel"
 import { Access } from "./Access.js"
 import { Delegation } from "./Delegation.js"
 import { ApiKeysRepo } from "./ApiKeysRepo.js"
@@ -66,7 +66,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@core/auth/ApiKeys", {
             organizationId: input.organizationId,
             platformId,
             permissions,
-            createdBy: caller.kind === "session" ? caller.userId : "service",
+            createdBy: caller.kind === "user" ? caller.userId : "service",
             expiresAt: input.expiresAt === undefined ? null : new Date(input.expiresAt).toISOString(),
             createdAt: new Date(now).toISOString()
           }),

@@ -1,6 +1,6 @@
 import { Forbidden, NotFound } from "@core/kernel"
 import { Effect } from "effect"
-import type { Caller } from "../accounts/Authentication.js"
+import type { Caller } from "@core/kernel"
 import { Access } from "./Access.js"
 import { allows, Permissions } from "./Permissions.js"
 
@@ -30,8 +30,7 @@ export class Delegation extends Effect.Service<Delegation>()("@core/auth/Delegat
       wanted: ReadonlyArray<string>
     ): Effect.Effect<void, Forbidden> =>
       Effect.gen(function*() {
-        if (caller.kind === "service" || (yield* access.isOperator(caller.userId))) return
-        const held = yield* access.effectivePermissions(caller.userId, organizationId)
+        const held = (yield* access.permissionsIn(caller, organizationId)) ?? []
         const missing = wanted.filter((permission) => !allows(held, permission))
         if (missing.length > 0) {
           return yield* new Forbidden({

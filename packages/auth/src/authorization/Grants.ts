@@ -4,7 +4,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import { actorOf } from "../audit/Audit.js"
 import { AuditLog } from "../audit/AuditLog.js"
-import type { Caller } from "../accounts/Authentication.js"
+import type { Caller } from "@core/kernel"
 import { Access } from "./Access.js"
 import { Delegation } from "./Delegation.js"
 import { type GrantRow, GrantsRepo } from "./GrantsRepo.js"
@@ -49,7 +49,7 @@ export class Grants extends Effect.Service<Grants>()("@core/auth/Grants", {
     ): Effect.Effect<Iam.Grant, Forbidden | NotFound | ValidationError> =>
       Effect.gen(function*() {
         yield* delegation.requireInOrganization(caller, input.orgId, MANAGE_PERMISSION)
-        if (caller.kind === "session" && input.grantedBy !== caller.userId) {
+        if (caller.kind === "user" && input.grantedBy !== caller.userId) {
           return yield* new ValidationError({
             message: "Invalid request body",
             issues: [{ path: "grantedBy", message: "Must be the id of the calling user" }]

@@ -4,7 +4,7 @@ import { Clock, Effect, Option } from "effect"
 import * as Jose from "jose"
 import { actorOf } from "../audit/Audit.js"
 import { AuditLog } from "../audit/AuditLog.js"
-import type { Caller } from "../accounts/Authentication.js"
+import type { Caller } from "@core/kernel"
 import { Access } from "./Access.js"
 import { type SigningKeyRow, SigningKeysRepo } from "./SigningKeysRepo.js"
 

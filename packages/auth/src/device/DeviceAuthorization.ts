@@ -4,7 +4,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Layer, Option } from "effect"
 import { randomInt } from "node:crypto"
 import { AuditLog, type AuditRequestFacts } from "../audit/AuditLog.js"
-import type { SessionCaller } from "../accounts/Authentication.js"
+import type { UserCaller } from "@core/kernel"
 import { type DeviceCodeRecord, DeviceCodesRepo } from "./DeviceCodesRepo.js"
 import { OAuthError } from "./OAuthErrors.js"
 import { RefreshTokens } from "./RefreshTokens.js"
@@ -179,7 +179,7 @@ const make = (options: DeviceAuthorizationOptions = {}) =>
       Effect.map(findPending(userCode, who), pendingView).pipe(Effect.withSpan("DeviceAuthorization.lookup"))
 
     const decide = (decision: "approved" | "denied") =>
-    (caller: SessionCaller, userCode: string, facts: AuditRequestFacts) => {
+    (caller: UserCaller, userCode: string, facts: AuditRequestFacts) => {
       const action = decision === "approved" ? "device.approve" : "device.deny"
       return Effect.gen(function*() {
         const code = yield* findPending(userCode, { ip: facts.ip, userId: caller.userId })

@@ -2,7 +2,8 @@ import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Iam } from "@core/contracts"
 import { CoreConfig } from "@core/kernel"
 import { Effect, Layer } from "effect"
-import { Authentication, type SessionCaller } from "../accounts/Authentication.js"
+import { Authentication } from "../accounts/Authentication.js"
+import type { UserCaller } from "@core/kernel"
 import { CliIdentity } from "./CliIdentity.js"
 import { DeviceAuthorization, type DeviceAuthorizationOptions } from "./DeviceAuthorization.js"
 import { OAuthError } from "./OAuthErrors.js"
@@ -63,7 +64,7 @@ const token = Effect.gen(function*() {
  * A write carried by the session cookie must come from this site: refused when the browser says
  * `Sec-Fetch-Site: cross-site`, or names an `Origin` that is neither the service's nor a trusted one.
  */
-const refuseCrossSite = (caller: SessionCaller) =>
+const refuseCrossSite = (caller: UserCaller) =>
   Effect.gen(function*() {
     if (caller.via !== "cookie") return
     const request = yield* HttpServerRequest.HttpServerRequest

@@ -2,7 +2,7 @@ import { type Forbidden, NotFound, type UpstreamUnavailable } from "@core/kernel
 import { Effect, Option } from "effect"
 import { actorOf } from "../audit/Audit.js"
 import { AuditLog } from "../audit/AuditLog.js"
-import type { Caller } from "../accounts/Authentication.js"
+import type { Caller } from "@core/kernel"
 import { Access } from "../authorization/Access.js"
 import { Members } from "./Members.js"
 import { type MemberRow, MembersRepo } from "./MembersRepo.js"

@@ -4,7 +4,7 @@ import { Clock, Effect, Option } from "effect"
 import { actorOf } from "../audit/Audit.js"
 import { AuditLog } from "../audit/AuditLog.js"
 import { AuthUrls } from "../accounts/AuthUrls.js"
-import type { Caller, SessionCaller } from "../accounts/Authentication.js"
+import type { Caller, UserCaller } from "@core/kernel"
 import { Access } from "../authorization/Access.js"
 import { type InvitationRow, InvitationsRepo, type InvitationState } from "./InvitationsRepo.js"
 import { deliver, Mailer } from "../mail/Mailer.js"
@@ -73,9 +73,9 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
     /** Who invites: the caller, or — for the service key and operators only — the member named by `inviterId`. */
     const inviterOf = (caller: Caller, input: InviteInput) =>
       Effect.gen(function*() {
-        const onBehalf = caller.kind === "service" || (yield* access.isOperator(caller.userId))
-        const inviterId = input.inviterId ?? (caller.kind === "session" ? caller.userId : undefined)
-        if (inviterId === undefined || (!onBehalf && caller.kind === "session" && inviterId !== caller.userId)) {
+        const onBehalf = yield* access.isPrivileged(caller)
+        const inviterId = input.inviterId ?? (caller.kind === "user" ? caller.userId : undefined)
+        if (inviterId === undefined || (!onBehalf && caller.kind === "user" && inviterId !== caller.userId)) {
           return yield* new ValidationError({
             message: "Invalid request body",
             issues: [{
@@ -162,7 +162,7 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
       }).pipe(Effect.withSpan("Invitations.page"))
 
     /** A pending, unexpired invitation addressed to the caller. */
-    const addressedTo = (caller: SessionCaller, invitationId: string) =>
+    const addressedTo = (caller: UserCaller, invitationId: string) =>
       Effect.gen(function*() {
         const found = yield* repo.findById(invitationId)
         if (Option.isNone(found) || statusAt(found.value, yield* now) !== "pending") return yield* fail("INVITATION_NOT_FOUND")
@@ -173,7 +173,7 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
       })
 
     /** The invitation with its organization and inviter, for its recipient. */
-    const get = (caller: SessionCaller, invitationId: string): Effect.Effect<InvitationDetail, OrganizationError> =>
+    const get = (caller: UserCaller, invitationId: string): Effect.Effect<InvitationDetail, OrganizationError> =>
       Effect.gen(function*() {
         const invitation = yield* addressedTo(caller, invitationId)
         const organization = yield* organizationOf(invitation.organizationId)
@@ -184,7 +184,7 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
 
     /** Accept: the caller joins with the invited role, and the organization becomes active. */
     const accept = (
-      caller: SessionCaller,
+      caller: UserCaller,
       invitationId: string
     ): Effect.Effect<{ readonly invitation: InvitationRow; readonly member: MemberRow }, OrganizationError> =>
       Effect.gen(function*() {
@@ -220,7 +220,7 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
       }).pipe(Effect.withSpan("Invitations.accept"))
 
     /** Reject an invitation addressed to the caller. */
-    const reject = (caller: SessionCaller, invitationId: string): Effect.Effect<InvitationRow, OrganizationError> =>
+    const reject = (caller: UserCaller, invitationId: string): Effect.Effect<InvitationRow, OrganizationError> =>
       Effect.gen(function*() {
         yield* addressedTo(caller, invitationId)
         const rejected = yield* Effect.flatMap(repo.transition(invitationId, "rejected"), Option.match({

@@ -3,7 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { actorOf } from "../audit/Audit.js"
 import { AuditLog } from "../audit/AuditLog.js"
-import type { Caller, SessionCaller } from "../accounts/Authentication.js"
+import type { Caller, UserCaller } from "@core/kernel"
 import { Access } from "../authorization/Access.js"
 import { type MemberRole, type MemberRow, MembersRepo } from "./MembersRepo.js"
 import { fail, type OrganizationError, requireIn } from "./OrganizationErrors.js"
@@ -28,7 +28,8 @@ export class Members extends Effect.Service<Members>()("@core/auth/Members", {
     /** Whether the caller may act on owners: the service, an operator, or an owner of the organization. */
     const actsAsOwner = (caller: Caller, organizationId: string) =>
       Effect.gen(function*() {
-        if (caller.kind === "service" || (yield* access.isOperator(caller.userId))) return true
+        if (yield* access.isPrivileged(caller)) return true
+        if (caller.kind !== "user") return false
         const membership = yield* repo.find(organizationId, caller.userId)
         return Option.isSome(membership) && membership.value.role === "owner"
       })
@@ -49,7 +50,7 @@ export class Members extends Effect.Service<Members>()("@core/auth/Members", {
 
     /** A page of the selected organization's members (`members:read`). */
     const list = (
-      caller: SessionCaller,
+      caller: UserCaller,
       selector: OrganizationSelector,
       page: { readonly limit?: number | undefined; readonly offset?: number | undefined }
     ) =>
@@ -59,10 +60,10 @@ export class Members extends Effect.Service<Members>()("@core/auth/Members", {
       )
 
     /** The caller's membership in its active organization. */
-    const active = (caller: SessionCaller): Effect.Effect<MemberRow, OrganizationError> =>
+    const active = (caller: UserCaller): Effect.Effect<MemberRow, OrganizationError> =>
       Effect.gen(function*() {
-        if (caller.activeOrganizationId === null) return yield* fail("NO_ACTIVE_ORGANIZATION")
-        const found = yield* repo.find(caller.activeOrganizationId, caller.userId)
+        if (caller.organizationId === null) return yield* fail("NO_ACTIVE_ORGANIZATION")
+        const found = yield* repo.find(caller.organizationId, caller.userId)
         return Option.isSome(found) ? found.value : yield* fail("MEMBER_NOT_FOUND")
       })
 
@@ -94,7 +95,7 @@ export class Members extends Effect.Service<Members>()("@core/auth/Members", {
 
     /** Remove a member (`members:manage`; owners only by owners; never the last owner). */
     const remove = (
-      caller: SessionCaller,
+      caller: UserCaller,
       input: { readonly memberIdOrEmail: string; readonly organizationId?: string | undefined }
     ): Effect.Effect<MemberRow, OrganizationError> =>
       Effect.gen(function*() {
@@ -117,7 +118,7 @@ export class Members extends Effect.Service<Members>()("@core/auth/Members", {
 
     /** Change a member's role (`members:manage`; owner changes by owners; never the last owner away). */
     const updateRole = (
-      caller: SessionCaller,
+      caller: UserCaller,
       input: { readonly memberId: string; readonly role: MemberRole; readonly organizationId?: string | undefined }
     ): Effect.Effect<MemberRow, OrganizationError> =>
       Effect.gen(function*() {
@@ -143,7 +144,7 @@ export class Members extends Effect.Service<Members>()("@core/auth/Members", {
       }).pipe(Effect.withSpan("Members.updateRole"))
 
     /** Leave an organization; the only owner cannot. */
-    const leave = (caller: SessionCaller, organizationId: string): Effect.Effect<MemberRow, OrganizationError> =>
+    const leave = (caller: UserCaller, organizationId: string): Effect.Effect<MemberRow, OrganizationError> =>
       Effect.gen(function*() {
         const found = yield* repo.find(organizationId, caller.userId)
         if (Option.isNone(found)) return yield* fail("ORGANIZATION_NOT_FOUND")

@@ -1,7 +1,7 @@
 import { Iam } from "@core/contracts"
 import { type CoreError, Conflict, Forbidden, NotFound, ValidationError } from "@core/kernel"
 import { type Context, Data, Effect } from "effect"
-import type { Caller } from "../accounts/Authentication.js"
+import type { Caller } from "@core/kernel"
 import type { Access } from "../authorization/Access.js"
 
 type OrganizationErrorCode = Iam.OrganizationErrorCode

@@ -3,7 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { actorOf } from "../audit/Audit.js"
 import { AuditLog } from "../audit/AuditLog.js"
-import type { Caller, SessionCaller } from "../accounts/Authentication.js"
+import type { Caller, UserCaller } from "@core/kernel"
 import { Access } from "../authorization/Access.js"
 import { type MemberRow, MembersRepo } from "./MembersRepo.js"
 import { fail, OrganizationError, requireIn } from "./OrganizationErrors.js"
@@ -45,12 +45,12 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
       Effect.flatMap(repo.findById(id), Option.match({ onNone: () => fail("ORGANIZATION_NOT_FOUND"), onSome: Effect.succeed }))
 
     /** The organization a selector names (`None` when it names none and no organization is active). */
-    const select = (caller: SessionCaller, selector: OrganizationSelector) =>
+    const select = (caller: UserCaller, selector: OrganizationSelector) =>
       Effect.gen(function*() {
         const found = selector.organizationSlug !== undefined
           ? yield* repo.findBySlug(selector.organizationSlug)
-          : selector.organizationId !== undefined || caller.activeOrganizationId !== null
-          ? yield* repo.findById(selector.organizationId ?? caller.activeOrganizationId!)
+          : selector.organizationId !== undefined || caller.organizationId !== null
+          ? yield* repo.findById(selector.organizationId ?? caller.organizationId!)
           : undefined
         if (found === undefined) return Option.none<OrganizationRow>()
         if (Option.isNone(found)) return yield* fail("ORGANIZATION_NOT_FOUND")
@@ -58,14 +58,14 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
       })
 
     /** Like `select`, failing with `NO_ACTIVE_ORGANIZATION` when nothing is selected. */
-    const selectRequired = (caller: SessionCaller, selector: OrganizationSelector) =>
+    const selectRequired = (caller: UserCaller, selector: OrganizationSelector) =>
       Effect.flatMap(select(caller, selector), Option.match({
         onNone: () => fail("NO_ACTIVE_ORGANIZATION"),
         onSome: Effect.succeed
       }))
 
     /** The selected organization, readable by the caller (its members, operators), else `ORGANIZATION_NOT_FOUND`. */
-    const readable = (caller: SessionCaller, selector: OrganizationSelector, permission = "org:read") =>
+    const readable = (caller: UserCaller, selector: OrganizationSelector, permission = "org:read") =>
       Effect.flatMap(selectRequired(caller, selector), (organization) =>
         Effect.as(
           requireIn(access, caller, organization.id, permission, "YOU_ARE_NOT_ALLOWED_TO_READ_THIS_ORGANIZATION"),
@@ -80,7 +80,7 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
 
     /** Plugin create: the caller becomes owner and (unless kept) the new organization becomes active. */
     const create = (
-      caller: SessionCaller,
+      caller: UserCaller,
       input: {
         readonly name: string
         readonly slug: string
@@ -127,10 +127,10 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
       }).pipe(Effect.withSpan("Organizations.getBySlug"))
 
     /** The organizations the caller is a member of. */
-    const listMine = (caller: SessionCaller) => repo.listForUser(caller.userId)
+    const listMine = (caller: UserCaller) => repo.listForUser(caller.userId)
 
     /** The selected organization (or `None` without selection and active organization). */
-    const get = (caller: SessionCaller, selector: OrganizationSelector): Effect.Effect<Option.Option<OrganizationRow>, OrganizationError> =>
+    const get = (caller: UserCaller, selector: OrganizationSelector): Effect.Effect<Option.Option<OrganizationRow>, OrganizationError> =>
       Effect.flatMap(select(caller, selector), Option.match({
         onNone: () => Effect.succeed(Option.none()),
         onSome: (organization) =>
@@ -142,7 +142,7 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
 
     /** `set-active`: `null` clears it; otherwise the caller must be a member of the organization. */
     const setActive = (
-      caller: SessionCaller,
+      caller: UserCaller,
       input: { readonly organizationId?: string | null | undefined; readonly organizationSlug?: string | undefined }
     ): Effect.Effect<OrganizationRow | null, OrganizationError> =>
       Effect.gen(function*() {
@@ -164,7 +164,7 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
 
     /** Rename, re-slug, or change logo and metadata (`org:update`). */
     const update = (
-      caller: SessionCaller,
+      caller: UserCaller,
       selector: OrganizationSelector,
       patch: OrganizationPatch
     ): Effect.Effect<OrganizationRow, OrganizationError> =>
@@ -186,7 +186,7 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
       }).pipe(Effect.withSpan("Organizations.update"))
 
     /** Delete an organization (`org:delete`: its owners); the operator organization cannot be deleted. */
-    const remove = (caller: SessionCaller, organizationId: string): Effect.Effect<OrganizationRow, OrganizationError> =>
+    const remove = (caller: UserCaller, organizationId: string): Effect.Effect<OrganizationRow, OrganizationError> =>
       Effect.gen(function*() {
         const organization = yield* byId(organizationId)
         yield* requireIn(access, caller, organization.id, "org:delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION")

@@ -5,7 +5,7 @@ import { Effect, Either, Option } from "effect"
 import { z } from "zod"
 import type { AccountError } from "../accounts/AccountErrors.js"
 import { Accounts } from "../accounts/Accounts.js"
-import type { SessionCaller } from "../accounts/Authentication.js"
+import type { UserCaller } from "@core/kernel"
 import { Csrf } from "./Csrf.js"
 import { OrganizationError } from "../organizations/OrganizationErrors.js"
 import { Organizations } from "../organizations/Organizations.js"
@@ -179,7 +179,7 @@ const orgSetup = Effect.gen(function*() {
   const { base } = yield* pageContext
   const session = yield* browserSession
   if (Option.isNone(session)) return signInRequired(base, "/org-setup", "Sign in to create an organization.")
-  const who: SessionCaller = session.value
+  const who: UserCaller = session.value
   const { fields, refused } = yield* readForm("org-setup", who.sessionId)
   const name = FormBody.text(fields, "name")
   const slug = FormBody.text(fields, "slug")

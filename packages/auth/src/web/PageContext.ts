@@ -47,7 +47,7 @@ export const cookies = Effect.map(CoreConfig, (config) => settingsFor(config.nod
 
 /**
  * The browser's session (the `core.session_token` cookie only, as `org-setup` takes it) with its
- * user, if any: a `SessionCaller` for the use cases, plus the user's `name` for the page.
+ * user, if any: a `UserCaller` for the use cases, plus the user's `name` for the page.
  */
 export const browserSession = Effect.gen(function*() {
   const { request } = yield* pageContext
