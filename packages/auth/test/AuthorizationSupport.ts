@@ -10,6 +10,7 @@ import { AuthenticationLive, CurrentSession } from "../src/accounts/Authenticati
 import type { Authentication } from "../src/accounts/Authentication.js"
 import type { Caller, UserCaller } from "@core/kernel"
 import { AuthorizationLive, AuthorizationRouter } from "../src/authorization/Http.js"
+import { CallersLive } from "../src/authorization/CallersLive.js"
 import { IamMigrations } from "../src/migrations/index.js"
 
 /** The static service key of the test configuration. */
@@ -40,7 +41,11 @@ export const serviceLayer = (options: TestOptions = {}): Layer.Layer<Services> =
 
 /** The service layer plus the real `Authentication` (sessions by token hash, the static key), for HTTP tests. */
 export const httpLayer = (options: TestOptions = {}): Layer.Layer<Services | Authentication> =>
-  AuthenticationLive.pipe(Layer.provide(CurrentSession.Default), Layer.provideMerge(serviceLayer(options)))
+  AuthenticationLive.pipe(
+    Layer.provideMerge(CallersLive),
+    Layer.provide(CurrentSession.Default),
+    Layer.provideMerge(serviceLayer(options))
+  )
 
 /** The authorization routes with the kernel's error envelope, as one app. */
 export const app = ErrorResponse.withErrorEnvelope(AuthorizationRouter)

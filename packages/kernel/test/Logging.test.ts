@@ -112,7 +112,7 @@ describe("Logging", () => {
       )
       expect(lines[0]).toMatchObject({ message: "handling", requestId: "req-42", traceId: "4bf92f3577b34da6a3ce929d0e0e4736" })
       const body = yield* Effect.promise(() => HttpServerResponse.toWeb(response).json())
-      expect(body).toEqual({ requestId: "req-42", traceId: "4bf92f3577b34da6a3ce929d0e0e4736" })
+      expect(body).toEqual({ requestId: "req-42", traceId: "4bf92f3577b34da6a3ce929d0e0e4736", ip: null, userAgent: null })
     }).pipe(Effect.provide(layer))
   })
 
@@ -128,12 +128,13 @@ describe("Logging", () => {
 describe("RequestContext", () => {
   it("reads the gateway's trace id, else a valid traceparent, and ignores malformed ones", () => {
     expect(RequestContext.fromRequest(request({ "x-core-request-id": "gw-1", "x-core-trace-id": "ABCDEF0123456789ABCDEF0123456789" })))
-      .toEqual({ requestId: "gw-1", traceId: "abcdef0123456789abcdef0123456789" })
+      .toEqual({ requestId: "gw-1", traceId: "abcdef0123456789abcdef0123456789", ip: null, userAgent: null })
     expect(RequestContext.traceIdOf(request({ traceparent: TRACEPARENT }))).toBe("4bf92f3577b34da6a3ce929d0e0e4736")
     expect(RequestContext.traceIdOf(request({ traceparent: "00-00000000000000000000000000000000-00f067aa0ba902b7-01" }))).toBeUndefined()
     expect(RequestContext.traceIdOf(request({ traceparent: "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" }))).toBeUndefined()
     expect(RequestContext.traceIdOf(request({ traceparent: "garbage" }))).toBeUndefined()
     expect(RequestContext.fromRequest(request({})).requestId).toMatch(/^[0-9a-f-]{36}$/)
+    expect(RequestContext.fromRequest(request({ "user-agent": "x".repeat(600) })).userAgent).toHaveLength(512)
   })
 
   it.effect("carries an identity set after verification", () =>
@@ -144,6 +145,6 @@ describe("RequestContext", () => {
         RequestContext.provide,
         Effect.provideService(HttpServerRequest.HttpServerRequest, request({ "x-request-id": "req-7" }))
       )
-      expect(seen).toEqual({ requestId: "req-7", identity })
+      expect(seen).toEqual({ requestId: "req-7", identity, ip: null, userAgent: null })
     }))
 })

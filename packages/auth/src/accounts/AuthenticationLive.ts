@@ -1,7 +1,7 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Iam } from "@core/contracts"
-import { CoreConfig, Crypto, Unauthorized } from "@core/kernel"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Callers, Unauthorized } from "@core/kernel"
+import { Effect, Layer, Option } from "effect"
 import { Authentication } from "./Authentication.js"
 import type { Caller, UserCaller } from "@core/kernel"
 import { type ResolvedSession, Sessions } from "./Sessions.js"
@@ -83,17 +83,15 @@ export class CurrentSession extends Effect.Service<CurrentSession>()("@core/auth
 }) {}
 
 /**
- * The `Authentication` port: a session by bearer or `core.session_token` cookie, or the static
- * service key (`CORE_STATIC_API_KEY`, compared in constant time) as the service caller.
+ * The `Authentication` port over the kernel's `Callers`: any caller (a session by bearer or
+ * `core.session_token` cookie, an API key, the static service key), a session only, or a session
+ * carried by the cookie only.
  */
 export const AuthenticationLive = Layer.effect(
   Authentication,
   Effect.gen(function*() {
-    const config = yield* CoreConfig
+    const callers = yield* Callers
     const current = yield* CurrentSession
-    const staticKey = config.staticApiKey === undefined ? undefined : Redacted.value(config.staticApiKey)
-
-    const isStaticKey = (token: string) => staticKey !== undefined && Crypto.safeEqual(token, staticKey)
 
     const sessionFrom = (presented: PresentedToken | undefined) =>
       Effect.gen(function*() {
@@ -106,15 +104,9 @@ export const AuthenticationLive = Layer.effect(
 
     const session = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => sessionFrom(presentedToken(request)))
 
-    const caller = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request): Effect.Effect<
-      Caller,
-      Unauthorized,
-      HttpServerRequest.HttpServerRequest
-    > => {
-      const bearer = bearerOf(request)
-      if (bearer !== undefined && isStaticKey(bearer)) return Effect.succeed({ kind: "service" })
-      return sessionFrom(presentedToken(request))
-    })
+    const caller = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      Effect.flatMap(callers.resolve(request), (found): Effect.Effect<Caller, Unauthorized> =>
+        found === undefined ? Effect.fail(noCredentials) : Effect.succeed(found)))
 
     const cookieSession = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const cookie = cookieOf(request)

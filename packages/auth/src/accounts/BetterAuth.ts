@@ -1,6 +1,5 @@
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { ErrorResponse, RequestId, type ValidationError } from "@core/kernel"
-import { Cause, Effect, Option } from "effect"
+import { HttpServerResponse } from "@effect/platform"
+import { ErrorResponse, type ValidationError } from "@core/kernel"
 
 /**
  * A rule error of the better-auth-compatible routes: better-auth's UPPER_SNAKE `code`, its message
@@ -29,51 +28,34 @@ const validationMessage = (error: ValidationError): string => {
     : error.issues.map((issue) => `[${issue.path === "" ? where : `${where}.${issue.path}`}] ${issue.message}`).join("; ")
 }
 
-const respond = (
-  requestId: string,
-  status: number,
-  body: Record<string, unknown>,
-  headers: Record<string, string> = {}
-) =>
-  HttpServerResponse.unsafeJson(body, {
-    status,
-    headers: { ...headers, "cache-control": "no-store", "x-request-id": requestId }
-  })
+const respond = (status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  HttpServerResponse.unsafeJson(body, { status, headers: { ...headers, "cache-control": "no-store" } })
 
 /**
- * Answer a failure of a better-auth-compatible route with that library's `{ code, message }` body:
- * rule errors with their own status; kernel errors with the kernel's status, code and headers
- * (`VALIDATION_ERROR` also lists its `issues`); anything else is logged and answered 500
- * `INTERNAL_SERVER_ERROR` (the log names the path, never the query, which may carry a one-time
- * token). Apply with `HttpRouter.catchAllCause` to the `/api/auth/*` routes only.
+ * better-auth's `{ code, message }` bodies for the kernel's error skeleton: rule errors
+ * (`AccountError`, `OrganizationError`) with their own status; kernel errors with the kernel's
+ * status, code and headers (`VALIDATION_ERROR` also lists its `issues`); an interruption or a
+ * defect as `INTERNAL_SERVER_ERROR`, as better-auth answers them.
  */
-export const handleCause = <E>(
-  cause: Cause.Cause<E>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const requestId = RequestId.requestIdOf(request)
-    const failure = Cause.failureOption(cause)
-    if (Option.isSome(failure) && isLibraryError(failure.value)) {
-      const { code, message, status } = failure.value
-      return respond(requestId, status, { code, message })
+export const renderer: ErrorResponse.Renderer = {
+  recognize: (failure) =>
+    isLibraryError(failure)
+      ? { status: failure.status, code: failure.code as never, message: failure.message, details: null, headers: {}, kind: "failure", error: failure }
+      : undefined,
+  render: (problem) => {
+    if (problem.kind === "internal") return respond(500, { code: "INTERNAL_SERVER_ERROR", message: "Internal Server Error" })
+    if (problem.kind === "interrupted") return respond(503, { code: "INTERNAL_SERVER_ERROR", message: problem.message })
+    const error = problem.error as { _tag?: string } | undefined
+    if (error?._tag === "ValidationError") {
+      const validation = error as ValidationError
+      return respond(problem.status, { code: problem.code, message: validationMessage(validation), issues: validation.issues })
     }
-    if (Option.isSome(failure) && ErrorResponse.isCoreError(failure.value)) {
-      const error = failure.value
-      const described = ErrorResponse.describe(error)
-      return error._tag === "ValidationError"
-        ? respond(requestId, described.status, {
-          code: described.code,
-          message: validationMessage(error),
-          issues: error.issues
-        })
-        : respond(requestId, described.status, { code: described.code, message: described.message }, described.headers)
-    }
-    if (Cause.isInterruptedOnly(cause)) {
-      return respond(requestId, 503, { code: "INTERNAL_SERVER_ERROR", message: "The request was interrupted" })
-    }
-    yield* Effect.logError("unhandled request failure", Cause.pretty(cause)).pipe(
-      Effect.annotateLogs({ requestId, method: request.method, path: request.url.split("?")[0] })
-    )
-    return respond(requestId, 500, { code: "INTERNAL_SERVER_ERROR", message: "Internal Server Error" })
-  })
+    return respond(problem.status, { code: problem.code, message: problem.message }, problem.headers)
+  }
+}
+
+/**
+ * Answer a failure of a better-auth-compatible route with that library's body (the kernel's one
+ * skeleton with `renderer`). Apply with `HttpRouter.catchAllCause` to the `/api/auth/*` routes only.
+ */
+export const handleCause = ErrorResponse.handleCauseWith(renderer)

@@ -10,6 +10,7 @@ import type {
 } from "@core/kernel"
 import { Layer } from "effect"
 import { Accounts } from "./Accounts.js"
+import { CallersLive } from "../authorization/CallersLive.js"
 import { AuthenticationLive, CurrentSession } from "./AuthenticationLive.js"
 import type { Authentication } from "./Authentication.js"
 import { AuthUrls } from "./AuthUrls.js"
@@ -56,11 +57,12 @@ const Services = Layer.mergeAll(
 )
 
 /**
- * Everything the accounts routes need, and the `Authentication` port. Requires the database
- * (`SqlClient`), `CoreConfig`, `Ids`, the `AuditLog` and `Access` ports and a `Mailer`
- * (`mail/MailerLive`).
+ * Everything the accounts routes need, the kernel's `Callers` port and the `Authentication` port
+ * over it. Requires the database (`SqlClient`), `CoreConfig`, `Ids`, `ApiKeys` and `Permissions`
+ * (authorization), the `AuditLog` and `Access` ports and a `Mailer` (`mail/MailerLive`).
  */
 export const AccountsLive = AuthenticationLive.pipe(
+  Layer.provideMerge(CallersLive),
   Layer.provideMerge(Services),
   Layer.provideMerge(AuthUrls.Default)
 )

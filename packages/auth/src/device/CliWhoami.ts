@@ -1,6 +1,6 @@
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { ErrorResponse, RequestId, Unauthorized } from "@core/kernel"
-import { Cause, Effect, Option } from "effect"
+import { ErrorResponse, Unauthorized } from "@core/kernel"
+import { Effect } from "effect"
 import { bearerOf, cookieOf } from "../accounts/AuthenticationLive.js"
 import { CliIdentity } from "./CliIdentity.js"
 
@@ -19,30 +19,17 @@ const whoami = Effect.gen(function*() {
   return HttpServerResponse.unsafeJson(identity, { headers: { "cache-control": "no-store" } })
 })
 
-const respond = (status: number, code: string, message: string, requestId: string, headers: Record<string, string> = {}) =>
-  HttpServerResponse.unsafeJson({ error: { code, message, requestId } }, {
-    status,
-    headers: { ...headers, "cache-control": "no-store", "x-request-id": requestId }
-  })
-
 /**
- * Answer a whoami failure with the envelope as the seed shows it for this route:
- * `{ error: { code, message, requestId } }`, without `details`.
+ * The envelope as the seed shows it for this route, `{ error: { code, message, requestId } }`
+ * without `details`, for the kernel's error skeleton.
  */
-const handleWhoamiCause = <E>(cause: Cause.Cause<E>) =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const requestId = RequestId.requestIdOf(request)
-    const failure = Cause.failureOption(cause)
-    if (Option.isSome(failure) && ErrorResponse.isCoreError(failure.value)) {
-      const described = ErrorResponse.describe(failure.value)
-      return respond(described.status, described.code, described.message, requestId, described.headers)
-    }
-    yield* Effect.logError("unhandled request failure", Cause.pretty(cause)).pipe(
-      Effect.annotateLogs({ requestId, method: request.method, url: request.url })
-    )
-    return respond(500, "INTERNAL_ERROR", "An internal error occurred", requestId)
-  })
+const whoamiRenderer: ErrorResponse.Renderer = {
+  render: (problem, requestId) =>
+    HttpServerResponse.unsafeJson({ error: { code: problem.code, message: problem.message, requestId } }, {
+      status: problem.status,
+      headers: { ...problem.headers, "cache-control": "no-store" }
+    })
+}
 
 /**
  * `POST /api/v1/cli/whoami`: the identity behind the `core` command's credentials — a session token
@@ -50,5 +37,5 @@ const handleWhoamiCause = <E>(cause: Cause.Cause<E>) =>
  */
 export const CliWhoamiRouter = HttpRouter.empty.pipe(
   HttpRouter.post("/api/v1/cli/whoami", whoami),
-  HttpRouter.catchAllCause(handleWhoamiCause)
+  HttpRouter.catchAllCause(ErrorResponse.handleCauseWith(whoamiRenderer))
 )

@@ -1,6 +1,6 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Body, type Configuration, CoreConfig, ErrorResponse, RequestId } from "@core/kernel"
-import { Cause, Effect, Option } from "effect"
+import { Body, type Configuration, CoreConfig, ErrorResponse } from "@core/kernel"
+import { Effect } from "effect"
 import type { z } from "zod"
 import { OAuthError } from "./OAuthErrors.js"
 
@@ -154,34 +154,28 @@ const describeCoreError = (error: unknown): OAuthError => {
   }
 }
 
-const respond = (error: OAuthError, requestId: string) =>
+const respond = (error: OAuthError) =>
   oauthJson({ error: error.error, error_description: error.description }, error.status, {
-    "x-request-id": requestId,
     ...(error.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.retryAfterSeconds) }),
     ...(error.error === "invalid_token" ? { "www-authenticate": `Bearer error="invalid_token"` } : {})
   })
 
 /**
- * Answer a failure of an `/oauth/*` route in the OAuth form `{ error, error_description }`
- * (RFC 6749 §5.2), never the envelope: OAuth errors as they are, kernel errors as `invalid_request`
- * (`invalid_token` for missing credentials), defects logged and answered 500 `server_error`.
+ * The OAuth form `{ error, error_description }` (RFC 6749 §5.2) for the kernel's error skeleton,
+ * never the envelope: OAuth errors as they are, kernel errors as `invalid_request`
+ * (`invalid_token` for missing credentials), an interruption or a defect as `server_error`.
  */
-export const handleOAuthCause = <E>(
-  cause: Cause.Cause<E>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const requestId = RequestId.requestIdOf(request)
-    const failure = Cause.failureOption(cause)
-    if (Option.isSome(failure)) {
-      const error = failure.value
-      return respond(error instanceof OAuthError ? error : describeCoreError(error), requestId)
-    }
-    if (Cause.isInterruptedOnly(cause)) {
-      return oauthJson({ error: "server_error", error_description: "The request was interrupted" }, 503, { "x-request-id": requestId })
-    }
-    yield* Effect.logError("unhandled request failure", Cause.pretty(cause)).pipe(
-      Effect.annotateLogs({ requestId, method: request.method, url: request.url })
-    )
-    return oauthJson({ error: "server_error", error_description: "Internal server error" }, 500, { "x-request-id": requestId })
-  })
+export const oauthRenderer: ErrorResponse.Renderer = {
+  recognize: (failure) =>
+    failure instanceof OAuthError
+      ? { status: failure.status, code: "VALIDATION_ERROR", message: failure.description, details: null, headers: {}, kind: "failure", error: failure }
+      : undefined,
+  render: (problem) => {
+    if (problem.kind === "interrupted") return oauthJson({ error: "server_error", error_description: "The request was interrupted" }, 503)
+    if (problem.kind === "internal") return oauthJson({ error: "server_error", error_description: "Internal server error" }, 500)
+    return respond(problem.error instanceof OAuthError ? problem.error : describeCoreError(problem.error))
+  }
+}
+
+/** Answer a failure of an `/oauth/*` route in the OAuth form (the kernel's skeleton with `oauthRenderer`). */
+export const handleOAuthCause = ErrorResponse.handleCauseWith(oauthRenderer)

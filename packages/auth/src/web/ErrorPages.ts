@@ -1,6 +1,5 @@
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { ErrorResponse, RequestId } from "@core/kernel"
-import { Cause, Effect, Option } from "effect"
+import { HttpServerResponse } from "@effect/platform"
+import { ErrorResponse } from "@core/kernel"
 import { messagePage } from "./MessagePage.js"
 import { page } from "./Respond.js"
 
@@ -16,34 +15,23 @@ const TITLES: Readonly<Record<number, string>> = {
 }
 
 /**
- * Answer a page's failure as a page (never the JSON envelope: a person is reading): kernel errors
- * with their status, message and headers (`Retry-After`), anything else logged and answered 500
- * with the request id. Apply with `HttpRouter.catchAllCause` to the pages only.
+ * Pages for the kernel's error skeleton (never the JSON envelope: a person is reading): kernel
+ * errors with their status, message and headers (`Retry-After`); an interruption or a defect as a
+ * page that names the request id.
  */
-export const handlePageCause = <E>(
-  cause: Cause.Cause<E>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const requestId = RequestId.requestIdOf(request)
-    const failure = Cause.failureOption(cause)
-    if (Option.isSome(failure) && ErrorResponse.isCoreError(failure.value)) {
-      const described = ErrorResponse.describe(failure.value)
-      const title = TITLES[described.status] ?? "Something went wrong"
-      return HttpServerResponse.setHeaders(
-        page(messagePage({ title, message: described.message, requestId }), described.status),
-        described.headers
-      )
+export const pageRenderer: ErrorResponse.Renderer = {
+  render: (problem, requestId) => {
+    if (problem.kind !== "failure") {
+      return page(messagePage({
+        title: "Something went wrong",
+        message: "The page could not be served. Please try again in a moment.",
+        requestId
+      }), problem.status)
     }
-    if (!Cause.isInterruptedOnly(cause)) {
-      yield* Effect.logError("unhandled page failure", Cause.pretty(cause)).pipe(
-        Effect.annotateLogs({ requestId, method: request.method, url: request.url.split("?")[0] })
-      )
-    }
-    const status = Cause.isInterruptedOnly(cause) ? 503 : 500
-    return page(messagePage({
-      title: "Something went wrong",
-      message: "The page could not be served. Please try again in a moment.",
-      requestId
-    }), status)
-  })
+    const title = TITLES[problem.status] ?? "Something went wrong"
+    return HttpServerResponse.setHeaders(page(messagePage({ title, message: problem.message, requestId }), problem.status), problem.headers)
+  }
+}
+
+/** Answer a page's failure as a page. Apply with `HttpRouter.catchAllCause` to the pages only. */
+export const handlePageCause = ErrorResponse.handleCauseWith(pageRenderer)
