@@ -1,6 +1,6 @@
 import type { HttpApp } from "@effect/platform"
 import { type Configuration, CoreConfig, Database } from "@core/kernel"
-import { Migrations, Services } from "@core/server"
+import { Migrations, Services, Settings } from "@core/server"
 import { Effect, Layer, type Scope } from "effect"
 
 /**
@@ -24,6 +24,7 @@ export const BENCH_ENV: Readonly<Record<string, string>> = {
  * headers the gateway signed for it). The database lives as long as the scope. Its routes read
  * `CoreConfig` per request, which the app's type does not show, so it is provided here (as the
  * all-in-one server's upstreams capture it; `serve --service` does not yet, see decision 0165).
+ * The domains' own settings come from `BENCH_ENV` (all unset: the outbox mailer).
  */
 export const identityApp = (config: Configuration): Effect.Effect<HttpApp.Default<unknown>, unknown, Scope.Scope> =>
   Effect.gen(function*() {
@@ -31,7 +32,11 @@ export const identityApp = (config: Configuration): Effect.Effect<HttpApp.Defaul
     if (definition === undefined) return yield* Effect.dieMessage("this build has no iam service")
     const database = yield* Layer.build(Database.layer({ url: config.databaseUrl, dataDir: config.dataDir }))
     yield* Migrations.runAll.pipe(Effect.provide(database))
-    const app = yield* Services.trustedApp(definition).pipe(Effect.provide(database), Effect.provideService(CoreConfig, config))
+    const app = yield* Services.trustedApp(definition).pipe(
+      Effect.provide(database),
+      Effect.provideService(CoreConfig, config),
+      Effect.provide(Settings.layer(BENCH_ENV))
+    )
     return Effect.provideService(app, CoreConfig, config)
   })
 

@@ -1,14 +1,14 @@
-import { IamMigrations, IdentityApp, IdentityLive, PlatformSetup, RegistryPlatformSetup } from "@core/auth"
+import { IamMigrations, IdentityApp, IdentityLive, MailConfig, PlatformSetup, RegistryPlatformSetup } from "@core/auth"
 import * as Web from "@core/http/web"
 import * as HonoAdapter from "@core/http/hono"
-import { CoreConfig, Database, Ids, loadConfig, Migrations } from "@core/kernel"
+import { Config, CoreConfig, Database, Ids, loadConfig, Migrations } from "@core/kernel"
 import { Platforms, RegistryMigrations } from "@core/registry"
 import { Effect, Layer } from "effect"
 import { Hono } from "hono"
 
 /** Where the host keeps Core's data and how Core is configured: plain environment variables. */
 export interface HostOptions {
-  /** `DATABASE_URL`, `CORE_DATA_DIR`, `CORE_SECRET`, `CORE_PUBLIC_URL`, … (see `.env.example`). */
+  /** `DATABASE_URL`, `CORE_DATA_DIR`, `CORE_SECRET`, `CORE_PUBLIC_URL`, `SMTP_URL`, … (see `.env.example`). */
   readonly env: Record<string, string | undefined>
 }
 
@@ -26,10 +26,11 @@ const PlatformSetupLive = Layer.effect(
 export const makeHost = (options: HostOptions) => {
   const parsed = loadConfig(options.env)
   const config = CoreConfig.layer(options.env)
+  const mail = MailConfig.layerConfig.pipe(Layer.provide(Layer.setConfigProvider(Config.provider(options.env))))
   const database = Database.layer({ url: parsed.databaseUrl, dataDir: parsed.dataDir })
   const services = IdentityLive.pipe(
     Layer.provide(PlatformSetupLive),
-    Layer.provideMerge(Layer.mergeAll(config, Ids.layer)),
+    Layer.provideMerge(Layer.mergeAll(config, mail, Ids.layer)),
     Layer.provideMerge(Layer.merge(database, Migrations.layer([IamMigrations, RegistryMigrations]).pipe(Layer.provide(database)))),
     Layer.orDie
   )

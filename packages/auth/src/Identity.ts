@@ -46,10 +46,10 @@ export const IdentityRouter = HttpRouter.concatAll(
 export const IdentityApp = ErrorResponse.withErrorEnvelope(IdentityRouter)
 
 /**
- * Everything the identity app needs but the database (`SqlClient`), `CoreConfig`, `Ids` and the
- * registry's `PlatformSetup`: accounts and sessions, organizations, authorization, device
- * authorization, the web pages' CSRF protection, and mail (SMTP when `SMTP_URL` is set, else the
- * outbox).
+ * Everything the identity app needs but the database (`SqlClient`), `CoreConfig`, identity's own
+ * `MailConfig`, `Ids` and the registry's `PlatformSetup`: accounts and sessions, organizations,
+ * authorization, device authorization, the web pages' CSRF protection, and mail (SMTP when `SMTP_URL`
+ * is set, else the outbox).
  */
 export const IdentityLive = Layer.mergeAll(OrganizationsLive, DeviceAuthorizationLive, PagesLive).pipe(
   Layer.provideMerge(AccountsLive),

@@ -55,7 +55,8 @@ export { ACCESS_TOKEN_TTL, REFRESH_TOKEN_TTL, RefreshTokens, type TokenGrant } f
 export { Csrf, CSRF_COOKIE, CsrfRejected } from "./web/Csrf.js"
 export { PAGE_PATHS, PagesLive, PagesRouter } from "./web/Http.js"
 
-/* mail/ — the Mailer port and its implementations. */
+/* mail/ — the Mailer port and its implementations; identity's own settings (`SMTP_URL`). */
+export { MailConfig, type MailSettings } from "./Config.js"
 export { MailError, Mailer, type MailMessage } from "./mail/Mailer.js"
 export * as MailerLive from "./mail/MailerLive.js"
 export * as OutboxMailer from "./mail/OutboxMailer.js"

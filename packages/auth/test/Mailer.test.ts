@@ -1,7 +1,10 @@
-import { Effect } from "effect"
+import { Config as KernelConfig } from "@core/kernel"
+import { Effect, Either, Layer, Option, Redacted } from "effect"
+import { readFileSync } from "node:fs"
 import type { AddressInfo } from "node:net"
 import { SMTPServer } from "smtp-server"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { MailConfig } from "../src/Config.js"
 import * as MailerLive from "../src/mail/MailerLive.js"
 import * as SmtpMailer from "../src/mail/SmtpMailer.js"
 import { Mailer } from "../src/mail/Mailer.js"
@@ -47,6 +50,14 @@ const startSmtp = async () => {
   }
 }
 
+/** `MailerLive` with identity's mail settings read from `env` (as the server reads the environment). */
+const mailerFrom = (env: Record<string, string>) =>
+  MailerLive.layer.pipe(
+    Layer.provide(MailConfig.layerConfig),
+    Layer.provide(Layer.setConfigProvider(KernelConfig.provider(env))),
+    Layer.orDie
+  )
+
 /** The text part of a received message, with quoted-printable soft breaks undone. */
 const textOf = (raw: string) => raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=")
 
@@ -69,10 +80,7 @@ describe("SMTP mailer", () => {
   })
 
   it("is chosen by SMTP_URL, and carries the magic link that then signs in", async () => {
-    const h = await makeHarness({
-      env: { SMTP_URL: smtp.url },
-      mailer: MailerLive.layer
-    })
+    const h = await makeHarness({ mailer: mailerFrom({ SMTP_URL: smtp.url }) })
     try {
       const email = freshEmail("smtp")
       const response = await h.fetch("/api/auth/sign-in/magic-link", { json: { email } })
@@ -93,7 +101,7 @@ describe("SMTP mailer", () => {
   })
 
   it("a failed delivery does not change the answer, and the log never holds the link", async () => {
-    const h = await makeHarness({ env: { SMTP_URL: smtp.url }, mailer: MailerLive.layer })
+    const h = await makeHarness({ mailer: mailerFrom({ SMTP_URL: smtp.url }) })
     smtp.state.refuse = true
     try {
       const email = freshEmail("refused")
@@ -152,5 +160,47 @@ describe("outbox mailer", () => {
 describe("MailerLive", () => {
   it("names the sender after CORE_PUBLIC_URL's host", () => {
     expect(MailerLive.senderOf("https://core.example.com")).toBe("Core <no-reply@core.example.com>")
+  })
+
+  it("keeps mail in the outbox when SMTP_URL is blank", async () => {
+    const h = await makeHarness({ mailer: mailerFrom({ SMTP_URL: " " }) })
+    try {
+      const email = freshEmail("blank-smtp")
+      await h.fetch("/api/auth/sign-in/magic-link", { json: { email } })
+      expect(await mailTo(h, email)).toHaveLength(1)
+    } finally {
+      await h.dispose()
+    }
+  })
+})
+
+describe("MailConfig", () => {
+  const read = (env: Record<string, string>) =>
+    Effect.runSync(Effect.either(Effect.withConfigProvider(MailConfig.config, KernelConfig.provider(env))))
+
+  it("reads SMTP_URL as a redacted value; unset or blank is None", () => {
+    const settings = read({ SMTP_URL: "smtps://user:hunter2@mail.example.com:465" })
+    expect(Either.map(settings, (value) => Option.map(value.smtpUrl, Redacted.value))).toEqual(
+      Either.right(Option.some("smtps://user:hunter2@mail.example.com:465"))
+    )
+    expect(JSON.stringify(settings)).not.toContain("hunter2")
+    expect(read({})).toEqual(Either.right({ smtpUrl: Option.none() }))
+    expect(read({ SMTP_URL: "" })).toEqual(Either.right({ smtpUrl: Option.none() }))
+  })
+
+  it("names SMTP_URL, why, and the value it got", () => {
+    const error = Either.getLeft(read({ SMTP_URL: "http://x" })).pipe(Option.getOrThrow)
+    expect(KernelConfig.issuesOf(error)).toEqual([
+      { variable: "SMTP_URL", message: "SMTP_URL must be an smtp:// or smtps:// URL (got \"http://x\")" }
+    ])
+  })
+
+  it("provides explicit values, unset by default", async () => {
+    expect(await Effect.runPromise(Effect.provide(MailConfig, MailConfig.layer()))).toEqual({ smtpUrl: Option.none() })
+  })
+
+  it("is listed in .env.example", () => {
+    const example = readFileSync(new URL("../../../.env.example", import.meta.url), "utf8")
+    expect(example).toMatch(/^#? ?SMTP_URL=/m)
   })
 })

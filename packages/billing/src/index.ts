@@ -1,4 +1,5 @@
 /**
- * @core/billing — see README.md. The domain arrives with its issue; nothing here pretends to serve it yet.
+ * @core/billing — see README.md. The domain arrives with its issue; until then it holds only its own
+ * settings (`BillingConfig`: the Stripe keys), which the server reads and checks at start.
  */
-export {}
+export { BillingConfig, type BillingSettings } from "./Config.js"

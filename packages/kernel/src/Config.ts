@@ -1,4 +1,4 @@
-import { Context, Data, Effect, Either, Layer, Redacted } from "effect"
+import { Config as EffectConfig, ConfigError as EffectConfigError, ConfigProvider, Context, Data, Effect, Either, Layer, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
@@ -29,7 +29,11 @@ export type NodeEnv = (typeof NODE_ENVS)[number]
 /** Where the resolved `CORE_SECRET` came from. */
 export type SecretSource = "env" | "file" | "memory"
 
-/** The typed configuration of a Core process (DESIGN §10). Credentials are `Redacted`. */
+/**
+ * The typed configuration every Core service shares (DESIGN §10). Credentials are `Redacted`. A
+ * domain's own settings (`SMTP_URL`, Stripe, Cloudflare, `GITHUB_TOKEN`) live in its package's
+ * `src/Config.ts`, read with Effect's `Config` through `setting` below.
+ */
 export interface Configuration {
   readonly nodeEnv: NodeEnv
   /** `PORT`. @default 8787 */
@@ -50,12 +54,6 @@ export interface Configuration {
   readonly upstreams: Readonly<Partial<Record<UpstreamService, string>>>
   /** `CORE_TRUST_PROXY`: take the client address from `X-Forwarded-For`. @default false */
   readonly trustProxy: boolean
-  readonly smtpUrl: string | undefined
-  readonly stripeSecretKey: Redacted.Redacted<string> | undefined
-  readonly stripeWebhookSecret: Redacted.Redacted<string> | undefined
-  /** Both `CLOUDFLARE_ACCOUNT_ID` and `CLOUDFLARE_API_TOKEN`, or neither. */
-  readonly cloudflare: { readonly accountId: string; readonly apiToken: Redacted.Redacted<string> } | undefined
-  readonly githubToken: Redacted.Redacted<string> | undefined
   /** `LOG_LEVEL`. @default "info" */
   /** Requests a minute per `{ip}:{path}`, and for the sign-up, sign-in and reset routes (DESIGN §6). */
   readonly rateLimits: { readonly perMinute: number; readonly authPerMinute: number }
@@ -83,14 +81,16 @@ const SECRET_FILE = "secret"
 const PRODUCTION_SECRET_LENGTH = 32
 const PRODUCTION_STATIC_KEY_LENGTH = 16
 
-const url = (protocols: ReadonlyArray<string>) =>
-  z.string().refine((value) => {
-    try {
-      return protocols.includes(new URL(value).protocol.replace(/:$/, ""))
-    } catch {
-      return false
-    }
-  })
+/** Whether `value` is a URL with one of `protocols` (without the colon: `"smtp"`, `"https"`). */
+export const isUrl = (protocols: ReadonlyArray<string>) => (value: string): boolean => {
+  try {
+    return protocols.includes(new URL(value).protocol.replace(/:$/, ""))
+  } catch {
+    return false
+  }
+}
+
+const url = (protocols: ReadonlyArray<string>) => z.string().refine(isUrl(protocols))
 
 const httpUrl = url(["http", "https"]).transform((value) => value.replace(/\/+$/, ""))
 
@@ -140,12 +140,6 @@ const VARIABLES = {
   ),
   CORE_PUBLIC_URL: variable(httpUrl, "must be an http:// or https:// URL"),
   CORE_TRUST_PROXY: variable(flag, "must be 1, 0, true, false, yes, no, on or off"),
-  SMTP_URL: variable(url(["smtp", "smtps"]), "must be an smtp:// or smtps:// URL"),
-  STRIPE_SECRET_KEY: variable(z.string().regex(/^(sk|rk)_\S+$/), "must be a Stripe secret key (sk_… or rk_…)", true),
-  STRIPE_WEBHOOK_SECRET: variable(z.string().regex(/^whsec_\S+$/), "must be a Stripe webhook secret (whsec_…)", true),
-  CLOUDFLARE_ACCOUNT_ID: variable(z.string().regex(/^[0-9a-f]{32}$/i), "must be a 32-character hexadecimal account id"),
-  CLOUDFLARE_API_TOKEN: variable(z.string().min(1), "must not be empty", true),
-  GITHUB_TOKEN: variable(z.string().min(1), "must not be empty", true),
   CORE_RATE_LIMIT_PER_MINUTE: variable(positiveInt, "must be a whole number from 1 to 1000000"),
   CORE_RATE_LIMIT_AUTH_PER_MINUTE: variable(positiveInt, "must be a whole number from 1 to 1000000"),
   CORE_UPSTREAM_TIMEOUT_MS: variable(positiveInt, "must be a whole number of milliseconds from 1 to 1000000"),
@@ -157,7 +151,10 @@ const VARIABLES = {
 
 const upstreamVariable = (service: UpstreamService) => `CORE_UPSTREAM_${service.toUpperCase()}_URL`
 
-/** Every variable the server reads, for documentation and `.env.example` checks. */
+/**
+ * Every variable of the shared configuration, for documentation and `.env.example` checks (each
+ * domain's own variables are checked by its package).
+ */
 export const VARIABLE_NAMES: ReadonlyArray<string> = [
   ...Object.keys(VARIABLES),
   ...UPSTREAM_SERVICES.map(upstreamVariable)
@@ -165,8 +162,13 @@ export const VARIABLE_NAMES: ReadonlyArray<string> = [
 
 type Values = { -readonly [K in keyof typeof VARIABLES]: z.output<(typeof VARIABLES)[K]["schema"]> | undefined }
 
+const isBlank = (value: string): boolean => value.trim() === ""
+
 const blankToUndefined = (value: string | undefined): string | undefined =>
-  value === undefined || value.trim() === "" ? undefined : value
+  value === undefined || isBlank(value) ? undefined : value
+
+const mustMessage = (name: string, must: string, raw: string, secret: boolean): string =>
+  `${name} ${must}${secret ? "" : ` (got ${JSON.stringify(raw)})`}`
 
 const readVariables = (env: Env, issues: Array<ConfigIssue>): Values => {
   const values: Partial<Record<string, unknown>> = {}
@@ -175,8 +177,7 @@ const readVariables = (env: Env, issues: Array<ConfigIssue>): Values => {
     if (raw === undefined) return undefined
     const result = spec.schema.safeParse(raw)
     if (result.success) return result.data
-    const got = spec.secret ? "" : ` (got ${JSON.stringify(raw)})`
-    issues.push({ variable: name, message: `${name} ${spec.must}${got}` })
+    issues.push({ variable: name, message: mustMessage(name, spec.must, raw, spec.secret === true) })
     return undefined
   }
   for (const [name, spec] of Object.entries(VARIABLES)) values[name] = read(name, spec)
@@ -245,8 +246,10 @@ const resolveSecret = (
 /**
  * Parse the environment into a `Configuration`, or a `ConfigError` naming each bad variable.
  * Reads only `env`; without `CORE_SECRET` outside production it reads or creates `<dataDir>/secret`.
+ * `others` are the issues the domains' own settings found in the same environment (`issuesOf`): they
+ * join the message after the shared ones, and while there is any issue no secret file is created.
  */
-export const parseConfig = (env: Env): Either.Either<Configuration, ConfigError> => {
+export const parseConfig = (env: Env, others: ReadonlyArray<ConfigIssue> = []): Either.Either<Configuration, ConfigError> => {
   const issues: Array<ConfigIssue> = []
   const values = readVariables(env, issues)
   const nodeEnv = values.NODE_ENV ?? "development"
@@ -265,12 +268,7 @@ export const parseConfig = (env: Env): Either.Either<Configuration, ConfigError>
       message: "CORE_STATIC_API_KEY is required when NODE_ENV=production (without it the gateway lets unauthenticated requests through)"
     })
   }
-  if ((values.CLOUDFLARE_ACCOUNT_ID === undefined) !== (values.CLOUDFLARE_API_TOKEN === undefined)) {
-    const missing = values.CLOUDFLARE_ACCOUNT_ID === undefined ? "CLOUDFLARE_ACCOUNT_ID" : "CLOUDFLARE_API_TOKEN"
-    if (!issues.some((issue) => issue.variable.startsWith("CLOUDFLARE_"))) {
-      issues.push({ variable: missing, message: `${missing} is required when the other CLOUDFLARE_ variable is set` })
-    }
-  }
+  issues.push(...others)
   const secret = issues.length === 0 ? resolveSecret(values, nodeEnv, dataDir) : undefined
   if (secret !== undefined && Either.isLeft(secret)) issues.push(secret.left)
   if (issues.length > 0 || secret === undefined || Either.isLeft(secret)) {
@@ -297,14 +295,6 @@ export const parseConfig = (env: Env): Either.Either<Configuration, ConfigError>
     publicUrl: values.CORE_PUBLIC_URL ?? `http://localhost:${port}`,
     upstreams,
     trustProxy: values.CORE_TRUST_PROXY ?? false,
-    smtpUrl: values.SMTP_URL,
-    stripeSecretKey: redact(values.STRIPE_SECRET_KEY),
-    stripeWebhookSecret: redact(values.STRIPE_WEBHOOK_SECRET),
-    cloudflare:
-      values.CLOUDFLARE_ACCOUNT_ID !== undefined && values.CLOUDFLARE_API_TOKEN !== undefined
-        ? { accountId: values.CLOUDFLARE_ACCOUNT_ID, apiToken: Redacted.make(values.CLOUDFLARE_API_TOKEN) }
-        : undefined,
-    githubToken: redact(values.GITHUB_TOKEN),
     rateLimits: {
       perMinute: values.CORE_RATE_LIMIT_PER_MINUTE ?? DEFAULT_RATE_LIMIT,
       authPerMinute: values.CORE_RATE_LIMIT_AUTH_PER_MINUTE ?? DEFAULT_AUTH_RATE_LIMIT
@@ -339,3 +329,64 @@ export class CoreConfig extends Context.Tag("@core/kernel/CoreConfig")<CoreConfi
     Effect.suspend(() => parseConfig(process.env))
   )
 }
+
+/** What a domain's variable must hold: the test, and how the message says it ("must be …"). */
+export interface Rule {
+  readonly test: (value: string) => boolean
+  readonly must: string
+}
+
+const check = (name: string, rule: Rule, secret: boolean, path: ReadonlyArray<string>) =>
+(raw: string): Either.Either<string, EffectConfigError.ConfigError> =>
+  isBlank(raw)
+    ? Either.left(EffectConfigError.MissingData([...path], `${name} is unset`))
+    : rule.test(raw)
+    ? Either.right(raw)
+    : Either.left(EffectConfigError.InvalidData([...path], mustMessage(name, rule.must, raw, secret)))
+
+/**
+ * One variable of a domain's own settings (its `src/Config.ts`), read with Effect's `Config` by the
+ * rules of the shared configuration (decision 0031): a blank value counts as unset (`MissingData`,
+ * which `Config.option` turns into `None`), and a value that breaks `rule` fails with `InvalidData` at
+ * the variable, its message naming it as the kernel's do: `SMTP_URL must be an smtp:// or smtps://
+ * URL (got "http://x")`.
+ *
+ * @example
+ * const smtpUrl = Config.option(setting("SMTP_URL", { test: isUrl(["smtp", "smtps"]), must: "must be an smtp:// or smtps:// URL" }))
+ */
+export const setting = (name: string, rule: Rule): EffectConfig.Config<string> =>
+  EffectConfig.string(name).pipe(EffectConfig.mapOrFail(check(name, rule, false, [])))
+
+/**
+ * `setting` for a credential: read with `Config.redacted`, and the message of a bad value never
+ * shows it (`STRIPE_SECRET_KEY must be a Stripe secret key (sk_… or rk_…)`).
+ */
+export const redactedSetting = (name: string, rule: Rule): EffectConfig.Config<Redacted.Redacted<string>> =>
+  EffectConfig.redacted(name).pipe(
+    EffectConfig.mapOrFail((value) => Either.map(check(name, rule, true, [name])(Redacted.value(value)), () => value))
+  )
+
+const issueAt = (path: ReadonlyArray<string>, message: string, otherwise: (variable: string) => string): ConfigIssue => {
+  const variable = path.join("_")
+  return { variable, message: variable === "" || message.startsWith(`${variable} `) ? message : otherwise(variable) }
+}
+
+/**
+ * The issues of an Effect `ConfigError` (a domain's settings), one per failing variable, with the
+ * message `setting` wrote (others are prefixed with the variable), for `parseConfig`'s `others`.
+ */
+export const issuesOf = (error: EffectConfigError.ConfigError): ReadonlyArray<ConfigIssue> =>
+  EffectConfigError.reduceWithContext(error, undefined, {
+    andCase: (_, left: ReadonlyArray<ConfigIssue>, right: ReadonlyArray<ConfigIssue>) => [...left, ...right],
+    orCase: (_, left: ReadonlyArray<ConfigIssue>, right: ReadonlyArray<ConfigIssue>) => [...left, ...right],
+    invalidDataCase: (_, path, message) => [issueAt(path, message, (variable) => `${variable}: ${message}`)],
+    missingDataCase: (_, path, message) => [issueAt(path, message, (variable) => `${variable} is required`)],
+    sourceUnavailableCase: (_, path, message) => [issueAt(path, message, (variable) => `${variable}: ${message}`)],
+    unsupportedCase: (_, path, message) => [issueAt(path, message, (variable) => `${variable}: ${message}`)]
+  })
+
+/** The `ConfigProvider` over `env` (a plain object in tests and hosts), for the domains' settings. */
+export const provider = (env: Env = process.env): ConfigProvider.ConfigProvider =>
+  ConfigProvider.fromMap(
+    new Map(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined))
+  )

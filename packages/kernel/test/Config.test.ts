@@ -1,14 +1,25 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Exit, Redacted } from "effect"
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { Config, ConfigError as EffectConfigError, Effect, Either, Exit, Option, Redacted } from "effect"
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { ConfigError, CoreConfig, loadConfig, parseConfig, VARIABLE_NAMES } from "../src/Config.js"
+import {
+  ConfigError,
+  CoreConfig,
+  isUrl,
+  issuesOf,
+  loadConfig,
+  parseConfig,
+  provider,
+  redactedSetting,
+  setting,
+  VARIABLE_NAMES
+} from "../src/Config.js"
 
 const tempDir = () => mkdtempSync(join(tmpdir(), "core-config-"))
 
-const failure = (env: Record<string, string | undefined>): ConfigError => {
-  const result = parseConfig(env)
+const failure = (env: Record<string, string | undefined>, others: Parameters<typeof parseConfig>[1] = []): ConfigError => {
+  const result = parseConfig(env, others)
   if (Either.isRight(result)) throw new Error("expected a ConfigError")
   return result.left
 }
@@ -28,8 +39,6 @@ describe("Config", () => {
       publicUrl: "http://localhost:8787",
       upstreams: {},
       trustProxy: false,
-      smtpUrl: undefined,
-      cloudflare: undefined,
       logLevel: "info"
     })
     expect(Redacted.value(config.secret)).toMatch(/^[A-Za-z0-9_-]{43}$/)
@@ -50,12 +59,6 @@ describe("Config", () => {
       CORE_UPSTREAM_IAM_URL: "http://127.0.0.1:9101",
       CORE_UPSTREAM_VAULT_URL: "http://127.0.0.1:9107/",
       CORE_TRUST_PROXY: "1",
-      SMTP_URL: "smtp://mail.example.com:25",
-      STRIPE_SECRET_KEY: "sk_test_123",
-      STRIPE_WEBHOOK_SECRET: "whsec_abc",
-      CLOUDFLARE_ACCOUNT_ID: "0123456789abcdef0123456789abcdef",
-      CLOUDFLARE_API_TOKEN: "cf-token",
-      GITHUB_TOKEN: "ghp_x",
       LOG_LEVEL: "DEBUG"
     })
     expect(config).toMatchObject({
@@ -69,15 +72,9 @@ describe("Config", () => {
       publicUrl: "https://core.example.com",
       upstreams: { iam: "http://127.0.0.1:9101", vault: "http://127.0.0.1:9107" },
       trustProxy: true,
-      smtpUrl: "smtp://mail.example.com:25",
       logLevel: "debug"
     })
     expect(Redacted.value(config.staticApiKey!)).toBe("a-static-key-of-enough-length")
-    expect(Redacted.value(config.stripeSecretKey!)).toBe("sk_test_123")
-    expect(Redacted.value(config.stripeWebhookSecret!)).toBe("whsec_abc")
-    expect(config.cloudflare?.accountId).toBe("0123456789abcdef0123456789abcdef")
-    expect(Redacted.value(config.cloudflare!.apiToken)).toBe("cf-token")
-    expect(Redacted.value(config.githubToken!)).toBe("ghp_x")
     expect(String(config.secret)).toBe("<redacted>")
     expect(JSON.stringify(config)).not.toContain("x".repeat(32))
   })
@@ -98,13 +95,12 @@ describe("Config", () => {
     ])
   })
 
-  it("reports every bad variable at once, without echoing secret values", () => {
+  it("reports every bad variable at once", () => {
     const error = failure({
       NODE_ENV: "staging",
       LOG_LEVEL: "loud",
       DATABASE_URL: "mysql://x",
       CORE_CORS_ORIGINS: "https://ok.example.com,https://bad.example.com/path",
-      STRIPE_SECRET_KEY: "pk_live_should_not_print",
       CORE_UPSTREAM_BILLING_URL: "ftp://x"
     })
     expect(error._tag).toBe("ConfigError")
@@ -112,14 +108,23 @@ describe("Config", () => {
       "NODE_ENV",
       "DATABASE_URL",
       "CORE_CORS_ORIGINS",
-      "STRIPE_SECRET_KEY",
       "LOG_LEVEL",
       "CORE_UPSTREAM_BILLING_URL"
     ])
     expect(error.message).toContain("NODE_ENV must be one of development, production, test (got \"staging\")")
     expect(error.message).toContain("LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, none (got \"loud\")")
-    expect(error.message).toContain("STRIPE_SECRET_KEY must be a Stripe secret key (sk_… or rk_…)")
-    expect(error.message).not.toContain("pk_live_should_not_print")
+  })
+
+  it("reports the domains' issues after its own, and creates no secret file while there is any", () => {
+    const dir = join(tempDir(), "data")
+    const domain = { variable: "SMTP_URL", message: "SMTP_URL must be an smtp:// or smtps:// URL (got \"http://x\")" }
+    expect(failure({ NODE_ENV: "development", CORE_DATA_DIR: dir }, [domain])).toMatchObject({
+      message: "Invalid configuration: SMTP_URL must be an smtp:// or smtps:// URL (got \"http://x\")",
+      issues: [domain]
+    })
+    expect(failure({ NODE_ENV: "development", CORE_DATA_DIR: dir, PORT: "x" }, [domain]).issues.map((issue) => issue.variable))
+      .toEqual(["PORT", "SMTP_URL"])
+    expect(existsSync(dir)).toBe(false)
   })
 
   it("requires CORE_SECRET in production, and a long one", () => {
@@ -155,12 +160,6 @@ describe("Config", () => {
     ])
   })
 
-  it("requires both Cloudflare variables or neither", () => {
-    expect(failure({ NODE_ENV: "test", CLOUDFLARE_API_TOKEN: "t" }).issues).toEqual([
-      { variable: "CLOUDFLARE_ACCOUNT_ID", message: "CLOUDFLARE_ACCOUNT_ID is required when the other CLOUDFLARE_ variable is set" }
-    ])
-  })
-
   it("generates the development secret once and keeps it in the data directory with mode 0600", () => {
     const dir = join(tempDir(), "nested", "data")
     const first = loadConfig({ NODE_ENV: "development", CORE_DATA_DIR: dir })
@@ -191,11 +190,13 @@ describe("Config", () => {
   it("lists every documented variable", () => {
     expect(VARIABLE_NAMES).toEqual(expect.arrayContaining([
       "PORT", "CORE_DATA_DIR", "DATABASE_URL", "REDIS_URL", "CORE_STATIC_API_KEY", "CORE_SECRET", "CORE_CORS_ORIGINS",
-      "CORE_PUBLIC_URL", "CORE_TRUST_PROXY", "SMTP_URL", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET",
-      "CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_API_TOKEN", "GITHUB_TOKEN", "NODE_ENV", "LOG_LEVEL",
+      "CORE_PUBLIC_URL", "CORE_TRUST_PROXY", "NODE_ENV", "LOG_LEVEL",
       "CORE_UPSTREAM_IAM_URL", "CORE_UPSTREAM_REGISTRY_URL", "CORE_UPSTREAM_STACKS_URL", "CORE_UPSTREAM_PROVISIONING_URL",
       "CORE_UPSTREAM_BILLING_URL", "CORE_UPSTREAM_CLI_URL", "CORE_UPSTREAM_VAULT_URL"
     ]))
+    for (const domain of ["SMTP_URL", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_API_TOKEN", "GITHUB_TOKEN"]) {
+      expect(VARIABLE_NAMES).not.toContain(domain)
+    }
   })
 
   it("lists every variable in .env.example", () => {
@@ -210,4 +211,38 @@ describe("Config", () => {
       const exit = yield* Effect.exit(Effect.provide(CoreConfig, CoreConfig.layer({ PORT: "-1" })))
       expect(exit).toStrictEqual(Exit.fail(expect.any(ConfigError)))
     }))
+
+  describe("setting, for a domain's own variables", () => {
+    const read = <A>(config: Config.Config<A>, env: Record<string, string>) =>
+      Effect.runSync(Effect.either(Effect.withConfigProvider(config, provider(env))))
+    const smtp = Config.option(setting("SMTP_URL", { test: isUrl(["smtp", "smtps"]), must: "must be an smtp:// or smtps:// URL" }))
+    const key = Config.option(redactedSetting("KEY", { test: (value) => value.startsWith("k_"), must: "must start with k_" }))
+
+    it("reads the value; unset or blank is None", () => {
+      expect(read(smtp, { SMTP_URL: "smtp://mail.example.com" })).toEqual(Either.right(Option.some("smtp://mail.example.com")))
+      expect(read(smtp, {})).toEqual(Either.right(Option.none()))
+      expect(read(smtp, { SMTP_URL: "  " })).toEqual(Either.right(Option.none()))
+      expect(Either.map(read(key, { KEY: "k_1" }), Option.map(Redacted.value))).toEqual(Either.right(Option.some("k_1")))
+      expect(read(key, { KEY: " " })).toEqual(Either.right(Option.none()))
+    })
+
+    it("fails at the variable with the kernel's message, without the value of a secret", () => {
+      const bad = read(Config.all([smtp, key]), { SMTP_URL: "http://x", KEY: "leaked" })
+      expect(Either.isLeft(bad)).toBe(true)
+      expect(issuesOf(Either.getLeft(bad).pipe(Option.getOrThrow))).toEqual([
+        { variable: "SMTP_URL", message: "SMTP_URL must be an smtp:// or smtps:// URL (got \"http://x\")" },
+        { variable: "KEY", message: "KEY must start with k_" }
+      ])
+    })
+
+    it("names the variable of any other ConfigError", () => {
+      expect(issuesOf(EffectConfigError.And(
+        EffectConfigError.MissingData(["TOKEN"], "Expected TOKEN to exist in the process context"),
+        EffectConfigError.InvalidData(["COUNT"], "Expected an integer value but received \"x\"")
+      ))).toEqual([
+        { variable: "TOKEN", message: "TOKEN is required" },
+        { variable: "COUNT", message: "COUNT: Expected an integer value but received \"x\"" }
+      ])
+    })
+  })
 })

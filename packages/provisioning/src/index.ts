@@ -1,4 +1,5 @@
 /**
- * @core/provisioning — see README.md. The domain arrives with its issue; nothing here pretends to serve it yet.
+ * @core/provisioning — see README.md. The domain arrives with its issue; until then it holds only its
+ * own settings (`ProvisioningConfig`: the Cloudflare account), which the server reads and checks at start.
  */
-export {}
+export { type Cloudflare, ProvisioningConfig, type ProvisioningSettings } from "./Config.js"

@@ -1,26 +1,28 @@
-import { ConfigError, type Configuration, loadConfig, Logging } from "@core/kernel"
+import { type Configuration, Logging } from "@core/kernel"
 import { Cause, Effect, Exit, Option } from "effect"
 import * as Args from "./Args.js"
 import { CommandFailed, failed, usage } from "./Failure.js"
 import * as Maintenance from "./Maintenance.js"
 import { bootstrap } from "./OperatorBootstrap.js"
 import * as Serve from "./Serve.js"
+import * as Settings from "./Settings.js"
 import { start } from "./Start.js"
 import { version } from "./Version.js"
 
-const configuration: Effect.Effect<Configuration, CommandFailed> = Effect.try({
-  try: () => loadConfig(process.env),
-  catch: (error) => failed(error instanceof ConfigError ? error.message : `Invalid configuration: ${String(error)}`)
-})
+/** The whole configuration, the kernel's and every domain's, read from `process.env` once. */
+const configuration: Effect.Effect<Settings.Settings, CommandFailed> = Effect.suspend(() =>
+  Settings.load(process.env).pipe(Effect.mapError((error) => failed(error.message)))
+)
 
 const print = (text: string): Effect.Effect<void> =>
   Effect.sync(() => {
     process.stdout.write(text.endsWith("\n") ? text : `${text}\n`)
   })
 
-const withConfig = (run: (config: Configuration) => Effect.Effect<void, CommandFailed>) =>
-  Effect.flatMap(configuration, (config) =>
-    run(config).pipe(Effect.provide(Logging.layer({ level: config.logLevel }))))
+/** Run a command with the configuration; a bad value anywhere stops it first (exit 1, naming the variable). */
+const withConfig = (run: (config: Configuration) => Effect.Effect<void, CommandFailed, Settings.DomainSettings>) =>
+  Effect.flatMap(configuration, ({ config, domains }) =>
+    run(config).pipe(Effect.provide(domains), Effect.provide(Logging.layer({ level: config.logLevel }))))
 
 /** Run one parsed command line. */
 export const run = (command: Args.Command | Args.UsageError): Effect.Effect<void, CommandFailed> => {

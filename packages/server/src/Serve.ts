@@ -6,6 +6,7 @@ import * as Health from "./Health.js"
 import * as Listener from "./Listener.js"
 import * as Migrations from "./Migrations.js"
 import * as Services from "./Services.js"
+import type { DomainSettings } from "./Settings.js"
 import * as Storage from "./Storage.js"
 
 const available = (): string =>
@@ -21,7 +22,7 @@ export const serve = (
   config: Configuration,
   name: string,
   port: number | undefined
-): Effect.Effect<void, CommandFailed> => {
+): Effect.Effect<void, CommandFailed, DomainSettings> => {
   const lower = name.toLowerCase()
   if (!(Config.UPSTREAM_SERVICES as ReadonlyArray<string>).includes(lower)) {
     return Effect.fail(usage(`unknown service ${JSON.stringify(name)} (services: ${Config.UPSTREAM_SERVICES.join(", ")})`))

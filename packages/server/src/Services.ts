@@ -6,9 +6,13 @@ import { IdentityApp, IdentityLive } from "@core/auth"
 import { CoreConfig, Ids } from "@core/kernel"
 import { Context, Duration, Effect, Layer, type Scope } from "effect"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
+import type { DomainSettings } from "./Settings.js"
 
-/** What a service's app may need when it is built: the process's database and configuration. */
-export type ServiceRequirements = SqlClient.SqlClient | CoreConfig | Scope.Scope
+/**
+ * What a service's app may need when it is built: the process's database, the shared configuration
+ * and every domain's own settings.
+ */
+export type ServiceRequirements = SqlClient.SqlClient | CoreConfig | DomainSettings | Scope.Scope
 
 /** A service this build can run, in the all-in-one server or alone with `serve --service`. */
 export interface ServiceDefinition {
@@ -22,14 +26,15 @@ export interface ServiceDefinition {
 
 /**
  * Build an app from its layer once: the layer's services live as long as the surrounding scope
- * (the server), and each request runs with them and with the process's database and configuration.
+ * (the server), and each request runs with them and with the process's database and configuration
+ * (the shared one and the domains' settings).
  */
 const withLayer = <E, R, ROut, LE, RIn extends ServiceRequirements>(
   app: HttpApp.Default<E, R>,
   layer: Layer.Layer<ROut, LE, RIn>
 ): Effect.Effect<HttpApp.Default<unknown>, never, ServiceRequirements> =>
   Effect.gen(function*() {
-    const outer = yield* Effect.context<SqlClient.SqlClient | CoreConfig>()
+    const outer = yield* Effect.context<SqlClient.SqlClient | CoreConfig | DomainSettings>()
     const built = yield* Layer.build(layer).pipe(Effect.orDie)
     return Effect.provide(app, Context.merge(outer, built)) as HttpApp.Default<unknown>
   })

@@ -8,6 +8,7 @@ import * as Health from "./Health.js"
 import * as Listener from "./Listener.js"
 import * as Migrations from "./Migrations.js"
 import * as Services from "./Services.js"
+import type { DomainSettings } from "./Settings.js"
 import * as Storage from "./Storage.js"
 import { version } from "./Version.js"
 import * as WebPages from "./WebPages.js"
@@ -30,7 +31,7 @@ const ensureDataDirFree = (config: Configuration): Effect.Effect<void, CommandFa
  * beside it) and print the first screen; run until interrupted (SIGTERM/SIGINT), then stop
  * accepting, finish requests in flight, close the database and release the data directory.
  */
-export const start = (config: Configuration): Effect.Effect<void, CommandFailed> =>
+export const start = (config: Configuration): Effect.Effect<void, CommandFailed, DomainSettings> =>
   Effect.scoped(
     Effect.gen(function*() {
       yield* ensureDataDirFree(config)

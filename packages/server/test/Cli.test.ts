@@ -1,7 +1,24 @@
 import { Effect, Exit } from "effect"
+import { existsSync, mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import * as Cli from "../src/Cli.js"
 import { failed, usage } from "../src/Failure.js"
+
+/** Run `body` with `env` set in `process.env`, then put the previous values back. */
+const withEnv = async <A>(env: Record<string, string>, body: () => Promise<A>): Promise<A> => {
+  const previous = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]))
+  Object.assign(process.env, env)
+  try {
+    return await body()
+  } finally {
+    for (const [name, value] of Object.entries(previous)) {
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    }
+  }
+}
 
 describe("Cli", () => {
   it("exits 0 on success and on interruption (SIGTERM, SIGINT)", async () => {
@@ -28,6 +45,19 @@ describe("Cli", () => {
     expect(report).toMatch(/^core-server: unexpected failure\n/)
     expect(report).toContain("connect to postgres://core:[REDACTED]@db/core failed")
     expect(report).not.toContain("hunter2")
+  })
+
+  it("refuses to start, exit 1, naming a bad domain variable as a bad shared one", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "core-cli-")), "never")
+    for (const [name, value, expected] of [
+      ["STRIPE_SECRET_KEY", "bogus", "core-server: Invalid configuration: STRIPE_SECRET_KEY must be a Stripe secret key (sk_… or rk_…)"],
+      ["SMTP_URL", "http://x", "core-server: Invalid configuration: SMTP_URL must be an smtp:// or smtps:// URL (got \"http://x\")"],
+      ["PORT", "http", "core-server: Invalid configuration: PORT must be an integer between 0 and 65535 (got \"http\")"]
+    ] as const) {
+      const exit = await withEnv({ NODE_ENV: "development", CORE_DATA_DIR: dir, [name]: value }, () => Effect.runPromiseExit(Cli.run({ _tag: "Start" })))
+      expect([Cli.exitCode(exit), Cli.report(exit)]).toEqual([1, expected])
+    }
+    expect(existsSync(dir)).toBe(false)
   })
 
   it("prints help and the version without reading the configuration", async () => {
