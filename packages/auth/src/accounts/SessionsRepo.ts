@@ -1,6 +1,6 @@
+import { Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { toDate } from "../internal/Rows.js"
 import type { UserRecord } from "./UsersRepo.js"
 
 /** A session row, without its token hash. */
@@ -74,9 +74,9 @@ const toSession = (row: SessionRow): SessionRecord => ({
   sliding: row.sliding,
   ipAddress: row.ip_address,
   userAgent: row.user_agent,
-  expiresAt: toDate(row.expires_at),
-  createdAt: toDate(row.created_at),
-  updatedAt: toDate(row.updated_at)
+  expiresAt: Rows.toDate(row.expires_at),
+  createdAt: Rows.toDate(row.created_at),
+  updatedAt: Rows.toDate(row.updated_at)
 })
 
 const toJoined = (row: JoinedRow): SessionWithUser => ({
@@ -87,8 +87,8 @@ const toJoined = (row: JoinedRow): SessionWithUser => ({
     email: row.u_email,
     emailVerified: row.u_email_verified,
     image: row.u_image,
-    createdAt: toDate(row.u_created_at),
-    updatedAt: toDate(row.u_updated_at)
+    createdAt: Rows.toDate(row.u_created_at),
+    updatedAt: Rows.toDate(row.u_updated_at)
   }
 })
 

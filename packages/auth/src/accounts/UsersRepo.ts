@@ -1,6 +1,6 @@
+import { Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { toDate } from "../internal/Rows.js"
 
 /** A user row, without its password hash. */
 export interface UserRecord {
@@ -36,8 +36,8 @@ const toUser = (row: UserRow): UserRecord => ({
   email: row.email,
   emailVerified: row.email_verified,
   image: row.image,
-  createdAt: toDate(row.created_at),
-  updatedAt: toDate(row.updated_at)
+  createdAt: Rows.toDate(row.created_at),
+  updatedAt: Rows.toDate(row.updated_at)
 })
 
 const toCredentials = (row: UserRow): UserCredentials => ({ user: toUser(row), passwordHash: row.password_hash })

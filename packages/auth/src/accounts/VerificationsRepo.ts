@@ -1,6 +1,6 @@
+import { Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { jsonObject, toDate } from "../internal/Rows.js"
 
 /** What a one-time token proves: a magic-link sign-in, a password reset or an email address. */
 export type VerificationPurpose = "magic_link" | "password_reset" | "email_verification"
@@ -34,9 +34,9 @@ const toVerification = (row: VerificationRow): VerificationRecord => ({
   email: row.email,
   userId: row.user_id,
   callbackUrl: row.callback_url,
-  payload: jsonObject(row.payload),
-  expiresAt: toDate(row.expires_at),
-  createdAt: toDate(row.created_at)
+  payload: Rows.jsonObject(row.payload),
+  expiresAt: Rows.toDate(row.expires_at),
+  createdAt: Rows.toDate(row.created_at)
 })
 
 /** The SQL of `iam.verifications`: one-time tokens stored as SHA-256 hashes. */

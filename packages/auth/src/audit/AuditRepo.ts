@@ -1,7 +1,7 @@
+import { Rows } from "@core/kernel"
 import type { Iam } from "@core/contracts"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { iso, jsonObject } from "../internal/Rows.js"
 
 /** One row to append to `iam.audit_log`. */
 export interface AuditRow {
@@ -49,8 +49,8 @@ interface Row {
 
 const toEntry = (row: Row): Iam.AuditEntry => ({
   ...row,
-  occurredAt: iso(row.occurredAt),
-  metadata: jsonObject(row.metadata)
+  occurredAt: Rows.iso(row.occurredAt),
+  metadata: Rows.jsonObject(row.metadata)
 })
 
 /** The SQL of the audit log: append and read; the database refuses every other change. */

@@ -1,7 +1,7 @@
+import { Rows } from "@core/kernel"
 import type { Iam } from "@core/contracts"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { iso, isoOrNull, stringArray } from "../internal/Rows.js"
 
 /** What is stored for a new key: its hash, never the key. */
 export interface NewApiKey {
@@ -33,11 +33,11 @@ interface Row {
 
 const toApiKey = (row: Row): Iam.ApiKey => ({
   ...row,
-  permissions: stringArray(row.permissions),
-  expiresAt: isoOrNull(row.expiresAt),
-  lastUsedAt: isoOrNull(row.lastUsedAt),
-  revokedAt: isoOrNull(row.revokedAt),
-  createdAt: iso(row.createdAt)
+  permissions: Rows.stringArray(row.permissions),
+  expiresAt: Rows.isoOrNull(row.expiresAt),
+  lastUsedAt: Rows.isoOrNull(row.lastUsedAt),
+  revokedAt: Rows.isoOrNull(row.revokedAt),
+  createdAt: Rows.iso(row.createdAt)
 })
 
 /** The SQL of `iam.api_keys`; keys are found by the SHA-256 hash of the key only. */

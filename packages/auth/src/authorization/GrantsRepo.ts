@@ -1,6 +1,6 @@
+import { Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { int8, iso } from "../internal/Rows.js"
 
 /** A grant or denial as stored. `expiresAt` is epoch seconds. */
 export interface GrantRow {
@@ -19,7 +19,7 @@ interface Row extends Omit<GrantRow, "expiresAt" | "createdAt"> {
   readonly createdAt: unknown
 }
 
-const toGrant = (row: Row): GrantRow => ({ ...row, expiresAt: int8(row.expiresAt), createdAt: iso(row.createdAt) })
+const toGrant = (row: Row): GrantRow => ({ ...row, expiresAt: Rows.int8(row.expiresAt), createdAt: Rows.iso(row.createdAt) })
 
 /** The SQL of `iam.grants`, and the membership lookup a grant needs. */
 export class GrantsRepo extends Effect.Service<GrantsRepo>()("@core/auth/GrantsRepo", {

@@ -1,6 +1,6 @@
+import { Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { int8, stringArray } from "../internal/Rows.js"
 
 /** What decides a member's permissions: the role, the role's mapping, and the grants and denials. */
 export interface PermissionSources {
@@ -39,8 +39,8 @@ export class PermissionsRepo extends Effect.Service<PermissionsRepo>()("@core/au
         const grants = yield* grantsOf(userId, organizationId)
         return {
           role: member.role,
-          mapped: stringArray(member.permissions),
-          grants: grants.map((g) => ({ permission: g.permission, granted: g.granted, expiresAt: int8(g.expiresAt) }))
+          mapped: Rows.stringArray(member.permissions),
+          grants: grants.map((g) => ({ permission: g.permission, granted: g.granted, expiresAt: Rows.int8(g.expiresAt) }))
         } satisfies PermissionSources
       }).pipe(Effect.orDie, Effect.withSpan("PermissionsRepo.sources"))
 

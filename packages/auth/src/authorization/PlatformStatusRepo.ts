@@ -1,7 +1,7 @@
+import { Rows } from "@core/kernel"
 import type { Iam } from "@core/contracts"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { iso } from "../internal/Rows.js"
 
 interface Row {
   readonly platformId: string
@@ -9,7 +9,7 @@ interface Row {
   readonly updatedAt: unknown
 }
 
-const toRecord = (row: Row): Iam.PlatformStatusRecord => ({ ...row, updatedAt: iso(row.updatedAt) })
+const toRecord = (row: Row): Iam.PlatformStatusRecord => ({ ...row, updatedAt: Rows.iso(row.updatedAt) })
 
 /** The SQL of `iam.platform_status`. A platform without a row is `active`. */
 export class PlatformStatusRepo extends Effect.Service<PlatformStatusRepo>()("@core/auth/PlatformStatusRepo", {

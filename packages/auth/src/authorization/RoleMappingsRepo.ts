@@ -1,7 +1,7 @@
+import { Rows } from "@core/kernel"
 import type { Iam } from "@core/contracts"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { iso, stringArray } from "../internal/Rows.js"
 
 interface Row {
   readonly orgId: string
@@ -13,8 +13,8 @@ interface Row {
 const toMapping = (row: Row): Iam.RoleMapping => ({
   orgId: row.orgId,
   role: row.role,
-  permissions: stringArray(row.permissions),
-  updatedAt: iso(row.updatedAt)
+  permissions: Rows.stringArray(row.permissions),
+  updatedAt: Rows.iso(row.updatedAt)
 })
 
 /** The SQL of `iam.role_mappings`. */

@@ -1,6 +1,6 @@
+import { Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { jsonObject } from "../internal/Rows.js"
 
 /** A signing key as stored: the public JWK in clear, the private JWK encrypted (kernel `Crypto`). */
 export interface SigningKeyRow {
@@ -14,7 +14,7 @@ interface Row extends Omit<SigningKeyRow, "publicJwk"> {
   readonly publicJwk: unknown
 }
 
-const toKey = (row: Row): SigningKeyRow => ({ ...row, publicJwk: jsonObject(row.publicJwk) ?? {} })
+const toKey = (row: Row): SigningKeyRow => ({ ...row, publicJwk: Rows.jsonObject(row.publicJwk) ?? {} })
 
 /** The SQL of `iam.signing_keys`. */
 export class SigningKeysRepo extends Effect.Service<SigningKeysRepo>()("@core/auth/SigningKeysRepo", {

@@ -1,6 +1,6 @@
+import { Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { toDate, toDateOrNull } from "../internal/Rows.js"
 
 /** Where a device code stands. `consumed`: its tokens were issued (a code works once). */
 export type DeviceCodeStatus = "pending" | "approved" | "denied" | "consumed"
@@ -55,9 +55,9 @@ const toRecord = (row: Row): DeviceCodeRecord => ({
   userId: row.user_id,
   sessionId: row.session_id,
   intervalSeconds: Number(row.interval_seconds),
-  lastPolledAt: toDateOrNull(row.last_polled_at),
-  expiresAt: toDate(row.expires_at),
-  createdAt: toDate(row.created_at)
+  lastPolledAt: Rows.toDateOrNull(row.last_polled_at),
+  expiresAt: Rows.toDate(row.expires_at),
+  createdAt: Rows.toDate(row.created_at)
 })
 
 const first = (rows: ReadonlyArray<Row>) => Option.map(Option.fromNullable(rows[0]), toRecord)

@@ -1,6 +1,6 @@
+import { Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { toDate } from "../internal/Rows.js"
 
 /** Where a refresh token stands: `used` once rotated (presenting it again is reuse), `revoked` with its family. */
 export type RefreshTokenStatus = "active" | "used" | "revoked"
@@ -52,7 +52,7 @@ const toRecord = (row: Row): RefreshTokenRecord => ({
   clientId: row.client_id,
   scope: row.scope,
   status: row.status,
-  expiresAt: toDate(row.expires_at),
+  expiresAt: Rows.toDate(row.expires_at),
   sessionRevoked: row.session_revoked === true
 })
 

@@ -1,7 +1,7 @@
+import { Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import type { MemberRole } from "./MembersRepo.js"
-import { toDate } from "../internal/Rows.js"
 
 /** Stored states of an invitation; a pending one past its expiry reads as `expired`. */
 export type InvitationState = "pending" | "accepted" | "rejected" | "canceled" | "expired"
@@ -31,8 +31,8 @@ const toRow = (raw: Record<string, unknown>): InvitationRow => ({
   role: raw.role as MemberRole,
   status: raw.status as InvitationState,
   inviterId: raw.inviterId as string,
-  expiresAt: toDate(raw.expiresAt),
-  createdAt: toDate(raw.createdAt)
+  expiresAt: Rows.toDate(raw.expiresAt),
+  createdAt: Rows.toDate(raw.createdAt)
 })
 
 /** The SQL of `iam.invitations`. Database failures are defects. */

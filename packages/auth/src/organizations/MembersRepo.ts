@@ -1,6 +1,6 @@
+import { Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { toDate } from "../internal/Rows.js"
 
 /** Roles a member holds in an organization. */
 export type MemberRole = "owner" | "admin" | "member"
@@ -37,7 +37,7 @@ const toRow = (raw: Record<string, unknown>): MemberRow => ({
   organizationId: raw.organizationId as string,
   userId: raw.userId as string,
   role: raw.role as MemberRole,
-  createdAt: toDate(raw.createdAt),
+  createdAt: Rows.toDate(raw.createdAt),
   user: toUser(raw)
 })
 

@@ -1,6 +1,6 @@
+import { Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { jsonObject, toDate } from "../internal/Rows.js"
 
 /** A row of `iam.organizations`. */
 export interface OrganizationRow {
@@ -40,10 +40,10 @@ const toRow = (raw: Record<string, unknown>): OrganizationRow => ({
   slug: raw.slug as string,
   orgType: raw.orgType as OrganizationRow["orgType"],
   logo: (raw.logo as string | null) ?? null,
-  metadata: jsonObject(raw.metadata),
+  metadata: Rows.jsonObject(raw.metadata),
   platformId: (raw.platformId as string | null) ?? null,
-  createdAt: toDate(raw.createdAt),
-  updatedAt: toDate(raw.updatedAt)
+  createdAt: Rows.toDate(raw.createdAt),
+  updatedAt: Rows.toDate(raw.updatedAt)
 })
 
 const jsonOrNull = (value: Record<string, unknown> | null | undefined) =>
