@@ -1,6 +1,9 @@
-import { Conflict, Ids, NotFound } from "@core/kernel"
+import type { Registry } from "@core/contracts"
+import { type Caller, type Callers, type Conflict, type Forbidden, Ids, type NotFound } from "@core/kernel"
 import { Clock, Effect, Option } from "effect"
+import { platformConflict, platformNotFound } from "./Errors.js"
 import { type PlatformRow, PlatformsRepo, type PlatformTier } from "./PlatformsRepo.js"
+import { canRead } from "./Policy.js"
 
 /** A new platform. Platforms created for an organization by identity's setup start on `free`. */
 export interface CreatePlatformInput {
@@ -11,6 +14,28 @@ export interface CreatePlatformInput {
   readonly organizationId?: string | null
   readonly ownerUserId?: string | null
 }
+
+/** A platform as the registry answers it (seed 002's PlatformRecord). */
+export const toRecord = (row: PlatformRow): Registry.PlatformRecord => ({
+  id: row.id,
+  name: row.name,
+  slug: row.slug,
+  status: row.status,
+  tier: row.tier,
+  organizationId: row.organizationId,
+  ownerUserId: row.ownerUserId,
+  edgeAccountId: null,
+  repoName: null,
+  paymentCustomerId: null,
+  cancelledAt: null,
+  cancellationReason: null,
+  suspendedAt: null,
+  suspensionReason: null,
+  trialEndsAt: null,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
+  deletedAt: row.deletedAt === null ? null : row.deletedAt.toISOString()
+})
 
 /** The registry's platforms: creation and lookup (the lifecycle arrives with the registry issue). */
 export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platforms", {
@@ -34,23 +59,24 @@ export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platf
         })
         if (Option.isSome(inserted)) return inserted.value
         const slugTaken = Option.isSome(yield* repo.findBySlug(input.slug))
-        return yield* new Conflict({
-          message: slugTaken ? "Platform slug already taken" : "The organization already has a platform",
-          details: { field: slugTaken ? "slug" : "organizationId" }
-        })
+        return yield* platformConflict(slugTaken ? "slug" : "organizationId")
       }).pipe(Effect.withSpan("Platforms.create"))
 
     /** One platform by id, else `NotFound`. */
     const get = (id: string): Effect.Effect<PlatformRow, NotFound> =>
       repo.findById(id).pipe(
-        Effect.flatMap(Option.match({
-          onNone: () => Effect.fail(new NotFound({ message: "Platform not found" })),
-          onSome: Effect.succeed
-        })),
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(platformNotFound), onSome: Effect.succeed })),
         Effect.withSpan("Platforms.get")
       )
 
-    return { create, get } as const
+    /** One platform as a caller may see it: another tenant's answers `NotFound` (`Policy.canRead`). */
+    const read = Effect.fn("Platforms.read")(function*(caller: Caller, id: string) {
+      const platform = yield* get(id)
+      yield* canRead(caller, platform)
+      return platform
+    }) as (caller: Caller, id: string) => Effect.Effect<PlatformRow, NotFound | Forbidden, Callers>
+
+    return { create, get, read } as const
   }),
   dependencies: [PlatformsRepo.Default]
 }) {}

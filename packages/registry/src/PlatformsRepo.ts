@@ -1,11 +1,13 @@
+import type { Registry } from "@core/contracts"
+import { Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 
-/** Tiers a platform can be on. */
-export type PlatformTier = "free" | "starter" | "growth" | "scale"
+/** Tiers a platform can be on (the contract's). */
+export type PlatformTier = Registry.PlatformTier
 
-/** Lifecycle states of a platform. */
-export type PlatformStatus = "active" | "suspended" | "cancelled" | "deleted"
+/** Lifecycle states of a platform (the contract's). */
+export type PlatformStatus = Registry.PlatformStatus
 
 /** A row of `registry.platforms`. */
 export interface PlatformRow {
@@ -32,19 +34,17 @@ export interface NewPlatformRow {
   readonly now: Date
 }
 
-const toDate = (value: unknown): Date => (value instanceof Date ? value : new Date(value as string))
-
 const toRow = (raw: Record<string, unknown>): PlatformRow => ({
   id: raw.id as string,
-  organizationId: (raw.organizationId as string | null) ?? null,
-  ownerUserId: (raw.ownerUserId as string | null) ?? null,
+  organizationId: Rows.textOrNull(raw.organizationId),
+  ownerUserId: Rows.textOrNull(raw.ownerUserId),
   name: raw.name as string,
   slug: raw.slug as string,
   tier: raw.tier as PlatformTier,
   status: raw.status as PlatformStatus,
-  createdAt: toDate(raw.createdAt),
-  updatedAt: toDate(raw.updatedAt),
-  deletedAt: raw.deletedAt === null || raw.deletedAt === undefined ? null : toDate(raw.deletedAt)
+  createdAt: Rows.toDate(raw.createdAt),
+  updatedAt: Rows.toDate(raw.updatedAt),
+  deletedAt: Rows.toDateOrNull(raw.deletedAt)
 })
 
 /** The SQL of `registry.platforms`. A database failure is a defect. */
