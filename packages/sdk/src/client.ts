@@ -1,3 +1,5 @@
+import type { RouteSpec } from "@core/contracts"
+import { routeCaller, type CallInput, type CallOptions, type CallResult } from "./call.js"
 import { paginate, type PaginateOptions } from "./pagination.js"
 import { health, type HealthOptions } from "./resources/health.js"
 import { iamAccounts, type IamAccounts } from "./resources/iam-accounts.js"
@@ -16,6 +18,19 @@ export type IamClient = IamAccounts & IamAuthorization & IamOrganizations & IamD
 export interface CoreClient {
   /** Sends one request and returns its JSON (or text) body, validated by `schema` when given. */
   readonly request: <T = unknown>(method: HttpMethod, path: string, options?: RequestOptions<T>) => Promise<T>
+  /**
+   * Calls any catalogued route, typed from its declaration: `params` (filling the path's
+   * placeholders, URL-encoded), `query`, `body` (form-encoded when the route's first content type
+   * is), and `headers`. The path goes under its service's gateway prefix (`/api/v1/iam` for an
+   * identity route; `options.basePath` overrides it). Resolves to the success body (`undefined` for
+   * 204); failures are the `CoreApiError` subclasses, coded from better-auth and OAuth bodies too.
+   *
+   * @example
+   * import { Iam } from "@core/contracts"
+   * const session = await client.call(Iam.AccountRoutes.getSession, {})
+   * await client.call(Iam.AuthorizationRoutes.deleteGrant, { params: { id: "grt_1" } })
+   */
+  readonly call: <R extends RouteSpec>(route: R, input: CallInput<R>, options?: CallOptions) => Promise<CallResult<R>>
   /** Iterates over every item of a cursor-paged list. */
   readonly paginate: <T>(path: string, options?: PaginateOptions<T>) => AsyncGenerator<T, void, undefined>
   /** `GET /health` as text. */
@@ -38,6 +53,7 @@ export const createClient = (options: ClientOptions): CoreClient => {
   const transport = createTransport(options)
   return {
     request: transport.request,
+    call: routeCaller(transport).call,
     paginate: (path, paginateOptions) => paginate(transport, path, paginateOptions),
     health: health(transport),
     iam: { ...iamAccounts(transport), ...iamAuthorization(transport), ...iamOrganizations(transport), ...iamDevice(transport) }

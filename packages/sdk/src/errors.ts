@@ -190,3 +190,29 @@ export const apiErrorFromResponse = async (response: Response): Promise<CoreApiE
     (response.status >= 500 ? InternalServerError : CoreApiError)
   return new ErrorClass(init)
 }
+
+const isLibraryBody = (body: unknown): body is { code: string; message: string; issues?: unknown } =>
+  typeof body === "object" && body !== null &&
+  typeof (body as { code?: unknown }).code === "string" && typeof (body as { message?: unknown }).message === "string"
+
+const isOAuthBody = (body: unknown): body is { error: string; error_description?: unknown } =>
+  typeof body === "object" && body !== null && typeof (body as { error?: unknown }).error === "string"
+
+/**
+ * The same error, read in the protocol its body speaks when that is not the envelope: better-auth's
+ * `{ code, message, issues? }` (the `/api/auth/*` routes; `issues` become `details`) or OAuth's
+ * `{ error, error_description? }` (the `/oauth/*` routes), so every route's failure reads like any
+ * other `CoreApiError`. Anything else is returned as it is.
+ */
+export const withProtocolCode = (error: unknown): unknown => {
+  if (!(error instanceof CoreApiError)) return error
+  const { body } = error
+  const relabelled = isLibraryBody(body)
+    ? { code: body.code, message: body.message, details: Array.isArray(body.issues) ? { issues: body.issues } : error.details }
+    : isOAuthBody(body)
+    ? { code: body.error, message: typeof body.error_description === "string" ? body.error_description : body.error, details: null }
+    : undefined
+  if (relabelled === undefined) return error
+  const ErrorClass = error.constructor as typeof CoreApiError
+  return new ErrorClass({ status: error.status, requestId: error.requestId, headers: error.headers, body, ...relabelled })
+}

@@ -9,7 +9,7 @@ const importsOf = (file: string): Array<string> =>
     .map((match) => match[1] ?? match[2])
 
 describe("portability", () => {
-  it("imports only relative modules, ky and the contracts' types: nothing Node-only", () => {
+  it("imports only relative modules, ky and @core/contracts: nothing Node-only", () => {
     const foreign = sourceFiles.flatMap((file) =>
       importsOf(file).filter((specifier) => !specifier.startsWith(".") && specifier !== "ky" && specifier !== "@core/contracts").map((specifier) => `${file}: ${specifier}`)
     )
@@ -17,8 +17,12 @@ describe("portability", () => {
     expect(foreign).toEqual([])
   })
 
-  it("uses @core/contracts for types only, so zod stays out of the bundle", () => {
-    const runtimeContracts = sourceFiles.filter((file) => /^import\s+(?!type\b)[^;]*"@core\/contracts"/m.test(readFileSync(join(sourceDir, file), "utf8")))
-    expect(runtimeContracts).toEqual([])
+  it("writes no path in a service's resources: each method calls a route of the contracts' catalogue", () => {
+    const resources = sourceFiles.filter((file) => /^resources[\\/]iam-/.test(file))
+    const paths = resources.flatMap((file) =>
+      [...readFileSync(join(sourceDir, file), "utf8").matchAll(/["'`]\/[^"'`]*["'`]|\/api\//g)].map((match) => `${file}: ${match[0]}`)
+    )
+    expect(resources.length).toBe(4)
+    expect(paths).toEqual([])
   })
 })

@@ -1,5 +1,6 @@
-import type { Iam } from "@core/contracts"
-import { paginate } from "../pagination.js"
+import { Iam } from "@core/contracts"
+import { routeCaller } from "../call.js"
+import { IAM_PREFIX } from "../gateway.js"
 import type { Transport } from "../transport.js"
 
 /** Per-call options of the identity authorization methods. */
@@ -9,104 +10,89 @@ export interface IamCallOptions {
 
 /**
  * Role mappings, grants, API keys, service tokens, platform status and the audit log of the
- * identity service (`/api/v1/iam/...` through the gateway).
+ * identity service (under its gateway prefix), one method per route of `Iam.AuthorizationRoutes`
+ * (named in each method's comment).
  */
 export interface IamAuthorization {
   readonly roles: {
-    /** `GET /api/core/roles?orgId=`: the organization's role mappings. */
+    /** `listRoleMappings`: the organization's role mappings. */
     readonly list: (orgId: string, options?: IamCallOptions) => Promise<Iam.RoleMappingList>
-    /** `POST /api/core/roles`: create or replace a role's permissions. */
+    /** `upsertRoleMapping`: create or replace a role's permissions. */
     readonly upsert: (input: Iam.UpsertRoleMappingRequest, options?: IamCallOptions) => Promise<Iam.RoleMapping>
-    /** `DELETE /api/core/roles/{orgId}/{role}`. */
+    /** `deleteRoleMapping`. */
     readonly delete: (orgId: string, role: string, options?: IamCallOptions) => Promise<void>
   }
   readonly grants: {
-    /** `GET /api/core/grants?orgId=&userId=`. */
+    /** `listGrants`. */
     readonly list: (query: Iam.ListGrantsQuery, options?: IamCallOptions) => Promise<Iam.GrantList>
-    /** `POST /api/core/grants`: grant (`granted: true`) or deny (`false`) a permission to a member. */
+    /** `createGrant`: grant (`granted: true`) or deny (`false`) a permission to a member. */
     readonly create: (input: Iam.CreateGrantRequest, options?: IamCallOptions) => Promise<Iam.Grant>
-    /** `DELETE /api/core/grants/{id}`. */
+    /** `deleteGrant`. */
     readonly delete: (id: string, options?: IamCallOptions) => Promise<void>
   }
   readonly apiKeys: {
-    /** `POST /api/core/apikeys`: the answer's `key` is shown this once only. */
+    /** `createApiKey`: the answer's `key` is shown this once only. */
     readonly create: (input: Iam.CreateApiKeyRequest, options?: IamCallOptions) => Promise<Iam.CreatedApiKey>
-    /** `GET /api/core/apikeys?organizationId=`: never the keys themselves. */
+    /** `listApiKeys`: never the keys themselves. */
     readonly list: (organizationId: string, options?: IamCallOptions) => Promise<Iam.ApiKeyList>
-    /** `DELETE /api/core/apikeys/{id}`: revoke. */
+    /** `revokeApiKey`: revoke. */
     readonly revoke: (id: string, options?: IamCallOptions) => Promise<void>
-    /** `POST /api/core/apikey/validate` (the gateway's call; needs the static key outside development). */
+    /** `validateApiKey` (the gateway's call; needs the static key outside development). */
     readonly validate: (key: string, options?: IamCallOptions) => Promise<Iam.ApiKeyValidation>
   }
   readonly serviceTokens: {
-    /** `POST /api/core/service-token`: a five-minute JWT for `serviceId` to call `targetService`. */
+    /** `issueServiceToken`: a five-minute JWT for `serviceId` to call `targetService`. */
     readonly create: (input: Iam.ServiceTokenRequest, options?: IamCallOptions) => Promise<Iam.ServiceToken>
-    /** `GET /.well-known/jwks.json`: the public keys that verify service tokens. */
+    /** `jwks`: the public keys that verify service tokens. */
     readonly jwks: (options?: IamCallOptions) => Promise<Iam.Jwks>
   }
   readonly platformStatus: {
-    /** `POST /internal/platform-status`: suspend or restore a platform (static key or operator). */
+    /** `setPlatformStatus`: suspend or restore a platform (static key or operator). */
     readonly set: (input: Iam.SetPlatformStatusRequest, options?: IamCallOptions) => Promise<Iam.PlatformStatusRecord>
   }
   readonly audit: {
-    /** `GET /api/audit/events`: one page, newest first. */
+    /** `listAuditEvents`: one page, newest first. */
     readonly list: (query?: Iam.ListAuditQueryInput, options?: IamCallOptions) => Promise<Iam.AuditPage>
     /** Every entry matching the query, page after page. */
     readonly all: (query?: Omit<Iam.ListAuditQueryInput, "cursor">, options?: IamCallOptions) => AsyncGenerator<Iam.AuditEntry, void, undefined>
   }
 }
 
-const signalOf = (options: IamCallOptions | undefined) => (options?.signal === undefined ? {} : { signal: options.signal })
-
-const queryOf = (query: Readonly<Record<string, string | number | undefined>>) =>
-  Object.fromEntries(Object.entries(query).filter((entry): entry is [string, string | number] => entry[1] !== undefined))
+const Routes = Iam.AuthorizationRoutes
 
 /**
  * The authorization part of `client.iam`, on `transport`, under `basePath` (the gateway's
  * identity prefix by default).
  */
-export const iamAuthorization = (transport: Transport, basePath = "/api/v1/iam"): IamAuthorization => {
-  const path = (suffix: string) => `${basePath}${suffix}`
-  const segment = encodeURIComponent
+export const iamAuthorization = (transport: Transport, basePath = IAM_PREFIX): IamAuthorization => {
+  const { call, pages } = routeCaller(transport, { basePath })
   return {
     roles: {
-      list: (orgId, options) => transport.request("GET", path("/api/core/roles"), { query: { orgId }, ...signalOf(options) }),
-      upsert: (input, options) => transport.request("POST", path("/api/core/roles"), { body: input, ...signalOf(options) }),
-      delete: async (orgId, role, options) => {
-        await transport.request("DELETE", path(`/api/core/roles/${segment(orgId)}/${segment(role)}`), signalOf(options))
-      }
+      list: (orgId, options) => call(Routes.listRoleMappings, { query: { orgId } }, options),
+      upsert: (input, options) => call(Routes.upsertRoleMapping, { body: input }, options),
+      delete: (orgId, role, options) => call(Routes.deleteRoleMapping, { params: { orgId, role } }, options)
     },
     grants: {
-      list: (query, options) =>
-        transport.request("GET", path("/api/core/grants"), { query: queryOf(query), ...signalOf(options) }),
-      create: (input, options) => transport.request("POST", path("/api/core/grants"), { body: input, ...signalOf(options) }),
-      delete: async (id, options) => {
-        await transport.request("DELETE", path(`/api/core/grants/${segment(id)}`), signalOf(options))
-      }
+      list: (query, options) => call(Routes.listGrants, { query }, options),
+      create: (input, options) => call(Routes.createGrant, { body: input }, options),
+      delete: (id, options) => call(Routes.deleteGrant, { params: { id } }, options)
     },
     apiKeys: {
-      create: (input, options) => transport.request("POST", path("/api/core/apikeys"), { body: input, ...signalOf(options) }),
-      list: (organizationId, options) =>
-        transport.request("GET", path("/api/core/apikeys"), { query: { organizationId }, ...signalOf(options) }),
-      revoke: async (id, options) => {
-        await transport.request("DELETE", path(`/api/core/apikeys/${segment(id)}`), signalOf(options))
-      },
-      validate: (key, options) =>
-        transport.request("POST", path("/api/core/apikey/validate"), { body: { key }, ...signalOf(options) })
+      create: (input, options) => call(Routes.createApiKey, { body: input }, options),
+      list: (organizationId, options) => call(Routes.listApiKeys, { query: { organizationId } }, options),
+      revoke: (id, options) => call(Routes.revokeApiKey, { params: { id } }, options),
+      validate: (key, options) => call(Routes.validateApiKey, { body: { key } }, options)
     },
     serviceTokens: {
-      create: (input, options) =>
-        transport.request("POST", path("/api/core/service-token"), { body: input, ...signalOf(options) }),
-      jwks: (options) => transport.request("GET", path("/.well-known/jwks.json"), signalOf(options))
+      create: (input, options) => call(Routes.issueServiceToken, { body: input }, options),
+      jwks: (options) => call(Routes.jwks, {}, options)
     },
     platformStatus: {
-      set: (input, options) =>
-        transport.request("POST", path("/internal/platform-status"), { body: input, ...signalOf(options) })
+      set: (input, options) => call(Routes.setPlatformStatus, { body: input }, options)
     },
     audit: {
-      list: (query = {}, options) =>
-        transport.request("GET", path("/api/audit/events"), { query: queryOf(query), ...signalOf(options) }),
-      all: (query = {}, options) => paginate<Iam.AuditEntry>(transport, path("/api/audit/events"), { query: queryOf(query), ...signalOf(options) })
+      list: (query = {}, options) => call(Routes.listAuditEvents, { query }, options),
+      all: (query = {}, options) => pages(Routes.listAuditEvents, { query }, options)
     }
   }
 }

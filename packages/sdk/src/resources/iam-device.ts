@@ -1,5 +1,7 @@
-import type { Iam } from "@core/contracts"
+import { Iam } from "@core/contracts"
+import { routeCaller } from "../call.js"
 import { CoreApiError } from "../errors.js"
+import { IAM_PREFIX } from "../gateway.js"
 import { sleep } from "../retry.js"
 import type { Transport } from "../transport.js"
 
@@ -16,85 +18,49 @@ export interface WaitForTokenOptions extends IamDeviceCallOptions {
 
 /**
  * Device login (RFC 8628) and the refresh grant of the identity service, as the `core` command
- * uses them. OAuth failures are thrown as `CoreApiError`s whose `code` is the OAuth `error`
- * (`authorization_pending`, `slow_down`, `expired_token`, `access_denied`, `invalid_grant`, …) and
- * whose `message` is its `error_description`. Nothing here is retried automatically.
+ * uses them: one method per route of `Iam.DeviceRoutes` (named in each method's comment), their
+ * bodies form-encoded as the routes' first content type says. OAuth failures are thrown as
+ * `CoreApiError`s whose `code` is the OAuth `error` (`authorization_pending`, `slow_down`,
+ * `expired_token`, `access_denied`, `invalid_grant`, …) and whose `message` is its
+ * `error_description`. Nothing here is retried automatically.
  */
 export interface IamDevice {
   readonly device: {
-    /** `POST /oauth/device/code`: a device code for this client and a user code for the person. */
+    /** `requestDeviceCode`: a device code for this client and a user code for the person. */
     readonly requestCode: (input?: { readonly scope?: string }, options?: IamDeviceCallOptions) => Promise<Iam.DeviceCodeResponse>
-    /** `POST /oauth/device/token`, once: the tokens, or the OAuth error of the code's state. */
+    /** `deviceToken`, once: the tokens, or the OAuth error of the code's state. */
     readonly poll: (deviceCode: string, options?: IamDeviceCallOptions) => Promise<Iam.TokenResponse>
     /**
      * Poll at the code's interval (5 seconds more after each `slow_down`) until the person decides
      * or the code expires: the tokens, else the error (`access_denied`, `expired_token`, …).
      */
     readonly waitForToken: (code: Iam.DeviceCodeResponse, options?: WaitForTokenOptions) => Promise<Iam.TokenResponse>
-    /** `POST /oauth/device/authorize`: approve a user code for the client's signed-in user (the activation page's call). */
+    /** `authorizeDevice`: approve a user code for the client's signed-in user (the activation page's call). */
     readonly authorize: (userCode: string, options?: IamDeviceCallOptions) => Promise<Iam.DeviceDecisionResponse>
-    /** `POST /oauth/device/deny`: decline a user code; the device's next poll answers `access_denied`. */
+    /** `denyDevice`: decline a user code; the device's next poll answers `access_denied`. */
     readonly deny: (userCode: string, options?: IamDeviceCallOptions) => Promise<Iam.DeviceDecisionResponse>
   }
   readonly oauth: {
-    /** `POST /oauth/token` with the refresh grant: the next token pair (the presented one is spent). */
+    /** `token` with the refresh grant: the next token pair (the presented one is spent). */
     readonly refresh: (refreshToken: string, options?: IamDeviceCallOptions) => Promise<Iam.TokenResponse>
-    /** `GET /.well-known/oauth-authorization-server`: the server's OAuth metadata (RFC 8414). */
+    /** `authorizationServerMetadata`: the server's OAuth metadata (RFC 8414). */
     readonly metadata: (options?: IamDeviceCallOptions) => Promise<Iam.AuthorizationServerMetadata>
   }
-  /** `POST /api/v1/cli/whoami`: the identity behind the client's token or API key. */
+  /** `cliWhoami`: the identity behind the client's token or API key. */
   readonly whoami: (options?: IamDeviceCallOptions) => Promise<Iam.CliIdentity>
 }
 
-/** The `core` command's OAuth client id, and the two grants (values of `CLIENT_ID` and friends, kept here so the SDK loads no schemas). */
-const CLIENT_ID = "core-cli"
-const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
-const REFRESH_TOKEN_GRANT = "refresh_token"
-
-const signalOf = (options: IamDeviceCallOptions | undefined) => (options?.signal === undefined ? {} : { signal: options.signal })
-
-const isOAuthBody = (body: unknown): body is { error: string; error_description?: unknown } =>
-  typeof body === "object" && body !== null && typeof (body as { error?: unknown }).error === "string"
-
-/** The same error, with the OAuth `error` as its code and `error_description` as its message. */
-export const withOAuthCode = (error: unknown): unknown => {
-  if (!(error instanceof CoreApiError) || !isOAuthBody(error.body)) return error
-  const ErrorClass = error.constructor as typeof CoreApiError
-  const description = error.body.error_description
-  return new ErrorClass({
-    status: error.status,
-    code: error.body.error,
-    message: typeof description === "string" ? description : error.body.error,
-    requestId: error.requestId,
-    details: null,
-    headers: error.headers,
-    body: error.body
-  })
-}
-
-const relabel = <T>(promise: Promise<T>): Promise<T> =>
-  promise.catch((error: unknown) => {
-    throw withOAuthCode(error)
-  })
+const Routes = Iam.DeviceRoutes
+const client_id = Iam.DEVICE_CLIENT_ID
 
 /**
  * The device login part of `client.iam`, on `transport`, under `basePath` (the gateway's identity
  * prefix by default; `""` for an identity service reached directly).
  */
-export const iamDevice = (transport: Transport, basePath = "/api/v1/iam"): IamDevice => {
-  const path = (suffix: string) => `${basePath}${suffix}`
-  const form = <T>(suffix: string, fields: Record<string, string>, options: IamDeviceCallOptions | undefined) =>
-    relabel(transport.request<T>("POST", path(suffix), {
-      body: new URLSearchParams(fields),
-      idempotencyKey: false,
-      ...signalOf(options)
-    }))
+export const iamDevice = (transport: Transport, basePath = IAM_PREFIX): IamDevice => {
+  const { call } = routeCaller(transport, { basePath, idempotencyKey: false })
   const poll = (deviceCode: string, options?: IamDeviceCallOptions) =>
-    form<Iam.TokenResponse>("/oauth/device/token", {
-      grant_type: DEVICE_CODE_GRANT,
-      device_code: deviceCode,
-      client_id: CLIENT_ID
-    }, options)
+    call(Routes.deviceToken, { body: { grant_type: Iam.DEVICE_CODE_GRANT, device_code: deviceCode, client_id } }, options)
 
   const waitForToken = async (code: Iam.DeviceCodeResponse, options?: WaitForTokenOptions) => {
     let interval = code.interval
@@ -113,18 +79,17 @@ export const iamDevice = (transport: Transport, basePath = "/api/v1/iam"): IamDe
 
   return {
     device: {
-      requestCode: (input, options) =>
-        form("/oauth/device/code", { client_id: CLIENT_ID, ...(input?.scope === undefined ? {} : { scope: input.scope }) }, options),
+      requestCode: (input, options) => call(Routes.requestDeviceCode, { body: { client_id, ...input } }, options),
       poll,
       waitForToken,
-      authorize: (userCode, options) => form("/oauth/device/authorize", { user_code: userCode }, options),
-      deny: (userCode, options) => form("/oauth/device/deny", { user_code: userCode }, options)
+      authorize: (userCode, options) => call(Routes.authorizeDevice, { body: { user_code: userCode } }, options),
+      deny: (userCode, options) => call(Routes.denyDevice, { body: { user_code: userCode } }, options)
     },
     oauth: {
       refresh: (refreshToken, options) =>
-        form("/oauth/token", { grant_type: REFRESH_TOKEN_GRANT, refresh_token: refreshToken, client_id: CLIENT_ID }, options),
-      metadata: (options) => relabel(transport.request("GET", path("/.well-known/oauth-authorization-server"), signalOf(options)))
+        call(Routes.token, { body: { grant_type: Iam.REFRESH_TOKEN_GRANT, refresh_token: refreshToken, client_id } }, options),
+      metadata: (options) => call(Routes.authorizationServerMetadata, {}, options)
     },
-    whoami: (options) => transport.request("POST", path("/api/v1/cli/whoami"), { idempotencyKey: false, ...signalOf(options) })
+    whoami: (options) => call(Routes.cliWhoami, {}, options)
   }
 }

@@ -1,0 +1,149 @@
+import {
+  buildPath,
+  type BodyInput,
+  type ParamsOutput,
+  type PathParamNames,
+  type QueryInput,
+  type ResponseBody,
+  type RouteSpec,
+  type SuccessBody
+} from "@core/contracts"
+import { withProtocolCode } from "./errors.js"
+import { gatewayPrefixOf } from "./gateway.js"
+import { paginate } from "./pagination.js"
+import type { Query, RequestOptions, Transport } from "./transport.js"
+
+/** One part of a call's input: absent when the route has none, optional when all of it is. */
+type Part<K extends string, T> = [T] extends [undefined] ? { readonly [P in K]?: undefined }
+  : undefined extends T ? { readonly [P in K]?: T }
+  : {} extends T ? { readonly [P in K]?: T }
+  : { readonly [P in K]: T }
+
+/** The input of a route whose type is only `RouteSpec` (not a literal declaration): anything goes. */
+interface UntypedInput {
+  readonly params?: Readonly<Record<string, string | number>>
+  readonly query?: Query
+  readonly body?: unknown
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/**
+ * What a call of route `R` sends, typed from its declaration: `params` named after the path's
+ * placeholders, `query` and `body` as the route's schemas accept them, and any `headers`.
+ */
+export type CallInput<R extends RouteSpec> = string extends R["path"] ? UntypedInput
+  :
+    & Part<"params", [PathParamNames<R["path"]>] extends [never] ? undefined : ParamsOutput<R>>
+    & Part<"query", QueryInput<R>>
+    & Part<"body", BodyInput<R>>
+    & { readonly headers?: Readonly<Record<string, string>> }
+
+type Ok = 200 | 201 | 202 | 203 | 204 | 206
+type OkStatus<R extends RouteSpec> = Extract<keyof R["responses"], Ok>
+
+/**
+ * What a call of route `R` resolves to: the body of its 2xx responses (`undefined` for 204). Its
+ * redirects are followed by `fetch`, so they count only for a route that answers nothing else.
+ */
+export type CallResult<R extends RouteSpec> = [OkStatus<R>] extends [never] ? SuccessBody<R> : ResponseBody<R, OkStatus<R>>
+
+/** The item type of a cursor-paged route (`{ data: T[], … }`). */
+export type PageItem<R extends RouteSpec> = CallResult<R> extends { readonly data: ReadonlyArray<infer T> } ? T : unknown
+
+/** Per-call options: the transport's, and where the route is reached. */
+export interface CallOptions extends Pick<RequestOptions, "signal" | "timeout" | "retry" | "idempotencyKey" | "headers"> {
+  /**
+   * The prefix the route's path goes under. @default the gateway prefix of the route's service
+   * (`/api/v1/iam` for an identity route); `""` calls a service directly.
+   */
+  readonly basePath?: string
+}
+
+/** `call` on one transport with some options fixed: a resource's view of it. */
+export interface RouteCaller {
+  readonly call: <R extends RouteSpec>(route: R, input: CallInput<R>, options?: CallOptions) => Promise<CallResult<R>>
+  /** Every item of a cursor-paged route, page after page (the `cursor` query parameter). */
+  readonly pages: <R extends RouteSpec>(route: R, input: CallInput<R>, options?: CallOptions) => AsyncGenerator<PageItem<R>, void, undefined>
+}
+
+const isForm = (route: RouteSpec): boolean =>
+  route.request?.contentTypes?.[0]?.startsWith("application/x-www-form-urlencoded") ?? false
+
+/** An object as form fields: `null` and `undefined` left out, arrays repeating the name. */
+const formOf = (body: unknown): URLSearchParams => {
+  const fields = new URLSearchParams()
+  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    if (value === null || value === undefined) continue
+    for (const item of Array.isArray(value) ? value : [value]) fields.append(name, String(item))
+  }
+  return fields
+}
+
+const pathOf = (route: RouteSpec, input: UntypedInput, options: CallOptions): string =>
+  `${options.basePath ?? gatewayPrefixOf(route)}${buildPath(route.path, input.params ?? {})}`
+
+/** The transport's options of one call (only those: a resource's options may carry more). */
+const requestOf = <T>(route: RouteSpec, input: UntypedInput, options: CallOptions): RequestOptions<T> => {
+  const { signal, timeout, retry, idempotencyKey, headers } = options
+  const merged = headers === undefined && input.headers === undefined ? undefined : { ...headers, ...input.headers }
+  return {
+    ...(signal === undefined ? {} : { signal }),
+    ...(timeout === undefined ? {} : { timeout }),
+    ...(retry === undefined ? {} : { retry }),
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+    ...(merged === undefined ? {} : { headers: merged }),
+    ...(input.query === undefined ? {} : { query: input.query }),
+    ...(input.body === undefined ? {} : { body: isForm(route) ? formOf(input.body) : input.body })
+  }
+}
+
+/**
+ * Calls one catalogued route: fills its path's placeholders (URL-encoded) under the gateway prefix
+ * of its service, sends the query, and the body as JSON or, when the route's first content type is
+ * form-encoded, as form fields; retries, idempotency keys, timeouts and errors are the transport's.
+ * Resolves to the route's success body (`undefined` for 204). A better-auth or OAuth error body
+ * gives the `CoreApiError` its `code` and `message`.
+ *
+ * @example
+ * import { Iam } from "@core/contracts"
+ * await call(transport, Iam.AuthorizationRoutes.deleteGrant, { params: { id: "grt_1" } })
+ */
+export const call = async <R extends RouteSpec>(
+  transport: Transport,
+  route: R,
+  input: CallInput<R>,
+  options: CallOptions = {}
+): Promise<CallResult<R>> => {
+  const untyped = input as UntypedInput
+  try {
+    return await transport.request<CallResult<R>>(route.method, pathOf(route, untyped, options), requestOf(route, untyped, options))
+  } catch (error) {
+    throw withProtocolCode(error)
+  }
+}
+
+/** Every item of a cursor-paged route (GET), page after page. */
+export async function* pages<R extends RouteSpec>(
+  transport: Transport,
+  route: R,
+  input: CallInput<R>,
+  options: CallOptions = {}
+): AsyncGenerator<PageItem<R>, void, undefined> {
+  const untyped = input as UntypedInput
+  const { query, headers, signal } = requestOf(route, untyped, options)
+  try {
+    yield* paginate<PageItem<R>>(transport, pathOf(route, untyped, options), {
+      ...(query === undefined ? {} : { query }),
+      ...(headers === undefined ? {} : { headers }),
+      ...(signal === undefined ? {} : { signal })
+    })
+  } catch (error) {
+    throw withProtocolCode(error)
+  }
+}
+
+/** `call` and `pages` on `transport` with `defaults` under every call's own options. */
+export const routeCaller = (transport: Transport, defaults: CallOptions = {}): RouteCaller => ({
+  call: (route, input, options) => call(transport, route, input, { ...defaults, ...options }),
+  pages: (route, input, options) => pages(transport, route, input, { ...defaults, ...options })
+})
