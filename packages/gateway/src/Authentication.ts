@@ -14,30 +14,6 @@ export const SESSION_COOKIE = "core.session_token"
 /** The response header in which the identity service names what a change invalidates. */
 export const INVALIDATE_HEADER = "x-core-invalidate"
 
-/**
- * Paths open without credentials (DESIGN §6): the identity's sign-up, sign-in (password and magic
- * link), magic-link verify, password reset, email verification, OAuth device and token endpoints
- * and metadata, its JWKS, and the OpenAPI documents. `/health`, `/ready`, `/metrics` and the web
- * pages are outside `/api/*` and never authenticated.
- */
-export const PUBLIC_PATHS: ReadonlySet<string> = new Set([
-  "/api/v1/openapi.json",
-  "/api/v1/iam/openapi.json",
-  "/api/v1/iam/api/auth/sign-up/email",
-  "/api/v1/iam/api/auth/sign-in/email",
-  "/api/v1/iam/api/auth/sign-in/magic-link",
-  "/api/v1/iam/api/auth/magic-link/verify",
-  "/api/v1/iam/api/auth/request-password-reset",
-  "/api/v1/iam/api/auth/forget-password",
-  "/api/v1/iam/api/auth/reset-password",
-  "/api/v1/iam/api/auth/verify-email",
-  "/api/v1/iam/oauth/device/code",
-  "/api/v1/iam/oauth/device/token",
-  "/api/v1/iam/oauth/token",
-  "/api/v1/iam/.well-known/oauth-authorization-server",
-  "/api/v1/iam/.well-known/jwks.json"
-])
-
 /** Routes a suspended platform's callers may still use, to leave and to pay (docs/decisions/0163). */
 export const isSuspensionExempt = (pathname: string): boolean =>
   pathname === "/api/v1/iam/api/auth/sign-out" || pathname === "/api/v1/iam/api/auth/get-session" ||
@@ -102,19 +78,25 @@ export const presented = (headers: Headers.Headers): Presented => {
 }
 
 /**
- * Whether a cookie-authenticated write comes from another site (DESIGN §6): its `Origin` is
- * neither the gateway's own nor an allowed one, or the browser says `Sec-Fetch-Site: cross-site`.
- * Clients sending neither header are not browsers acting for another site.
+ * Whether a request comes from another site (DESIGN §6): its `Origin` is neither the gateway's own
+ * nor an allowed one, or the browser says `Sec-Fetch-Site: cross-site`. Clients sending neither
+ * header are not browsers acting for another site.
  */
-export const isCrossSiteWrite = (
-  request: Exchange,
-  isAllowedOrigin: (origin: string, request: Exchange) => boolean
-): boolean => {
-  if (SAFE_METHODS.has(request.method)) return false
+const isCrossSite = (request: Exchange, isAllowedOrigin: (origin: string, request: Exchange) => boolean): boolean => {
   if (request.headers["sec-fetch-site"] === "cross-site") return true
   const origin = request.headers.origin
   return origin !== undefined && !isAllowedOrigin(origin, request)
 }
+
+/**
+ * Whether a write (any method but `GET`, `HEAD` and `OPTIONS`) comes from another site. The
+ * authentication step asks the request's catalogue rule (`crossSiteCheck`) instead of the method;
+ * the catalogue declares no exception, so the two agree.
+ */
+export const isCrossSiteWrite = (
+  request: Exchange,
+  isAllowedOrigin: (origin: string, request: Exchange) => boolean
+): boolean => !SAFE_METHODS.has(request.method) && isCrossSite(request, isAllowedOrigin)
 
 /** What the authentication step needs. */
 export interface AuthenticationOptions {
@@ -174,8 +156,14 @@ const identityHeadersFor = (key: Uint8Array, principal: Principal, audience: str
  * the service; a session (bearer or cookie) or an `x-api-key` is checked with the identity
  * service through the cache. A wrong credential is refused (401) even where none is needed, except
  * on public routes, which then pass without an identity; a missing one is refused unless the route
- * is public or the development bypass is on. The identity travels upstream as `X-Core-User-Id`,
- * `X-Core-Role`, `X-Core-Platform-Id` and the signed `X-Core-Identity`. A change the identity
+ * is public or the development bypass is on. A route is public when the catalogue declares it so
+ * (`frame.rule`, from `RouteRules`: identity's sign-up, sign-in, magic links, password reset and
+ * its link, email verification, the OAuth device and token endpoints and metadata, the JWKS, the
+ * pages; the OpenAPI documents); `/health`, `/ready`, `/metrics` and the pages at the root are
+ * outside `/api/*` and never authenticated. A cookie-authenticated write from another site is
+ * refused (403) where the rule says `crossSiteCheck` (every method but GET, HEAD and OPTIONS).
+ * The identity travels upstream as `X-Core-User-Id`, `X-Core-Role`, `X-Core-Platform-Id` and the
+ * signed `X-Core-Identity`. A change the identity
  * service reports in `X-Core-Invalidate` (and any sign-out) drops the cached answers it affects.
  */
 export const middleware = (options: AuthenticationOptions): Guard => {
@@ -270,7 +258,7 @@ export const middleware = (options: AuthenticationOptions): Guard => {
     if (principal === undefined) {
       return open || (bypass && credential.kind === "none") ? undefined : Effect.fail(refusal(credential))
     }
-    if (credential.kind === "cookie" && isCrossSiteWrite(request, options.isAllowedOrigin)) {
+    if (credential.kind === "cookie" && frame.rule.crossSiteCheck && isCrossSite(request, options.isAllowedOrigin)) {
       return Effect.fail(new Forbidden({ message: "Cross-site request refused: this write is authenticated by a cookie" }))
     }
     frame.principal = principal
@@ -284,7 +272,7 @@ export const middleware = (options: AuthenticationOptions): Guard => {
   return (request, frame) => {
     if (!isUnder(frame.pathname, "/api")) return undefined
     const credential = presented(request.headers)
-    const open = PUBLIC_PATHS.has(frame.pathname)
+    const open = frame.rule.public
     const principal = resolve(credential)
     if (!Effect.isEffect(principal)) return admit(request, frame, credential, open, principal)
     return Effect.flatMap(

@@ -22,7 +22,8 @@ import {
   toEffect
 } from "./Middleware.js"
 import * as OpenApiDocument from "./OpenApiDocument.js"
-import { matchTarget, ROUTES, type Route, targetOf } from "./Routes.js"
+import * as RouteRules from "./RouteRules.js"
+import { ROUTES, type Route, targetOf } from "./Routes.js"
 import type { Upstream } from "./Upstream.js"
 
 /** What a gateway is made of. */
@@ -31,6 +32,11 @@ export interface GatewayOptions {
   readonly upstreams?: ReadonlyArray<Upstream>
   /** The routing table. @default ROUTES */
   readonly routes?: ReadonlyArray<Route>
+  /**
+   * What the route catalogue says of each request (public routes, rate-limit classes, cross-site
+   * checks). @default RouteRules.compile(), from `OpenApiDocument.CONTRACTS` and the pages
+   */
+  readonly routeRules?: RouteRules.Table
   /** Answers the requests outside `/api/v1` (`/health`, `/ready`, pages). @default 404 `NOT_FOUND` */
   readonly fallback?: GatewayApp
   /** Chain steps 6 to 10. */
@@ -86,6 +92,7 @@ const answerResponse = (answer: Answer) => HttpServerResponse.empty({ status: an
 export const make = (options: GatewayOptions = {}): HttpApp.Default<never, Scope.Scope> => {
   const guards = ordered(options.guards)
   const routes = options.routes ?? ROUTES
+  const rules = options.routeRules ?? RouteRules.compile()
   const route = router(options.upstreams ?? [])
   const fallback = options.fallback ?? notFoundApp
   const metrics = options.metrics
@@ -94,7 +101,7 @@ export const make = (options: GatewayOptions = {}): HttpApp.Default<never, Scope
     const { requestId, request } = Inbound.of(raw)
     const target = targetOf(raw.url)
     const pathname = target.pathname
-    const frame = makeFrame(requestId, pathname, matchTarget(routes, target))
+    const frame = makeFrame(requestId, request.method, target, routes, rules)
     const entered = Effect.clockWith((clock) => {
       const exchange: Exchange = {
         method: request.method,

@@ -2,7 +2,8 @@ import type { Headers, HttpApp } from "@effect/platform"
 import { ErrorResponse } from "@core/kernel"
 import { Effect, LogLevel, type Scope } from "effect"
 import type { Principal } from "./CredentialCache.js"
-import type { Match } from "./Routes.js"
+import type * as RouteRules from "./RouteRules.js"
+import { type Match, matchTarget, type Route, type Target } from "./Routes.js"
 
 /** An app inside the gateway: it may fail with anything; the chain turns failures into envelopes. */
 export type GatewayApp = HttpApp.Default<unknown, Scope.Scope>
@@ -46,6 +47,13 @@ export interface Frame {
   readonly pathname: string
   /** The route of the gateway's table the request falls under, if any (matched once, before the guards). */
   readonly match: Match | undefined
+  /**
+   * What the route catalogue says of the request (public, rate-limit class, cross-site check),
+   * looked up with the match, by method and path.
+   */
+  readonly rule: RouteRules.Rule
+  /** The gateway's compiled catalogue, for a step that must look up another spelling of the path. */
+  readonly rules: RouteRules.Table
   principal: Principal | undefined
   traceId: string | undefined
   readonly responseHeaders: Record<string, string>
@@ -53,11 +61,22 @@ export interface Frame {
   readonly after: Array<(head: Head) => Effect.Effect<void> | undefined>
 }
 
-/** A new frame for a request. */
-export const makeFrame = (requestId: string, pathname: string, match?: Match): Frame => ({
+/**
+ * A new frame for a request: its route in the routing table and its rule in the compiled
+ * catalogue, both found here, once.
+ */
+export const makeFrame = (
+  requestId: string,
+  method: string,
+  target: Target,
+  routes: ReadonlyArray<Route>,
+  rules: RouteRules.Table
+): Frame => ({
   requestId,
-  pathname,
-  match,
+  pathname: target.pathname,
+  match: matchTarget(routes, target),
+  rule: rules.ruleOf(method, target.pathname),
+  rules,
   principal: undefined,
   traceId: undefined,
   responseHeaders: {},

@@ -28,14 +28,37 @@ export interface ServiceContract {
   readonly catalogues: ReadonlyArray<Catalogue>
 }
 
-/** The gateway's own public routes. */
+/**
+ * The gateway's own public routes. The probes and the metrics are never rate-limited (they are
+ * polled); the gateway's rule table (`RouteRules`) reads that from here.
+ */
 export const GatewayRoutes = defineRoutes({
   health: {
     method: "GET",
     path: "/health",
     summary: "Liveness: the text ok",
     auth: "public",
+    rateLimit: "exempt",
     responses: { 200: { contentType: "text/plain", description: "The text ok" } }
+  },
+  ready: {
+    method: "GET",
+    path: "/ready",
+    summary: "Readiness: every dependency the server cannot serve without answers",
+    auth: "public",
+    rateLimit: "exempt",
+    responses: {
+      200: { contentType: "application/json", description: "Ready: { status: \"ready\", checks }" },
+      503: { contentType: "application/json", description: "Starting, or a check failed: { status: \"starting\" | \"unavailable\", checks }" }
+    }
+  },
+  metrics: {
+    method: "GET",
+    path: "/metrics",
+    summary: "Prometheus metrics (restrict at the proxy in front)",
+    auth: "public",
+    rateLimit: "exempt",
+    responses: { 200: { contentType: "text/plain; version=0.0.4", description: "The Prometheus text format" } }
   },
   openApiDocument: {
     method: "GET",
@@ -63,7 +86,7 @@ export const CONTRACTS: ReadonlyArray<ServiceContract> = [
 ]
 
 /** The path of a service's route as the gateway publishes it. */
-export const gatewayPath = (contract: ServiceContract, path: string): string =>
+export const gatewayPath = (contract: Pick<ServiceContract, "prefix" | "base">, path: string): string =>
   contract.base !== undefined && isUnder(path, contract.base)
     ? `${contract.prefix}${path.slice(contract.base.length)}`
     : `${contract.prefix}${path}`

@@ -1,3 +1,4 @@
+import type { RateLimitClass } from "@core/contracts"
 import { RateLimited } from "@core/kernel"
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
@@ -18,45 +19,19 @@ export {
 /** Every limit counts requests per minute. */
 export const WINDOW_MILLIS = 60_000
 
-/** A request the stricter sign-up and sign-in limit applies to: a path, and its methods (all when absent). */
-export interface StrictRoute {
-  readonly path: string
-  readonly methods?: ReadonlyArray<string>
-}
-
 /**
- * Sign-up, sign-in (password and magic link) and password-reset requests through the gateway,
- * and the pages' sign-in and sign-up posts at both addresses (docs/decisions/0154).
+ * The thresholds. Which requests they apply to is the route catalogue's (`RouteRules`, DESIGN §3):
+ * a route of rate-limit class `credentials` (sign-up, sign-in with password or magic link,
+ * password-reset requests, the pages' sign-in and sign-up posts at both addresses) has
+ * `authPerMinute`, one of class `exempt` (the device token poll and the token endpoint, which
+ * `slow_down` governs; `/health`, `/ready`, `/metrics`) is not counted, any other request has
+ * `perMinute`.
  */
-export const AUTH_ROUTES: ReadonlyArray<StrictRoute> = [
-  { path: "/api/v1/iam/api/auth/sign-up/email" },
-  { path: "/api/v1/iam/api/auth/sign-in/email" },
-  { path: "/api/v1/iam/api/auth/sign-in/magic-link" },
-  { path: "/api/v1/iam/api/auth/request-password-reset" },
-  { path: "/api/v1/iam/api/auth/forget-password" },
-  { path: "/api/v1/iam/sign-in", methods: ["POST"] },
-  { path: "/api/v1/iam/sign-up", methods: ["POST"] },
-  { path: "/sign-in", methods: ["POST"] },
-  { path: "/sign-up", methods: ["POST"] }
-]
-
-/** Paths never limited: probes, metrics, and the token endpoints that `slow_down` governs. */
-export const EXEMPT_PATHS: ReadonlyArray<string> = [
-  "/health",
-  "/ready",
-  "/metrics",
-  "/api/v1/iam/oauth/device/token",
-  "/api/v1/iam/oauth/token"
-]
-
-/** Which requests are limited, and how much. */
 export interface Rules {
   /** Requests a minute per `{ip}:{path}`. */
   readonly perMinute: number
-  /** Requests a minute per `{ip}:{path}` on `authRoutes`. */
+  /** Requests a minute per `{ip}:{path}` on `credentials` routes. */
   readonly authPerMinute: number
-  readonly authRoutes: ReadonlyArray<StrictRoute>
-  readonly exemptPaths: ReadonlyArray<string>
 }
 
 const positive = (name: string, value: number): number => {
@@ -69,13 +44,11 @@ const positive = (name: string, value: number): number => {
  * `CORE_RATE_LIMIT_AUTH_PER_MINUTE`); a threshold that is not a positive whole number stops the start.
  *
  * @example
- * RateLimit.rulesFrom(config.rateLimits) // { perMinute: 600, authPerMinute: 10, ... } by default
+ * RateLimit.rulesFrom(config.rateLimits) // { perMinute: 600, authPerMinute: 10 } by default
  */
 export const rulesFrom = (thresholds: { readonly perMinute?: number; readonly authPerMinute?: number } = {}): Rules => ({
   perMinute: positive("perMinute", thresholds.perMinute ?? 600),
-  authPerMinute: positive("authPerMinute", thresholds.authPerMinute ?? 10),
-  authRoutes: AUTH_ROUTES,
-  exemptPaths: EXEMPT_PATHS
+  authPerMinute: positive("authPerMinute", thresholds.authPerMinute ?? 10)
 })
 
 const decoded = (path: string): string => {
@@ -102,14 +75,13 @@ export const pathKeyOf = (pathname: string): string => {
 }
 
 /**
- * The limit for a request's method and path key, or `undefined` when it is not limited. `OPTIONS`
- * (a browser's CORS preflight) has the general limit, and its own counter (`{ip}:{path}:preflight`),
- * so that preflights do not use up the sign-in's attempts.
+ * The limit for a request's method and its route's rate-limit class, or `undefined` when it is not
+ * limited. `OPTIONS` (a browser's CORS preflight) has the general limit, and its own counter
+ * (`{ip}:{path}:preflight`), so that preflights do not use up the sign-in's attempts.
  */
-export const limitOf = (rules: Rules, method: string, path: string): Limit | undefined => {
-  if (rules.exemptPaths.includes(path)) return undefined
-  const strict = method !== "OPTIONS" && rules.authRoutes.some((route) =>
-    route.path === path && (route.methods === undefined || route.methods.includes(method)))
+export const limitOf = (rules: Rules, method: string, rateLimit: RateLimitClass): Limit | undefined => {
+  if (rateLimit === "exempt") return undefined
+  const strict = rateLimit === "credentials" && method !== "OPTIONS"
   return { limit: strict ? rules.authPerMinute : rules.perMinute, windowMillis: WINDOW_MILLIS }
 }
 
@@ -147,7 +119,7 @@ export const headersOf = (decision: Decision): Record<string, string> => ({
 /** Options of the rate limiter. */
 export interface RateLimitOptions {
   readonly store: Store
-  /** @default rulesFrom() (600 a minute, 10 for sign-up, sign-in and reset requests) */
+  /** @default rulesFrom() (600 a minute, 10 for the catalogue's `credentials` routes) */
   readonly rules?: Rules
   /** Key by the first `X-Forwarded-For` address (`CORE_TRUST_PROXY`). @default false */
   readonly trustProxy?: boolean
@@ -156,7 +128,9 @@ export interface RateLimitOptions {
 }
 
 /**
- * Chain step 6: count each request against `{ip}:{path}`. Allowed requests go on and their
+ * Chain step 6: count each request against `{ip}:{path}`, with the limit of its route's
+ * rate-limit class (the frame's rule; for a path spelled otherwise than its counter key, such as
+ * `/sign-in/%65mail/`, the rule of the key). Allowed requests go on and their
  * response, envelopes of later steps included, carries `RateLimit-Limit`, `RateLimit-Remaining`
  * and `RateLimit-Reset` (an upstream's own, such as identity's sign-in limit, are kept); refused
  * ones fail with `RateLimited` (429 `RATE_LIMITED` with `Retry-After` and the same headers).
@@ -166,6 +140,8 @@ export interface RateLimitOptions {
  */
 export const middleware = (options: RateLimitOptions): Guard => {
   const rules = options.rules ?? rulesFrom()
+  const general = limitOf(rules, "GET", "default")!
+  const strict = limitOf(rules, "POST", "credentials")!
   const trustProxy = options.trustProxy ?? false
   const decide = (decision: Decision, frame: Frame): Verdict | Effect.Effect<never, RateLimited> => {
     if (decision.allowed) {
@@ -191,10 +167,12 @@ export const middleware = (options: RateLimitOptions): Guard => {
   const { store } = options
   return (exchange, frame) => {
     const path = pathKeyOf(frame.pathname)
-    const limit = limitOf(rules, exchange.method, path)
-    if (limit === undefined) return undefined
+    const method = exchange.method
+    const rateLimit = (path === frame.pathname ? frame.rule : frame.rules.ruleOf(method, path)).rateLimit
+    if (rateLimit === "exempt") return undefined
+    const limit = rateLimit === "credentials" && method !== "OPTIONS" ? strict : general
     const counted = `${clientAddress(exchange, trustProxy)}:${path}`
-    const key = exchange.method === "OPTIONS" ? `${counted}:preflight` : counted
+    const key = method === "OPTIONS" ? `${counted}:preflight` : counted
     if (store.hitAt !== undefined) return decide(store.hitAt(key, limit, exchange.now), frame)
     return Effect.flatMap(store.hit(key, limit), (decision) => toEffect(decide(decision, frame)))
   }

@@ -1,4 +1,5 @@
 import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { buildPath, Iam, pathParamNames } from "@core/contracts"
 import { type Configuration, ForwardedIdentity, loadConfig } from "@core/kernel"
 import { Effect } from "effect"
 import { beforeEach, describe, expect, it } from "vitest"
@@ -275,6 +276,64 @@ describe("authentication (step 9)", () => {
     expect(script.calls.session).toBe(before)
     await call(gateway, "/api/v1/platforms/x", bearer)
     expect(script.calls.session).toBe(before + 1)
+  })
+})
+
+describe("public routes from the identity catalogue (step 9)", () => {
+  /** An identity service that answers every request 200 with what reached it. */
+  const stub = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+    HttpServerResponse.unsafeJson({ reached: `${request.method} ${request.url}`, user: request.headers["x-core-user-id"] ?? null }))
+  const gateway = Transport.handlerOf(Transport.ofAssembled({
+    config: secured,
+    upstreams: Effect.runSync(Effect.all([Upstream.fromHttpApp("IAM", stub), Upstream.fromHttpApp("REGISTRY", stub)]))
+  }))
+  const concrete = (path: string) => buildPath(path, Object.fromEntries(pathParamNames(path).map((name) => [name, `${name}-1`])))
+  const routes = Object.entries(Iam.IdentityRoutes)
+
+  it("lets every public route through without credentials, and refuses every other one with 401", async () => {
+    const seen: Array<[string, number, unknown]> = []
+    for (const [name, route] of routes) {
+      const path = concrete(route.path)
+      const response = await call(gateway, `/api/v1/iam${path}`, { method: route.method })
+      const body = await response.json() as { reached?: string; error?: { code: string; message: string } }
+      seen.push([name, response.status, route.auth === "public" ? body.reached : body.error])
+    }
+    expect(seen).toEqual(routes.map(([name, route]) =>
+      route.auth === "public"
+        ? [name, 200, `${route.method} ${concrete(route.path)}`]
+        : [name, 401, { code: "UNAUTHORIZED", message: "Authentication required", requestId: expect.any(String), details: null }]
+    ))
+    expect(routes.filter(([, route]) => route.auth === "public").length).toBeGreaterThan(20)
+  })
+
+  it("passes the password-reset link with its token, and the verification mail request", async () => {
+    const link = await call(gateway, "/api/v1/iam/api/auth/reset-password/rst_0123456789abcdefABCDEF?callbackURL=%2Faccount")
+    expect([link.status, ((await link.json()) as { reached: string }).reached]).toEqual([
+      200,
+      "GET /api/auth/reset-password/rst_0123456789abcdefABCDEF?callbackURL=%2Faccount"
+    ])
+    const verification = await call(gateway, "/api/v1/iam/api/auth/send-verification-email", { method: "POST" })
+    expect(verification.status).toBe(200)
+    const withSession = await call(gateway, "/api/v1/iam/api/auth/reset-password/rst_1", {
+      headers: { authorization: `Bearer ${STATIC_KEY}` }
+    })
+    expect(withSession.status).toBe(200)
+  })
+
+  it("still asks for credentials on whatever the catalogue does not declare under /api/v1/iam", async () => {
+    for (const [method, path] of [
+      ["POST", "/api/v1/iam/api/auth/forget-password"],
+      ["GET", "/api/v1/iam/api/auth/sign-in/email"],
+      ["GET", "/api/v1/iam/api/auth/reset-password/a/b"],
+      ["GET", "/api/v1/iam/api/auth/reset-password/a%2F..%2F..%2Fcore%2Froles"],
+      ["GET", "/api/v1/iam/api/core/undeclared"],
+      ["DELETE", "/api/v1/iam/api/auth/sign-up/email"],
+      ["GET", "/api/v1/iam"]
+    ] as const) {
+      const response = await call(gateway, path, { method })
+      expect([method, path, response.status]).toEqual([method, path, 401])
+    }
+    expect((await call(gateway, "/api/v1/iam/api/core/undeclared", { headers: { authorization: `Bearer ${STATIC_KEY}` } })).status).toBe(200)
   })
 })
 

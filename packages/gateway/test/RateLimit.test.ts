@@ -1,4 +1,5 @@
 import { HttpServerResponse } from "@effect/platform"
+import { buildPath, Iam, pathParamNames, type RouteSpec } from "@core/contracts"
 import { NodeHttpServer } from "@effect/platform-node"
 import { type Duration, Effect, Exit, Layer, Logger, ManagedRuntime, Scope, TestClock, TestContext } from "effect"
 import { Redis } from "ioredis"
@@ -6,7 +7,7 @@ import { randomUUID } from "node:crypto"
 import * as Http from "node:http"
 import * as Net from "node:net"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
-import { Gateway, type Middleware, Routes, Upstream } from "../src/index.js"
+import { Gateway, type Middleware, OpenApiDocument, Routes, Upstream } from "../src/index.js"
 import * as RateLimit from "../src/RateLimit.js"
 import * as Transport from "./Transport.js"
 
@@ -153,7 +154,6 @@ describe("RateLimit in memory", () => {
       "/api/v1/iam/api/auth/sign-in/email",
       "/api/v1/iam/api/auth/sign-in/magic-link",
       "/api/v1/iam/api/auth/request-password-reset",
-      "/api/v1/iam/api/auth/forget-password",
       "/api/v1/iam/sign-in",
       "/sign-up"
     ]
@@ -167,6 +167,57 @@ describe("RateLimit in memory", () => {
     }
     const pageView = await gateway.send("/sign-up")
     expect([pageView.status, pageView.headers["ratelimit-limit"]]).toEqual([200, "600"])
+  })
+
+  const concrete = (path: string) => buildPath(path, Object.fromEntries(pathParamNames(path).map((name) => [name, `${name}-1`])))
+  const identityRoutes = Object.values(Iam.IdentityRoutes) as ReadonlyArray<RouteSpec>
+  const ofClass = (routes: ReadonlyArray<RouteSpec>, rateLimit: RouteSpec["rateLimit"]) =>
+    routes.filter((route) => route.rateLimit === rateLimit)
+
+  it("limits every credentials route of the identity catalogue to 10 a minute, at both addresses of the pages", async () => {
+    const gateway = await serve(RateLimit.middleware({ store: RateLimit.memoryStore() }))
+    const strict = [
+      ...ofClass(identityRoutes, "credentials").map((route) => [route.method, `/api/v1/iam${concrete(route.path)}`] as const),
+      ...ofClass(Object.values(Iam.WebRoutes), "credentials").map((route) => [route.method, route.path] as const)
+    ]
+    expect(strict.map(([method, path]) => `${method} ${path}`)).toEqual(expect.arrayContaining([
+      "POST /api/v1/iam/api/auth/sign-up/email",
+      "POST /api/v1/iam/api/auth/sign-in/email",
+      "POST /api/v1/iam/api/auth/sign-in/magic-link",
+      "POST /api/v1/iam/api/auth/request-password-reset",
+      "POST /api/v1/iam/sign-in",
+      "POST /sign-up"
+    ]))
+    for (const [method, path] of strict) {
+      const first = await gateway.send(path, { method })
+      expect([method, path, first.status, ...limits(first)]).toEqual([method, path, 200, "10", "9", "60"])
+      expect([method, path, ...(await statuses(10, () => gateway.send(path, { method })))]).toEqual([method, path, ...times(9, 200), 429])
+    }
+    for (const [method, path] of [["POST", "/api/v1/iam/api/auth/forget-password"], ["GET", "/api/v1/iam/api/auth/sign-in/email"]]) {
+      const answer = await gateway.send(path, { method })
+      expect([method, path, answer.status, answer.headers["ratelimit-limit"]]).toEqual([method, path, 200, "600"])
+    }
+    const resetLink = await gateway.send("/api/v1/iam/api/auth/reset-password/rst_1")
+    expect(limits(resetLink)).toEqual(["600", "599", "60"])
+  })
+
+  it("never counts the exempt routes of the identity and gateway catalogues", async () => {
+    const gateway = await serve(RateLimit.middleware({ store: RateLimit.memoryStore(), rules: RateLimit.rulesFrom({ perMinute: 1, authPerMinute: 1 }) }))
+    const exempt = [
+      ...ofClass(identityRoutes, "exempt").map((route) => [route.method, `/api/v1/iam${concrete(route.path)}`] as const),
+      ...ofClass(Object.values(OpenApiDocument.GatewayRoutes), "exempt").map((route) => [route.method, route.path] as const)
+    ]
+    expect(exempt.map(([method, path]) => `${method} ${path}`)).toEqual(expect.arrayContaining([
+      "POST /api/v1/iam/oauth/device/token",
+      "POST /api/v1/iam/oauth/token",
+      "GET /health",
+      "GET /ready",
+      "GET /metrics"
+    ]))
+    for (const [method, path] of exempt) {
+      const answers = await Promise.all(times(3, path).map((p) => gateway.send(p, { method })))
+      expect([method, path, answers.map((answer) => [answer.status, answer.headers["ratelimit-limit"]])]).toEqual([method, path, times(3, [200, undefined])])
+    }
   })
 
   it("counts a browser's preflights against the general limit, never the sign-in's", async () => {

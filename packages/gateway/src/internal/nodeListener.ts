@@ -23,7 +23,8 @@ import {
   type Verdict
 } from "../Middleware.js"
 import * as OpenApiDocument from "../OpenApiDocument.js"
-import { matchTarget, ROUTES, targetOf } from "../Routes.js"
+import * as RouteRules from "../RouteRules.js"
+import { ROUTES, targetOf } from "../Routes.js"
 import { type NodeForwarding, type NodeHandler, nodeHandler, onRewritten, type Upstream } from "../Upstream.js"
 import { envelopeOf, notFoundApp, router, served } from "./routing.js"
 
@@ -141,6 +142,7 @@ export const listener = (options: GatewayOptions): Effect.Effect<NodeListener> =
     const guards = ordered(options.guards)
     const upstreams = options.upstreams ?? []
     const routes = options.routes ?? ROUTES
+    const rules = options.routeRules ?? RouteRules.compile()
     const route = router(upstreams)
     const metrics = options.metrics
     const handlers = new Map<Upstream, NodeHandler>()
@@ -202,7 +204,7 @@ export const listener = (options: GatewayOptions): Effect.Effect<NodeListener> =
       const url = request.url ?? "/"
       const method = request.method ?? "GET"
       const target = targetOf(url)
-      const frame = makeFrame(requestId, target.pathname, matchTarget(routes, target))
+      const frame = makeFrame(requestId, method, target, routes, rules)
       const flight = new InFlight(request, response, frame, method, start, reporter)
       ;(response as Tagged)[FLIGHT] = flight
       response.writeHead = gatewayWriteHead as typeof response.writeHead

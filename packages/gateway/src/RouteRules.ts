@@ -1,0 +1,175 @@
+import { Iam, type RateLimitClass, type RouteSpec } from "@core/contracts"
+import { type Catalogue, CONTRACTS, gatewayPath, type ServiceContract } from "./OpenApiDocument.js"
+import { isUnder } from "./Routes.js"
+
+/**
+ * What the route catalogue (DESIGN §3) says the gateway does with one request: whether it passes
+ * without credentials, its rate-limit class, and whether a write authenticated by the session
+ * cookie is checked for another site's origin.
+ */
+export interface Rule {
+  /** Auth `public` in the catalogue (or the gateway's own public routes): no credentials needed. */
+  readonly public: boolean
+  /** `credentials` has the strict limit, `exempt` is not counted. */
+  readonly rateLimit: RateLimitClass
+  /** A write authenticated by the session cookie is refused when it comes from another site. */
+  readonly crossSiteCheck: boolean
+  /** The declared path as the gateway serves it (`/api/v1/iam/api/auth/reset-password/:token`); `undefined` when undeclared. */
+  readonly path: string | undefined
+}
+
+/** A compiled catalogue: the rule of any request, by method and normalized path. */
+export interface Table {
+  /**
+   * The rule of a request. `HEAD` follows the `GET` route of its path. A request no catalogue
+   * declares (another method, another path, a path parameter with an encoded `/`) needs
+   * credentials and has the general limit.
+   */
+  readonly ruleOf: (method: string, pathname: string) => Rule
+}
+
+/** Catalogues served under a gateway prefix (a `ServiceContract` is one). */
+export interface Mount {
+  readonly prefix: string
+  readonly base?: string
+  readonly catalogues: ReadonlyArray<Catalogue>
+}
+
+/**
+ * Identity's web pages, which the all-in-one server also serves at the root (decision 0154):
+ * their posts at `/sign-in` and `/sign-up` have the strict limit there too.
+ */
+export const PAGES: Mount = { prefix: "", catalogues: [Iam.WebRoutes] }
+
+/** Every mount the gateway's table is compiled from by default: `CONTRACTS` and `PAGES`. */
+export const MOUNTS: ReadonlyArray<Mount> = [...CONTRACTS, PAGES]
+
+const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"])
+
+const UNDECLARED_SAFE: Rule = { public: false, rateLimit: "default", crossSiteCheck: false, path: undefined }
+const UNDECLARED_WRITE: Rule = { public: false, rateLimit: "default", crossSiteCheck: true, path: undefined }
+
+/** The rule of a request no catalogue declares. */
+export const undeclared = (method: string): Rule => (SAFE_METHODS.has(method) ? UNDECLARED_SAFE : UNDECLARED_WRITE)
+
+const ruleOfRoute = (route: RouteSpec, path: string): Rule => ({
+  public: route.auth === "public",
+  rateLimit: route.rateLimit ?? "default",
+  crossSiteCheck: !SAFE_METHODS.has(route.method),
+  path
+})
+
+const PLACEHOLDER = /:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\}/g
+const HAS_PLACEHOLDER = /:[A-Za-z_]|\{[A-Za-z_][A-Za-z0-9_]*\}/
+
+/** One path segment as a parameter value (a path with an encoded `/` never matches a pattern). */
+const SEGMENT = "[^/]+"
+
+/** An encoded `/`: a path parameter holding one could be routed otherwise upstream. */
+const ENCODED_SLASH = /%2f/i
+
+const escape = (literal: string): string => literal.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/** A declared path with parameters, as a whole-path pattern. */
+interface Pattern {
+  /** The literal part before the first parameter: a cheap test before the expression. */
+  readonly head: string
+  readonly expression: RegExp
+  readonly rule: Rule
+}
+
+const patternOf = (path: string, rule: Rule): Pattern => {
+  const first = path.search(PLACEHOLDER)
+  let source = ""
+  let at = 0
+  for (const found of path.matchAll(PLACEHOLDER)) {
+    source += `${escape(path.slice(at, found.index))}${SEGMENT}`
+    at = found.index + found[0].length
+  }
+  source += escape(path.slice(at))
+  return { head: path.slice(0, first), expression: new RegExp(`^${source}$`), rule }
+}
+
+const sameRule = (a: Rule, b: Rule): boolean =>
+  a.public === b.public && a.rateLimit === b.rateLimit && a.crossSiteCheck === b.crossSiteCheck
+
+const entriesOf = (catalogue: Catalogue): ReadonlyArray<RouteSpec> =>
+  Array.isArray(catalogue) ? (catalogue as ReadonlyArray<RouteSpec>) : Object.values(catalogue as Readonly<Record<string, RouteSpec>>)
+
+/** The gateway's own public route of a prefixed service: its OpenAPI document. */
+const OPENAPI_ROUTE: RouteSpec = {
+  method: "GET",
+  path: "/openapi.json",
+  summary: "The service's OpenAPI document",
+  auth: "public",
+  responses: { 200: null }
+}
+
+/**
+ * Compile the catalogues once (at gateway construction): each route at its gateway path
+ * (`gatewayPath`: the mount's prefix, the service's base replaced), and each prefixed service's
+ * `/openapi.json` as public. Paths without parameters go in one map (path → method → rule); paths
+ * with `:param` or `{param}` placeholders become whole-path patterns, grouped by mount prefix and
+ * tried only when the exact lookup misses. A path literally declared wins over a pattern; between
+ * patterns the first declared wins.
+ *
+ * @throws Error when one method and path is declared twice with different rules (a catalogue bug).
+ *
+ * @example
+ * const rules = RouteRules.compile()
+ * rules.ruleOf("GET", "/api/v1/iam/api/auth/reset-password/abc").public // true
+ */
+export const compile = (mounts: ReadonlyArray<Mount> = MOUNTS): Table => {
+  const exact = new Map<string, Map<string, Rule>>()
+  /** Per mount prefix with parameterized routes: method → its patterns, in declaration order. */
+  const groups: Array<{ readonly prefix: string; readonly byMethod: Map<string, Array<Pattern>> }> = []
+  for (const mount of mounts) {
+    const contract: Pick<ServiceContract, "prefix" | "base"> = mount
+    const routes = [...mount.catalogues.flatMap(entriesOf), ...(mount.prefix === "" ? [] : [OPENAPI_ROUTE])]
+    const patterns = new Map<string, Array<Pattern>>()
+    for (const route of routes) {
+      const path = gatewayPath(contract, route.path)
+      const rule = ruleOfRoute(route, path)
+      if (HAS_PLACEHOLDER.test(path)) {
+        const ofMethod = patterns.get(route.method)
+        if (ofMethod === undefined) patterns.set(route.method, [patternOf(path, rule)])
+        else ofMethod.push(patternOf(path, rule))
+        continue
+      }
+      let byMethod = exact.get(path)
+      if (byMethod === undefined) exact.set(path, (byMethod = new Map()))
+      const known = byMethod.get(route.method)
+      if (known !== undefined && !sameRule(known, rule)) {
+        throw new Error(`${route.method} ${path} is declared twice with different auth or rate-limit classes`)
+      }
+      byMethod.set(route.method, known ?? rule)
+    }
+    if (patterns.size > 0) groups.push({ prefix: mount.prefix, byMethod: patterns })
+  }
+
+  const inPatterns = (method: string, pathname: string): Rule | undefined => {
+    for (let g = 0; g < groups.length; g++) {
+      const group = groups[g]!
+      if (group.prefix !== "" && !isUnder(pathname, group.prefix)) continue
+      const patterns = group.byMethod.get(method)
+      if (patterns === undefined) continue
+      for (let i = 0; i < patterns.length; i++) {
+        const pattern = patterns[i]!
+        if (pathname.startsWith(pattern.head) && pattern.expression.test(pathname)) {
+          return pathname.includes("%") && ENCODED_SLASH.test(pathname) ? undefined : pattern.rule
+        }
+      }
+    }
+    return undefined
+  }
+
+  const declared = (method: string, pathname: string): Rule | undefined => {
+    const byMethod = exact.get(pathname)
+    return (byMethod === undefined ? undefined : byMethod.get(method)) ?? inPatterns(method, pathname)
+  }
+
+  return {
+    ruleOf: (method, pathname) =>
+      declared(method, pathname) ?? (method === "HEAD" ? declared("GET", pathname) : undefined) ?? undeclared(method)
+  }
+}

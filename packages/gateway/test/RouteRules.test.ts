@@ -1,0 +1,129 @@
+import { buildPath, defineRoutes, Iam, pathParamNames, type RouteSpec } from "@core/contracts"
+import { describe, expect, it } from "vitest"
+import * as OpenApiDocument from "../src/OpenApiDocument.js"
+import * as RouteRules from "../src/RouteRules.js"
+
+/** A concrete path of a declared one: each parameter filled with `<name>-1`. */
+const concrete = (path: string): string =>
+  buildPath(path, Object.fromEntries(pathParamNames(path).map((name) => [name, `${name}-1`])))
+
+const identityRoutes: Array<[string, RouteSpec]> = Object.entries(Iam.IdentityRoutes)
+
+describe("RouteRules.compile", () => {
+  const rules = RouteRules.compile()
+
+  it("gives every identity route, at its gateway path, the catalogue's auth and rate-limit class", () => {
+    for (const [name, route] of identityRoutes) {
+      const path = `/api/v1/iam${concrete(route.path)}`
+      expect([name, rules.ruleOf(route.method, path)]).toEqual([
+        name,
+        {
+          public: route.auth === "public",
+          rateLimit: route.rateLimit ?? "default",
+          crossSiteCheck: !["GET", "HEAD", "OPTIONS"].includes(route.method),
+          path: `/api/v1/iam${route.path}`
+        }
+      ])
+      if (route.method === "GET") expect(rules.ruleOf("HEAD", path)).toBe(rules.ruleOf("GET", path))
+    }
+  })
+
+  it("matches path parameters one whole segment each", () => {
+    const reset = "/api/v1/iam/api/auth/reset-password/:token"
+    expect(rules.ruleOf("GET", "/api/v1/iam/api/auth/reset-password/tok_0123456789-abc_DEF")).toMatchObject({ public: true, path: reset })
+    expect(rules.ruleOf("GET", "/api/v1/iam/api/auth/reset-password/t%C3%B6ken")).toMatchObject({ public: true, path: reset })
+    for (const other of ["/a/b", "/", "", "/a%2Fb", "/a%2fb"]) {
+      expect([other, rules.ruleOf("GET", `/api/v1/iam/api/auth/reset-password${other}`).public]).toEqual([other, false])
+    }
+    expect(rules.ruleOf("DELETE", "/api/v1/iam/api/core/roles/org_1/admin").path).toBe("/api/v1/iam/api/core/roles/{orgId}/{role}")
+    expect(rules.ruleOf("DELETE", "/api/v1/iam/api/core/roles/org_1").path).toBeUndefined()
+  })
+
+  it("matches by method: another method on a declared path is undeclared", () => {
+    expect(rules.ruleOf("POST", "/api/v1/iam/api/auth/sign-up/email")).toMatchObject({ public: true, rateLimit: "credentials" })
+    expect(rules.ruleOf("GET", "/api/v1/iam/api/auth/sign-up/email")).toEqual(RouteRules.undeclared("GET"))
+    expect(rules.ruleOf("GET", "/api/v1/iam/sign-in")).toMatchObject({ public: true, rateLimit: "default" })
+    expect(rules.ruleOf("POST", "/api/v1/iam/sign-in")).toMatchObject({ public: true, rateLimit: "credentials" })
+    const table = RouteRules.compile([{
+      prefix: "/api/v1/iam",
+      catalogues: [[
+        { method: "GET", path: "/page", summary: "A page", auth: "public", responses: { 200: null } },
+        { method: "POST", path: "/page", summary: "Its form", auth: "session-cookie", responses: { 303: null } },
+        { method: "GET", path: "/things/:id", summary: "A thing", auth: "public", responses: { 200: null } },
+        { method: "DELETE", path: "/things/:id", summary: "Remove it", auth: "caller", responses: { 204: null } }
+      ]]
+    }])
+    expect([table.ruleOf("GET", "/api/v1/iam/page").public, table.ruleOf("POST", "/api/v1/iam/page").public]).toEqual([true, false])
+    expect(table.ruleOf("PUT", "/api/v1/iam/page")).toEqual(RouteRules.undeclared("PUT"))
+    expect([table.ruleOf("GET", "/api/v1/iam/things/t1").public, table.ruleOf("DELETE", "/api/v1/iam/things/t1").public]).toEqual([true, false])
+    expect(table.ruleOf("PATCH", "/api/v1/iam/things/t1")).toEqual(RouteRules.undeclared("PATCH"))
+  })
+
+  it("needs credentials, and counts at the general limit, for whatever no catalogue declares", () => {
+    for (const [method, path] of [
+      ["POST", "/api/v1/iam/api/auth/forget-password"],
+      ["GET", "/api/v1/iam/api/core/nothing-here"],
+      ["GET", "/api/v1/iam"],
+      ["POST", "/api/v1/iam/api/auth/sign-in/email/"],
+      ["GET", "/api/v1/platforms/plt_1"],
+      ["POST", "/api/v1/iam/api/auth/sign-in/%65mail"]
+    ] as const) {
+      expect([method, path, rules.ruleOf(method, path)]).toEqual([method, path, RouteRules.undeclared(method)])
+    }
+    expect(RouteRules.undeclared("GET")).toMatchObject({ public: false, rateLimit: "default", crossSiteCheck: false })
+    expect(RouteRules.undeclared("PATCH")).toMatchObject({ public: false, rateLimit: "default", crossSiteCheck: true })
+  })
+
+  it("opens the OpenAPI documents, and never counts the probes and the metrics", () => {
+    expect(rules.ruleOf("GET", "/api/v1/openapi.json").public).toBe(true)
+    expect(rules.ruleOf("GET", "/api/v1/iam/openapi.json").public).toBe(true)
+    expect(rules.ruleOf("GET", "/api/v1/platforms/openapi.json").public).toBe(false)
+    for (const path of ["/health", "/ready", "/metrics"]) {
+      expect([path, rules.ruleOf("GET", path).rateLimit, rules.ruleOf("HEAD", path).rateLimit]).toEqual([path, "exempt", "exempt"])
+    }
+  })
+
+  it("gives the pages' posts at the root their classes too (decision 0154)", () => {
+    for (const route of Object.values(Iam.WebRoutes) as ReadonlyArray<RouteSpec>) {
+      expect([route.method, route.path, rules.ruleOf(route.method, route.path).rateLimit]).toEqual([
+        route.method,
+        route.path,
+        route.rateLimit ?? "default"
+      ])
+    }
+    expect(rules.ruleOf("POST", "/sign-in").rateLimit).toBe("credentials")
+    expect(rules.ruleOf("POST", "/sign-up").rateLimit).toBe("credentials")
+  })
+
+  it("puts a route under its service's base at the prefix, and prefers a literal path to a pattern", () => {
+    const table = RouteRules.compile([
+      {
+        prefix: "/api/v1/billing",
+        base: "/api/billing",
+        catalogues: [
+          defineRoutes({
+            plans: { method: "GET", path: "/api/billing/plans", summary: "Plans", auth: "public", responses: { 200: null } },
+            plan: { method: "GET", path: "/api/billing/plans/:id", summary: "A plan", auth: "caller", responses: { 200: null } },
+            free: { method: "GET", path: "/api/billing/plans/free", summary: "The free plan", auth: "public", rateLimit: "exempt", responses: { 200: null } }
+          })
+        ]
+      }
+    ])
+    expect(table.ruleOf("GET", "/api/v1/billing/plans").public).toBe(true)
+    expect(table.ruleOf("GET", "/api/v1/billing/plans/pro")).toMatchObject({ public: false, path: "/api/v1/billing/plans/:id" })
+    expect(table.ruleOf("GET", "/api/v1/billing/plans/free")).toMatchObject({ public: true, rateLimit: "exempt" })
+    expect(table.ruleOf("GET", "/api/v1/billing/openapi.json").public).toBe(true)
+  })
+
+  it("refuses one method and path declared twice with different rules", () => {
+    const route = (auth: RouteSpec["auth"]): RouteSpec => ({ method: "POST", path: "/x", summary: "x", auth, responses: { 200: null } })
+    expect(() => RouteRules.compile([{ prefix: "/api/v1/iam", catalogues: [[route("public")], [route("caller")]] }])).toThrow(
+      "POST /api/v1/iam/x is declared twice with different auth or rate-limit classes"
+    )
+    expect(() => RouteRules.compile([{ prefix: "/api/v1/iam", catalogues: [[route("public")], [route("public")]] }])).not.toThrow()
+  })
+
+  it("is compiled from the published contracts and the pages", () => {
+    expect(RouteRules.MOUNTS).toEqual([...OpenApiDocument.CONTRACTS, RouteRules.PAGES])
+  })
+})
