@@ -1,17 +1,24 @@
-import {
-  buildPath,
-  type BodyInput,
-  type ParamsOutput,
-  type PathParamNames,
-  type QueryInput,
-  type ResponseBody,
-  type RouteSpec,
-  type SuccessBody
+import type {
+  BodyInput,
+  ParamsOutput,
+  PathParamNames,
+  QueryInput,
+  ResponseBody,
+  RouteSpec,
+  SuccessBody
 } from "@core/contracts"
+import { buildPath, type RouteOf, type RouteRef } from "@core/contracts/routes"
 import { withProtocolCode } from "./errors.js"
 import { gatewayPrefixOf } from "./gateway.js"
 import { paginate } from "./pagination.js"
 import type { Query, RequestOptions, Transport } from "./transport.js"
+
+/**
+ * A route `call` reaches: a ref of `@core/contracts/routes` (`AccountRouteRefs.getSession`: data
+ * without zod, the declaration as a phantom type), or a declaration itself
+ * (`Iam.AccountRoutes.getSession`, or your own `defineRoute`), typed the same way.
+ */
+export type CallableRoute = RouteRef | RouteSpec
 
 /** One part of a call's input: absent when the route has none, optional when all of it is. */
 type Part<K extends string, T> = [T] extends [undefined] ? { readonly [P in K]?: undefined }
@@ -28,10 +35,13 @@ interface UntypedInput {
 }
 
 /**
- * What a call of route `R` sends, typed from its declaration: `params` named after the path's
- * placeholders, `query` and `body` as the route's schemas accept them, and any `headers`.
+ * What a call of route `T` (a ref or a declaration) sends, typed from its declaration: `params`
+ * named after the path's placeholders, `query` and `body` as the route's schemas accept them, and
+ * any `headers`.
  */
-export type CallInput<R extends RouteSpec> = string extends R["path"] ? UntypedInput
+export type CallInput<T extends CallableRoute> = InputOf<RouteOf<T>>
+
+type InputOf<R extends RouteSpec> = string extends R["path"] ? UntypedInput
   :
     & Part<"params", [PathParamNames<R["path"]>] extends [never] ? undefined : ParamsOutput<R>>
     & Part<"query", QueryInput<R>>
@@ -42,32 +52,37 @@ type Ok = 200 | 201 | 202 | 203 | 204 | 206
 type OkStatus<R extends RouteSpec> = Extract<keyof R["responses"], Ok>
 
 /**
- * What a call of route `R` resolves to: the body of its 2xx responses (`undefined` for 204). Its
- * redirects are followed by `fetch`, so they count only for a route that answers nothing else.
+ * What a call of route `T` (a ref or a declaration) resolves to: the body of its 2xx responses
+ * (`undefined` for 204). Its redirects are followed by `fetch`, so they count only for a route that answers nothing else.
  */
-export type CallResult<R extends RouteSpec> = [OkStatus<R>] extends [never] ? SuccessBody<R> : ResponseBody<R, OkStatus<R>>
+export type CallResult<T extends CallableRoute> = ResultOf<RouteOf<T>>
+
+type ResultOf<R extends RouteSpec> = [OkStatus<R>] extends [never] ? SuccessBody<R> : ResponseBody<R, OkStatus<R>>
 
 /** The item type of a cursor-paged route (`{ data: T[], … }`). */
-export type PageItem<R extends RouteSpec> = CallResult<R> extends { readonly data: ReadonlyArray<infer T> } ? T : unknown
+export type PageItem<T extends CallableRoute> = CallResult<T> extends { readonly data: ReadonlyArray<infer I> } ? I : unknown
 
 /** Per-call options: the transport's, and where the route is reached. */
 export interface CallOptions extends Pick<RequestOptions, "signal" | "timeout" | "retry" | "idempotencyKey" | "headers"> {
   /**
-   * The prefix the route's path goes under. @default the gateway prefix of the route's service
-   * (`/api/v1/iam` for an identity route); `""` calls a service directly.
+   * The prefix the route's path goes under. @default the gateway prefix of the route's service (a
+   * ref's `prefix`: `/api/v1/iam` for an identity route); `""` calls a service directly.
    */
   readonly basePath?: string
 }
 
 /** `call` on one transport with some options fixed: a resource's view of it. */
 export interface RouteCaller {
-  readonly call: <R extends RouteSpec>(route: R, input: CallInput<R>, options?: CallOptions) => Promise<CallResult<R>>
+  readonly call: <T extends CallableRoute>(route: T, input: CallInput<T>, options?: CallOptions) => Promise<CallResult<T>>
   /** Every item of a cursor-paged route, page after page (the `cursor` query parameter). */
-  readonly pages: <R extends RouteSpec>(route: R, input: CallInput<R>, options?: CallOptions) => AsyncGenerator<PageItem<R>, void, undefined>
+  readonly pages: <T extends CallableRoute>(route: T, input: CallInput<T>, options?: CallOptions) => AsyncGenerator<PageItem<T>, void, undefined>
 }
 
-const isForm = (route: RouteSpec): boolean =>
-  route.request?.contentTypes?.[0]?.startsWith("application/x-www-form-urlencoded") ?? false
+const isSpec = (route: CallableRoute): route is RouteSpec => "responses" in route
+
+/** Whether the body goes form-encoded: the route's first content type (a ref's, or a declaration's request's) says so. */
+const isForm = (route: CallableRoute): boolean =>
+  (isSpec(route) ? route.request?.contentTypes : route.contentTypes)?.[0]?.startsWith("application/x-www-form-urlencoded") ?? false
 
 /** An object as form fields: `null` and `undefined` left out, arrays repeating the name. */
 const formOf = (body: unknown): URLSearchParams => {
@@ -79,11 +94,11 @@ const formOf = (body: unknown): URLSearchParams => {
   return fields
 }
 
-const pathOf = (route: RouteSpec, input: UntypedInput, options: CallOptions): string =>
+const pathOf = (route: CallableRoute, input: UntypedInput, options: CallOptions): string =>
   `${options.basePath ?? gatewayPrefixOf(route)}${buildPath(route.path, input.params ?? {})}`
 
 /** The transport's options of one call (only those: a resource's options may carry more). */
-const requestOf = <T>(route: RouteSpec, input: UntypedInput, options: CallOptions): RequestOptions<T> => {
+const requestOf = <T>(route: CallableRoute, input: UntypedInput, options: CallOptions): RequestOptions<T> => {
   const { signal, timeout, retry, idempotencyKey, headers } = options
   const merged = headers === undefined && input.headers === undefined ? undefined : { ...headers, ...input.headers }
   return {
@@ -105,34 +120,34 @@ const requestOf = <T>(route: RouteSpec, input: UntypedInput, options: CallOption
  * gives the `CoreApiError` its `code` and `message`.
  *
  * @example
- * import { Iam } from "@core/contracts"
- * await call(transport, Iam.AuthorizationRoutes.deleteGrant, { params: { id: "grt_1" } })
+ * import { AuthorizationRouteRefs } from "@core/contracts/routes"
+ * await call(transport, AuthorizationRouteRefs.deleteGrant, { params: { id: "grt_1" } })
  */
-export const call = async <R extends RouteSpec>(
+export const call = async <T extends CallableRoute>(
   transport: Transport,
-  route: R,
-  input: CallInput<R>,
+  route: T,
+  input: CallInput<T>,
   options: CallOptions = {}
-): Promise<CallResult<R>> => {
+): Promise<CallResult<T>> => {
   const untyped = input as UntypedInput
   try {
-    return await transport.request<CallResult<R>>(route.method, pathOf(route, untyped, options), requestOf(route, untyped, options))
+    return await transport.request<CallResult<T>>(route.method, pathOf(route, untyped, options), requestOf(route, untyped, options))
   } catch (error) {
     throw withProtocolCode(error)
   }
 }
 
 /** Every item of a cursor-paged route (GET), page after page. */
-export async function* pages<R extends RouteSpec>(
+export async function* pages<T extends CallableRoute>(
   transport: Transport,
-  route: R,
-  input: CallInput<R>,
+  route: T,
+  input: CallInput<T>,
   options: CallOptions = {}
-): AsyncGenerator<PageItem<R>, void, undefined> {
+): AsyncGenerator<PageItem<T>, void, undefined> {
   const untyped = input as UntypedInput
   const { query, headers, signal } = requestOf(route, untyped, options)
   try {
-    yield* paginate<PageItem<R>>(transport, pathOf(route, untyped, options), {
+    yield* paginate<PageItem<T>>(transport, pathOf(route, untyped, options), {
       ...(query === undefined ? {} : { query }),
       ...(headers === undefined ? {} : { headers }),
       ...(signal === undefined ? {} : { signal })

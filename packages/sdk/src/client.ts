@@ -1,5 +1,4 @@
-import type { RouteSpec } from "@core/contracts"
-import { routeCaller, type CallInput, type CallOptions, type CallResult } from "./call.js"
+import { routeCaller, type CallableRoute, type CallInput, type CallOptions, type CallResult } from "./call.js"
 import { paginate, type PaginateOptions } from "./pagination.js"
 import { health, type HealthOptions } from "./resources/health.js"
 import { iamAccounts, type IamAccounts } from "./resources/iam-accounts.js"
@@ -25,12 +24,15 @@ export interface CoreClient {
    * identity route; `options.basePath` overrides it). Resolves to the success body (`undefined` for
    * 204); failures are the `CoreApiError` subclasses, coded from better-auth and OAuth bodies too.
    *
+   * `route` is a ref from `@core/contracts/routes` (no zod: what a browser or worker should use),
+   * or a declaration (`RouteSpec`) itself, e.g. from `@core/contracts` where zod is loaded anyway.
+   *
    * @example
-   * import { Iam } from "@core/contracts"
-   * const session = await client.call(Iam.AccountRoutes.getSession, {})
-   * await client.call(Iam.AuthorizationRoutes.deleteGrant, { params: { id: "grt_1" } })
+   * import { AccountRouteRefs, AuthorizationRouteRefs } from "@core/contracts/routes"
+   * const session = await client.call(AccountRouteRefs.getSession, {})
+   * await client.call(AuthorizationRouteRefs.deleteGrant, { params: { id: "grt_1" } })
    */
-  readonly call: <R extends RouteSpec>(route: R, input: CallInput<R>, options?: CallOptions) => Promise<CallResult<R>>
+  readonly call: <T extends CallableRoute>(route: T, input: CallInput<T>, options?: CallOptions) => Promise<CallResult<T>>
   /** Iterates over every item of a cursor-paged list. */
   readonly paginate: <T>(path: string, options?: PaginateOptions<T>) => AsyncGenerator<T, void, undefined>
   /** `GET /health` as text. */

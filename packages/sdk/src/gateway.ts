@@ -1,15 +1,22 @@
-import { Iam, type RouteSpec } from "@core/contracts"
-
-/** The gateway prefix of the identity service: its routes are reached at `/api/v1/iam<route path>`. */
-export const IAM_PREFIX = "/api/v1/iam"
+import type { RouteSpec } from "@core/contracts"
+import { ROUTE_REFS, type RouteRef } from "@core/contracts/routes"
 
 const keyOf = (route: Pick<RouteSpec, "method" | "path">): string => `${route.method} ${route.path}`
 
-/** Each catalogued route (by method and path, so a second copy of the contracts still matches) → its service's prefix. */
-const prefixes: ReadonlyMap<string, string> = new Map(Object.values(Iam.IdentityRoutes).map((route) => [keyOf(route), IAM_PREFIX]))
+let prefixes: ReadonlyMap<string, string> | undefined
+
+/** Each catalogued route (by method and path, so a second copy of the contracts still matches) → its gateway prefix. */
+const prefixByRoute = (): ReadonlyMap<string, string> =>
+  (prefixes ??= new Map(
+    Object.values(ROUTE_REFS).flatMap((catalogues) =>
+      Object.values(catalogues).flatMap((refs) => Object.values(refs as Readonly<Record<string, RouteRef>>).map((ref) => [keyOf(ref), ref.prefix] as const))
+    )
+  ))
 
 /**
- * The prefix the gateway serves a route under: the identity service's for an identity route, none
- * for any other (whose catalogue then writes the full gateway path).
+ * The prefix the gateway serves a route under: a ref's own (from `@core/contracts/routes`, where
+ * the prefixes are declared); for a declaration, that of the catalogued route with its method and
+ * path, else none (a route whose declaration writes the full gateway path).
  */
-export const gatewayPrefixOf = (route: RouteSpec): string => prefixes.get(keyOf(route)) ?? ""
+export const gatewayPrefixOf = (route: RouteRef | RouteSpec): string =>
+  "prefix" in route && typeof route.prefix === "string" ? route.prefix : (prefixByRoute().get(keyOf(route)) ?? "")

@@ -2,7 +2,7 @@
  * @core/sdk — the client of a Core deployment. Runs on Node ≥ 20, browsers, Deno, Bun and workers.
  */
 export { createClient, type CoreClient, type IamClient } from "./client.js"
-export type { CallInput, CallOptions, CallResult, PageItem } from "./call.js"
+export type { CallableRoute, CallInput, CallOptions, CallResult, PageItem } from "./call.js"
 export type { ClientOptions, HttpMethod, Query, RequestOptions } from "./transport.js"
 export type { CursorPage, PaginateOptions } from "./pagination.js"
 export type { RetryOptions } from "./retry.js"

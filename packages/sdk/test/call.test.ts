@@ -1,4 +1,5 @@
 import { defineRoute, Iam } from "@core/contracts"
+import { AccountRouteRefs, AuthorizationRouteRefs, DeviceRouteRefs, OrganizationRouteRefs } from "@core/contracts/routes"
 import { afterEach, describe, expect, expectTypeOf, it } from "vitest"
 import { z } from "zod"
 import { BadRequestError, ConflictError, createClient, NotFoundError, UnauthorizedError, type CallInput } from "../src/index.js"
@@ -23,17 +24,28 @@ const searchThings = defineRoute({
 })
 
 describe("client.call", () => {
-  it("fills the path's placeholders URL-encoded, under the identity prefix, and types the result from the route", async () => {
+  it("fills the path's placeholders URL-encoded, under the ref's gateway prefix, and types the result from the route", async () => {
     const client = await answering({ status: 200, body: { id: "ses/1 a" } })
-    const revoked = await client.call(Iam.AccountRoutes.deleteSession, { params: { id: "ses/1 a" } })
+    const revoked = await client.call(AccountRouteRefs.deleteSession, { params: { id: "ses/1 a" } })
     expectTypeOf(revoked).toEqualTypeOf<Iam.RevokedSession>()
     expect(revoked).toEqual({ id: "ses/1 a" })
     expect(server!.requests[0]).toMatchObject({ method: "DELETE", url: "/api/v1/iam/api/sessions/ses%2F1%20a", body: "" })
   })
 
+  it("takes the route's declaration too, typed alike, under the prefix of the catalogued route it is", async () => {
+    const client = await answering({ status: 200, body: { id: "ses_1" } }, { status: 200, body: { device_code: "d" } })
+    const revoked = await client.call(Iam.AccountRoutes.deleteSession, { params: { id: "ses_1" } })
+    expectTypeOf(revoked).toEqualTypeOf<Iam.RevokedSession>()
+    await client.call(Iam.DeviceRoutes.requestDeviceCode, { body: { client_id: Iam.DEVICE_CLIENT_ID } })
+    expect(server!.requests.map((request) => `${request.method} ${request.url} ${request.body}`)).toEqual([
+      "DELETE /api/v1/iam/api/sessions/ses_1 ",
+      "POST /api/v1/iam/oauth/device/code client_id=core-cli"
+    ])
+  })
+
   it("fills several placeholders, and basePath replaces the gateway prefix", async () => {
     const client = await answering({ status: 204 })
-    await client.call(Iam.AuthorizationRoutes.deleteRoleMapping, { params: { orgId: "org_1", role: "a&b" } }, { basePath: "/direct" })
+    await client.call(AuthorizationRouteRefs.deleteRoleMapping, { params: { orgId: "org_1", role: "a&b" } }, { basePath: "/direct" })
     expect(server!.requests[0].url).toBe("/direct/api/core/roles/org_1/a%26b")
   })
 
@@ -47,11 +59,11 @@ describe("client.call", () => {
   it("form-encodes the body of a route whose first content type is a form, and sends JSON otherwise", async () => {
     const token = { access_token: "a", token_type: "bearer", expires_in: 3600, refresh_token: "r" }
     const client = await answering({ status: 200, body: token }, { status: 201, body: { id: "grt_1" } })
-    const answered = await client.call(Iam.DeviceRoutes.token, {
+    const answered = await client.call(DeviceRouteRefs.token, {
       body: { grant_type: Iam.REFRESH_TOKEN_GRANT, refresh_token: "r t", client_id: Iam.DEVICE_CLIENT_ID }
     })
     expectTypeOf(answered).toEqualTypeOf<Iam.TokenResponse>()
-    await client.call(Iam.AuthorizationRoutes.createGrant, { body: { orgId: "org_1", userId: "usr_1", permission: "org:read", granted: true, grantedBy: "usr_0" } })
+    await client.call(AuthorizationRouteRefs.createGrant, { body: { orgId: "org_1", userId: "usr_1", permission: "org:read", granted: true, grantedBy: "usr_0" } })
     expect(server!.requests[0]).toMatchObject({
       method: "POST",
       url: "/api/v1/iam/oauth/token",
@@ -64,15 +76,15 @@ describe("client.call", () => {
 
   it("resolves undefined for 204", async () => {
     const client = await answering({ status: 204 })
-    const deleted = await client.call(Iam.AuthorizationRoutes.deleteGrant, { params: { id: "grt_1" } })
+    const deleted = await client.call(AuthorizationRouteRefs.deleteGrant, { params: { id: "grt_1" } })
     expectTypeOf(deleted).toEqualTypeOf<undefined>()
     expect(deleted).toBeUndefined()
   })
 
   it("sends an idempotency key with a POST unless told not to, and merges the input's and the options' headers", async () => {
     const client = await answering({ status: 200, body: { valid: false } }, { status: 200, body: { valid: false } })
-    await client.call(Iam.AccountRoutes.validateSession, { headers: { "x-a": "1" } }, { headers: { "x-b": "2" } })
-    await client.call(Iam.AccountRoutes.validateSession, {}, { idempotencyKey: false })
+    await client.call(AccountRouteRefs.validateSession, { headers: { "x-a": "1" } }, { headers: { "x-b": "2" } })
+    await client.call(AccountRouteRefs.validateSession, {}, { idempotencyKey: false })
     expect(server!.requests[0].headers).toMatchObject({ "x-a": "1", "x-b": "2", "idempotency-key": expect.any(String) })
     expect(server!.requests[1].headers["idempotency-key"]).toBeUndefined()
   })
@@ -86,15 +98,15 @@ describe("client.call", () => {
       { status: 409, body: { error: "conflict" }, headers: { "x-request-id": "req_9" } }
     )
     const failure = (promise: Promise<unknown>) => promise.catch((error: unknown) => error)
-    expect(await failure(client.call(Iam.AuthorizationRoutes.deleteGrant, { params: { id: "grt_1" } })))
+    expect(await failure(client.call(AuthorizationRouteRefs.deleteGrant, { params: { id: "grt_1" } })))
       .toMatchObject({ constructor: NotFoundError, code: "NOT_FOUND", message: "No such grant", requestId: "req_1" })
-    expect(await failure(client.call(Iam.AccountRoutes.signInEmail, { body: { email: "a@b.c", password: "x" } })))
+    expect(await failure(client.call(AccountRouteRefs.signInEmail, { body: { email: "a@b.c", password: "x" } })))
       .toMatchObject({ constructor: UnauthorizedError, status: 401, code: "INVALID_EMAIL_OR_PASSWORD", message: "Invalid email or password" })
-    expect(await failure(client.call(Iam.AccountRoutes.signUpEmail, { body: { name: "A", email: "a", password: "x" } })))
+    expect(await failure(client.call(AccountRouteRefs.signUpEmail, { body: { name: "A", email: "a", password: "x" } })))
       .toMatchObject({ constructor: BadRequestError, code: "VALIDATION_ERROR", details: { issues: [{ path: ["email"] }] } })
-    expect(await failure(client.call(Iam.DeviceRoutes.token, { body: { grant_type: "refresh_token", refresh_token: "r", client_id: "core-cli" } })))
+    expect(await failure(client.call(DeviceRouteRefs.token, { body: { grant_type: "refresh_token", refresh_token: "r", client_id: "core-cli" } })))
       .toMatchObject({ constructor: BadRequestError, code: "invalid_grant", message: "The refresh token was used", details: null })
-    expect(await failure(client.call(Iam.OrganizationRoutes.bootstrap, {})))
+    expect(await failure(client.call(OrganizationRouteRefs.bootstrap, {})))
       .toMatchObject({ constructor: ConflictError, code: "conflict", message: "conflict", requestId: "req_9" })
   })
 
@@ -105,7 +117,10 @@ describe("client.call", () => {
       & { readonly body?: undefined }
       & { readonly headers?: Readonly<Record<string, string>> }
     >()
+    expectTypeOf<CallInput<typeof AuthorizationRouteRefs.deleteGrant>>().toEqualTypeOf<CallInput<typeof Iam.AuthorizationRoutes.deleteGrant>>()
     expectTypeOf<{}>().not.toExtend<CallInput<typeof Iam.AuthorizationRoutes.deleteGrant>>()
+    expectTypeOf<{}>().not.toExtend<CallInput<typeof AuthorizationRouteRefs.deleteGrant>>()
+    expectTypeOf<{}>().not.toExtend<CallInput<typeof DeviceRouteRefs.token>>()
     expectTypeOf<{}>().not.toExtend<CallInput<typeof Iam.DeviceRoutes.token>>()
     expectTypeOf<{}>().toExtend<CallInput<typeof Iam.AccountRoutes.validateSession>>()
     expectTypeOf<{ params: { id: "x" }; body: {} }>().not.toExtend<CallInput<typeof Iam.AuthorizationRoutes.deleteGrant>>()

@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import { gzipSync } from "node:zlib"
+import { build } from "esbuild"
 import { describe, expect, it } from "vitest"
 
 const sourceDir = join(import.meta.dirname, "..", "src")
@@ -8,21 +10,52 @@ const importsOf = (file: string): Array<string> =>
   [...readFileSync(join(sourceDir, file), "utf8").matchAll(/^(?:import|export)\b[\s\w{},*$]*?from\s+"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)/gm)]
     .map((match) => match[1] ?? match[2])
 
+/** The most bytes the minified browser bundle may have (35 KB when written; 528 KB with zod). */
+const BUNDLE_LIMIT = 40 * 1024
+
 describe("portability", () => {
   it("imports only relative modules, ky and @core/contracts: nothing Node-only", () => {
     const foreign = sourceFiles.flatMap((file) =>
-      importsOf(file).filter((specifier) => !specifier.startsWith(".") && specifier !== "ky" && specifier !== "@core/contracts").map((specifier) => `${file}: ${specifier}`)
+      importsOf(file)
+        .filter((specifier) => !specifier.startsWith(".") && !["ky", "@core/contracts", "@core/contracts/routes"].includes(specifier))
+        .map((specifier) => `${file}: ${specifier}`)
     )
     expect(sourceFiles.length).toBeGreaterThan(5)
     expect(foreign).toEqual([])
   })
 
-  it("writes no path in a service's resources: each method calls a route of the contracts' catalogue", () => {
+  it("uses @core/contracts for types only, and its zod-free @core/contracts/routes at run time", () => {
+    const runtimeContracts = sourceFiles.filter((file) => /^import\s+(?!type\b)[^;]*"@core\/contracts"/m.test(readFileSync(join(sourceDir, file), "utf8")))
+    expect(runtimeContracts).toEqual([])
+  })
+
+  it("writes no path in a service's resources: each method calls a route ref generated from the contracts' catalogue", () => {
     const resources = sourceFiles.filter((file) => /^resources[\\/]iam-/.test(file))
     const paths = resources.flatMap((file) =>
       [...readFileSync(join(sourceDir, file), "utf8").matchAll(/["'`]\/[^"'`]*["'`]|\/api\//g)].map((match) => `${file}: ${match[0]}`)
     )
     expect(resources.length).toBe(4)
     expect(paths).toEqual([])
+  })
+
+  it("bundles for the browser without zod, under 40 KB minified", async () => {
+    const result = await build({
+      entryPoints: [join(sourceDir, "index.ts")],
+      bundle: true,
+      write: false,
+      metafile: true,
+      minify: true,
+      format: "esm",
+      platform: "browser",
+      conditions: ["source"],
+      logLevel: "silent"
+    })
+    const inputs = Object.keys(result.metafile.inputs)
+    const bundle = result.outputFiles[0].contents
+    expect(inputs.filter((input) => /[\\/]zod[\\/]/.test(input))).toEqual([])
+    // Only the zod-free modules of the contracts: no schema, no catalogue.
+    expect(inputs.filter((input) => input.includes("contracts/src/") && !/contracts\/src\/(RouteTable|RouteRefs|Routes|GatewayPrefixes|generated\/routeTable|iam\/device-constants)\.ts$/.test(input)))
+      .toEqual([])
+    expect(bundle.length, `minified ${bundle.length} bytes, ${gzipSync(bundle).length} gzipped`).toBeLessThan(BUNDLE_LIMIT)
   })
 })

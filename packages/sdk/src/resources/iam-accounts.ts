@@ -1,6 +1,6 @@
-import { Iam } from "@core/contracts"
+import type { Iam } from "@core/contracts"
+import { AccountRouteRefs } from "@core/contracts/routes"
 import { routeCaller } from "../call.js"
-import { IAM_PREFIX } from "../gateway.js"
 import type { Transport } from "../transport.js"
 
 /** Per-call options of the identity account methods. */
@@ -67,13 +67,13 @@ export interface IamAccounts {
   }
 }
 
-const Routes = Iam.AccountRoutes
+const Routes = AccountRouteRefs
 
 /**
  * The accounts part of `client.iam`, on `transport`, under `basePath` (the gateway's identity
  * prefix by default; `""` for an identity service reached directly).
  */
-export const iamAccounts = (transport: Transport, basePath = IAM_PREFIX): IamAccounts => {
+export const iamAccounts = (transport: Transport, basePath?: string): IamAccounts => {
   const { call } = routeCaller(transport, { basePath, idempotencyKey: false })
   const keyed = routeCaller(transport, { basePath }).call
   return {

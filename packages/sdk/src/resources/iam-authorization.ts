@@ -1,6 +1,6 @@
-import { Iam } from "@core/contracts"
+import type { Iam } from "@core/contracts"
+import { AuthorizationRouteRefs } from "@core/contracts/routes"
 import { routeCaller } from "../call.js"
-import { IAM_PREFIX } from "../gateway.js"
 import type { Transport } from "../transport.js"
 
 /** Per-call options of the identity authorization methods. */
@@ -58,13 +58,13 @@ export interface IamAuthorization {
   }
 }
 
-const Routes = Iam.AuthorizationRoutes
+const Routes = AuthorizationRouteRefs
 
 /**
  * The authorization part of `client.iam`, on `transport`, under `basePath` (the gateway's
  * identity prefix by default).
  */
-export const iamAuthorization = (transport: Transport, basePath = IAM_PREFIX): IamAuthorization => {
+export const iamAuthorization = (transport: Transport, basePath?: string): IamAuthorization => {
   const { call, pages } = routeCaller(transport, { basePath })
   return {
     roles: {

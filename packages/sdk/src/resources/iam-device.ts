@@ -1,7 +1,7 @@
-import { Iam } from "@core/contracts"
+import type { Iam } from "@core/contracts"
+import { DeviceRouteRefs, DEVICE_CLIENT_ID, DEVICE_CODE_GRANT, REFRESH_TOKEN_GRANT } from "@core/contracts/routes"
 import { routeCaller } from "../call.js"
 import { CoreApiError } from "../errors.js"
-import { IAM_PREFIX } from "../gateway.js"
 import { sleep } from "../retry.js"
 import type { Transport } from "../transport.js"
 
@@ -50,17 +50,17 @@ export interface IamDevice {
   readonly whoami: (options?: IamDeviceCallOptions) => Promise<Iam.CliIdentity>
 }
 
-const Routes = Iam.DeviceRoutes
-const client_id = Iam.DEVICE_CLIENT_ID
+const Routes = DeviceRouteRefs
+const client_id = DEVICE_CLIENT_ID
 
 /**
  * The device login part of `client.iam`, on `transport`, under `basePath` (the gateway's identity
  * prefix by default; `""` for an identity service reached directly).
  */
-export const iamDevice = (transport: Transport, basePath = IAM_PREFIX): IamDevice => {
+export const iamDevice = (transport: Transport, basePath?: string): IamDevice => {
   const { call } = routeCaller(transport, { basePath, idempotencyKey: false })
   const poll = (deviceCode: string, options?: IamDeviceCallOptions) =>
-    call(Routes.deviceToken, { body: { grant_type: Iam.DEVICE_CODE_GRANT, device_code: deviceCode, client_id } }, options)
+    call(Routes.deviceToken, { body: { grant_type: DEVICE_CODE_GRANT, device_code: deviceCode, client_id } }, options)
 
   const waitForToken = async (code: Iam.DeviceCodeResponse, options?: WaitForTokenOptions) => {
     let interval = code.interval
@@ -87,7 +87,7 @@ export const iamDevice = (transport: Transport, basePath = IAM_PREFIX): IamDevic
     },
     oauth: {
       refresh: (refreshToken, options) =>
-        call(Routes.token, { body: { grant_type: Iam.REFRESH_TOKEN_GRANT, refresh_token: refreshToken, client_id } }, options),
+        call(Routes.token, { body: { grant_type: REFRESH_TOKEN_GRANT, refresh_token: refreshToken, client_id } }, options),
       metadata: (options) => call(Routes.authorizationServerMetadata, {}, options)
     },
     whoami: (options) => call(Routes.cliWhoami, {}, options)

@@ -1,6 +1,6 @@
-import { Iam } from "@core/contracts"
+import type { Iam } from "@core/contracts"
+import { OrganizationRouteRefs } from "@core/contracts/routes"
 import { routeCaller } from "../call.js"
-import { IAM_PREFIX } from "../gateway.js"
 import type { Transport } from "../transport.js"
 
 /** Per-call options of the identity organization methods. */
@@ -88,13 +88,13 @@ export interface IamOrganizations {
   }
 }
 
-const Routes = Iam.OrganizationRoutes
+const Routes = OrganizationRouteRefs
 
 /**
  * The organizations part of `client.iam`, on `transport`, under `basePath` (the gateway's identity
  * prefix by default; `""` for an identity service reached directly).
  */
-export const iamOrganizations = (transport: Transport, basePath = IAM_PREFIX): IamOrganizations => {
+export const iamOrganizations = (transport: Transport, basePath?: string): IamOrganizations => {
   const { call, pages } = routeCaller(transport, { basePath })
   return {
     organizations: {

@@ -1,0 +1,30 @@
+/**
+ * The prefix the gateway serves each service under (seed 000, "Gateway routing"): a request to
+ * `<prefix>/<rest>` reaches the service as `/<rest>`. Declared once, here, for everything that
+ * writes a gateway path: the route table of `@core/contracts/routes` (and so the SDK), and the
+ * gateway's routing table and merged OpenAPI document.
+ *
+ * No zod here: `@core/contracts/routes` re-exports it.
+ */
+export const GATEWAY_PREFIXES = {
+  /** The identity service (`IAM`): accounts, sessions, organizations, authorization, device login. */
+  identity: "/api/v1/iam",
+  /** The registry (`REGISTRY`): platforms. Its catalogue declares the full gateway path. */
+  registry: "/api/v1/platforms",
+  /** The billing service (`BILLING`). */
+  billing: "/api/v1/billing",
+  /** The provisioning service (`PROVISIONING`). */
+  provisioning: "/api/v1/provisioning",
+  /** The stacks service (`STACKS`). */
+  stacks: "/api/v1/stacks",
+  /** The command line's service (`CLI`). */
+  cli: "/api/v1/cli",
+  /** Onboarding, served by the registry (`REGISTRY`). */
+  onboarding: "/api/v1/onboarding"
+} as const
+
+/** A service with a gateway prefix. */
+export type GatewayService = keyof typeof GATEWAY_PREFIXES
+
+/** Whether a path lies under a prefix at a segment boundary (`/a/b` is under `/a`, `/ab` is not). */
+export const isUnderPrefix = (path: string, prefix: string): boolean => path === prefix || path.startsWith(`${prefix}/`)
