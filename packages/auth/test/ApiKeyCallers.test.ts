@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Harness, makeHarness, seedTenant } from "./AuthorizationSupport.js"
+import { envelope, type Harness, makeHarness, seedTenant } from "./AuthorizationSupport.js"
 
 /**
  * Every identity route whose declaration accepts an API key works with one (issue: `core login
@@ -17,12 +17,13 @@ const createKey = async (token: string, organizationId: string, permissions: Rea
   return (await response.json()) as { id: string; key: string }
 }
 
-const asKey = (key: string, path: string, init: RequestInit & { json?: unknown } = {}) =>
-  h.fetch(path, { ...init, headers: { ...(init.headers as Record<string, string> | undefined), "x-api-key": key } })
+const asKey = (key: string, path: string, init: RequestInit & { json?: unknown } = {}) => h.fetch(path, { ...init, apiKey: key })
 
 let reader: { id: string; key: string }
 let manager: { id: string; key: string }
 let bare: { id: string; key: string }
+/** Another organization's key holding everything there. */
+let foreign: { id: string; key: string }
 
 beforeAll(async () => {
   h = await makeHarness()
@@ -31,6 +32,7 @@ beforeAll(async () => {
   reader = await createKey(tenant.owner.token, tenant.org.id, ["apikeys:read", "audit:read", "members:read"])
   manager = await createKey(tenant.owner.token, tenant.org.id, ["apikeys:*", "members:manage"])
   bare = await createKey(tenant.owner.token, tenant.org.id, [])
+  foreign = await createKey(other.owner.token, other.org.id, ["*"])
 })
 afterAll(() => h.dispose())
 
@@ -101,5 +103,106 @@ describe("API keys as callers of identity routes", () => {
       body: JSON.stringify({ platformId: tenant.org.platformId, status: "suspended" })
     })
     expect(response.status).toBe(403)
+  })
+})
+
+/** Each authorization route that takes an API key: its answer, 403 without the permission, 404 across tenants. */
+describe("API keys on every authorization route", () => {
+  const operatorOnly = envelope("FORBIDDEN", "This action needs the operator role or the service key")
+  const orgNotFound = envelope("NOT_FOUND", "Organization not found")
+
+  it("reads the audit log at its three paths: its organization's entries, 403 without audit:read, 404 elsewhere", async () => {
+    for (const path of ["/api/audit", "/api/audit/events", "/api/audit/log"]) {
+      const page = await asKey(reader.key, `${path}?organizationId=${tenant.org.id}&limit=2`)
+      expect(page.status, path).toBe(200)
+      const body = (await page.json()) as { data: Array<{ organizationId: string }>; hasMore: boolean; nextCursor: string | null }
+      expect(body.data).toHaveLength(2)
+      expect(body.data.every((entry) => entry.organizationId === tenant.org.id)).toBe(true)
+      expect(body).toMatchObject({ hasMore: true, nextCursor: expect.any(String) })
+      const forbidden = await asKey(manager.key, path)
+      expect([path, forbidden.status, await forbidden.json()]).toEqual([path, 403, envelope("FORBIDDEN", "Missing permission audit:read")])
+      const elsewhere = await asKey(foreign.key, `${path}?organizationId=${tenant.org.id}`)
+      expect([path, elsewhere.status, await elsewhere.json()]).toEqual([path, 404, orgNotFound])
+    }
+  })
+
+  it("lists, upserts and deletes role mappings with members:manage", async () => {
+    const listed = await asKey(manager.key, `/api/core/roles?orgId=${tenant.org.id}`)
+    expect(((await listed.json()) as { data: Array<{ role: string }> }).data.map((m) => m.role)).toEqual(["admin", "member", "owner"])
+    const json = { orgId: tenant.org.id, role: "ci", permissions: ["apikeys:read"] }
+    const upserted = await asKey(manager.key, "/api/core/roles", { method: "POST", json })
+    expect(upserted.status).toBe(200)
+    expect(await upserted.json()).toEqual({ ...json, updatedAt: expect.any(String) })
+    for (const [key, status] of [[reader.key, 403], [foreign.key, 404]] as const) {
+      expect((await asKey(key, `/api/core/roles?orgId=${tenant.org.id}`)).status).toBe(status)
+      expect((await asKey(key, "/api/core/roles", { method: "POST", json })).status).toBe(status)
+      expect((await asKey(key, `/api/core/roles/${tenant.org.id}/ci`, { method: "DELETE" })).status).toBe(status)
+    }
+    expect(await (await asKey(foreign.key, `/api/core/roles?orgId=${tenant.org.id}`)).json()).toEqual(orgNotFound)
+    const removed = await asKey(manager.key, `/api/core/roles/${tenant.org.id}/ci`, { method: "DELETE" })
+    expect([removed.status, await removed.text()]).toEqual([204, ""])
+  })
+
+  it("creates, lists and deletes grants with members:manage, audited as the key", async () => {
+    const json = {
+      userId: tenant.member.id,
+      orgId: tenant.org.id,
+      permission: "apikeys:read",
+      granted: true,
+      grantedBy: manager.id
+    }
+    for (const [key, status] of [[reader.key, 403], [foreign.key, 404]] as const) {
+      expect((await asKey(key, "/api/core/grants", { method: "POST", json })).status).toBe(status)
+    }
+    const created = await asKey(manager.key, "/api/core/grants", { method: "POST", json })
+    expect(created.status).toBe(201)
+    const grant = (await created.json()) as { id: string }
+    expect(grant).toEqual({ ...json, id: expect.stringMatching(/^grt_/), expiresAt: null, active: true, createdAt: expect.any(String) })
+    const listed = await asKey(manager.key, `/api/core/grants?orgId=${tenant.org.id}`)
+    expect(await listed.json()).toEqual({ data: [grant] })
+    for (const [key, status] of [[reader.key, 403], [foreign.key, 404]] as const) {
+      expect((await asKey(key, `/api/core/grants?orgId=${tenant.org.id}`)).status).toBe(status)
+      expect((await asKey(key, `/api/core/grants/${grant.id}`, { method: "DELETE" })).status).toBe(status)
+    }
+    expect((await asKey(manager.key, `/api/core/grants/${grant.id}`, { method: "DELETE" })).status).toBe(204)
+    const log = await asKey(reader.key, "/api/audit/events?action=grant.*")
+    const entries = ((await log.json()) as { data: Array<{ action: string; actorId: string; actorType: string }> }).data
+    expect(entries.map((entry) => [entry.action, entry.actorId, entry.actorType])).toEqual([
+      ["grant.delete", manager.id, "apikey"],
+      ["grant.create", manager.id, "apikey"]
+    ])
+  })
+
+  it("creates, lists and revokes keys only in its organization, with the permission", async () => {
+    const json = { organizationId: tenant.org.id, permissions: ["apikeys:read"] }
+    const denied = await asKey(reader.key, "/api/core/apikeys", { method: "POST", json })
+    expect([denied.status, await denied.json()]).toEqual([403, envelope("FORBIDDEN", "Missing permission apikeys:manage")])
+    const elsewhere = await asKey(foreign.key, "/api/core/apikeys", { method: "POST", json })
+    expect([elsewhere.status, await elsewhere.json()]).toEqual([404, orgNotFound])
+    expect((await asKey(foreign.key, `/api/core/apikeys?organizationId=${tenant.org.id}`)).status).toBe(404)
+    const created = await asKey(manager.key, "/api/core/apikeys", { method: "POST", json })
+    expect([created.status, created.headers.get("cache-control")]).toEqual([201, "no-store"])
+    const child = (await created.json()) as { id: string; createdBy: string; organizationId: string }
+    expect(child).toMatchObject({ organizationId: tenant.org.id, permissions: ["apikeys:read"] })
+    expect((await asKey(reader.key, `/api/core/apikeys/${child.id}`, { method: "DELETE" })).status).toBe(403)
+    const hidden = await asKey(foreign.key, `/api/core/apikeys/${child.id}`, { method: "DELETE" })
+    expect([hidden.status, await hidden.json()]).toEqual([404, envelope("NOT_FOUND", "API key not found")])
+    const revoked = await asKey(manager.key, `/api/core/apikeys/${child.id}`, { method: "DELETE" })
+    expect([revoked.status, revoked.headers.get("x-core-invalidate")]).toEqual([204, `key=${child.id}`])
+  })
+
+  it("is refused with 403 by the gateway's and the operator's routes, and reads the public JWKS", async () => {
+    const validate = await asKey(manager.key, "/api/core/apikey/validate", { method: "POST", json: { key: reader.key } })
+    expect([validate.status, await validate.json()]).toEqual([403, operatorOnly])
+    const token = await asKey(manager.key, "/api/core/service-token", { method: "POST", json: { serviceId: "a", targetService: "b" } })
+    expect([token.status, await token.json()]).toEqual([403, operatorOnly])
+    const status = await asKey(foreign.key, "/internal/platform-status", {
+      method: "POST",
+      json: { platformId: other.org.platformId, status: "suspended" }
+    })
+    expect([status.status, await status.json()]).toEqual([403, operatorOnly])
+    const jwks = await asKey(manager.key, "/.well-known/jwks.json")
+    expect(jwks.status).toBe(200)
+    expect(((await jwks.json()) as { keys: Array<unknown> }).keys).toHaveLength(1)
   })
 })

@@ -1,8 +1,9 @@
+import { RequestContext } from "@core/kernel"
 import { HttpServerRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { factsOf, scrub } from "../src/audit/Audit.js"
+import { scrub } from "../src/audit/Audit.js"
 import { AuditLog } from "../src/audit/AuditLog.js"
 import { Access } from "../src/authorization/Access.js"
 import { envelope, type Harness, makeHarness, seedOperator, seedTenant, seedUser, STATIC_KEY } from "./AuthorizationSupport.js"
@@ -81,12 +82,29 @@ describe("the append-only audit log", () => {
     expect(entry).toEqual({ metadata: { nested: { keep: 1 }, keyId: "key_1" }, ip: "203.0.113.9" })
   })
 
+  it("takes the facts of entries recorded outside a route from the kernel's RequestContext", async () => {
+    const context = { requestId: "req-context-7", ip: "192.0.2.77", userAgent: "worker/1" }
+    await h.run(Effect.flatMap(AuditLog, (log) =>
+      log.record({ action: "test.context", actorType: "system" }).pipe(
+        Effect.provideService(RequestContext.RequestContext, context)
+      )))
+    await h.run(Effect.flatMap(AuditLog, (log) => log.record({ action: "test.context", actorType: "system" })))
+    const rows = await h.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql<{ ip: string | null; userAgent: string | null; requestId: string | null }>`SELECT ip AS "ip",
+        user_agent AS "userAgent", request_id AS "requestId" FROM iam.audit_log WHERE action = 'test.context'`))
+    expect(rows).toHaveLength(2)
+    expect(rows).toEqual(expect.arrayContaining([
+      { ip: "192.0.2.77", userAgent: "worker/1", requestId: "req-context-7" },
+      { ip: null, userAgent: null, requestId: null }
+    ]))
+  })
+
   it("takes the client address from the socket, or from X-Forwarded-For only behind a trusted proxy", () => {
     const request = HttpServerRequest.fromWeb(new Request("http://iam.test/x", {
       headers: { "x-forwarded-for": "198.51.100.7, 10.0.0.1", "user-agent": "ua", "x-request-id": "abc" }
     }))
-    expect(factsOf(request, true)).toEqual({ ip: "198.51.100.7", userAgent: "ua", requestId: "abc" })
-    expect(factsOf(request, false)).toEqual({ ip: null, userAgent: "ua", requestId: "abc" })
+    expect(RequestContext.factsOf(request, true)).toEqual({ ip: "198.51.100.7", userAgent: "ua", requestId: "abc" })
+    expect(RequestContext.factsOf(request, false)).toEqual({ ip: null, userAgent: "ua", requestId: "abc" })
     expect(scrub([{ apiKey: "k", name: "n" }])).toEqual([{ name: "n" }])
   })
 })

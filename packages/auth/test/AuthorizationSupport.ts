@@ -1,13 +1,10 @@
 import { DEFAULT_ROLE_PERMISSIONS, DEFAULT_ROLES } from "@core/contracts"
-import { CoreConfig, Crypto, ErrorResponse, Ids } from "@core/kernel"
-import * as Node from "@core/http/node"
-import { TestDatabase } from "@core/kernel/testing"
-import { HttpApp } from "@effect/platform"
+import { type Callers, CoreConfig, Crypto, ErrorResponse, Ids } from "@core/kernel"
+import { type HttpHarness, makeHttpHarness, TestDatabase } from "@core/kernel/testing"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Logger, ManagedRuntime } from "effect"
+import { Effect, Layer } from "effect"
 import { expect } from "vitest"
-import { AuthenticationLive, CurrentSession } from "../src/accounts/AuthenticationLive.js"
-import type { Authentication } from "../src/accounts/Authentication.js"
+import { CurrentSession } from "../src/accounts/AuthenticationLive.js"
 import type { Caller, UserCaller } from "@core/kernel"
 import { AuthorizationLive, AuthorizationRouter } from "../src/authorization/Http.js"
 import { CallersLive } from "../src/authorization/CallersLive.js"
@@ -39,62 +36,26 @@ export const serviceLayer = (options: TestOptions = {}): Layer.Layer<Services> =
     Layer.orDie
   )
 
-/** The service layer plus the real `Authentication` (sessions by token hash, the static key), for HTTP tests. */
-export const httpLayer = (options: TestOptions = {}): Layer.Layer<Services | Authentication> =>
-  AuthenticationLive.pipe(
-    Layer.provideMerge(CallersLive),
+/** The service layer plus identity's `Callers` (sessions by token hash, API keys, the static key), for HTTP tests. */
+export const httpLayer = (options: TestOptions = {}): Layer.Layer<Services | Callers> =>
+  CallersLive.pipe(
     Layer.provide(CurrentSession.Default),
     Layer.provideMerge(serviceLayer(options))
   )
 
-/** The authorization routes with the kernel's error envelope, as one app. */
+/** The authorization routes with the kernel's error envelope (unknown paths too), as one app. */
 export const app = ErrorResponse.withErrorEnvelope(AuthorizationRouter)
 
-/** Lines logged while a harness runs (to prove secrets never reach the logs). */
-export type LogLines = Array<string>
+/** A running harness: the kernel's `HttpHarness` over the authorization routes and services. */
+export type Harness = HttpHarness<Services | Callers>
 
 /**
- * The authorization routes served by a web-standard handler over one database: `fetch` sends a
- * real `Request`, `run` runs an effect (seeding, reading rows) against the same services.
+ * The authorization routes on the kernel's harness, over one database: `fetch` sends a real
+ * `Request` (`token`, `apiKey`, `json`), `run` runs an effect (seeding, reading rows) against the
+ * same services, `listen` serves them at 127.0.0.1.
  */
-export const makeHarness = async (options: TestOptions = {}) => {
-  const logs: LogLines = []
-  const capture = Logger.replace(
-    Logger.defaultLogger,
-    Logger.make(({ message, annotations }) => logs.push(JSON.stringify({ message, annotations: [...annotations] })))
-  )
-  const runtime = ManagedRuntime.make(Layer.merge(httpLayer(options), capture))
-  const handler = HttpApp.toWebHandlerRuntime(await runtime.runtime())(app)
-  const closers: Array<() => Promise<void>> = []
-  return {
-    logs,
-    run: <A, E>(effect: Effect.Effect<A, E, Services | Authentication>) => runtime.runPromise(effect),
-    fetch: (path: string, init: RequestInit & { token?: string; json?: unknown } = {}) => {
-      const headers = new Headers(init.headers)
-      if (init.token !== undefined) headers.set("authorization", `Bearer ${init.token}`)
-      if (init.json !== undefined) headers.set("content-type", "application/json")
-      return handler(new Request(`http://iam.test${path}`, {
-        ...init,
-        headers,
-        ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) })
-      }))
-    },
-    /** Serve the same app and services on a real server at 127.0.0.1 (closed by `dispose`). */
-    listen: async () => {
-      const context = (await runtime.runtime()).context
-      const served = await Node.serve(app, { layer: Layer.succeedContext(context) })
-      closers.push(served.close)
-      return served
-    },
-    dispose: async () => {
-      for (const close of closers) await close()
-      await runtime.dispose()
-    }
-  }
-}
-
-/** A running harness. */
-export type Harness = Awaited<ReturnType<typeof makeHarness>>
+export const makeHarness = (options: TestOptions = {}): Promise<Harness> =>
+  makeHttpHarness(app, httpLayer(options), { baseUrl: "http://iam.test" })
 
 /** The error envelope a test expects (the request id is whatever the server chose). */
 export const envelope = (code: string, message: string, details: unknown = null) => ({

@@ -1,12 +1,13 @@
-import { CoreConfig, ErrorResponse, Ids } from "@core/kernel"
-import { type Database } from "@core/kernel"
-import { TestDatabase } from "@core/kernel/testing"
+import type { Iam } from "@core/contracts"
+import { CoreConfig, type Database, ErrorResponse, Ids } from "@core/kernel"
+import { makeHttpHarness, TestDatabase, type TestRequestInit } from "@core/kernel/testing"
 import { Platforms, RegistryMigrations } from "@core/registry"
-import { HttpApp, HttpRouter } from "@effect/platform"
+import { HttpRouter } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Logger, ManagedRuntime } from "effect"
+import { Effect, Layer } from "effect"
 import { expect } from "vitest"
 import { AccountsLive, AccountsRouter } from "../src/accounts/Http.js"
+import { ApiKeys } from "../src/authorization/ApiKeys.js"
 import { AuthorizationLive } from "../src/authorization/Http.js"
 import { OrganizationsLive, OrganizationsRouter } from "../src/organizations/Http.js"
 import * as OutboxMailer from "../src/mail/OutboxMailer.js"
@@ -63,10 +64,8 @@ export type Stack = Layer.Layer.Success<ReturnType<typeof stackLayer>>
 /** The accounts and organization routes with the kernel envelope for the documented ones. */
 export const app = ErrorResponse.withErrorEnvelope(HttpRouter.concat(AccountsRouter, OrganizationsRouter))
 
-/** One request to the harness. */
-export interface Send extends RequestInit {
-  readonly json?: unknown
-  readonly token?: string
+/** One request to the harness: the kernel harness's, plus a `core.session_token` cookie. */
+export interface Send extends TestRequestInit {
   readonly cookie?: string
 }
 
@@ -79,31 +78,17 @@ export const freshEmail = (name = "user") => `${name}-${Date.now().toString(36)}
 export const freshSlug = (name = "org") => `${name}-${Date.now().toString(36)}${(counter++).toString(36)}`
 
 /**
- * The identity routes behind a web-standard handler over one test database: `fetch` sends a real
- * `Request`; `run` runs an effect against the same services; `logs` holds every log line.
+ * The identity routes on the kernel's harness over one test database: `fetch` sends a real
+ * `Request` (POST when it carries `json`); `run` runs an effect against the same services.
  */
 export const makeHarness = async (options: StackOptions = {}) => {
-  const logs: Array<string> = []
-  const capture = Logger.replace(
-    Logger.defaultLogger,
-    Logger.make(({ annotations, message }) => logs.push(JSON.stringify({ message, annotations: [...annotations] })))
-  )
-  const runtime = ManagedRuntime.make(Layer.merge(stackLayer(options), capture))
-  const handler = HttpApp.toWebHandlerRuntime(await runtime.runtime())(app)
-  const fetch = (path: string, init: Send = {}) => {
+  const harness = await makeHttpHarness(app, stackLayer(options))
+  const fetch = (path: string, { cookie, ...init }: Send = {}) => {
     const headers = new Headers(init.headers)
-    if (init.token !== undefined) headers.set("authorization", `Bearer ${init.token}`)
-    if (init.cookie !== undefined) headers.set("cookie", `core.session_token=${init.cookie}`)
-    if (init.json !== undefined) headers.set("content-type", "application/json")
-    return handler(new Request(`http://iam.test${path}`, {
-      ...init,
-      method: init.method ?? (init.json === undefined ? "GET" : "POST"),
-      headers,
-      ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) })
-    }))
+    if (cookie !== undefined) headers.set("cookie", `core.session_token=${cookie}`)
+    return harness.fetch(path, { ...init, headers, method: init.method ?? (init.json === undefined ? "GET" : "POST") })
   }
-  const run = <A, E>(effect: Effect.Effect<A, E, Stack>) => runtime.runPromise(effect)
-  return { logs, fetch, run, dispose: () => runtime.dispose() }
+  return { ...harness, fetch }
 }
 
 /** A running harness. */
@@ -170,6 +155,19 @@ export const makeTenants = async (harness: Harness) => {
   const memberId = (await join(harness, org.id, owner, member, "member")).id
   return { owner, admin, member, stranger, org, other, memberId }
 }
+
+/** An API key of an organization, created by `creator` (who must hold its permissions there). */
+export const createApiKey = (
+  harness: Harness,
+  creator: TestUser,
+  organizationId: string,
+  permissions: NonNullable<Iam.CreateApiKeyRequest["permissions"]>
+) =>
+  harness.run(Effect.flatMap(ApiKeys, (keys) =>
+    keys.create(
+      { kind: "user", userId: creator.id, sessionId: "ses_seed", email: creator.email, organizationId, via: "bearer" },
+      { organizationId, permissions }
+    )))
 
 /** Rows of a SQL query against the harness database. */
 export const query = <A extends object>(

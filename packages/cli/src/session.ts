@@ -145,12 +145,15 @@ export const withSession = async <A>(env: Env, action: (session: Session) => Pro
 
 /**
  * The organization a command acts on: `--org` (an `org_…` id, or a slug looked up), else
- * `CORE_ORG`, else the session's active organization.
+ * `CORE_ORG`, else the session's active organization (an API key's own organization).
  */
 export const resolveOrganization = async (session: Session, env: Env, given: string | undefined): Promise<string> => {
   const value = given ?? (env.CORE_ORG || undefined)
   if (value !== undefined) return value.startsWith("org_") ? value : (await session.iam.organizations.get(value)).id
-  const active = isApiKey(session.credentials().token) ? null : (await session.iam.sessions.current()).tenant.organizationId
+  // An API key belongs to one organization, the only one `organizations.list` answers it.
+  const active = isApiKey(session.credentials().token)
+    ? (await session.iam.organizations.list())[0]?.id ?? null
+    : (await session.iam.sessions.current()).tenant.organizationId
   if (active === null) {
     throw new CliError("No organization given and the session has no active one. Use --org <id or slug> (or set CORE_ORG).", ExitCode.usage, "USAGE")
   }

@@ -1,7 +1,6 @@
 import { Iam } from "@core/contracts"
-import { CoreConfig, Cursor, Forbidden, Ids, Policy, RequestId, ValidationError, type NotFound } from "@core/kernel"
-import { HttpServerRequest } from "@effect/platform"
-import { Clock, Effect, Layer, Option } from "effect"
+import { Cursor, Forbidden, Ids, Policy, RequestContext, ValidationError, type NotFound } from "@core/kernel"
+import { Clock, Effect, Layer } from "effect"
 import { z } from "zod"
 import { type AuditEvent, AuditLog, type AuditRequestFacts } from "./AuditLog.js"
 import { AuditRepo } from "./AuditRepo.js"
@@ -20,26 +19,16 @@ export const scrub = (value: unknown): unknown => {
   )
 }
 
-const firstForwarded = (header: string | undefined): string | undefined => {
-  const first = header?.split(",")[0]?.trim()
-  return first === undefined || first === "" ? undefined : first
-}
-
 /**
- * The facts of a request for its audit entries: client address (the first `X-Forwarded-For`
- * hop only when `trustProxy`), user agent and request id.
+ * The audit facts of a request outside a catalogued route (the kernel's `RequestContext.factsOf`).
+ *
+ * @deprecated Inside a route the kernel provides `RequestContext`, and `Audit.record` reads it; use
+ * `RequestContext.factsOf` from `@core/kernel` where a request must be read by hand.
  */
-export const factsOf = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): AuditRequestFacts => ({
-  ip: (trustProxy ? firstForwarded(request.headers["x-forwarded-for"]) : undefined) ??
-    Option.getOrNull(request.remoteAddress),
-  userAgent: request.headers["user-agent"]?.slice(0, 512) ?? null,
-  requestId: RequestId.requestIdOf(request)
-})
+export const factsOf = RequestContext.factsOf
 
 /** The actor fields of an audit event for a caller (the kernel's one mapping). */
 export const actorOf: (caller: Caller) => Pick<AuditEvent, "actorId" | "actorType"> = Policy.actorOf
-
-const NO_FACTS: AuditRequestFacts = { ip: null, userAgent: null, requestId: null }
 
 const AuditCursor = z.object({ occurredAt: z.iso.datetime(), id: Iam.NonEmptyText })
 
@@ -48,37 +37,33 @@ export class Audit extends Effect.Service<Audit>()("@core/auth/Audit", {
   effect: Effect.gen(function*() {
     const repo = yield* AuditRepo
     const ids = yield* Ids.Ids
-    const config = yield* CoreConfig
     const access = yield* Access
     const permissions = yield* Permissions
 
-    /** The facts of the request being handled, when `record` runs inside one. */
-    const currentFacts = Effect.map(
-      Effect.serviceOption(HttpServerRequest.HttpServerRequest),
-      Option.match({ onNone: () => NO_FACTS, onSome: (request) => factsOf(request, config.trustProxy) })
-    )
-
-    /** Append one entry; request facts come from `facts`, else from the current request. */
-    const record = (event: AuditEvent, facts?: AuditRequestFacts): Effect.Effect<void> =>
-      Effect.gen(function*() {
-        const known = facts ?? (yield* currentFacts)
-        const now = yield* Clock.currentTimeMillis
-        yield* repo.insert({
-          id: yield* ids.make("aud"),
-          occurredAt: new Date(now),
-          action: event.action,
-          outcome: event.outcome ?? "success",
-          actorId: event.actorId ?? null,
-          actorType: event.actorType,
-          organizationId: event.organizationId ?? null,
-          targetType: event.targetType ?? null,
-          targetId: event.targetId ?? null,
-          ip: known.ip,
-          userAgent: known.userAgent,
-          requestId: known.requestId,
-          metadata: event.metadata == null ? null : scrub(event.metadata) as Record<string, unknown>
-        })
-      }).pipe(Effect.withSpan("Audit.record", { attributes: { action: event.action } }))
+    /**
+     * Append one entry; request facts come from `facts`, else from the kernel's `RequestContext`
+     * (ip, user agent, request id of the route being handled; none outside a request).
+     */
+    const record = Effect.fn("Audit.record")(function*(event: AuditEvent, facts?: AuditRequestFacts) {
+      yield* Effect.annotateCurrentSpan("action", event.action)
+      const known = facts ?? (yield* RequestContext.facts)
+      const now = yield* Clock.currentTimeMillis
+      yield* repo.insert({
+        id: yield* ids.make("aud"),
+        occurredAt: new Date(now),
+        action: event.action,
+        outcome: event.outcome ?? "success",
+        actorId: event.actorId ?? null,
+        actorType: event.actorType,
+        organizationId: event.organizationId ?? null,
+        targetType: event.targetType ?? null,
+        targetId: event.targetId ?? null,
+        ip: known.ip,
+        userAgent: known.userAgent,
+        requestId: known.requestId,
+        metadata: event.metadata == null ? null : scrub(event.metadata) as Record<string, unknown>
+      })
+    })
 
     /** Which actor a caller may read: everyone's (operators, service), an organization's, or their own. */
     const scope = (caller: Caller, query: Iam.ListAuditQuery) =>
@@ -115,23 +100,25 @@ export class Audit extends Effect.Service<Audit>()("@core/auth/Audit", {
       })
 
     /** A page of entries the caller may read, newest first, filtered by the query. */
-    const list = (caller: Caller, query: Iam.ListAuditQuery): Effect.Effect<Iam.AuditPage, ValidationError | Forbidden | NotFound> =>
-      Effect.gen(function*() {
-        const { actorId, organizationId } = yield* scope(caller, query)
-        const before = yield* Cursor.decodeOptional(AuditCursor, query.cursor)
-        const rows = yield* repo.list({
-          ...(actorId === undefined ? {} : { actorId }),
-          ...(query.action === undefined
-            ? {}
-            : { action: query.action.endsWith(".*") ? { prefix: query.action.slice(0, -1) } : { exact: query.action } }),
-          ...(organizationId === undefined ? {} : { organizationId }),
-          ...(query.from === undefined ? {} : { from: query.from }),
-          ...(query.to === undefined ? {} : { to: query.to }),
-          ...(before === undefined ? {} : { before }),
-          limit: query.limit
-        })
-        return Cursor.page(rows, query.limit, (entry) => ({ occurredAt: entry.occurredAt, id: entry.id }))
-      }).pipe(Effect.withSpan("Audit.list"))
+    const list = Effect.fn("Audit.list")(function*(
+      caller: Caller,
+      query: Iam.ListAuditQuery
+    ): Effect.fn.Return<Iam.AuditPage, ValidationError | Forbidden | NotFound> {
+      const { actorId, organizationId } = yield* scope(caller, query)
+      const before = yield* Cursor.decodeOptional(AuditCursor, query.cursor)
+      const rows = yield* repo.list({
+        ...(actorId === undefined ? {} : { actorId }),
+        ...(query.action === undefined
+          ? {}
+          : { action: query.action.endsWith(".*") ? { prefix: query.action.slice(0, -1) } : { exact: query.action } }),
+        ...(organizationId === undefined ? {} : { organizationId }),
+        ...(query.from === undefined ? {} : { from: query.from }),
+        ...(query.to === undefined ? {} : { to: query.to }),
+        ...(before === undefined ? {} : { before }),
+        limit: query.limit
+      })
+      return Cursor.page(rows, query.limit, (entry) => ({ occurredAt: entry.occurredAt, id: entry.id }))
+    })
 
     return { record, list } as const
   }),

@@ -1,3 +1,4 @@
+import type { RequestContext } from "@core/kernel"
 import { Context, type Effect } from "effect"
 
 /** One audit entry to append. Request facts (ip, user agent, request id) are filled in by `Audit`. */
@@ -14,12 +15,11 @@ export interface AuditEvent {
   readonly metadata?: Record<string, unknown> | null
 }
 
-/** Request facts recorded with each audit entry. */
-export interface AuditRequestFacts {
-  readonly ip: string | null
-  readonly userAgent: string | null
-  readonly requestId: string | null
-}
+/**
+ * Request facts recorded with each audit entry: the kernel's `RequestFacts`, under the name the
+ * identity services already use for the facts they are handed.
+ */
+export type AuditRequestFacts = RequestContext.RequestFacts
 
 /** The append side of the audit log (the read side lives in `Audit.ts`). */
 export class AuditLog extends Context.Tag("@core/auth/AuditLog")<AuditLog, {

@@ -110,11 +110,12 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@core/auth/ApiKeys", {
 
     /**
      * Who may validate keys: the static service key or an operator — and anyone while no static key
-     * is configured (the development bypass, where the gateway calls without credentials).
+     * is configured (the development bypass, where the gateway calls without credentials). Bad
+     * credentials count as none.
      */
-    const requireValidator = (caller: Caller | null): Effect.Effect<void, Unauthorized | Forbidden> => {
+    const requireValidator = (caller: Caller | undefined): Effect.Effect<void, Unauthorized | Forbidden> => {
       if (config.staticApiKey === undefined) return Effect.void
-      if (caller === null) return Effect.fail(new Unauthorized({ message: "Authentication required" }))
+      if (caller === undefined) return Effect.fail(new Unauthorized({ message: "Authentication required" }))
       return access.requireOperatorOrService(caller)
     }
 

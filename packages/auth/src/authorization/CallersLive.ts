@@ -1,4 +1,4 @@
-import { HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest } from "@effect/platform"
 import { type Caller, Callers, CoreConfig, Crypto, type ResolveOptions, Unauthorized } from "@core/kernel"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { bearerOf, cookieOf, CurrentSession, sessionCaller } from "../accounts/AuthenticationLive.js"
@@ -65,7 +65,3 @@ export const CallersLive: Layer.Layer<Callers, never, CoreConfig | CurrentSessio
   Callers,
   make
 )
-
-/** The current request's caller, when one is presented. */
-export const optionalCaller: Effect.Effect<Caller | undefined, Unauthorized, Callers | HttpServerRequest.HttpServerRequest> =
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => Effect.flatMap(Callers, (callers) => callers.resolve(request)))

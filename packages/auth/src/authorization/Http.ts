@@ -1,11 +1,10 @@
 import { Iam } from "@core/contracts"
-import { Body } from "@core/kernel"
-import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import { type Caller, Callers, type Conflict, type Forbidden, type NotFound, Route, type Unauthorized, type ValidationError } from "@core/kernel"
+import { HttpServerResponse } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { AccessLive } from "./AccessLive.js"
 import { ApiKeys } from "./ApiKeys.js"
 import { Audit, AuditLogLive } from "../audit/Audit.js"
-import { Authentication } from "../accounts/Authentication.js"
 import { Delegation } from "./Delegation.js"
 import { Grants } from "./Grants.js"
 import { PlatformStatus } from "./PlatformStatus.js"
@@ -13,119 +12,113 @@ import { RoleMappings } from "./RoleMappings.js"
 import { ServiceTokens } from "./ServiceTokens.js"
 import { invalidates } from "../internal/Invalidate.js"
 
-const json = (body: unknown, status = 200) => HttpServerResponse.unsafeJson(body, { status })
-const noContent = HttpServerResponse.empty({ status: 204 })
-const noStore = { headers: { "cache-control": "no-store" } }
+const Routes = Iam.AuthorizationRoutes
 
-const caller = Effect.flatMap(Authentication, (auth) => auth.caller)
+/** What the authorization handlers may fail with (the kernel's table turns each into its status). */
+export type AuthorizationError = Route.RouteError | Unauthorized | Forbidden | NotFound | Conflict | ValidationError
 
-const roles = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/core/roles", Effect.gen(function*() {
-    const who = yield* caller
-    const query = yield* Body.query(Iam.ListRoleMappingsQuery)
-    return json({ data: yield* Effect.flatMap(RoleMappings, (s) => s.list(who, query.orgId)) })
-  })),
-  HttpRouter.post("/api/core/roles", Effect.gen(function*() {
-    const who = yield* caller
-    const input = yield* Body.json(Iam.UpsertRoleMappingRequest)
-    return json(yield* Effect.flatMap(RoleMappings, (s) => s.upsert(who, input)))
-  })),
-  HttpRouter.del("/api/core/roles/:orgId/:role", Effect.gen(function*() {
-    const who = yield* caller
-    const params = yield* Body.params(Iam.RoleMappingParams)
-    yield* Effect.flatMap(RoleMappings, (s) => s.remove(who, params.orgId, params.role))
-    return noContent
-  }))
-)
+/** The services the authorization handlers call. */
+export type AuthorizationServices = RoleMappings | Grants | ApiKeys | ServiceTokens | PlatformStatus | Audit | Callers
 
-const grants = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/core/grants", Effect.gen(function*() {
-    const who = yield* caller
-    const query = yield* Body.query(Iam.ListGrantsQuery)
-    return json({ data: yield* Effect.flatMap(Grants, (s) => s.list(who, query)) })
-  })),
-  HttpRouter.post("/api/core/grants", Effect.gen(function*() {
-    const who = yield* caller
-    const input = yield* Body.json(Iam.CreateGrantRequest)
-    return json(yield* Effect.flatMap(Grants, (s) => s.create(who, input)), 201)
-  })),
-  HttpRouter.del("/api/core/grants/:id", Effect.gen(function*() {
-    const who = yield* caller
-    const { id } = yield* Body.params(Iam.IdParams)
-    yield* Effect.flatMap(Grants, (s) => s.remove(who, id))
-    return noContent
-  }))
-)
+/** Answers that carry a secret or one caller's state are never cached. */
+const noStore = { "cache-control": "no-store" }
 
-const apiKeys = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/core/apikeys", Effect.gen(function*() {
-    const who = yield* caller
-    const input = yield* Body.json(Iam.CreateApiKeyRequest)
-    const created = yield* Effect.flatMap(ApiKeys, (s) => s.create(who, input))
-    return HttpServerResponse.unsafeJson(created, { status: 201, ...noStore })
-  })),
-  HttpRouter.get("/api/core/apikeys", Effect.gen(function*() {
-    const who = yield* caller
-    const query = yield* Body.query(Iam.ListApiKeysQuery)
-    return json({ data: yield* Effect.flatMap(ApiKeys, (s) => s.list(who, query.organizationId)) })
-  })),
-  HttpRouter.del("/api/core/apikeys/:id", Effect.gen(function*() {
-    const who = yield* caller
-    const { id } = yield* Body.params(Iam.IdParams)
-    yield* Effect.flatMap(ApiKeys, (s) => s.revoke(who, id))
-    return invalidates(noContent, { keyId: id })
-  })),
-  HttpRouter.post("/api/core/apikey/validate", Effect.gen(function*() {
-    const keys = yield* ApiKeys
-    const who = yield* Effect.orElseSucceed(caller, () => null)
-    yield* keys.requireValidator(who)
-    const input = yield* Body.json(Iam.ValidateApiKeyRequest)
-    return HttpServerResponse.unsafeJson(yield* keys.validate(input.key), noStore)
-  }))
-)
-
-const tokens = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/core/service-token", Effect.gen(function*() {
-    const who = yield* caller
-    const input = yield* Body.json(Iam.ServiceTokenRequest)
-    return HttpServerResponse.unsafeJson(yield* Effect.flatMap(ServiceTokens, (s) => s.issue(who, input)), noStore)
-  })),
-  HttpRouter.get("/.well-known/jwks.json", Effect.gen(function*() {
-    const jwks = yield* Effect.flatMap(ServiceTokens, (s) => s.jwks)
-    return HttpServerResponse.unsafeJson(jwks, { headers: { "cache-control": "public, max-age=300" } })
-  }))
-)
-
-const platformStatus = HttpRouter.empty.pipe(
-  HttpRouter.post("/internal/platform-status", Effect.gen(function*() {
-    const who = yield* caller
-    const input = yield* Body.json(Iam.SetPlatformStatusRequest)
-    const record = yield* Effect.flatMap(PlatformStatus, (s) => s.set(who, input))
-    return invalidates(json(record), { platformId: input.platformId })
-  }))
-)
-
-const readAudit = Effect.gen(function*() {
-  const who = yield* caller
-  const query = yield* Body.query(Iam.ListAuditQuery)
-  return json(yield* Effect.flatMap(Audit, (s) => s.list(who, query)))
-})
-
-const audit = HttpRouter.empty.pipe(
-  HttpRouter.get("/api/audit", readAudit),
-  HttpRouter.get("/api/audit/events", readAudit),
-  HttpRouter.get("/api/audit/log", readAudit)
-)
+/** The audit log, read the same way at its three paths. */
+const readAudit = (caller: Caller, query: Iam.ListAuditQuery) =>
+  Effect.gen(function*() {
+    const audit = yield* Audit
+    return yield* audit.list(caller, query)
+  })
 
 /**
- * The authorization routes of the identity service: role mappings, grants, API keys, service
- * tokens and JWKS, platform status, and the audit log — at their documented paths.
+ * The authorization routes of the identity service, one per entry of `Iam.AuthorizationRoutes`:
+ * role mappings, grants, API keys, service tokens and JWKS, platform status, and the audit log.
+ * The services decide who may act (`Access`, `Delegation`); these only map inputs and answers.
  */
-export const AuthorizationRouter = HttpRouter.concatAll(roles, grants, apiKeys, tokens, platformStatus, audit)
+export const AuthorizationHandlers: ReadonlyArray<Route.Handler<AuthorizationError, AuthorizationServices>> = [
+  Route.handle(Routes.listRoleMappings, ({ caller, query }) =>
+    Effect.gen(function*() {
+      const roles = yield* RoleMappings
+      return { data: [...yield* roles.list(caller, query.orgId)] }
+    })),
+  Route.handle(Routes.upsertRoleMapping, ({ body, caller }) =>
+    Effect.gen(function*() {
+      const roles = yield* RoleMappings
+      return yield* roles.upsert(caller, body)
+    })),
+  Route.handle(Routes.deleteRoleMapping, ({ caller, params }) =>
+    Effect.gen(function*() {
+      const roles = yield* RoleMappings
+      yield* roles.remove(caller, params.orgId, params.role)
+    })),
+  Route.handle(Routes.listGrants, ({ caller, query }) =>
+    Effect.gen(function*() {
+      const grants = yield* Grants
+      return { data: [...yield* grants.list(caller, query)] }
+    })),
+  Route.handle(Routes.createGrant, ({ body, caller }) =>
+    Effect.gen(function*() {
+      const grants = yield* Grants
+      return yield* grants.create(caller, body)
+    })),
+  Route.handle(Routes.deleteGrant, ({ caller, params }) =>
+    Effect.gen(function*() {
+      const grants = yield* Grants
+      yield* grants.remove(caller, params.id)
+    })),
+  Route.handle(Routes.createApiKey, ({ body, caller }) =>
+    Effect.gen(function*() {
+      const keys = yield* ApiKeys
+      return Route.json(yield* keys.create(caller, body), { status: 201, headers: noStore })
+    })),
+  Route.handle(Routes.listApiKeys, ({ caller, query }) =>
+    Effect.gen(function*() {
+      const keys = yield* ApiKeys
+      return { data: [...yield* keys.list(caller, query.organizationId)] }
+    })),
+  Route.handle(Routes.revokeApiKey, ({ caller, params }) =>
+    Effect.gen(function*() {
+      const keys = yield* ApiKeys
+      yield* keys.revoke(caller, params.id)
+      return invalidates(HttpServerResponse.empty({ status: 204 }), { keyId: params.id })
+    })),
+  // Declared public: the development bypass lets anyone validate, so the caller is resolved here.
+  Route.handle(Routes.validateApiKey, ({ body, request }) =>
+    Effect.gen(function*() {
+      const callers = yield* Callers
+      const keys = yield* ApiKeys
+      yield* keys.requireValidator(yield* Effect.orElseSucceed(callers.resolve(request), () => undefined))
+      return Route.json(yield* keys.validate(body.key), { headers: noStore })
+    })),
+  Route.handle(Routes.issueServiceToken, ({ body, caller }) =>
+    Effect.gen(function*() {
+      const tokens = yield* ServiceTokens
+      return Route.json(yield* tokens.issue(caller, body), { headers: noStore })
+    })),
+  Route.handle(Routes.jwks, () =>
+    Effect.gen(function*() {
+      const tokens = yield* ServiceTokens
+      return Route.json(yield* tokens.jwks, { headers: { "cache-control": "public, max-age=300" } })
+    })),
+  Route.handle(Routes.setPlatformStatus, ({ body, caller }) =>
+    Effect.gen(function*() {
+      const status = yield* PlatformStatus
+      return invalidates(Route.json(yield* status.set(caller, body)), { platformId: body.platformId })
+    })),
+  Route.handle(Routes.listAudit, ({ caller, query }) => readAudit(caller, query)),
+  Route.handle(Routes.listAuditEvents, ({ caller, query }) => readAudit(caller, query)),
+  Route.handle(Routes.listAuditLog, ({ caller, query }) => readAudit(caller, query))
+]
+
+/**
+ * The authorization routes at their documented paths, failures in the kernel's error envelope.
+ * Needs the `Callers` port (identity's `CallersLive`, provided by the accounts layer).
+ */
+export const AuthorizationRouter = Route.router(AuthorizationHandlers)
 
 /**
  * Everything the authorization routes and the `Access` and `AuditLog` ports need, but the
- * database (`SqlClient`), `CoreConfig`, `Ids` and `Authentication`.
+ * database (`SqlClient`), `CoreConfig`, `Ids` and the `Callers` port.
  */
 export const AuthorizationLive = Layer.mergeAll(
   RoleMappings.Default,

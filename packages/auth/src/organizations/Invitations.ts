@@ -6,6 +6,7 @@ import { AuditLog } from "../audit/AuditLog.js"
 import { AuthUrls } from "../accounts/AuthUrls.js"
 import type { Caller, UserCaller } from "@core/kernel"
 import { Access } from "../authorization/Access.js"
+import { ApiKeysRepo } from "../authorization/ApiKeysRepo.js"
 import { type InvitationRow, InvitationsRepo, type InvitationState } from "./InvitationsRepo.js"
 import { deliver, Mailer } from "../mail/Mailer.js"
 import { Members } from "./Members.js"
@@ -51,6 +52,7 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
     const audit = yield* AuditLog
     const mailer = yield* Mailer
     const urls = yield* AuthUrls
+    const keys = yield* ApiKeysRepo
     const ids = yield* Ids.Ids
 
     const now = Clock.currentTimeMillis
@@ -70,25 +72,36 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
         metadata: { role: invitation.role, ...metadata }
       })
 
-    /** Who invites: the caller, or — for the service key and operators only — the member named by `inviterId`. */
-    const inviterOf = (caller: Caller, input: InviteInput) =>
-      Effect.gen(function*() {
-        const onBehalf = yield* access.isPrivileged(caller)
-        const inviterId = input.inviterId ?? (caller.kind === "user" ? caller.userId : undefined)
-        if (inviterId === undefined || (!onBehalf && caller.kind === "user" && inviterId !== caller.userId)) {
-          return yield* new ValidationError({
-            message: "Invalid request body",
-            issues: [{
-              path: "inviterId",
-              message: inviterId === undefined ? "Required when the service key invites" : "Must be your own user id"
-            }]
-          })
-        }
-        if (onBehalf && Option.isNone(yield* membersRepo.find(input.organizationId, inviterId))) {
-          return yield* fail("INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION")
-        }
-        return inviterId
-      })
+    const inviterRequired = (message: string) =>
+      new ValidationError({ message: "Invalid request body", issues: [{ path: "inviterId", message }] })
+
+    /** The user who created an API key, when a user did (a key made by the service key or a key has none). */
+    const creatorOf = (keyId: string) =>
+      Effect.map(keys.find(keyId), (key) => (key === null || key.createdBy === "service" ? undefined : key.createdBy))
+
+    /**
+     * Who invites: a member inviting as themselves; the service key and operators on behalf of the
+     * member named by `inviterId`; an API key on behalf of that member or, by default, of the user who
+     * created it (docs/decisions/0172-api-key-callers.md). Anyone invited for must be a member.
+     */
+    const inviterOf = Effect.fn("Invitations.inviterOf")(function*(caller: Caller, input: InviteInput) {
+      const onBehalf = yield* access.isPrivileged(caller)
+      if (caller.kind === "user" && !onBehalf) {
+        if (input.inviterId !== undefined && input.inviterId !== caller.userId) return yield* inviterRequired("Must be your own user id")
+        return caller.userId
+      }
+      const inviterId = input.inviterId ??
+        (caller.kind === "user" ? caller.userId : caller.kind === "apikey" ? yield* creatorOf(caller.keyId) : undefined)
+      if (inviterId === undefined) {
+        return yield* inviterRequired(
+          caller.kind === "apikey" ? "Required when the API key was not created by a user" : "Required when the service key invites"
+        )
+      }
+      if (Option.isNone(yield* membersRepo.find(input.organizationId, inviterId))) {
+        return yield* fail("INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION")
+      }
+      return inviterId
+    })
 
     const mail = (invitation: InvitationRow, organization: OrganizationRow) => {
       const link = new URL(`/accept-invitation/${invitation.id}`, urls.base).toString()
@@ -264,5 +277,5 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
 
     return { create, list, page, get, accept, reject, cancel } as const
   }),
-  dependencies: [InvitationsRepo.Default, MembersRepo.Default, Members.Default, OrganizationsRepo.Default]
+  dependencies: [InvitationsRepo.Default, MembersRepo.Default, Members.Default, OrganizationsRepo.Default, ApiKeysRepo.Default]
 }) {}

@@ -25,7 +25,10 @@ export class Members extends Effect.Service<Members>()("@core/auth/Members", {
     const audit = yield* AuditLog
     const ids = yield* Ids.Ids
 
-    /** Whether the caller may act on owners: the service, an operator, or an owner of the organization. */
+    /**
+     * Whether the caller may act on owners: the service, an operator, or an owner of the organization;
+     * never an API key, which is no member (docs/decisions/0172-api-key-callers.md).
+     */
     const actsAsOwner = (caller: Caller, organizationId: string) =>
       Effect.gen(function*() {
         if (yield* access.isPrivileged(caller)) return true
@@ -49,15 +52,14 @@ export class Members extends Effect.Service<Members>()("@core/auth/Members", {
       })
 
     /** A page of the selected organization's members (`members:read`). */
-    const list = (
-      caller: UserCaller,
+    const list = Effect.fn("Members.list")(function*(
+      caller: Caller,
       selector: OrganizationSelector,
       page: { readonly limit?: number | undefined; readonly offset?: number | undefined }
-    ) =>
-      Effect.flatMap(organizations.readable(caller, selector, "members:read"), (organization) =>
-        repo.list(organization.id, { limit: page.limit ?? 100, offset: page.offset ?? 0 })).pipe(
-        Effect.withSpan("Members.list")
-      )
+    ) {
+      const organization = yield* organizations.readable(caller, selector, "members:read")
+      return yield* repo.list(organization.id, { limit: page.limit ?? 100, offset: page.offset ?? 0 })
+    })
 
     /** The caller's membership in its active organization. */
     const active = (caller: UserCaller): Effect.Effect<MemberRow, OrganizationError> =>
@@ -94,54 +96,52 @@ export class Members extends Effect.Service<Members>()("@core/auth/Members", {
       Effect.zipRight(repo.remove(member.id), organizationsRepo.clearActiveOrganization(member.organizationId, member.userId))
 
     /** Remove a member (`members:manage`; owners only by owners; never the last owner). */
-    const remove = (
-      caller: UserCaller,
+    const remove = Effect.fn("Members.remove")(function*(
+      caller: Caller,
       input: { readonly memberIdOrEmail: string; readonly organizationId?: string | undefined }
-    ): Effect.Effect<MemberRow, OrganizationError> =>
-      Effect.gen(function*() {
-        const organization = yield* organizations.selectRequired(caller, { organizationId: input.organizationId })
-        yield* requireIn(access, caller, organization.id, "members:manage", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER")
-        const member = yield* target(organization.id, input.memberIdOrEmail)
-        if (member.role === "owner" && !(yield* actsAsOwner(caller, organization.id))) {
-          return yield* fail("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER")
+    ) {
+      const organization = yield* organizations.selectRequired(caller, { organizationId: input.organizationId })
+      yield* requireIn(access, caller, organization.id, "members:manage", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER")
+      const member = yield* target(organization.id, input.memberIdOrEmail)
+      if (member.role === "owner" && !(yield* actsAsOwner(caller, organization.id))) {
+        return yield* fail("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER")
+      }
+      yield* sql.withTransaction(Effect.gen(function*() {
+        if (member.role === "owner" && (yield* lockedOwnerCount(organization.id)) <= 1) {
+          return yield* fail("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER")
         }
-        yield* sql.withTransaction(Effect.gen(function*() {
-          if (member.role === "owner" && (yield* lockedOwnerCount(organization.id)) <= 1) {
-            return yield* fail("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER")
-          }
-          yield* removeAndForget(member)
-        })).pipe(Effect.catchTag("SqlError", Effect.die))
-        yield* record(actorOf(caller), "member.remove", member, { role: member.role })
-        yield* access.invalidate(organization.id, member.userId)
-        return member
-      }).pipe(Effect.withSpan("Members.remove"))
+        yield* removeAndForget(member)
+      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      yield* record(actorOf(caller), "member.remove", member, { role: member.role })
+      yield* access.invalidate(organization.id, member.userId)
+      return member
+    })
 
     /** Change a member's role (`members:manage`; owner changes by owners; never the last owner away). */
-    const updateRole = (
-      caller: UserCaller,
+    const updateRole = Effect.fn("Members.updateRole")(function*(
+      caller: Caller,
       input: { readonly memberId: string; readonly role: MemberRole; readonly organizationId?: string | undefined }
-    ): Effect.Effect<MemberRow, OrganizationError> =>
-      Effect.gen(function*() {
-        const organization = yield* organizations.selectRequired(caller, { organizationId: input.organizationId })
-        yield* requireIn(access, caller, organization.id, "members:manage", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER")
-        const member = yield* target(organization.id, input.memberId)
-        const touchesOwner = member.role === "owner" || input.role === "owner"
-        if (touchesOwner && !(yield* actsAsOwner(caller, organization.id))) {
-          return yield* fail("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER")
+    ) {
+      const organization = yield* organizations.selectRequired(caller, { organizationId: input.organizationId })
+      yield* requireIn(access, caller, organization.id, "members:manage", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER")
+      const member = yield* target(organization.id, input.memberId)
+      const touchesOwner = member.role === "owner" || input.role === "owner"
+      if (touchesOwner && !(yield* actsAsOwner(caller, organization.id))) {
+        return yield* fail("YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER")
+      }
+      const updated = yield* sql.withTransaction(Effect.gen(function*() {
+        if (member.role === "owner" && input.role !== "owner" && (yield* lockedOwnerCount(organization.id)) <= 1) {
+          return yield* fail("YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER")
         }
-        const updated = yield* sql.withTransaction(Effect.gen(function*() {
-          if (member.role === "owner" && input.role !== "owner" && (yield* lockedOwnerCount(organization.id)) <= 1) {
-            return yield* fail("YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER")
-          }
-          return yield* Effect.flatMap(repo.updateRole(member.id, input.role), Option.match({
-            onNone: () => fail("MEMBER_NOT_FOUND"),
-            onSome: Effect.succeed
-          }))
-        })).pipe(Effect.catchTag("SqlError", Effect.die))
-        yield* record(actorOf(caller), "member.role_change", updated, { from: member.role, to: updated.role })
-        yield* access.invalidate(organization.id, member.userId)
-        return updated
-      }).pipe(Effect.withSpan("Members.updateRole"))
+        return yield* Effect.flatMap(repo.updateRole(member.id, input.role), Option.match({
+          onNone: () => fail("MEMBER_NOT_FOUND"),
+          onSome: Effect.succeed
+        }))
+      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      yield* record(actorOf(caller), "member.role_change", updated, { from: member.role, to: updated.role })
+      yield* access.invalidate(organization.id, member.userId)
+      return updated
+    })
 
     /** Leave an organization; the only owner cannot. */
     const leave = (caller: UserCaller, organizationId: string): Effect.Effect<MemberRow, OrganizationError> =>

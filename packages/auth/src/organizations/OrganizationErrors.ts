@@ -1,5 +1,5 @@
 import { Iam } from "@core/contracts"
-import { type CoreError, Conflict, Forbidden, NotFound, ValidationError } from "@core/kernel"
+import { type CoreError, Conflict, ErrorResponse, Forbidden, NotFound, ValidationError } from "@core/kernel"
 import { type Context, Data, Effect } from "effect"
 import type { Caller } from "@core/kernel"
 import type { Access } from "../authorization/Access.js"
@@ -84,3 +84,17 @@ export const requireIn = (
   access.requirePermission(caller, organizationId, permission).pipe(
     Effect.mapError((error) => OrganizationError.of(error._tag === "NotFound" ? notFound : forbidden))
   )
+
+/**
+ * The kernel's envelope for the documented `/api/core/*` organization routes: the services share
+ * their rules with the better-auth routes, so an `OrganizationError` is answered as the kernel error
+ * it stands for (`toCore`), anything else through the kernel's table.
+ */
+export const envelopeRenderer: ErrorResponse.Renderer = {
+  recognize: (failure) => {
+    if (!(failure instanceof OrganizationError)) return undefined
+    const error = failure.toCore()
+    return { ...ErrorResponse.describe(error), kind: "failure", error }
+  },
+  render: ErrorResponse.envelopeRenderer.render
+}

@@ -3,7 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { actorOf } from "../audit/Audit.js"
 import { AuditLog } from "../audit/AuditLog.js"
-import type { Caller, UserCaller } from "@core/kernel"
+import type { ApiKeyCaller, Caller, UserCaller } from "@core/kernel"
 import { Access } from "../authorization/Access.js"
 import { type MemberRow, MembersRepo } from "./MembersRepo.js"
 import { fail, OrganizationError, requireIn } from "./OrganizationErrors.js"
@@ -22,6 +22,12 @@ export interface OrganizationWithMembers {
   readonly organization: OrganizationRow
   readonly members: ReadonlyArray<MemberRow>
 }
+
+/**
+ * The organization a caller acts in when a request names none: a session's active one, an API key's
+ * own; the service key has none.
+ */
+export const actingOrganizationOf = (caller: Caller): string | null => (caller.kind === "service" ? null : caller.organizationId)
 
 /** How many members the organization reads answer at most. */
 export const MEMBERS_LIMIT = 1000
@@ -44,13 +50,14 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
     const byId = (id: string) =>
       Effect.flatMap(repo.findById(id), Option.match({ onNone: () => fail("ORGANIZATION_NOT_FOUND"), onSome: Effect.succeed }))
 
-    /** The organization a selector names (`None` when it names none and no organization is active). */
-    const select = (caller: UserCaller, selector: OrganizationSelector) =>
+    /** The organization a selector names (`None` when it names none and the caller acts in none). */
+    const select = (caller: Caller, selector: OrganizationSelector) =>
       Effect.gen(function*() {
+        const acting = actingOrganizationOf(caller)
         const found = selector.organizationSlug !== undefined
           ? yield* repo.findBySlug(selector.organizationSlug)
-          : selector.organizationId !== undefined || caller.organizationId !== null
-          ? yield* repo.findById(selector.organizationId ?? caller.organizationId!)
+          : selector.organizationId !== undefined || acting !== null
+          ? yield* repo.findById(selector.organizationId ?? acting!)
           : undefined
         if (found === undefined) return Option.none<OrganizationRow>()
         if (Option.isNone(found)) return yield* fail("ORGANIZATION_NOT_FOUND")
@@ -58,14 +65,14 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
       })
 
     /** Like `select`, failing with `NO_ACTIVE_ORGANIZATION` when nothing is selected. */
-    const selectRequired = (caller: UserCaller, selector: OrganizationSelector) =>
+    const selectRequired = (caller: Caller, selector: OrganizationSelector) =>
       Effect.flatMap(select(caller, selector), Option.match({
         onNone: () => fail("NO_ACTIVE_ORGANIZATION"),
         onSome: Effect.succeed
       }))
 
     /** The selected organization, readable by the caller (its members, operators), else `ORGANIZATION_NOT_FOUND`. */
-    const readable = (caller: UserCaller, selector: OrganizationSelector, permission = "org:read") =>
+    const readable = (caller: Caller, selector: OrganizationSelector, permission = "org:read") =>
       Effect.flatMap(selectRequired(caller, selector), (organization) =>
         Effect.as(
           requireIn(access, caller, organization.id, permission, "YOU_ARE_NOT_ALLOWED_TO_READ_THIS_ORGANIZATION"),
@@ -126,11 +133,17 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
         return yield* withMembers(organization)
       }).pipe(Effect.withSpan("Organizations.getBySlug"))
 
-    /** The organizations the caller is a member of. */
-    const listMine = (caller: UserCaller) => repo.listForUser(caller.userId)
+    /**
+     * The organizations the caller is a member of; an API key always sees its own organization, and
+     * only it (docs/decisions/0172-api-key-callers.md).
+     */
+    const listMine = Effect.fn("Organizations.listMine")(function*(caller: UserCaller | ApiKeyCaller) {
+      if (caller.kind === "user") return yield* repo.listForUser(caller.userId)
+      return Option.toArray(yield* repo.findById(caller.organizationId))
+    })
 
     /** The selected organization (or `None` without selection and active organization). */
-    const get = (caller: UserCaller, selector: OrganizationSelector): Effect.Effect<Option.Option<OrganizationRow>, OrganizationError> =>
+    const get = (caller: Caller, selector: OrganizationSelector): Effect.Effect<Option.Option<OrganizationRow>, OrganizationError> =>
       Effect.flatMap(select(caller, selector), Option.match({
         onNone: () => Effect.succeed(Option.none()),
         onSome: (organization) =>
@@ -163,49 +176,47 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
       }).pipe(Effect.withSpan("Organizations.setActive"))
 
     /** Rename, re-slug, or change logo and metadata (`org:update`). */
-    const update = (
-      caller: UserCaller,
+    const update = Effect.fn("Organizations.update")(function*(
+      caller: Caller,
       selector: OrganizationSelector,
       patch: OrganizationPatch
-    ): Effect.Effect<OrganizationRow, OrganizationError> =>
-      Effect.gen(function*() {
-        const organization = yield* selectRequired(caller, selector)
-        yield* requireIn(access, caller, organization.id, "org:update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION")
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const updated = yield* repo.update(organization.id, patch, now)
-        if (Option.isNone(updated)) return yield* fail("ORGANIZATION_SLUG_ALREADY_TAKEN")
-        yield* audit.record({
-          ...actorOf(caller),
-          action: "org.update",
-          organizationId: organization.id,
-          targetType: "organization",
-          targetId: organization.id,
-          metadata: { fields: Object.keys(patch).filter((key) => patch[key as keyof OrganizationPatch] !== undefined) }
-        })
-        return updated.value
-      }).pipe(Effect.withSpan("Organizations.update"))
+    ) {
+      const organization = yield* selectRequired(caller, selector)
+      yield* requireIn(access, caller, organization.id, "org:update", "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION")
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const updated = yield* repo.update(organization.id, patch, now)
+      if (Option.isNone(updated)) return yield* fail("ORGANIZATION_SLUG_ALREADY_TAKEN")
+      yield* audit.record({
+        ...actorOf(caller),
+        action: "org.update",
+        organizationId: organization.id,
+        targetType: "organization",
+        targetId: organization.id,
+        metadata: { fields: Object.keys(patch).filter((key) => patch[key as keyof OrganizationPatch] !== undefined) }
+      })
+      return updated.value
+    })
 
     /** Delete an organization (`org:delete`: its owners); the operator organization cannot be deleted. */
-    const remove = (caller: UserCaller, organizationId: string): Effect.Effect<OrganizationRow, OrganizationError> =>
-      Effect.gen(function*() {
-        const organization = yield* byId(organizationId)
-        yield* requireIn(access, caller, organization.id, "org:delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION")
-        if (organization.orgType === "core-operator") return yield* fail("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION")
-        yield* sql.withTransaction(Effect.zipRight(
-          repo.clearActiveOrganization(organization.id),
-          repo.remove(organization.id)
-        )).pipe(Effect.orDie)
-        yield* audit.record({
-          ...actorOf(caller),
-          action: "org.delete",
-          organizationId: organization.id,
-          targetType: "organization",
-          targetId: organization.id,
-          metadata: { slug: organization.slug, platformId: organization.platformId }
-        })
-        yield* access.invalidate(organization.id)
-        return organization
-      }).pipe(Effect.withSpan("Organizations.remove"))
+    const remove = Effect.fn("Organizations.remove")(function*(caller: Caller, organizationId: string) {
+      const organization = yield* byId(organizationId)
+      yield* requireIn(access, caller, organization.id, "org:delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION")
+      if (organization.orgType === "core-operator") return yield* fail("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION")
+      yield* sql.withTransaction(Effect.zipRight(
+        repo.clearActiveOrganization(organization.id),
+        repo.remove(organization.id)
+      )).pipe(Effect.orDie)
+      yield* audit.record({
+        ...actorOf(caller),
+        action: "org.delete",
+        organizationId: organization.id,
+        targetType: "organization",
+        targetId: organization.id,
+        metadata: { slug: organization.slug, platformId: organization.platformId }
+      })
+      yield* access.invalidate(organization.id)
+      return organization
+    })
 
     /** `check-slug`: free answers, taken fails with `ORGANIZATION_SLUG_ALREADY_TAKEN`. */
     const checkSlug = (slug: string): Effect.Effect<void, OrganizationError> =>

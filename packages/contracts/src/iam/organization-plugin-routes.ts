@@ -29,27 +29,36 @@ import {
 } from "./organization-plugin.js"
 
 const tags = ["identity: organizations"]
+/** A person's own session: creating organizations, the active organization, invitations addressed to them. */
 const base = { auth: "caller", callers: ["user"], tags } as const
+/**
+ * Reads and writes scoped to one organization: users by their membership, API keys in their own
+ * organization by their own permissions (docs/decisions/0172-api-key-callers.md).
+ */
+const scoped = { ...base, callers: ["user", "apikey"] } as const
 
 /** An error of the plugin's routes: better-auth's `{ code, message }` (`OrganizationErrorCodes`). */
 const pluginError = (description: string): ResponseSpec => ({ description, schema: AuthErrorBody })
 const errors = {
   400: pluginError("VALIDATION_ERROR, NO_ACTIVE_ORGANIZATION, or a rule of the route"),
-  401: pluginError("UNAUTHORIZED: no live session"),
+  401: pluginError("UNAUTHORIZED: no live session (nor, where one is accepted, a valid API key)"),
   403: pluginError("YOU_ARE_NOT_ALLOWED_TO_…: the caller lacks the permission"),
   404: pluginError("ORGANIZATION_NOT_FOUND, MEMBER_NOT_FOUND, INVITATION_NOT_FOUND (also another tenant's)")
 }
 const upstream = { 502: pluginError("UPSTREAM_UNAVAILABLE: the registry could not create the platform") }
 
 /** The read routes better-auth serves with GET and the seed lists with POST: both are served. */
-const list = { ...base, path: "/api/auth/organization/list", summary: "The caller's organizations", responses: { 200: PluginOrganizationList, 401: errors[401] } } as const
+const list = {
+  ...scoped, path: "/api/auth/organization/list", summary: "The caller's organizations (an API key's: its own)",
+  responses: { 200: PluginOrganizationList, 401: errors[401] }
+} as const
 const full = {
-  ...base, path: "/api/auth/organization/get-full-organization", permission: "org:read", tenant: "organization",
+  ...scoped, path: "/api/auth/organization/get-full-organization", permission: "org:read", tenant: "organization",
   summary: "An organization (default: the active one) with members and invitations, or null",
   responses: { 200: PluginFullOrganization.nullable(), ...errors }
 } as const
 const members = {
-  ...base, path: "/api/auth/organization/list-members", permission: "members:read", tenant: "organization",
+  ...scoped, path: "/api/auth/organization/list-members", permission: "members:read", tenant: "organization",
   summary: "A page of an organization's members (default: the active one)",
   responses: { 200: PluginMemberList, ...errors }
 } as const
@@ -58,14 +67,15 @@ const invitation = {
   responses: { 200: PluginInvitationDetail, ...errors }
 } as const
 const invitations = {
-  ...base, path: "/api/auth/organization/list-invitations", permission: "members:read", tenant: "organization",
+  ...scoped, path: "/api/auth/organization/list-invitations", permission: "members:read", tenant: "organization",
   summary: "An organization's invitations (default: the active one)",
   responses: { 200: PluginInvitationList, ...errors }
 } as const
 
 /**
- * The better-auth organization plugin's routes (`/api/auth/organization/*`), for signed-in users
- * (a session by bearer or cookie), answering that library's shapes and `{ code, message }` errors.
+ * The better-auth organization plugin's routes (`/api/auth/organization/*`), answering that library's
+ * shapes and `{ code, message }` errors: for signed-in users (a session by bearer or cookie), and —
+ * on the routes about one organization — for API keys in their own organization.
  */
 export const OrganizationPluginRoutes = defineRoutes({
   createOrganization: {
@@ -88,13 +98,13 @@ export const OrganizationPluginRoutes = defineRoutes({
     responses: { 200: StatusResponse, 400: pluginError("VALIDATION_ERROR, ORGANIZATION_SLUG_ALREADY_TAKEN"), 401: errors[401] }
   },
   updateOrganization: {
-    ...base, method: "POST", path: "/api/auth/organization/update", summary: "Rename, re-slug or change an organization's logo and metadata",
+    ...scoped, method: "POST", path: "/api/auth/organization/update", summary: "Rename, re-slug or change an organization's logo and metadata",
     permission: "org:update", tenant: "organization",
     request: { body: PluginUpdateOrganizationBody },
     responses: { 200: PluginOrganization, ...errors }
   },
   deleteOrganization: {
-    ...base, method: "POST", path: "/api/auth/organization/delete", summary: "Delete an organization (never the operator organization)",
+    ...scoped, method: "POST", path: "/api/auth/organization/delete", summary: "Delete an organization (never the operator organization)",
     permission: "org:delete", tenant: "organization",
     request: { body: PluginOrganizationIdBody },
     responses: { 200: PluginOrganization, ...errors }
@@ -106,13 +116,13 @@ export const OrganizationPluginRoutes = defineRoutes({
     responses: { 200: PluginMember, ...errors }
   },
   removeMember: {
-    ...base, method: "POST", path: "/api/auth/organization/remove-member", summary: "Remove a member by id or email (never the only owner)",
+    ...scoped, method: "POST", path: "/api/auth/organization/remove-member", summary: "Remove a member by id or email (never the only owner)",
     permission: "members:manage", tenant: "organization",
     request: { body: PluginRemoveMemberBody },
     responses: { 200: PluginRemovedMember, ...errors }
   },
   updateMemberRole: {
-    ...base, method: "POST", path: "/api/auth/organization/update-member-role", summary: "Change a member's role (owner changes by owners)",
+    ...scoped, method: "POST", path: "/api/auth/organization/update-member-role", summary: "Change a member's role (owner changes by owners)",
     permission: "members:manage", tenant: "organization",
     request: { body: PluginUpdateMemberRoleBody },
     responses: { 200: PluginMember, ...errors }
@@ -123,7 +133,7 @@ export const OrganizationPluginRoutes = defineRoutes({
     responses: { 200: PluginMember, ...errors }
   },
   inviteMember: {
-    ...base, method: "POST", path: "/api/auth/organization/invite-member", summary: "Invite an email to an organization (only owners invite owners)",
+    ...scoped, method: "POST", path: "/api/auth/organization/invite-member", summary: "Invite an email to an organization (only owners invite owners)",
     permission: "members:manage", tenant: "organization",
     request: { body: PluginInviteMemberBody },
     responses: { 200: PluginInvitation, ...errors }
@@ -139,7 +149,7 @@ export const OrganizationPluginRoutes = defineRoutes({
     responses: { 200: PluginRejectedInvitation, ...errors }
   },
   cancelInvitation: {
-    ...base, method: "POST", path: "/api/auth/organization/cancel-invitation", summary: "Revoke a pending invitation",
+    ...scoped, method: "POST", path: "/api/auth/organization/cancel-invitation", summary: "Revoke a pending invitation",
     permission: "members:manage", tenant: "organization",
     request: { body: PluginInvitationIdBody },
     responses: { 200: PluginInvitation, ...errors }
