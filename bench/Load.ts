@@ -1,7 +1,7 @@
 import autocannon from "autocannon"
 import { spawn } from "node:child_process"
 import { readFile } from "node:fs/promises"
-import { durations } from "./Figures.js"
+import { durations, median } from "./Figures.js"
 
 /** What one load run measured. */
 export interface Measured {
@@ -71,3 +71,18 @@ export const load = async (
     cpuPerRequest: before === undefined || after === undefined || completed === 0 ? undefined : (after - before) / completed
   }
 }
+
+/** What several rounds of one target measured, as their medians (failures summed). */
+export const medianOf = (runs: ReadonlyArray<Measured>): Measured => {
+  const cpu = runs.map((m) => m.cpuPerRequest).filter((c): c is number => c !== undefined)
+  return {
+    rps: median(runs.map((m) => m.rps)),
+    p99: median(runs.map((m) => m.p99)),
+    failures: runs.reduce((sum, m) => sum + m.failures, 0),
+    cpuPerRequest: cpu.length === 0 ? undefined : median(cpu)
+  }
+}
+
+/** The server CPU time per request of `b` over `a` (how many times cheaper `a` is), or `n/a`. */
+export const cpuRatio = (a: Measured, b: Measured): string =>
+  a.cpuPerRequest === undefined || b.cpuPerRequest === undefined ? "n/a" : (b.cpuPerRequest / a.cpuPerRequest).toFixed(2)

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url"
-import { durations, type Figures, median } from "./Figures.js"
-import { load, type Measured, startTarget } from "./Load.js"
+import { durations, type Figures } from "./Figures.js"
+import { cpuRatio as cpuRatioOf, load, type Measured, medianOf, startTarget } from "./Load.js"
 
 const TARGETS = [
   ["core-node", "Effect app via @core/http/node"],
@@ -33,20 +33,9 @@ export const run = async (): Promise<Figures> => {
   for (let round = 0; round < rounds; round++) {
     for (const [target] of TARGETS) samples.get(target)!.push(await measure(target))
   }
-  const measured = new Map([...samples].map(([target, runs]) => {
-    const cpu = runs.map((m) => m.cpuPerRequest).filter((c): c is number => c !== undefined)
-    return [target, {
-      rps: median(runs.map((m) => m.rps)),
-      p99: median(runs.map((m) => m.p99)),
-      failures: runs.reduce((sum, m) => sum + m.failures, 0),
-      cpuPerRequest: cpu.length === 0 ? undefined : median(cpu)
-    }] as const
-  }))
+  const measured = new Map([...samples].map(([target, runs]) => [target, medianOf(runs)] as const))
   const ratio = (a: string, b: string) => measured.get(a)!.rps / measured.get(b)!.rps
-  const cpuRatio = (a: string, b: string) => {
-    const [cpuA, cpuB] = [measured.get(a)!.cpuPerRequest, measured.get(b)!.cpuPerRequest]
-    return cpuA === undefined || cpuB === undefined ? "n/a" : (cpuB / cpuA).toFixed(2)
-  }
+  const cpuRatio = (a: string, b: string) => cpuRatioOf(measured.get(a)!, measured.get(b)!)
   const nativeRatio = ratio("core-node", "platform-node")
   const window = `${warmup} s warm-up + ${duration} s per target${rounds > 1 ? `, median of ${rounds} rounds` : ""}`
   return {

@@ -101,6 +101,23 @@ export const fromRequest = (
   }
 }
 
+/** Whether a known context is whole (it has the client's address), so that a route keeps it as it is. */
+export const isComplete = (known: Option.Option<RequestContextData>): boolean =>
+  Option.isSome(known) && known.value.ip !== undefined
+
+/**
+ * The context a route runs a request in: a whole one already known is kept; else it is made from
+ * the request, with the identity a known one carries (`trustProxy` as configured).
+ */
+export const ofRequest = (
+  request: HttpServerRequest.HttpServerRequest,
+  known: Option.Option<RequestContextData>,
+  trustProxy: boolean
+): RequestContextData => {
+  if (Option.isNone(known)) return fromRequest(request, undefined, trustProxy)
+  return known.value.ip !== undefined ? known.value : fromRequest(request, known.value.identity, trustProxy)
+}
+
 /** The current request's context, when there is one. */
 export const current: Effect.Effect<Option.Option<RequestContextData>> = Effect.serviceOption(RequestContext)
 

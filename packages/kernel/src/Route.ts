@@ -15,6 +15,7 @@ import { authenticationRequired, isAccepted, requireOperator } from "./Policy.js
 import { type Forbidden, type InvalidJson, type PayloadTooLarge, Unauthorized, UnsupportedMediaType, type ValidationError } from "./Errors.js"
 import { CoreConfig } from "./Config.js"
 import * as ErrorResponse from "./ErrorResponse.js"
+import * as RouteTable from "./internal/routeTable.js"
 import * as RequestContext from "./RequestContext.js"
 import { decode } from "./Validation.js"
 
@@ -61,9 +62,33 @@ const FORM = "application/x-www-form-urlencoded"
 const mediaTypeOf = (header: string | undefined): string => (header ?? "").split(";")[0].trim().toLowerCase()
 
 /** Read a body in one of the route's media types (JSON by default; form-encoded where declared). */
+/**
+ * Whether a request carries no body at all: a web `Request` without one, or on Node no
+ * `Content-Length` above 0 and no `Transfer-Encoding`.
+ */
+const hasNoBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
+  const source = request.source as { readonly body?: unknown; readonly bodyUsed?: unknown } | null
+  if (typeof source === "object" && source !== null && "bodyUsed" in source && "body" in source) return source.body === null
+  const length = request.headers["content-length"]
+  return request.headers["transfer-encoding"] === undefined && (length === undefined || length.trim() === "0")
+}
+
+/** The routes whose body schema accepts no body at all (`.optional()`), found once per route. */
+const optionalBodies = new WeakMap<RouteSpec, boolean>()
+const acceptsNoBody = (route: RouteSpec): boolean => {
+  let known = optionalBodies.get(route)
+  if (known === undefined) {
+    known = route.request?.body?.safeParse(undefined).success === true
+    optionalBodies.set(route, known)
+  }
+  return known
+}
+
 const readBody = (route: RouteSpec, request: HttpServerRequest.HttpServerRequest) => {
   const schema = route.request?.body
   if (schema === undefined) return Effect.succeed(undefined)
+  // A POST without a body to a route whose body is optional (the seed's POST reads) reads as none.
+  if (hasNoBody(request) && acceptsNoBody(route)) return decode(schema, undefined, "body")
   const limit = route.bodyLimit === undefined ? undefined : { limit: route.bodyLimit }
   const types = route.request?.contentTypes ?? ["application/json"]
   const type = mediaTypeOf(request.headers["content-type"])
@@ -100,8 +125,10 @@ const callerFor = (
       Callers
     > => {
       if (caller === undefined) return Effect.fail(authenticationRequired)
+      // An authenticated caller that is not the operator or the service: 403, as for a non-operator user.
+      if (route.auth === "operator") return Effect.as(requireOperator(caller), caller)
       if (!isAccepted(caller, acceptedCallers(route))) return Effect.fail(wrongKind(route))
-      return route.auth === "operator" ? Effect.as(requireOperator(caller), caller) : Effect.succeed(caller)
+      return Effect.succeed(caller)
     }))
 }
 
@@ -112,8 +139,8 @@ const encode = (status: number, value: unknown): HttpServerResponse.HttpServerRe
 }
 
 /**
- * Serve a catalogued route: decode its params, query and body with the contract (400 with the
- * issues), resolve the caller its `auth` allows (401/403), run the handler, and encode the answer
+ * Serve a catalogued route: resolve the caller its `auth` allows (401/403), decode its params,
+ * query and body with the contract (400 with the issues), run the handler, and encode the answer
  * with the declared success status. A service's `Http.ts` is a list of these.
  *
  * @example
@@ -128,59 +155,79 @@ export const handle = <const R extends RouteSpec, E, Req>(
   const schemas = route.request
   const run = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
+    // Who calls comes first: without valid credentials the answer is 401, whatever the input.
+    const caller = yield* callerFor(route, request)
     const params = schemas?.params === undefined
       ? yield* HttpRouter.params
       : yield* Effect.flatMap(HttpRouter.params, (values) => decode(schemas.params!, values, "params"))
     const query = schemas?.query === undefined
       ? undefined
       : yield* decode(schemas.query, Body.searchParamsRecord(request.url), "query")
-    const caller = yield* callerFor(route, request)
     const body = yield* readBody(route, request)
-    const answer = yield* handler({ caller, body, query, params, request } as unknown as Input<R>).pipe(
-      Effect.provideService(RequestContext.RequestContext, yield* contextOf(request))
-    )
+    const answer = yield* inRequestContext(request, handler({ caller, body, query, params, request } as unknown as Input<R>))
     return encode(status, answer)
   })
   return { route, run }
 }
 
 /**
- * The request context a handler runs in (request id, trace id, client address, user agent), so
- * that domain code records audit facts without reading HTTP. One already provided is kept.
+ * Run a handler in its request context (request id, trace id, client address, user agent), so
+ * that domain code records audit facts without reading HTTP. One already provided with the client's
+ * address is kept as it is (the Node runner provides it with the request: no second context).
  */
-const contextOf = (request: HttpServerRequest.HttpServerRequest) =>
+const inRequestContext = <A, E, R>(request: HttpServerRequest.HttpServerRequest, effect: Effect.Effect<A, E, R>) =>
   Effect.flatMap(Effect.serviceOption(RequestContext.RequestContext), (known) =>
-    Option.isSome(known) && known.value.ip !== undefined
-      ? Effect.succeed(known.value)
-      : Effect.map(Effect.serviceOption(CoreConfig), (config) =>
-        RequestContext.fromRequest(
-          request,
-          Option.isSome(known) ? known.value.identity : undefined,
-          Option.isSome(config) && config.value.trustProxy
+    RequestContext.isComplete(known)
+      ? effect
+      : Effect.flatMap(Effect.serviceOption(CoreConfig), (config) =>
+        Effect.provideService(
+          effect,
+          RequestContext.RequestContext,
+          RequestContext.ofRequest(request, known, Option.isSome(config) && config.value.trustProxy)
         )))
 
 /** A route's path in the router's form: `{param}` becomes `:param`. */
-const routerPath = (path: string) => path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ":$1") as HttpRouter.PathInput
+const routerPath = (path: string) => RouteTable.routerPath(path) as HttpRouter.PathInput
+
+/** The requirements of any handler in a list. */
+export type RequirementsOf<H> = H extends Handler<any, infer R> ? R : never
+
+/** The paths a route is served at: its declared path, and without `base` when it lies under it. */
+export const pathsOf = (path: string, base: string | undefined): ReadonlyArray<string> => {
+  if (base === undefined || !(path === base || path.startsWith(`${base}/`))) return [path]
+  const rest = path.slice(base.length)
+  return [path, rest === "" ? "/" : rest]
+}
+
+/** How a list of handlers is served. */
+export interface RouterOptions {
+  /** The protocol's error renderer. @default the kernel's envelope */
+  readonly renderer?: ErrorResponse.Renderer
+  /**
+   * The documented base of a service behind the gateway (`/api/v1/platforms`): its routes are also
+   * served with the base stripped, the path the gateway forwards (DESIGN §3).
+   */
+  readonly base?: string
+}
 
 /**
  * The router of a list of handlers, each at its declared method and path, failures answered by the
  * renderer (the envelope by default; better-auth, OAuth and pages supply their own).
  */
-export const router = <E, R>(
-  handlers: ReadonlyArray<Handler<E, R>>,
-  options?: { readonly renderer?: ErrorResponse.Renderer }
-): HttpRouter.HttpRouter<never, Exclude<R, HttpRouter.RouteContext> | Callers> => {
-  let router = HttpRouter.empty as HttpRouter.HttpRouter<E, R | Callers>
+export const router = <const H extends ReadonlyArray<Handler<any, any>>>(
+  handlers: H,
+  options?: RouterOptions
+): HttpRouter.HttpRouter<never, Exclude<RequirementsOf<H[number]>, HttpRouter.RouteContext> | Callers> => {
+  let router = HttpRouter.empty as HttpRouter.HttpRouter<unknown, unknown>
   for (const handler of handlers) {
-    router = HttpRouter.route(handler.route.method)(router, routerPath(handler.route.path), handler.run) as HttpRouter.HttpRouter<
-      E,
-      R | Callers
-    >
+    for (const path of pathsOf(handler.route.path, options?.base)) {
+      router = HttpRouter.route(handler.route.method)(router, routerPath(path), handler.run) as HttpRouter.HttpRouter<unknown, unknown>
+    }
   }
   return HttpRouter.catchAllCause(
     router,
     ErrorResponse.handleCauseWith(options?.renderer ?? ErrorResponse.envelopeRenderer)
-  ) as unknown as HttpRouter.HttpRouter<never, Exclude<R, HttpRouter.RouteContext> | Callers>
+  ) as unknown as HttpRouter.HttpRouter<never, Exclude<RequirementsOf<H[number]>, HttpRouter.RouteContext> | Callers>
 }
 
 /** The routes a list of handlers serves, for the catalogue-coverage tests. */

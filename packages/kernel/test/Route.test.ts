@@ -1,75 +1,13 @@
-import { defineRoutes } from "@core/contracts"
-import { Effect, Layer } from "effect"
+import { HttpRouter } from "@effect/platform"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
-import { type Caller, Callers } from "../src/Caller.js"
-import { requirePermission } from "../src/Policy.js"
+import type { Callers } from "../src/Caller.js"
 import * as Route from "../src/Route.js"
 import { type HttpHarness, makeHttpHarness } from "../src/testing/index.js"
-import { Unauthorized } from "../src/Errors.js"
-import { HttpRouter } from "@effect/platform"
+import { FakeCallers, handlers } from "./fixtures/routes.js"
 
-const Thing = z.object({ id: z.string(), name: z.string() })
-
-const Routes = defineRoutes({
-  ping: { method: "GET", path: "/ping", summary: "Ping", auth: "public", responses: { 200: z.object({ ok: z.boolean() }) } },
-  create: {
-    method: "POST",
-    path: "/orgs/{orgId}/things",
-    summary: "Create a thing",
-    auth: "caller",
-    permission: "resources:manage",
-    request: {
-      params: z.object({ orgId: z.string().max(128) }),
-      body: z.object({ name: z.string().min(1).max(200) }),
-      contentTypes: ["application/json", "application/x-www-form-urlencoded"]
-    },
-    responses: { 201: Thing, 400: null, 401: null, 403: null, 404: null }
-  },
-  remove: {
-    method: "DELETE",
-    path: "/things/:id",
-    summary: "Delete a thing",
-    auth: "caller",
-    callers: ["user"],
-    responses: { 204: null }
-  },
-  list: {
-    method: "GET",
-    path: "/things",
-    summary: "List things",
-    auth: "operator",
-    request: { query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(25) }) },
-    responses: { 200: z.object({ limit: z.number(), caller: z.string() }) }
-  }
-})
-
-const user = (userId: string): Caller => ({ kind: "user", userId, sessionId: "ses_1", email: "a@b.c", organizationId: "org_1", via: "bearer" })
-
-/** A small `Callers` of the same Tag: tokens name users, `core_…` keys hold `resources:manage` in org_1. */
-const FakeCallers = Layer.succeed(Callers, {
-  resolve: (request) => {
-    const key = request.headers["x-api-key"]
-    if (key === "core_good") {
-      return Effect.succeed({ kind: "apikey", keyId: "key_1", organizationId: "org_1", platformId: "plt_1", permissions: ["resources:*"] })
-    }
-    if (key !== undefined) return Effect.fail(new Unauthorized({ message: "Invalid API key" }))
-    const bearer = request.headers.authorization?.slice(7)
-    if (bearer === "static") return Effect.succeed({ kind: "service" })
-    return Effect.succeed(bearer === undefined ? undefined : user(bearer))
-  },
-  isOperator: (userId) => Effect.succeed(userId === "usr_op"),
-  permissionsOf: (userId, organizationId) =>
-    Effect.succeed(organizationId !== "org_1" ? undefined : userId === "usr_owner" ? ["*"] : ["resources:read"])
-})
-
-const app = HttpRouter.toHttpApp(Route.router([
-  Route.handle(Routes.ping, () => Effect.succeed({ ok: true })),
-  Route.handle(Routes.create, ({ caller, params, body }) =>
-    Effect.as(requirePermission(caller, params.orgId, "resources:manage"), { id: "thg_1", name: body.name })),
-  Route.handle(Routes.remove, ({ caller }) => Effect.sync(() => expect(caller.kind).toBe("user"))),
-  Route.handle(Routes.list, ({ caller, query }) => Effect.succeed({ limit: query.limit, caller: caller.kind }))
-]))
+const app = HttpRouter.toHttpApp(Route.router(handlers))
 
 describe("Route: a catalogued route served from its declaration", () => {
   let harness: HttpHarness<Callers>
@@ -123,6 +61,8 @@ describe("Route: a catalogued route served from its declaration", () => {
     const empty = await harness.fetch("/orgs/org_1/things", { method: "POST", token: "usr_owner", json: { name: "" } })
     expect(empty.status).toBe(400)
     expect((await empty.json()).error).toMatchObject({ code: "VALIDATION_ERROR", details: { issues: [{ path: "name" }] } })
+    // Credentials come first: a bad query without them is 401, not 400.
+    expect((await harness.fetch("/things?limit=0")).status).toBe(401)
     const query = await harness.fetch("/things?limit=0", { token: "static" })
     expect(query.status).toBe(400)
     const notJson = await harness.fetch("/orgs/org_1/things", { method: "POST", token: "usr_owner", body: "x", headers: { "content-type": "text/plain" } })
@@ -133,9 +73,37 @@ describe("Route: a catalogued route served from its declaration", () => {
     expect((await harness.fetch("/things/thg_1", { method: "DELETE", apiKey: "core_good" })).status).toBe(401)
     expect((await harness.fetch("/things/thg_1", { method: "DELETE", token: "usr_owner" })).status).toBe(204)
     expect((await harness.fetch("/things", { token: "usr_owner" })).status).toBe(403)
-    expect((await harness.fetch("/things", { apiKey: "core_good" })).status).toBe(401)
+    const byKey = await harness.fetch("/things", { apiKey: "core_good" })
+    expect(byKey.status).toBe(403)
+    expect((await byKey.json()).error.message).toBe("This action needs the operator role or the service key")
     const byOperator = await harness.fetch("/things?limit=5", { token: "usr_op" })
     expect(await byOperator.json()).toEqual({ limit: 5, caller: "user" })
     expect(await (await harness.fetch("/things", { token: "static" })).json()).toEqual({ limit: 25, caller: "service" })
+  })
+})
+
+describe("Route: an optional body", () => {
+  const Optional = {
+    method: "POST",
+    path: "/read",
+    summary: "A POST read whose body is optional",
+    auth: "public",
+    request: { body: z.object({ id: z.string().max(10).optional() }).optional() },
+    responses: { 200: z.object({ id: z.string().nullable() }) }
+  } as const
+  let harness: HttpHarness<Callers>
+  beforeAll(async () => {
+    const router = Route.router([Route.handle(Optional, ({ body }) => Effect.succeed({ id: body?.id ?? null }))])
+    harness = await makeHttpHarness(Effect.runSync(HttpRouter.toHttpApp(router)), FakeCallers)
+  })
+  afterAll(() => harness.dispose())
+
+  it("reads a POST without a body as none, and still reads and checks one that is sent", async () => {
+    const none = await harness.fetch("/read", { method: "POST" })
+    expect([none.status, await none.json()]).toEqual([200, { id: null }])
+    const sent = await harness.fetch("/read", { method: "POST", json: { id: "a" } })
+    expect(await sent.json()).toEqual({ id: "a" })
+    expect((await harness.fetch("/read", { method: "POST", json: { id: "x".repeat(11) } })).status).toBe(400)
+    expect((await harness.fetch("/read", { method: "POST", body: "{", headers: { "content-type": "application/json" } })).status).toBe(400)
   })
 })

@@ -1,0 +1,108 @@
+/**
+ * The kernel's route runner on Node (DESIGN §3): catalogued routes served on Node's own request and
+ * response, without converting to web `Request`/`Response` and without the platform's per-request
+ * machinery. Decision 0170 says what it does and what it skips, with the figures.
+ */
+import { HttpRouter, HttpServerError, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import { Cause, Context, Effect, Option, Runtime, Scope } from "effect"
+import type * as http from "node:http"
+import type { Callers } from "./Caller.js"
+import { CoreConfig } from "./Config.js"
+import * as ErrorResponse from "./ErrorResponse.js"
+import { Flight } from "./internal/nodeFlight.js"
+import { NodeRequest } from "./internal/nodeRequest.js"
+import { RequestScope } from "./internal/requestScope.js"
+import * as RouteTable from "./internal/routeTable.js"
+import * as RequestContext from "./RequestContext.js"
+import { type Handler, pathsOf, type RequirementsOf, type RouterOptions } from "./Route.js"
+
+/** A request listener for `node:http` (`http.createServer(listener)`). */
+export type NodeListener = (request: http.IncomingMessage, response: http.ServerResponse) => void
+
+/** What the runner gives every request, as the platform's server and router do. */
+export type Provided =
+  | HttpServerRequest.HttpServerRequest
+  | HttpServerRequest.ParsedSearchParams
+  | HttpRouter.RouteContext
+  | Scope.Scope
+
+interface Compiled {
+  readonly route: HttpRouter.Route<unknown, unknown>
+  readonly program: Effect.Effect<HttpServerResponse.HttpServerResponse>
+}
+
+const REQUEST = HttpServerRequest.HttpServerRequest.key
+const SEARCH_PARAMS = HttpServerRequest.ParsedSearchParams.key
+const ROUTE_CONTEXT = HttpRouter.RouteContext.key
+const SCOPE = Scope.Scope.key
+const REQUEST_CONTEXT = RequestContext.RequestContext.key
+
+const NO_SEARCH_PARAMS: Readonly<Record<string, string | Array<string>>> = Object.freeze({})
+
+const routeContext = (route: HttpRouter.Route<unknown, unknown>, params: Record<string, string>): HttpRouter.RouteContext => ({
+  [HttpRouter.RouteContextTypeId]: HttpRouter.RouteContextTypeId,
+  params,
+  route
+})
+
+/** An unknown route: the envelope's 404, as the web-standard handler answers it (`@core/http` wraps every app in the envelope). */
+const notFound = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+  ErrorResponse.handleCause(Cause.fail(new HttpServerError.RouteNotFound({ request })))) as Effect.Effect<
+    HttpServerResponse.HttpServerResponse
+  >
+
+/**
+ * A `node:http` request listener serving a list of handlers exactly as `Route.router` serves them
+ * through the web-standard handler (the same statuses, bodies and headers; failures through the
+ * same renderer; the same paths under `base`; an unknown route the envelope's 404), built in the
+ * current context: the handlers' services are taken once, here. Per request it matches the route
+ * in a table compiled once, builds one light `HttpServerRequest` over Node's request (with the
+ * route context, search parameters, a scope and the `RequestContext`), runs the handler in a fiber
+ * that starts at once, and writes the head once when it ends; no server span, no middleware, no
+ * web `Request`/`Response`. A client that leaves interrupts the fiber.
+ *
+ * @example
+ * const listener = yield* RouteNode.listener(Http.handlers)
+ * http.createServer(listener).listen(8080)
+ */
+export const listener = <const H extends ReadonlyArray<Handler<any, any>>>(
+  handlers: H,
+  options?: RouterOptions
+): Effect.Effect<NodeListener, never, Exclude<RequirementsOf<H[number]>, Provided> | Callers> =>
+  Effect.map(Effect.runtime<never>(), (runtime): NodeListener => {
+    const handleCause = ErrorResponse.handleCauseWith(options?.renderer ?? ErrorResponse.envelopeRenderer)
+    const table = RouteTable.make(handlers.flatMap((handler) => {
+      const { method, path } = handler.route
+      const program = Effect.catchAllCause(handler.run, handleCause) as Effect.Effect<HttpServerResponse.HttpServerResponse>
+      return pathsOf(path, options?.base).map((served) => ({
+        method,
+        path: served,
+        value: { route: HttpRouter.makeRoute(method, RouteTable.routerPath(served) as HttpRouter.PathInput, handler.run), program }
+      }))
+    }))
+    const services = runtime.context.unsafeMap
+    const known = Context.getOption(runtime.context, RequestContext.RequestContext)
+    const trustProxy = Option.exists(Context.getOption(runtime.context, CoreConfig), (config) => config.trustProxy)
+    const { fiberRefs, runtimeFlags } = runtime
+
+    return (req, res) => {
+      const url = req.url ?? "/"
+      const method = req.method ?? "GET"
+      const request = new NodeRequest(req, res, url)
+      const scope = new RequestScope()
+      const context = new Map(services)
+      context.set(REQUEST, request)
+      context.set(SCOPE, scope)
+      const match = RouteTable.find<Compiled>(table, method, url)
+      if (match !== undefined) {
+        context.set(ROUTE_CONTEXT, routeContext(match.value.route, match.params))
+        context.set(SEARCH_PARAMS, match.query === "" ? NO_SEARCH_PARAMS : RouteTable.searchParamsOf(match.query))
+        context.set(REQUEST_CONTEXT, RequestContext.ofRequest(request, known, trustProxy))
+      }
+      const flight = new Flight(res, method === "HEAD", scope, runtime)
+      flight.start(
+        Runtime.make({ context: Context.unsafeMake(context), fiberRefs, runtimeFlags }),
+        match === undefined ? notFound : match.value.program
+      )
+    }
+  })
