@@ -112,17 +112,8 @@ export interface AuthenticationOptions {
   readonly onCacheLookup?: (hit: boolean) => void
 }
 
-/** The forwarded identity of a principal (DESIGN §6). */
-export const identityOf = (principal: Principal): ForwardedIdentity.Identity => {
-  switch (principal.kind) {
-    case "service":
-      return { userId: null, role: "service", platformId: null }
-    case "session":
-      return { userId: principal.userId, role: principal.role, platformId: principal.platformId }
-    case "apikey":
-      return { userId: principal.keyId, role: "apikey", platformId: principal.platformId }
-  }
-}
+/** The seed's forwarded header facts of a principal (DESIGN §6). */
+export const identityOf = (principal: Principal): ForwardedIdentity.Identity => ForwardedIdentity.identityOf(principal)
 
 const SERVICE: Principal = { kind: "service" }
 
@@ -131,22 +122,34 @@ interface Signed {
   readonly until: number
 }
 
+/** Signed headers by principal and audience, for sessions presented as a bearer (and keys, and the service) … */
 const signed = new WeakMap<Principal, Map<string, Signed>>()
+/** … and for sessions presented as the cookie (the signed caller says `via: "cookie"`). */
+const signedForCookie = new WeakMap<Principal, Map<string, Signed>>()
 
 /**
- * The identity headers of a principal for one audience, their signed token reused for half its
- * lifetime (signing costs per request).
+ * The identity headers of a principal for one audience: the kernel caller it is, signed whole
+ * (`ForwardedIdentity.sign`; the gateway's own `platformStatus` is not), the session's `via` the
+ * way its token arrived. The token is reused for half its lifetime (signing costs per request).
  */
-const identityHeadersFor = (key: Uint8Array, principal: Principal, audience: string, now: number): Record<string, string> => {
-  let byAudience = signed.get(principal)
+const identityHeadersFor = (
+  key: Uint8Array,
+  principal: Principal,
+  viaCookie: boolean,
+  audience: string,
+  now: number
+): Record<string, string> => {
+  const cookie = viaCookie && principal.kind === "user"
+  const byPrincipal = cookie ? signedForCookie : signed
+  let byAudience = byPrincipal.get(principal)
   if (byAudience === undefined) {
     byAudience = new Map<string, Signed>()
-    signed.set(principal, byAudience)
+    byPrincipal.set(principal, byAudience)
   }
   const known = byAudience.get(audience)
   if (known !== undefined && known.until > now) return known.headers
-  const identity = identityOf(principal)
-  const headers = ForwardedIdentity.headersFor(identity, ForwardedIdentity.sign(key, identity, audience, now))
+  const caller = principal.kind === "user" ? { ...principal, via: cookie ? "cookie" as const : "bearer" as const } : principal
+  const headers = ForwardedIdentity.headersFor(caller, ForwardedIdentity.sign(key, caller, audience, now))
   byAudience.set(audience, { headers, until: now + (ForwardedIdentity.LIFETIME_SECONDS * 1000) / 2 })
   return headers
 }
@@ -162,8 +165,9 @@ const identityHeadersFor = (key: Uint8Array, principal: Principal, audience: str
  * pages; the OpenAPI documents); `/health`, `/ready`, `/metrics` and the pages at the root are
  * outside `/api/*` and never authenticated. A cookie-authenticated write from another site is
  * refused (403) where the rule says `crossSiteCheck` (every method but GET, HEAD and OPTIONS).
- * The identity travels upstream as `X-Core-User-Id`, `X-Core-Role`, `X-Core-Platform-Id` and the
- * signed `X-Core-Identity`. A change the identity
+ * The caller travels upstream signed whole in `X-Core-Identity` (kind, user or key, session,
+ * organization, platform, role, permissions), with the seed's `X-Core-User-Id`, `X-Core-Role` and
+ * `X-Core-Platform-Id` derived from it. A change the identity
  * service reports in `X-Core-Invalidate` (and any sign-out) drops the cached answers it affects.
  */
 export const middleware = (options: AuthenticationOptions): Guard => {
@@ -238,7 +242,7 @@ export const middleware = (options: AuthenticationOptions): Guard => {
       invalidations.push(parseInvalidation(header))
       head.remove(INVALIDATE_HEADER)
     }
-    if (principal?.kind === "session" && head.status < 400 && changesTenant(request.method, pathname)) {
+    if (principal?.kind === "user" && head.status < 400 && changesTenant(request.method, pathname)) {
       invalidations.push({ userId: principal.userId })
     }
     if (pathname === SIGN_OUT && (credential.kind === "bearer" || credential.kind === "cookie")) {
@@ -264,7 +268,10 @@ export const middleware = (options: AuthenticationOptions): Guard => {
     frame.principal = principal
     const audience = frame.match?.route.service.toLowerCase()
     if (audience !== undefined) {
-      Object.assign(frame.upstreamHeaders, identityHeadersFor(options.identityKey, principal, audience, request.now))
+      Object.assign(
+        frame.upstreamHeaders,
+        identityHeadersFor(options.identityKey, principal, credential.kind === "cookie", audience, request.now)
+      )
     }
     return undefined
   }

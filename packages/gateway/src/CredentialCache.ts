@@ -1,29 +1,29 @@
+import type { ApiKeyCaller, EffectiveRole, ServiceCaller, UserCaller } from "@core/kernel"
 import { Effect } from "effect"
 import type { Redis } from "ioredis"
 import * as RedisConnection from "./RedisConnection.js"
 
+/** A signed-in user as the gateway knows it: every fact of identity's `/api/core/session` answer. */
+export interface UserPrincipal extends UserCaller {
+  readonly platformId: string | null
+  readonly role: EffectiveRole | null
+  /** Its effective permissions in `organizationId` (empty outside any tenant). */
+  readonly permissions: ReadonlyArray<string>
+  readonly platformStatus: string | null
+}
+
+/** An API key as the gateway knows it (identity's `/api/core/apikey/validate` answer). */
+export interface ApiKeyPrincipal extends ApiKeyCaller {
+  readonly platformStatus: string
+}
+
 /**
- * Who a credential belongs to, as the identity service answered. `platformStatus` travels with
- * it so that the suspension check needs no second call.
+ * Who a credential belongs to: the kernel's `Caller` (what the gateway signs for the upstreams, see
+ * `Authentication`), plus what only the gateway needs, the platform's status, so that the
+ * suspension check needs no second call. A session's `via` is `bearer` here; the gateway signs the
+ * way the token actually arrived.
  */
-export type Principal =
-  | { readonly kind: "service" }
-  | {
-    readonly kind: "session"
-    readonly userId: string
-    readonly sessionId: string
-    readonly role: string | null
-    readonly organizationId: string | null
-    readonly platformId: string | null
-    readonly platformStatus: string | null
-  }
-  | {
-    readonly kind: "apikey"
-    readonly keyId: string
-    readonly organizationId: string
-    readonly platformId: string
-    readonly platformStatus: string
-  }
+export type Principal = ServiceCaller | UserPrincipal | ApiKeyPrincipal
 
 /**
  * What a change invalidates (the identity service names it in `X-Core-Invalidate`, and the
@@ -66,7 +66,7 @@ const tagsOf = (credential: string, value: Cached): Array<string> => {
   const tags = [`credential:${credential}`]
   if (value === null || value.kind === "service") return tags
   if (value.platformId !== null) tags.push(`platform:${value.platformId}`)
-  if (value.kind === "session") tags.push(`user:${value.userId}`, `session:${value.sessionId}`)
+  if (value.kind === "user") tags.push(`user:${value.userId}`, `session:${value.sessionId}`)
   else tags.push(`key:${value.keyId}`)
   return tags
 }
@@ -155,6 +155,46 @@ export const memory = (ttlMillis = TTL_MILLIS, now: () => number = Date.now): Cr
 
 const PREFIX = "core:auth:"
 
+const isString = (value: unknown): value is string => typeof value === "string"
+const isNullableString = (value: unknown): value is string | null => value === null || typeof value === "string"
+const isStrings = (value: unknown): value is ReadonlyArray<string> => Array.isArray(value) && value.every(isString)
+const ROLES: ReadonlySet<unknown> = new Set<EffectiveRole>(["owner", "admin", "member", "operator"])
+
+/** Whether a value read back from Redis is a principal of this version's shape. */
+const isPrincipal = (value: unknown): value is Principal => {
+  if (typeof value !== "object" || value === null) return false
+  const v = value as Record<string, unknown>
+  switch (v.kind) {
+    case "service":
+      return true
+    case "apikey":
+      return isString(v.keyId) && isString(v.organizationId) && isString(v.platformId) && isStrings(v.permissions) &&
+        isString(v.platformStatus)
+    case "user":
+      return isString(v.userId) && isString(v.sessionId) && isString(v.email) && (v.via === "bearer" || v.via === "cookie") &&
+        isNullableString(v.organizationId) && isNullableString(v.platformId) && (v.role === null || ROLES.has(v.role)) &&
+        isStrings(v.permissions) && isNullableString(v.platformStatus)
+    default:
+      return false
+  }
+}
+
+/**
+ * A cached answer read back from its JSON (`{ v: principal | null }`); `undefined`, a miss, for
+ * anything else: a value another version of the gateway wrote (a `session` principal, a key
+ * without its permissions), or garbage.
+ */
+export const fromJson = (raw: string): Cached | undefined => {
+  try {
+    const parsed: unknown = JSON.parse(raw)
+    if (typeof parsed !== "object" || parsed === null || !("v" in parsed)) return undefined
+    const value = (parsed as { v: unknown }).v
+    return value === null ? null : isPrincipal(value) ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * The cache in Redis, shared by every gateway instance: `core:auth:<credential hash>` holds the
  * answer, `core:auth:tag:<tag>` the hashes it indexes, both expiring with the answer. While Redis
@@ -177,7 +217,7 @@ export const redis = (client: Redis, ttlMillis = TTL_MILLIS): CredentialCache =>
       attempt(
         async () => {
           const raw = await client.get(`${PREFIX}${credential}`)
-          return raw === null ? undefined : (JSON.parse(raw) as { v: Cached }).v
+          return raw === null ? undefined : fromJson(raw)
         },
         fallback.get(credential)
       ),

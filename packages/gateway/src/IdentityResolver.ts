@@ -1,7 +1,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { UpstreamUnavailable, type UpstreamTimeout } from "@core/kernel"
+import { type EffectiveRole, UpstreamUnavailable, type UpstreamTimeout } from "@core/kernel"
 import { Effect, Redacted } from "effect"
-import type { Principal } from "./CredentialCache.js"
+import type { ApiKeyPrincipal, Principal, UserPrincipal } from "./CredentialCache.js"
 import type { Upstream } from "./Upstream.js"
 
 /**
@@ -14,22 +14,54 @@ export interface IdentityResolver {
   readonly apiKey: (key: string) => Effect.Effect<Principal | undefined, UpstreamUnavailable | UpstreamTimeout>
 }
 
+/**
+ * The parts of identity's answers the gateway reads (`Iam.CoreSessionResponse`,
+ * `Iam.ApiKeyValidation`), read leniently: a field an older identity service leaves out gets its
+ * neutral value.
+ */
 interface SessionAnswer {
   readonly session: { readonly id: string; readonly userId: string }
+  readonly user?: { readonly email?: string }
+  readonly permissions?: ReadonlyArray<string>
   readonly tenant: {
     readonly organizationId: string | null
     readonly platformId: string | null
     readonly platformStatus: string | null
   }
-  readonly role: string | null
+  readonly role: EffectiveRole | null
 }
 
 interface KeyAnswer {
   readonly keyId: string
   readonly organizationId: string
   readonly platformId: string
+  readonly permissions?: ReadonlyArray<string>
   readonly platformStatus: string
 }
+
+/** The principal of a session answer: the kernel's user caller with its tenant, role and permissions. */
+export const sessionPrincipal = (answer: SessionAnswer): UserPrincipal => ({
+  kind: "user",
+  userId: answer.session.userId,
+  sessionId: answer.session.id,
+  email: answer.user?.email ?? "",
+  organizationId: answer.tenant.organizationId,
+  via: "bearer",
+  platformId: answer.tenant.platformId,
+  role: answer.role ?? null,
+  permissions: answer.permissions ?? [],
+  platformStatus: answer.tenant.platformStatus
+})
+
+/** The principal of a key validation answer: the kernel's API key caller with its platform's status. */
+export const apiKeyPrincipal = (answer: KeyAnswer): ApiKeyPrincipal => ({
+  kind: "apikey",
+  keyId: answer.keyId,
+  organizationId: answer.organizationId,
+  platformId: answer.platformId,
+  permissions: answer.permissions ?? [],
+  platformStatus: answer.platformStatus
+})
 
 const unavailable = () => new UpstreamUnavailable({ message: "The identity service could not check the credentials", upstream: "IAM" })
 
@@ -63,16 +95,7 @@ export const viaUpstream = (iam: Upstream, staticKey: Redacted.Redacted<string> 
   session: (token) =>
     Effect.map(
       ask<SessionAnswer>(iam, "/api/core/session", { method: "GET", headers: { authorization: `Bearer ${token}` } }),
-      (answer): Principal | undefined =>
-        answer === undefined ? undefined : {
-          kind: "session",
-          userId: answer.session.userId,
-          sessionId: answer.session.id,
-          role: answer.role,
-          organizationId: answer.tenant.organizationId,
-          platformId: answer.tenant.platformId,
-          platformStatus: answer.tenant.platformStatus
-        }
+      (answer): Principal | undefined => (answer === undefined ? undefined : sessionPrincipal(answer))
     ),
   apiKey: (key) =>
     Effect.map(
@@ -84,13 +107,6 @@ export const viaUpstream = (iam: Upstream, staticKey: Redacted.Redacted<string> 
         },
         body: JSON.stringify({ key })
       }),
-      (answer): Principal | undefined =>
-        answer === undefined ? undefined : {
-          kind: "apikey",
-          keyId: answer.keyId,
-          organizationId: answer.organizationId,
-          platformId: answer.platformId,
-          platformStatus: answer.platformStatus
-        }
+      (answer): Principal | undefined => (answer === undefined ? undefined : apiKeyPrincipal(answer))
     )
 })

@@ -1,5 +1,5 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
-import { defineRoutes, Iam, type OpenApiDocument, type RouteSpec, toOpenApi } from "@core/contracts"
+import { defineRoutes, Iam, type OpenApiDocument, Registry, type RouteSpec, toOpenApi } from "@core/contracts"
 import { Effect } from "effect"
 import { isUnder, type ServiceName } from "./Routes.js"
 
@@ -82,6 +82,13 @@ export const CONTRACTS: ReadonlyArray<ServiceContract> = [
     prefix: "/api/v1/iam",
     tag: { name: "identity", description: "Identity service (/api/v1/iam): sessions, organizations, roles, grants, keys, device login" },
     catalogues: [Iam.IdentityRoutes]
+  },
+  {
+    service: "REGISTRY",
+    prefix: "/api/v1/platforms",
+    base: "/api/v1/platforms",
+    tag: { name: "registry", description: "Registry (/api/v1/platforms): platforms" },
+    catalogues: [Registry.RegistryRoutes]
   }
 ]
 

@@ -37,7 +37,7 @@ const unauthorized = HttpServerResponse.unsafeJson(
 
 const sessionAnswer = (userId: string, sessionId: string, platformId: string, status: string) => ({
   session: { id: sessionId, userId },
-  user: { id: userId },
+  user: { id: userId, email: `${userId}@example.com` },
   permissions: ["org:read"],
   tenant: { organizationId: "org_1", organizationSlug: "acme", platformId, platformStatus: status },
   role: "admin"
@@ -70,7 +70,7 @@ const identityService = HttpRouter.empty.pipe(
         keyId: "key_1",
         organizationId: "org_1",
         platformId: "plt_acme",
-        permissions: [],
+        permissions: ["platforms:read"],
         platformStatus: script.platformStatus
       })
     })
@@ -129,11 +129,7 @@ describe("authentication (step 9)", () => {
     expect(headers["x-core-user-id"]).toBeUndefined()
     expect(headers["x-core-platform-id"]).toBeUndefined()
     const key = ForwardedIdentity.keyFrom(secured.secret)
-    expect(ForwardedIdentity.verify(key, headers["x-core-identity"], "registry", Date.now())).toEqual({
-      userId: null,
-      role: "service",
-      platformId: null
-    })
+    expect(ForwardedIdentity.verify(key, headers["x-core-identity"], "registry", Date.now())).toEqual({ kind: "service" })
     expect(ForwardedIdentity.verify(key, headers["x-core-identity"], "billing", Date.now())).toBeUndefined()
   })
 
@@ -156,6 +152,27 @@ describe("authentication (step 9)", () => {
       ])
     }
     expect(script.calls.session).toBe(1)
+  })
+
+  it("signs the session's whole caller: session, email, organization, platform, role, permissions, and how it arrived", async () => {
+    const key = ForwardedIdentity.keyFrom(secured.secret)
+    const ada = {
+      kind: "user",
+      userId: "usr_ada",
+      sessionId: "ses_ada",
+      email: "usr_ada@example.com",
+      organizationId: "org_1",
+      platformId: "plt_acme",
+      role: "admin",
+      permissions: ["org:read"]
+    }
+    const byBearer = await call(gateway, "/api/v1/platforms/plt_1", { headers: { authorization: `Bearer ${SESSION}` } })
+    const bearerHeaders = ((await byBearer.json()) as { headers: Record<string, string> }).headers
+    expect(ForwardedIdentity.verify(key, bearerHeaders["x-core-identity"], "registry", Date.now())).toEqual({ ...ada, via: "bearer" })
+    const byCookie = await call(gateway, "/api/v1/platforms/plt_1", { headers: { cookie: `${Authentication.SESSION_COOKIE}=${SESSION}` } })
+    const cookieHeaders = ((await byCookie.json()) as { headers: Record<string, string> }).headers
+    expect(ForwardedIdentity.verify(key, cookieHeaders["x-core-identity"], "registry", Date.now())).toEqual({ ...ada, via: "cookie" })
+    expect(cookieHeaders["x-core-user-id"]).toBe("usr_ada")
   })
 
   it("refuses an unknown session token, and an unknown one again from the cache", async () => {
@@ -199,6 +216,13 @@ describe("authentication (step 9)", () => {
       "plt_acme"
     ])
     expect(script.lastValidatorAuthorization).toBe(`Bearer ${STATIC_KEY}`)
+    expect(ForwardedIdentity.verify(ForwardedIdentity.keyFrom(secured.secret), headers["x-core-identity"], "registry", Date.now())).toEqual({
+      kind: "apikey",
+      keyId: "key_1",
+      organizationId: "org_1",
+      platformId: "plt_acme",
+      permissions: ["platforms:read"]
+    })
   })
 
   it("refuses a revoked or malformed API key without asking, and a wrong one after asking", async () => {
@@ -232,7 +256,7 @@ describe("authentication (step 9)", () => {
 
     const otherAudience = ForwardedIdentity.sign(
       ForwardedIdentity.keyFrom(secured.secret),
-      { userId: "usr_mallory", role: "operator", platformId: null },
+      { kind: "user", userId: "usr_mallory", sessionId: "ses_m", email: "m@example.com", organizationId: null, via: "bearer", role: "operator" },
       "iam",
       Date.now()
     )
@@ -487,7 +511,18 @@ describe("credential cache", () => {
   it("indexes answers by user, session, key and platform, and expires them", async () => {
     let now = 1_000
     const cache = CredentialCache.memory(2_000, () => now)
-    const ada = { kind: "session", userId: "usr_a", sessionId: "ses_a", role: "admin", organizationId: "org_1", platformId: "plt_1", platformStatus: "active" } as const
+    const ada = {
+      kind: "user",
+      userId: "usr_a",
+      sessionId: "ses_a",
+      email: "a@example.com",
+      organizationId: "org_1",
+      via: "bearer",
+      platformId: "plt_1",
+      role: "admin",
+      permissions: ["org:read"],
+      platformStatus: "active"
+    } as const
     await Effect.runPromise(cache.set("h1", ada))
     await Effect.runPromise(cache.set("h2", { ...ada, sessionId: "ses_b" }))
     expect(await Effect.runPromise(cache.get("h1"))).toEqual(ada)
@@ -500,6 +535,37 @@ describe("credential cache", () => {
     expect(await Effect.runPromise(cache.get("h3"))).toBeNull()
     now += 2_001
     expect(await Effect.runPromise(cache.get("h3"))).toBeUndefined()
+  })
+
+  it("reads a cached JSON answer back, and takes another version's shape or garbage as a miss", () => {
+    const ada: CredentialCache.Principal = {
+      kind: "user",
+      userId: "usr_a",
+      sessionId: "ses_a",
+      email: "a@example.com",
+      organizationId: null,
+      via: "bearer",
+      platformId: null,
+      role: null,
+      permissions: [],
+      platformStatus: null
+    }
+    const key: CredentialCache.Principal = {
+      kind: "apikey",
+      keyId: "key_1",
+      organizationId: "org_1",
+      platformId: "plt_1",
+      permissions: ["platforms:read"],
+      platformStatus: "active"
+    }
+    for (const value of [ada, key, { kind: "service" } as const, null]) {
+      expect(CredentialCache.fromJson(JSON.stringify({ v: value }))).toEqual(value)
+    }
+    const before = { kind: "session", userId: "usr_a", sessionId: "ses_a", role: "admin", organizationId: "org_1", platformId: "plt_1", platformStatus: "active" }
+    const keyBefore = { kind: "apikey", keyId: "key_1", organizationId: "org_1", platformId: "plt_1", platformStatus: "active" }
+    for (const raw of [JSON.stringify({ v: before }), JSON.stringify({ v: keyBefore }), JSON.stringify({ v: { ...ada, role: "root" } }), "{", "[]", "{}"]) {
+      expect(CredentialCache.fromJson(raw), raw).toBeUndefined()
+    }
   })
 
   it("parses X-Core-Invalidate, ignoring what it does not know", () => {

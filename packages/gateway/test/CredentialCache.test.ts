@@ -15,13 +15,16 @@ afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
 
 const run = <A>(effect: Effect.Effect<A>) => Effect.runPromise(effect)
 
-const session = (suffix: string) => ({
-  kind: "session" as const,
+const session = (suffix: string): CredentialCache.UserPrincipal => ({
+  kind: "user",
   userId: `usr_${suffix}`,
   sessionId: `ses_${suffix}`,
-  role: "member",
+  email: `${suffix}@example.com`,
   organizationId: "org_1",
+  via: "bearer",
   platformId: `plt_${suffix}`,
+  role: "member",
+  permissions: ["platforms:read"],
   platformStatus: "active"
 })
 
@@ -40,9 +43,16 @@ describe.skipIf(redisUrl === undefined)("credential cache in Redis", () => {
     expect(await run(b.get(credential))).toEqual(principal)
     expect(await second.pttl(`core:auth:${credential}`)).toBeGreaterThan(0)
     expect(await second.pttl(`core:auth:${credential}`)).toBeLessThanOrEqual(CredentialCache.TTL_MILLIS)
-    await run(b.invalidate({ platformId: principal.platformId }))
+    await run(b.invalidate({ platformId: principal.platformId! }))
     expect(await run(a.get(credential))).toBeUndefined()
     expect(await first.exists(`core:auth:tag:platform:${principal.platformId}`)).toBe(0)
+  })
+
+  it("takes a value an older gateway wrote as a miss", async () => {
+    const a = CredentialCache.redis(first)
+    const credential = `old-${Date.now()}`
+    await first.set(`core:auth:${credential}`, JSON.stringify({ v: { kind: "session", userId: "usr_old", sessionId: "ses_old" } }), "PX", 2_000)
+    expect(await run(a.get(credential))).toBeUndefined()
   })
 
   it("keeps a refused credential as null, and forgets a signed-out one", async () => {

@@ -1,5 +1,5 @@
 import { HttpApp, HttpRouter, HttpServerResponse } from "@effect/platform"
-import { defineRoutes, Iam, type RouteSpec, toOpenApiPath } from "@core/contracts"
+import { defineRoutes, Iam, Registry, type RouteSpec, toOpenApiPath } from "@core/contracts"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
@@ -14,6 +14,8 @@ const operations = (document: OpenApiDocument.GatewayDocument): Array<[string, s
 
 const identityRoutes: Array<[string, RouteSpec]> = Object.entries(Iam.IdentityRoutes)
 const identityPaths = new Set(identityRoutes.map(([, route]) => toOpenApiPath(route.path)))
+const registryRoutes: Array<[string, RouteSpec]> = Object.entries(Registry.RegistryRoutes)
+const registryPaths = new Set(registryRoutes.map(([, route]) => toOpenApiPath(route.path)))
 
 describe("OpenApiDocument.document", () => {
   it("is a structurally valid OpenAPI 3.1 document, the same object every time", () => {
@@ -38,6 +40,13 @@ describe("OpenApiDocument.document", () => {
     expect(document.paths["/api/v1/iam/api/v1/cli/whoami"].post.operationId).toBe("cliWhoami")
   })
 
+  it("has the registry's routes under /api/v1/platforms, its base replaced by the prefix", () => {
+    const document = OpenApiDocument.document()
+    expect(document.paths["/api/v1/platforms"].post.operationId).toBe("createPlatform")
+    expect(document.paths["/api/v1/platforms/{platformId}"].get.operationId).toBe("getPlatform")
+    expect(document.paths["/api/v1/platforms/{platformId}"].get.tags).toEqual(["registry: platforms"])
+  })
+
   it("has nothing but the gateway's own routes and the prefixed services' routes", () => {
     const document = OpenApiDocument.document()
     const prefixes = Routes.ROUTES.map((route) => route.prefix)
@@ -45,8 +54,8 @@ describe("OpenApiDocument.document", () => {
     for (const [path] of operations(document)) {
       expect(own.includes(path) || prefixes.some((prefix) => Routes.isUnder(path, prefix)), path).toBe(true)
     }
-    expect(operations(document)).toHaveLength(identityRoutes.length + own.length)
-    expect(Object.keys(document.paths)).toHaveLength(identityPaths.size + own.length)
+    expect(operations(document)).toHaveLength(identityRoutes.length + registryRoutes.length + own.length)
+    expect(Object.keys(document.paths)).toHaveLength(identityPaths.size + registryPaths.size + own.length)
     console.log(`openapi.json: ${identityRoutes.length} identity operations on ${identityPaths.size} paths; ${operations(document).length} operations on ${Object.keys(document.paths).length} paths in all`)
     expect(document.paths["/health"].get["x-core-auth"]).toBe("public")
     expect(document.paths["/api/v1/openapi.json"].get["x-core-auth"]).toBe("public")
@@ -60,7 +69,8 @@ describe("OpenApiDocument.document", () => {
     expect(identityTags.length).toBeGreaterThan(1)
     expect(document["x-tagGroups"]).toEqual([
       { name: "gateway", tags: ["gateway"] },
-      { name: "identity", tags: identityTags }
+      { name: "identity", tags: identityTags },
+      { name: "registry", tags: ["registry: platforms"] }
     ])
   })
 

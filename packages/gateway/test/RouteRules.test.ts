@@ -28,6 +28,16 @@ describe("RouteRules.compile", () => {
     }
   })
 
+  it("gives the registry's routes, under /api/v1/platforms (its base), the catalogue's rules", () => {
+    expect(rules.ruleOf("GET", "/api/v1/platforms/plt_1")).toEqual({
+      public: false,
+      rateLimit: "default",
+      crossSiteCheck: false,
+      path: "/api/v1/platforms/{platformId}"
+    })
+    expect(rules.ruleOf("POST", "/api/v1/platforms")).toEqual({ public: false, rateLimit: "default", crossSiteCheck: true, path: "/api/v1/platforms" })
+  })
+
   it("matches path parameters one whole segment each", () => {
     const reset = "/api/v1/iam/api/auth/reset-password/:token"
     expect(rules.ruleOf("GET", "/api/v1/iam/api/auth/reset-password/tok_0123456789-abc_DEF")).toMatchObject({ public: true, path: reset })
@@ -65,7 +75,8 @@ describe("RouteRules.compile", () => {
       ["GET", "/api/v1/iam/api/core/nothing-here"],
       ["GET", "/api/v1/iam"],
       ["POST", "/api/v1/iam/api/auth/sign-in/email/"],
-      ["GET", "/api/v1/platforms/plt_1"],
+      ["GET", "/api/v1/platforms/plt_1/entities"],
+      ["PUT", "/api/v1/platforms/plt_1"],
       ["POST", "/api/v1/iam/api/auth/sign-in/%65mail"]
     ] as const) {
       expect([method, path, rules.ruleOf(method, path)]).toEqual([method, path, RouteRules.undeclared(method)])
@@ -77,7 +88,8 @@ describe("RouteRules.compile", () => {
   it("opens the OpenAPI documents, and never counts the probes and the metrics", () => {
     expect(rules.ruleOf("GET", "/api/v1/openapi.json").public).toBe(true)
     expect(rules.ruleOf("GET", "/api/v1/iam/openapi.json").public).toBe(true)
-    expect(rules.ruleOf("GET", "/api/v1/platforms/openapi.json").public).toBe(false)
+    expect(rules.ruleOf("GET", "/api/v1/platforms/openapi.json").public).toBe(true)
+    expect(rules.ruleOf("GET", "/api/v1/stacks/openapi.json").public).toBe(false)
     for (const path of ["/health", "/ready", "/metrics"]) {
       expect([path, rules.ruleOf("GET", path).rateLimit, rules.ruleOf("HEAD", path).rateLimit]).toEqual([path, "exempt", "exempt"])
     }

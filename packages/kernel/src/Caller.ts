@@ -2,7 +2,16 @@ import type { HttpServerRequest } from "@effect/platform"
 import { Context, type Effect } from "effect"
 import type { Unauthorized } from "./Errors.js"
 
-/** A signed-in user: a session presented as a bearer or the `core.session_token` cookie. */
+/** A user's effective role: `operator` for the operator organization's members, else its role in its organization. */
+export type EffectiveRole = "owner" | "admin" | "member" | "operator"
+
+/**
+ * A signed-in user: a session presented as a bearer or the `core.session_token` cookie.
+ *
+ * `platformId`, `role` and `permissions` are what the gateway already knows of the session (identity's
+ * `/api/core/session` answer) and signs into `X-Core-Identity`; a caller resolved from the database
+ * (identity's own `Callers`) leaves them out, and `Policy` then asks the `Callers` facts instead.
+ */
 export interface UserCaller {
   readonly kind: "user"
   readonly userId: string
@@ -12,6 +21,15 @@ export interface UserCaller {
   readonly organizationId: string | null
   /** How the session token arrived. */
   readonly via: "bearer" | "cookie"
+  /** The platform of `organizationId`, when known; `null` outside any tenant. */
+  readonly platformId?: string | null
+  /**
+   * The effective role, when known: `operator` for an operator (wherever it acts), else its role in
+   * `organizationId`; `null` for a user who is neither an operator nor in a tenant.
+   */
+  readonly role?: EffectiveRole | null
+  /** Its effective permissions in `organizationId` (wildcards allowed), when known. */
+  readonly permissions?: ReadonlyArray<string>
 }
 
 /** A server presenting an API key (`x-api-key: core_…`), bound to one organization and its platform. */
@@ -30,9 +48,10 @@ export interface ServiceCaller {
 }
 
 /**
- * Whoever calls a route, resolved once per request. Operators are users: whether a user belongs to
- * the operator organization is asked of `Callers.isOperator` when a route or a policy needs it
- * (`Policy`).
+ * Whoever calls a route, resolved once per request: from the gateway's signed `X-Core-Identity`
+ * (`ForwardedIdentity`, `ForwardedCallers`), or from the presented credentials through identity's
+ * `Callers`. Operators are users: a user's `role` says so when it is known, else
+ * `Callers.isOperator` is asked when a route or a policy needs it (`Policy`).
  */
 export type Caller = UserCaller | ApiKeyCaller | ServiceCaller
 

@@ -1,13 +1,14 @@
 import type { CallerKind, Permission } from "@core/contracts"
 import { permissionCovers } from "@core/contracts"
 import { Effect } from "effect"
-import { type Caller, Callers } from "./Caller.js"
+import { type Caller, Callers, type UserCaller } from "./Caller.js"
 import { Forbidden, NotFound, Unauthorized } from "./Errors.js"
 
 /**
  * Who may do what, once for every service: checks over the one `Caller` and the permission
- * catalogue, with the two facts only identity knows (operator membership, a member's effective
- * permissions) asked of the `Callers` port.
+ * catalogue. The two facts only identity knows (operator membership, a member's effective
+ * permissions) come from the caller itself when it carries them (a user's `role` and its
+ * `permissions` in its own organization, as the gateway signs them), else from the `Callers` port.
  */
 
 /** The facts a policy asks of identity. */
@@ -22,9 +23,24 @@ const organizationNotFound = new NotFound({ message: "Organization not found" })
 
 /** The checks over given facts (identity builds its `Access` on them; services use the functions below). */
 export const make = (facts: Facts) => {
-  /** Whether the caller is the static service key or an operator. */
+  /**
+   * Whether the caller is the static service key or an operator: a user whose effective role is
+   * known is an operator exactly when it is `operator`; otherwise the facts are asked.
+   */
   const isPrivileged = (caller: Caller): Effect.Effect<boolean> =>
-    caller.kind === "service" ? Effect.succeed(true) : caller.kind === "apikey" ? Effect.succeed(false) : facts.isOperator(caller.userId)
+    caller.kind === "service"
+      ? Effect.succeed(true)
+      : caller.kind === "apikey"
+      ? Effect.succeed(false)
+      : caller.role !== undefined
+      ? Effect.succeed(caller.role === "operator")
+      : facts.isOperator(caller.userId)
+
+  /** A user's permissions in an organization: its own when it carries them for that organization, else the facts'. */
+  const memberPermissions = (caller: UserCaller, organizationId: string): Effect.Effect<ReadonlyArray<string> | undefined> =>
+    caller.permissions !== undefined && caller.organizationId === organizationId
+      ? Effect.succeed(caller.permissions)
+      : facts.permissionsOf(caller.userId, organizationId)
 
   /** Passes for the static service key or an operator; else 403 `FORBIDDEN`. */
   const requireOperator = (caller: Caller): Effect.Effect<void, Forbidden> =>
@@ -38,7 +54,7 @@ export const make = (facts: Facts) => {
   const permissionsIn = (caller: Caller, organizationId: string): Effect.Effect<ReadonlyArray<string> | undefined> => {
     if (caller.kind === "apikey") return Effect.succeed(caller.organizationId === organizationId ? caller.permissions : undefined)
     return Effect.flatMap(isPrivileged(caller), (privileged) =>
-      privileged ? Effect.succeed(["*"]) : caller.kind === "user" ? facts.permissionsOf(caller.userId, organizationId) : Effect.succeed(undefined))
+      privileged ? Effect.succeed(["*"]) : caller.kind === "user" ? memberPermissions(caller, organizationId) : Effect.succeed(undefined))
   }
 
   /**

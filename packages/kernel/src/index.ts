@@ -1,6 +1,14 @@
 export * from "./Errors.js"
 export * as Body from "./Body.js"
-export { type ApiKeyCaller, type Caller, Callers, type ResolveOptions, type ServiceCaller, type UserCaller } from "./Caller.js"
+export {
+  type ApiKeyCaller,
+  type Caller,
+  Callers,
+  type EffectiveRole,
+  type ResolveOptions,
+  type ServiceCaller,
+  type UserCaller
+} from "./Caller.js"
 export * as Policy from "./Policy.js"
 export * as Route from "./Route.js"
 export * as RouteNode from "./RouteNode.js"
@@ -15,6 +23,7 @@ export * as Logging from "./Logging.js"
 export * as RequestContext from "./RequestContext.js"
 export * as Crypto from "./Crypto.js"
 export * as ForwardedIdentity from "./ForwardedIdentity.js"
+export * as ForwardedCallers from "./ForwardedCallers.js"
 export * as Cursor from "./Cursor.js"
 export * as Ids from "./Ids.js"
 export * as Database from "./Database.js"

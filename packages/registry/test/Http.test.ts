@@ -56,9 +56,9 @@ describe("POST /api/v1/platforms", () => {
     expect((await byOperator.json()).tier).toBe("growth")
   })
 
-  it("refuses members (403), API keys (401) and anonymous callers (401)", async () => {
+  it("refuses members and API keys (403: authenticated, not the operator), and anonymous callers (401)", async () => {
     expect((await h.fetch("/api/v1/platforms", { method: "POST", token: "usr_member", json: { name: "X", slug: "x" } })).status).toBe(403)
-    expect((await h.fetch("/api/v1/platforms", { method: "POST", apiKey: "core_a", json: { name: "X", slug: "x" } })).status).toBe(401)
+    expect((await h.fetch("/api/v1/platforms", { method: "POST", apiKey: "core_a", json: { name: "X", slug: "x" } })).status).toBe(403)
     expect((await h.fetch("/api/v1/platforms", { method: "POST", json: { name: "X", slug: "x" } })).status).toBe(401)
   })
 

@@ -3,7 +3,8 @@ import type { SqlClient } from "@effect/sql"
 import type { Routes } from "@core/gateway"
 import { Assemble, HttpUpstream, Upstream } from "@core/gateway"
 import { IdentityApp, IdentityLive } from "@core/auth"
-import { CoreConfig, Ids } from "@core/kernel"
+import { CoreConfig, ForwardedCallers, Ids } from "@core/kernel"
+import { Platforms, RegistryRouter } from "@core/registry"
 import { Context, Duration, Effect, Layer, type Scope } from "effect"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
 import type { DomainSettings } from "./Settings.js"
@@ -46,8 +47,18 @@ const iam: ServiceDefinition = {
   app: withLayer(IdentityApp, IdentityLive.pipe(Layer.provide(PlatformSetupLive), Layer.provideMerge(Ids.layer)))
 }
 
+/**
+ * The registry: platforms. It sits behind the gateway, which signs the caller for it
+ * (`ForwardedCallers`: no identity database needed, in process or alone with `serve --service registry`).
+ */
+const registry: ServiceDefinition = {
+  name: "registry",
+  upstream: "REGISTRY",
+  app: withLayer(RegistryRouter, Layer.mergeAll(Platforms.Default, ForwardedCallers.layer).pipe(Layer.provideMerge(Ids.layer)))
+}
+
 /** The services of this build; each domain's issue adds its own. */
-export const SERVICES: ReadonlyArray<ServiceDefinition> = [iam]
+export const SERVICES: ReadonlyArray<ServiceDefinition> = [iam, registry]
 
 /** The definition named `name`, if this build has it. */
 export const find = (name: string): ServiceDefinition | undefined =>
