@@ -1,9 +1,9 @@
-import { describe, expect, layer } from "@effect/vitest"
+import { describe, expect } from "vitest"
 import { Clock, Duration, Effect, TestClock } from "effect"
 import { ApiKeys } from "../src/authorization/ApiKeys.js"
 import { DeviceAuthorization } from "../src/device/DeviceAuthorization.js"
 import { Sessions } from "../src/accounts/Sessions.js"
-import { CLIENT_ID, facts, newUser, seedOrganization, send, stackLayer, STATIC_KEY } from "./OAuthHttpSupport.js"
+import { CLIENT_ID, facts, newUser, seedOrganization, send, STATIC_KEY, useHarness } from "./OAuthHttpSupport.js"
 
 const whoami = (headers: Record<string, string> = {}) => send("/api/v1/cli/whoami", { method: "POST", headers })
 
@@ -18,7 +18,9 @@ const member = (role: "owner" | "admin" | "member") =>
     return { ...user, org, token: opened.token, expiresAt: opened.session.expiresAt.toISOString() }
   })
 
-layer(stackLayer())("POST /api/v1/cli/whoami", (it) => {
+describe("POST /api/v1/cli/whoami", () => {
+  const it = useHarness()
+
   describe("a session token", () => {
     it.effect("answers the email, the tenant's platform, the role there and the session's expiry", () =>
       Effect.gen(function*() {

@@ -1,5 +1,4 @@
-import { buildPath, Iam, toOpenApi } from "@core/contracts"
-import { describe, expect, layer } from "@effect/vitest"
+import { describe, expect } from "vitest"
 import { Duration, Effect, TestClock } from "effect"
 import {
   type Answer,
@@ -11,7 +10,7 @@ import {
   refreshRow,
   type Send,
   send,
-  stackLayer
+  useHarness
 } from "./OAuthHttpSupport.js"
 
 const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" }
@@ -33,7 +32,9 @@ const refreshAt = (path: "/oauth/device/token" | "/oauth/token", refreshToken: s
   return send(path, json ? { json: fields } : { form: fields })
 }
 
-layer(stackLayer())("OAuth device routes over HTTP", (it) => {
+describe("OAuth device routes over HTTP", () => {
+  const it = useHarness()
+
   describe("POST /oauth/device/code", () => {
     it.effect("answers the device code response, form-encoded or JSON, never cached", () =>
       Effect.gen(function*() {
@@ -260,44 +261,11 @@ layer(stackLayer())("OAuth device routes over HTTP", (it) => {
         expect(inserted.body).toEqual(metadata("http://iam.test/api/v1/iam"))
       }))
   })
-  describe("the route catalogue", () => {
-    it.effect("is served route by route: with an empty body the OAuth routes answer invalid_request, the guarded ones 401", () =>
-      Effect.gen(function*() {
-        const expected: Record<string, number> = {
-          requestDeviceCode: 400,
-          deviceToken: 400,
-          token: 400,
-          authorizeDevice: 401,
-          denyDevice: 401,
-          authorizationServerMetadata: 200,
-          gatewayAuthorizationServerMetadata: 200,
-          cliWhoami: 401
-        }
-        for (const [name, route] of Object.entries(Iam.DeviceRoutes)) {
-          const answer = yield* send(buildPath(route.path, {}), { method: route.method, ...(route.method === "POST" ? { json: {} } : {}) })
-          expect([name, answer.status]).toEqual([name, expected[name]])
-        }
-      }))
-
-    it.effect("makes an OpenAPI 3.1 document with every path", () =>
-      Effect.sync(() => {
-        const document = toOpenApi({ title: "Core identity: device authorization", version: "1", routes: Iam.DeviceRoutes })
-        expect(Object.keys(document.paths).sort()).toEqual([
-          "/.well-known/oauth-authorization-server",
-          "/.well-known/oauth-authorization-server/api/v1/iam",
-          "/api/v1/cli/whoami",
-          "/oauth/device/authorize",
-          "/oauth/device/code",
-          "/oauth/device/deny",
-          "/oauth/device/token",
-          "/oauth/token"
-        ])
-        expect(() => JSON.stringify(document)).not.toThrow()
-      }))
-  })
 })
 
-layer(stackLayer({ env: { CORE_PUBLIC_URL: "https://core.example.com", CORE_TRUST_PROXY: "1" } }))("with CORE_PUBLIC_URL", (it) => {
+describe("with CORE_PUBLIC_URL", () => {
+  const it = useHarness({ env: { CORE_PUBLIC_URL: "https://core.example.com", CORE_TRUST_PROXY: "1" } })
+
   it.effect("the public address wins over the request's, and keeps the gateway prefix", () =>
     Effect.gen(function*() {
       const code = yield* requestCode({ form: { client_id: CLIENT_ID }, headers: { "x-forwarded-prefix": "/api/v1/iam", "x-forwarded-host": "evil.example" } })
@@ -307,7 +275,9 @@ layer(stackLayer({ env: { CORE_PUBLIC_URL: "https://core.example.com", CORE_TRUS
     }))
 })
 
-layer(stackLayer({ env: { CORE_TRUST_PROXY: "1" } }))("behind a trusted proxy", (it) => {
+describe("behind a trusted proxy", () => {
+  const it = useHarness({ env: { CORE_TRUST_PROXY: "1" } })
+
   it.effect("the forwarded host and scheme make the addresses", () =>
     Effect.gen(function*() {
       const code = yield* requestCode({

@@ -1,16 +1,14 @@
-import * as Node from "@core/http/node"
 import { BadRequestError, CoreApiError, RateLimitError, UnauthorizedError } from "@core/sdk"
-import { Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { iamAccounts } from "../../sdk/src/resources/iam-accounts.js"
 import { iamDevice } from "../../sdk/src/resources/iam-device.js"
 import { createTransport } from "../../sdk/src/transport.js"
-import { app, freshEmail, stackLayer } from "./OAuthHttpSupport.js"
+import { freshEmail, type Harness, makeHarness } from "./OAuthHttpSupport.js"
 
 /** The SDK's device login resource against the identity routes on a real server (no gateway: base path ""). */
 describe("SDK client.iam device login", () => {
-  const runtime = ManagedRuntime.make(stackLayer({ device: { interval: 1, codeTtl: "3 seconds" } }))
-  let server: Node.Served
+  let harness: Harness
+  let server: Awaited<ReturnType<Harness["listen"]>>
 
   const transport = (token?: string) => createTransport({ baseUrl: server.url, retry: 0, ...(token === undefined ? {} : { token }) })
   const device = (token?: string) => iamDevice(transport(token), "")
@@ -27,12 +25,10 @@ describe("SDK client.iam device login", () => {
   }
 
   beforeAll(async () => {
-    server = await Node.serve(app, { layer: Layer.succeedContext((await runtime.runtime()).context) })
+    harness = await makeHarness({ device: { interval: 1, codeTtl: "3 seconds" } })
+    server = await harness.listen()
   })
-  afterAll(async () => {
-    await server.close()
-    await runtime.dispose()
-  })
+  afterAll(() => harness.dispose())
 
   it("requests a code, approves it, waits for the tokens, answers whoami and refreshes", async () => {
     const user = await signUp()

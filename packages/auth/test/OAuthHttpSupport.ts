@@ -1,10 +1,10 @@
 import { DEFAULT_ROLE_PERMISSIONS, DEFAULT_ROLES } from "@core/contracts"
 import { CoreConfig, Crypto, ErrorResponse, Ids } from "@core/kernel"
-import { TestDatabase } from "@core/kernel/testing"
-import { HttpApp, HttpRouter } from "@effect/platform"
+import { type HttpHarness, makeHttpHarness, TestDatabase, type TestRequestInit } from "@core/kernel/testing"
+import { HttpRouter } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
-import { expect } from "vitest"
+import { Context, Effect, Layer, TestContext } from "effect"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { Accounts } from "../src/accounts/Accounts.js"
 import type { DeviceAuthorizationOptions } from "../src/device/DeviceAuthorization.js"
 import { AccountsLive, AccountsRouter } from "../src/accounts/Http.js"
@@ -57,8 +57,47 @@ export type Stack = Layer.Layer.Success<ReturnType<typeof stackLayer>>
 /** The accounts routes (sign-up, `/api/core/session`) and the device routes, as one identity app. */
 export const app = ErrorResponse.withErrorEnvelope(HttpRouter.concat(AccountsRouter, DeviceRouter))
 
-/** Where requests of the web-handler tests are sent. */
+/** Where requests of the harness are sent. */
 export const ORIGIN = "http://iam.test"
+
+/** How a harness is built: a test stack, and whether its clock is a `TestClock` (time starts at 0). */
+export interface HarnessOptions extends StackOptions {
+  readonly testClock?: boolean
+}
+
+/** The device app over a test stack, on the kernel's harness. */
+export type Harness = HttpHarness<Stack>
+
+/**
+ * The device app over its own test database. With `testClock`, the app, `run` and `TestClock.adjust`
+ * share one `TestClock` (installed once the stack is built), so tests move time for the server.
+ */
+export const makeHarness = (options: HarnessOptions = {}): Promise<Harness> =>
+  makeHttpHarness(
+    app,
+    options.testClock === true ? TestContext.TestContext.pipe(Layer.provideMerge(stackLayer(options))) : stackLayer(options),
+    { baseUrl: ORIGIN }
+  )
+
+/** The harness an `effect` test runs in, for `send`. */
+export class CurrentHarness extends Context.Tag("@core/auth/test/CurrentHarness")<CurrentHarness, Harness>() {}
+
+/**
+ * A harness for the enclosing `describe` (started before its tests, disposed after), and
+ * `effect(name, test)`: `test` runs inside the harness — its services and database for the seed
+ * helpers, its `TestClock` (on by default), and `send` to its app.
+ */
+export const useHarness = (options: HarnessOptions = {}) => {
+  let harness: Harness | undefined
+  beforeAll(async () => {
+    harness = await makeHarness({ testClock: true, ...options })
+  })
+  afterAll(() => harness?.dispose())
+  return {
+    effect: <A, E>(name: string, test: () => Effect.Effect<A, E, Stack | CurrentHarness>, timeout?: number) =>
+      it(name, () => harness!.run(Effect.provideService(test(), CurrentHarness, harness!)), timeout)
+  }
+}
 
 /** One request: `form` is sent form-encoded, `json` as JSON; `token` as a bearer. */
 export interface Send {
@@ -78,24 +117,23 @@ export interface Answer {
   readonly body: any
 }
 
-/** A web-standard handler of the app over the services of the running effect (its `TestClock` included). */
-export const handler = Effect.map(Effect.runtime<Stack>(), (runtime) => HttpApp.toWebHandlerRuntime(runtime)(app))
-
-/** The `Request` a `Send` describes. */
-export const requestOf = (path: string, init: Send = {}, origin = ORIGIN): Request => {
+/** The harness request a `Send` describes (POST when it has a body). */
+export const requestInit = (init: Send = {}): TestRequestInit => {
   const headers = new Headers(init.headers)
-  if (init.token !== undefined) headers.set("authorization", `Bearer ${init.token}`)
   if (init.cookie !== undefined) headers.set("cookie", `core.session_token=${init.cookie}`)
   let body = init.body
   if (init.form !== undefined) {
     headers.set("content-type", "application/x-www-form-urlencoded")
     body = new URLSearchParams(init.form).toString()
   }
-  if (init.json !== undefined) {
-    headers.set("content-type", "application/json")
-    body = JSON.stringify(init.json)
+  const hasBody = body !== undefined || init.json !== undefined
+  return {
+    method: init.method ?? (hasBody ? "POST" : "GET"),
+    headers,
+    ...(body === undefined ? {} : { body }),
+    ...(init.json === undefined ? {} : { json: init.json }),
+    ...(init.token === undefined ? {} : { token: init.token })
   }
-  return new Request(`${origin}${path}`, { method: init.method ?? (body === undefined ? "GET" : "POST"), headers, body })
 }
 
 /** Read a response: its JSON body (else its text). */
@@ -110,9 +148,9 @@ export const read = async (response: Response): Promise<Answer> => {
   return { status: response.status, headers: response.headers, body }
 }
 
-/** Send one request to the app inside the running effect. */
+/** Send one request to the harness the test runs in. */
 export const send = (path: string, init: Send = {}) =>
-  Effect.flatMap(handler, (handle) => Effect.promise(() => handle(requestOf(path, init)).then(read)))
+  Effect.flatMap(CurrentHarness, (harness) => Effect.promise(() => harness.fetch(path, requestInit(init)).then(read)))
 
 let counter = 0
 

@@ -1,16 +1,14 @@
-import * as Node from "@core/http/node"
-import { Layer, ManagedRuntime } from "effect"
 import * as client from "openid-client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { app, CLIENT_ID, freshEmail, stackLayer } from "./OAuthHttpSupport.js"
+import { CLIENT_ID, freshEmail, type Harness, makeHarness } from "./OAuthHttpSupport.js"
 
 /**
  * The device flow driven by a client nobody here wrote: `openid-client` discovers the server's
  * metadata (RFC 8414), starts a device authorization, polls and refreshes against a real server
  * on 127.0.0.1. Device codes poll every second here, so the test need not wait five.
  */
-const runtime = ManagedRuntime.make(stackLayer({ device: { interval: 1 } }))
-let server: Node.Served
+let harness: Harness
+let server: Awaited<ReturnType<Harness["listen"]>>
 let config: client.Configuration
 
 const api = async (path: string, init: { token?: string; json?: unknown } = {}) => {
@@ -39,18 +37,15 @@ const oauthErrorOf = async (promise: Promise<unknown>) => {
 }
 
 beforeAll(async () => {
-  const context = (await runtime.runtime()).context
-  server = await Node.serve(app, { layer: Layer.succeedContext(context) })
+  harness = await makeHarness({ device: { interval: 1 } })
+  server = await harness.listen()
   config = await client.discovery(new URL(server.url), CLIENT_ID, undefined, client.None(), {
     execute: [client.allowInsecureRequests],
     algorithm: "oauth2"
   })
 })
 
-afterAll(async () => {
-  await server?.close()
-  await runtime.dispose()
-})
+afterAll(() => harness?.dispose())
 
 describe("openid-client against a running identity service", () => {
   it("discovers the device authorization and token endpoints", () => {

@@ -9,7 +9,6 @@ import {
   type Harness,
   hiddenFields,
   makeHarness,
-  ORIGIN,
   PASSWORD,
   rows,
   valueOf
@@ -19,22 +18,22 @@ const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 
 /** What a device does first: ask for a code, form-encoded as RFC 8628 says. */
 const startDevice = async (harness: Harness, prefix?: string) => {
-  const response = await harness.handler(new Request(`${ORIGIN}/oauth/device/code`, {
+  const response = await harness.fetch("/oauth/device/code", {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", host: "iam.test", ...(prefix === undefined ? {} : { "x-forwarded-prefix": prefix }) },
     body: new URLSearchParams({ client_id: "core-cli" }).toString()
-  }))
+  })
   expect(response.status).toBe(200)
   return await response.json() as { device_code: string; user_code: string; verification_uri: string; verification_uri_complete: string }
 }
 
 /** One poll of the token endpoint. */
 const poll = async (harness: Harness, deviceCode: string) => {
-  const response = await harness.handler(new Request(`${ORIGIN}/oauth/device/token`, {
+  const response = await harness.fetch("/oauth/device/token", {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: "core-cli" }).toString()
-  }))
+  })
   return { status: response.status, body: await response.json() as Record<string, unknown> }
 }
 
@@ -99,9 +98,7 @@ for (const driver of TestDatabase.drivers) {
       const tokens = await poll(harness, device.device_code)
       expect(tokens.status).toBe(200)
       expect(tokens.body).toMatchObject({ token_type: "bearer", access_token: expect.any(String), refresh_token: expect.any(String) })
-      const session = await harness.handler(new Request(`${ORIGIN}/api/core/session`, {
-        headers: { authorization: `Bearer ${tokens.body.access_token}` }
-      }))
+      const session = await harness.fetch("/api/core/session", { token: String(tokens.body.access_token) })
       expect(((await session.json()) as { user: { email: string } }).user.email).toBe(email)
       const audited = await rows<{ action: string; outcome: string }>(harness, (sql) =>
         sql`SELECT a.action, a.outcome FROM iam.audit_log a JOIN iam.users u ON u.id = a.actor_id

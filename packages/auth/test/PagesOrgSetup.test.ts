@@ -9,7 +9,6 @@ import {
   type Harness,
   hiddenFields,
   makeHarness,
-  ORIGIN,
   PASSWORD,
   rows,
   valueOf
@@ -25,11 +24,11 @@ const signedIn = async (harness: Harness) => {
 
 /** The same input through the JSON route, with the browser's session cookie. */
 const viaApi = (harness: Harness, browser: Browser, body: unknown) =>
-  harness.handler(new Request(`${ORIGIN}/api/core/org-setup`, {
+  harness.fetch("/api/core/org-setup", {
     method: "POST",
-    headers: { "content-type": "application/json", cookie: `core.session_token=${browser.cookies.get("core.session_token")}` },
-    body: JSON.stringify(body)
-  }))
+    headers: { cookie: `core.session_token=${browser.cookies.get("core.session_token")}` },
+    json: body
+  })
 
 for (const driver of TestDatabase.drivers) {
   describe(`the organization setup page on ${driver}`, () => {

@@ -1,14 +1,14 @@
-import { ErrorResponse } from "@core/kernel"
-import { type Database } from "@core/kernel"
-import { HttpApp, HttpRouter } from "@effect/platform"
+import { type Database, ErrorResponse } from "@core/kernel"
+import { makeHttpHarness, type TestRequestInit } from "@core/kernel/testing"
+import { HttpRouter } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, Layer } from "effect"
 import type { DeviceAuthorizationOptions } from "../src/device/DeviceAuthorization.js"
 import { AccountsRouter } from "../src/accounts/Http.js"
 import { DeviceRouter, deviceAuthorizationLayer } from "../src/device/Http.js"
 import { OrganizationsRouter } from "../src/organizations/Http.js"
 import { PagesLive, PagesRouter } from "../src/web/Http.js"
-import { type Stack, stackLayer } from "./OrganizationsSupport.js"
+import { stackLayer } from "./OrganizationsSupport.js"
 
 export { freshEmail, freshSlug, PASSWORD } from "./OrganizationsSupport.js"
 
@@ -46,7 +46,7 @@ export interface PageAnswer {
 export class Browser {
   readonly cookies = new Map<string, string>()
 
-  constructor(private readonly handler: (request: Request) => Promise<Response>) {}
+  constructor(private readonly fetch: (path: string, init?: TestRequestInit) => Promise<Response>) {}
 
   /** Send one request (no redirect is followed). */
   async visit(path: string, visit: Visit = {}): Promise<PageAnswer> {
@@ -60,11 +60,11 @@ export class Browser {
     }
     for (const [name, value] of [...headers]) if (value === "") headers.delete(name)
     if (visit.form !== undefined && !headers.has("content-type")) headers.set("content-type", "application/x-www-form-urlencoded")
-    const response = await this.handler(new Request(`${ORIGIN}${path}`, {
+    const response = await this.fetch(path, {
       method,
       headers,
       ...(visit.form === undefined ? {} : { body: new URLSearchParams(visit.form).toString() })
-    }))
+    })
     for (const line of response.headers.getSetCookie()) this.remember(line)
     return { status: response.status, headers: response.headers, html: await response.text(), location: response.headers.get("location") }
   }
@@ -120,19 +120,16 @@ export interface HarnessOptions {
   readonly device?: DeviceAuthorizationOptions
 }
 
-/** The identity app with its pages over one test database (organizations' stack, device authorization, CSRF). */
+/**
+ * The identity app with its pages over one test database (organizations' stack, device
+ * authorization, CSRF), on the kernel's harness, with browsers that share it.
+ */
 export const makeHarness = async (options: HarnessOptions = {}) => {
   const services = Layer.mergeAll(PagesLive, deviceAuthorizationLayer(options.device)).pipe(
     Layer.provideMerge(stackLayer(options))
   )
-  const runtime = ManagedRuntime.make(services)
-  const handler = HttpApp.toWebHandlerRuntime(await runtime.runtime())(app)
-  return {
-    handler,
-    browser: () => new Browser(handler),
-    run: <A, E>(effect: Effect.Effect<A, E, Stack>) => runtime.runPromise(effect),
-    dispose: () => runtime.dispose()
-  }
+  const harness = await makeHttpHarness(app, services, { baseUrl: ORIGIN })
+  return { ...harness, browser: () => new Browser(harness.fetch) }
 }
 
 /** A running harness. */

@@ -1,19 +1,14 @@
 import { HttpMiddleware, HttpServerRequest } from "@effect/platform"
 import { Context, Effect, Option } from "effect"
+import type { Caller } from "./Caller.js"
 import { requestIdOf } from "./RequestId.js"
-
-/** Who is calling, as established by the gateway (never read from unverified headers). */
-export interface Identity {
-  readonly userId?: string
-  readonly role?: string
-  readonly platformId?: string
-}
 
 /** What every part of a request's handling may know about it. */
 export interface RequestContextData {
   readonly requestId: string
   readonly traceId?: string
-  readonly identity?: Identity
+  /** The caller, once resolved (the kernel's one `Caller`; never read from unverified headers). */
+  readonly caller?: Caller
   /** The client's address: the socket's, or the first `X-Forwarded-For` one behind a trusted proxy. */
   readonly ip?: string | null
   /** The client's `User-Agent`, at most 512 characters. */
@@ -83,11 +78,11 @@ export const traceIdOf = (request: HttpServerRequest.HttpServerRequest): string 
 
 /**
  * The context of a request: its request id (`RequestId.requestIdOf`), trace id, client address and
- * user agent (`trustProxy` reads the address from `X-Forwarded-For`), and a verified identity.
+ * user agent (`trustProxy` reads the address from `X-Forwarded-For`), and the caller once resolved.
  */
 export const fromRequest = (
   request: HttpServerRequest.HttpServerRequest,
-  identity?: Identity,
+  caller?: Caller,
   trustProxy = false
 ): RequestContextData => {
   const traceId = traceIdOf(request)
@@ -95,7 +90,7 @@ export const fromRequest = (
   return {
     requestId: facts.requestId!,
     ...(traceId === undefined ? {} : { traceId }),
-    ...(identity === undefined ? {} : { identity }),
+    ...(caller === undefined ? {} : { caller }),
     ip: facts.ip,
     userAgent: facts.userAgent
   }
@@ -107,7 +102,7 @@ export const isComplete = (known: Option.Option<RequestContextData>): boolean =>
 
 /**
  * The context a route runs a request in: a whole one already known is kept; else it is made from
- * the request, with the identity a known one carries (`trustProxy` as configured).
+ * the request, with the caller a known one carries (`trustProxy` as configured).
  */
 export const ofRequest = (
   request: HttpServerRequest.HttpServerRequest,
@@ -115,23 +110,23 @@ export const ofRequest = (
   trustProxy: boolean
 ): RequestContextData => {
   if (Option.isNone(known)) return fromRequest(request, undefined, trustProxy)
-  return known.value.ip !== undefined ? known.value : fromRequest(request, known.value.identity, trustProxy)
+  return known.value.ip !== undefined ? known.value : fromRequest(request, known.value.caller, trustProxy)
 }
 
 /** The current request's context, when there is one. */
 export const current: Effect.Effect<Option.Option<RequestContextData>> = Effect.serviceOption(RequestContext)
 
-/** Provide `RequestContext` from the current `HttpServerRequest` (with an identity, once verified). */
+/** Provide `RequestContext` from the current `HttpServerRequest` (with the caller, once resolved). */
 export const provide = <A, E, R>(
   self: Effect.Effect<A, E, R>,
-  identity?: Identity
+  caller?: Caller
 ): Effect.Effect<A, E, Exclude<R, RequestContext> | HttpServerRequest.HttpServerRequest> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    Effect.provideService(self, RequestContext, fromRequest(request, identity)))
+    Effect.provideService(self, RequestContext, fromRequest(request, caller)))
 
-/** Run `self` with the identity set on the current request context. */
-export const withIdentity = (identity: Identity) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | RequestContext> =>
-  Effect.updateService(self, RequestContext, (context) => ({ ...context, identity }))
+/** Run `self` with the caller set on the current request context. */
+export const withCaller = (caller: Caller) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | RequestContext> =>
+  Effect.updateService(self, RequestContext, (context) => ({ ...context, caller }))
 
 /** Middleware that provides `RequestContext` to an app (so its logs carry the request and trace ids). */
 export const middleware: HttpMiddleware.HttpMiddleware = HttpMiddleware.make((app) => provide(app))

@@ -93,11 +93,9 @@ const readBody = (route: RouteSpec, request: HttpServerRequest.HttpServerRequest
   const types = route.request?.contentTypes ?? ["application/json"]
   const type = mediaTypeOf(request.headers["content-type"])
   if (type === FORM && types.includes(FORM)) {
-    return Effect.flatMap(Body.bytes(limit), (bytes) => {
-      const record: Record<string, string> = {}
-      for (const [name, value] of new URLSearchParams(new TextDecoder().decode(bytes))) record[name] ??= value
-      return decode(schema, record, "body")
-    })
+    // A repeated name becomes an array, as in a query, so that a contract of strings refuses it.
+    return Effect.flatMap(Body.bytes(limit), (bytes) =>
+      decode(schema, Body.searchParamsRecord(`?${new TextDecoder().decode(bytes)}`), "body"))
   }
   if (types.includes("application/json") && (type === "application/json" || !types.includes(FORM))) {
     return Body.json(schema, limit)

@@ -137,14 +137,14 @@ describe("RequestContext", () => {
     expect(RequestContext.fromRequest(request({ "user-agent": "x".repeat(600) })).userAgent).toHaveLength(512)
   })
 
-  it.effect("carries an identity set after verification", () =>
+  it.effect("carries the caller once resolved", () =>
     Effect.gen(function*() {
-      const identity = { userId: "usr_1", role: "admin", platformId: "plt_1" }
+      const caller = { kind: "apikey", keyId: "key_1", organizationId: "org_1", platformId: "plt_1", permissions: [] } as const
       const seen = yield* RequestContext.RequestContext.pipe(
-        RequestContext.withIdentity(identity),
+        RequestContext.withCaller(caller),
         RequestContext.provide,
         Effect.provideService(HttpServerRequest.HttpServerRequest, request({ "x-request-id": "req-7" }))
       )
-      expect(seen).toEqual({ requestId: "req-7", identity, ip: null, userAgent: null })
+      expect(seen).toEqual({ requestId: "req-7", caller, ip: null, userAgent: null })
     }))
 })

@@ -1,23 +1,29 @@
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { ErrorResponse, Unauthorized } from "@core/kernel"
+import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Iam } from "@core/contracts"
+import { type ErrorResponse, Route, Unauthorized } from "@core/kernel"
 import { Effect } from "effect"
 import { bearerOf, cookieOf } from "../accounts/AuthenticationLive.js"
 import { CliIdentity } from "./CliIdentity.js"
 
 const noCredentials = new Unauthorized({ message: "Authentication required" })
 
-/** The credential of a whoami request: the bearer, else `x-api-key`, else the session cookie. */
+/**
+ * The credential of a whoami request: the bearer, else `x-api-key`, else the session cookie. Read
+ * here rather than through the kernel's `Callers`, which takes a bearer for a session only: the
+ * `core` command may send its API key as the bearer, and `CliIdentity` tells the two apart.
+ */
 const credentialOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
   const apiKey = request.headers["x-api-key"]?.trim()
   return bearerOf(request) ?? (apiKey === undefined || apiKey === "" ? undefined : apiKey) ?? cookieOf(request)
 }
 
-const whoami = Effect.gen(function*() {
-  const credential = credentialOf(yield* HttpServerRequest.HttpServerRequest)
-  if (credential === undefined) return yield* noCredentials
-  const identity = yield* (yield* CliIdentity).identify(credential)
-  return HttpServerResponse.unsafeJson(identity, { headers: { "cache-control": "no-store" } })
-})
+const whoami = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    const credential = credentialOf(request)
+    if (credential === undefined) return yield* noCredentials
+    const identities = yield* CliIdentity
+    return Route.json(yield* identities.identify(credential), { headers: { "cache-control": "no-store" } })
+  })
 
 /**
  * The envelope as the seed shows it for this route, `{ error: { code, message, requestId } }`
@@ -35,7 +41,9 @@ const whoamiRenderer: ErrorResponse.Renderer = {
  * `POST /api/v1/cli/whoami`: the identity behind the `core` command's credentials — a session token
  * (`Authorization: Bearer`) or an API key (`x-api-key: core_…`, or as the bearer).
  */
-export const CliWhoamiRouter = HttpRouter.empty.pipe(
-  HttpRouter.post("/api/v1/cli/whoami", whoami),
-  HttpRouter.catchAllCause(ErrorResponse.handleCauseWith(whoamiRenderer))
-)
+export const CliWhoamiHandlers = [
+  Route.handle(Iam.DeviceRoutes.cliWhoami, ({ request }) => whoami(request))
+] as const
+
+/** The whoami route, failures answered in its own envelope. */
+export const CliWhoamiRouter = Route.router(CliWhoamiHandlers, { renderer: whoamiRenderer })

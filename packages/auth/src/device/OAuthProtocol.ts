@@ -1,98 +1,15 @@
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Body, type Configuration, CoreConfig, ErrorResponse } from "@core/kernel"
+import { HttpServerRequest } from "@effect/platform"
+import { Iam, type ValidationIssue } from "@core/contracts"
+import { type Configuration, CoreConfig, ErrorResponse, Route } from "@core/kernel"
 import { Effect } from "effect"
-import type { z } from "zod"
 import { OAuthError } from "./OAuthErrors.js"
-
-/** The most bytes an `/oauth/*` body may have. */
-export const OAUTH_BODY_LIMIT = 16 * 1024
-
-const FORM = "application/x-www-form-urlencoded"
 
 /** Headers of every `/oauth/*` answer (RFC 6749 §5.1): nothing of it may be cached. */
 export const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" } as const
 
 /** A JSON answer of an `/oauth/*` route, never cached. */
 export const oauthJson = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-  HttpServerResponse.unsafeJson(body, { status, headers: { ...NO_STORE, ...headers } })
-
-const utf8 = new TextDecoder("utf-8", { fatal: true })
-
-const fromForm = (text: string): Effect.Effect<Record<string, string>, OAuthError> => {
-  const params: Record<string, string> = {}
-  for (const [name, value] of new URLSearchParams(text)) {
-    if (name in params) return Effect.fail(OAuthError.invalidRequest(`The parameter ${name} is repeated`))
-    params[name] = value
-  }
-  return Effect.succeed(params)
-}
-
-const fromJson = (text: string): Effect.Effect<Record<string, string>, OAuthError> => {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return Effect.fail(OAuthError.invalidRequest("The request body is not valid JSON"))
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return Effect.fail(OAuthError.invalidRequest("The request body must be a JSON object"))
-  }
-  const params: Record<string, string> = {}
-  for (const [name, field] of Object.entries(value)) {
-    if (field === null || field === undefined) continue
-    if (typeof field !== "string") return Effect.fail(OAuthError.invalidRequest(`The parameter ${name} must be a string`))
-    params[name] = field
-  }
-  return Effect.succeed(params)
-}
-
-/**
- * The parameters of an `/oauth/*` request: a form-encoded body (RFC 6749 §3.2, what OAuth clients
- * send; a repeated parameter is refused) or a JSON object of strings. Anything else — another media
- * type, bad UTF-8 or JSON, more than 16 KiB — fails with `invalid_request`. An empty body is no parameters.
- */
-export const params: Effect.Effect<Record<string, string>, OAuthError, HttpServerRequest.HttpServerRequest> = Effect.gen(
-  function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const contentType = request.headers["content-type"]
-    const bytes = yield* Effect.mapError(
-      Body.bytes({ limit: OAUTH_BODY_LIMIT }),
-      () => OAuthError.invalidRequest(`The request body exceeds ${OAUTH_BODY_LIMIT} bytes`)
-    )
-    const type = contentType?.split(";")[0].trim().toLowerCase()
-    if (type !== FORM && !Body.isJsonContentType(contentType)) {
-      if (bytes.byteLength === 0) return {}
-      return yield* OAuthError.invalidRequest(`Send the parameters as ${FORM} or application/json`)
-    }
-    let text: string
-    try {
-      text = utf8.decode(bytes)
-    } catch {
-      return yield* OAuthError.invalidRequest("The request body is not UTF-8")
-    }
-    if (type === FORM) return yield* fromForm(text)
-    return text.trim() === "" ? {} : yield* fromJson(text)
-  }
-)
-
-/**
- * Parse request parameters with a contract: a missing or malformed parameter answers
- * `invalid_request` naming it, or the error `special` gives for that parameter (`invalid_scope`).
- */
-export const decode = <S extends z.ZodType>(
-  schema: S,
-  input: Record<string, string>,
-  special: Readonly<Record<string, OAuthError>> = {}
-): Effect.Effect<z.output<S>, OAuthError> => {
-  const parsed = schema.safeParse(input)
-  if (parsed.success) return Effect.succeed(parsed.data)
-  const issue = parsed.error.issues[0]
-  const name = String(issue?.path[0] ?? "")
-  if (name in special) return Effect.fail(special[name])
-  return Effect.fail(OAuthError.invalidRequest(
-    name === "" ? "Invalid request parameters" : input[name] === undefined ? `Missing parameter ${name}` : `Invalid parameter ${name}`
-  ))
-}
+  Route.json(body, { status, headers: { ...NO_STORE, ...headers } })
 
 const PREFIX = /^(?:\/[A-Za-z0-9._~-]+){1,16}$/
 const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
@@ -142,6 +59,37 @@ export const publicBase: Effect.Effect<string, never, HttpServerRequest.HttpServ
   }
 )
 
+/**
+ * What a parameter that cannot exist (one holding a NUL character, refused by the kernel before
+ * any lookup) means in OAuth: the same answer as an unknown value of it.
+ */
+const UNKNOWN_VALUE: Readonly<Record<string, () => OAuthError>> = {
+  client_id: OAuthError.invalidClient,
+  device_code: () => OAuthError.invalidGrant("Unknown device code"),
+  refresh_token: () => OAuthError.invalidGrant("Unknown refresh token"),
+  user_code: () => OAuthError.invalidGrant("Unknown code")
+}
+
+const isMissing = (issue: ValidationIssue) => issue.message.endsWith("received undefined")
+const holdsNul = (issue: ValidationIssue) => issue.message.includes("NUL")
+
+/**
+ * A parameter the contract refused, in OAuth's terms: a malformed scope is `invalid_scope`, an
+ * unknown `grant_type` `unsupported_grant_type`, a value that cannot exist the answer to an unknown
+ * one, and anything else `invalid_request` naming the missing or invalid parameter.
+ */
+const fromIssue = (issue: ValidationIssue | undefined): OAuthError => {
+  const name = issue?.path.split(".")[0] ?? ""
+  if (issue === undefined || name === "") return OAuthError.invalidRequest("Invalid request parameters")
+  if (name === "scope") return OAuthError.invalidScope()
+  if (name === "grant_type") {
+    return issue.message === Iam.MISSING_GRANT_TYPE ? OAuthError.invalidRequest(Iam.MISSING_GRANT_TYPE) : OAuthError.unsupportedGrantType()
+  }
+  const unknown = UNKNOWN_VALUE[name]
+  if (unknown !== undefined && holdsNul(issue)) return unknown()
+  return OAuthError.invalidRequest(isMissing(issue) ? `Missing parameter ${name}` : `Invalid parameter ${name}`)
+}
+
 const describeCoreError = (error: unknown): OAuthError => {
   if (!ErrorResponse.isCoreError(error)) return OAuthError.invalidRequest("Invalid request")
   switch (error._tag) {
@@ -149,6 +97,8 @@ const describeCoreError = (error: unknown): OAuthError => {
       return OAuthError.signInRequired()
     case "RateLimited":
       return OAuthError.tooManyCodes(error.retryAfterSeconds)
+    case "ValidationError":
+      return fromIssue(error.issues[0])
     default:
       return OAuthError.invalidRequest(error.message)
   }
@@ -162,8 +112,9 @@ const respond = (error: OAuthError) =>
 
 /**
  * The OAuth form `{ error, error_description }` (RFC 6749 §5.2) for the kernel's error skeleton,
- * never the envelope: OAuth errors as they are, kernel errors as `invalid_request`
- * (`invalid_token` for missing credentials), an interruption or a defect as `server_error`.
+ * never the envelope: OAuth errors as they are, a body the contract refuses as the OAuth error of
+ * its first issue, other kernel errors as `invalid_request` (`invalid_token` for missing
+ * credentials, `slow_down` for too many wrong codes), an interruption or a defect as `server_error`.
  */
 export const oauthRenderer: ErrorResponse.Renderer = {
   recognize: (failure) =>
@@ -176,6 +127,3 @@ export const oauthRenderer: ErrorResponse.Renderer = {
     return respond(problem.error instanceof OAuthError ? problem.error : describeCoreError(problem.error))
   }
 }
-
-/** Answer a failure of an `/oauth/*` route in the OAuth form (the kernel's skeleton with `oauthRenderer`). */
-export const handleOAuthCause = ErrorResponse.handleCauseWith(oauthRenderer)

@@ -1,7 +1,7 @@
 import { alert, csrfField } from "./Forms.js"
 import { html, type SafeHtml } from "./Html.js"
 import { layout } from "./Layout.js"
-import { href } from "./Links.js"
+import { href, PAGE } from "./Links.js"
 
 /** What the account page shows. */
 export interface AccountView {
@@ -22,8 +22,8 @@ ${alert(view.error)}
 <dt>Name</dt><dd>${view.name}</dd>
 <dt>Email</dt><dd>${view.email}</dd>
 </dl>
-<p class="links"><a href="${href(view.base, "/org-setup")}">Create an organization</a> · <a href="${href(view.base, "/device")}">Activate a device</a></p>
-<form method="post" action="${href(view.base, "/sign-out")}">
+<p class="links"><a href="${href(view.base, PAGE.orgSetup)}">Create an organization</a> · <a href="${href(view.base, PAGE.device)}">Activate a device</a></p>
+<form method="post" action="${href(view.base, PAGE.signOut)}">
 ${csrfField(view.csrf)}
 <div class="actions"><button type="submit" class="secondary">Sign out</button></div>
 </form>`

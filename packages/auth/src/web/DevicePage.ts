@@ -1,7 +1,7 @@
 import { alert, csrfField, field, hidden } from "./Forms.js"
 import { html, type SafeHtml } from "./Html.js"
 import { layout } from "./Layout.js"
-import { href } from "./Links.js"
+import { href, PAGE } from "./Links.js"
 
 const CLIENT_NAMES: Readonly<Record<string, string>> = { "core-cli": "Core CLI" }
 
@@ -23,7 +23,7 @@ export const deviceEntryPage = (view: DeviceEntryView): SafeHtml =>
     body: html`<h1>Activate a device</h1>
 <p>Enter the code shown by the device you are signing in on. You are signed in as <strong>${view.email}</strong>.</p>
 ${alert(view.error)}
-<form method="get" action="${href(view.base, "/device")}" novalidate>
+<form method="get" action="${href(view.base, PAGE.device)}" novalidate>
 ${field({ name: "user_code", label: "Code", value: view.userCode, error: view.error === undefined ? undefined : "Check the code and try again.", autocomplete: "one-time-code", autofocus: true, maxlength: 32, spellcheck: false, hint: "Eight letters, like BCDF-GHJK." })}
 <div class="actions"><button type="submit">Continue</button></div>
 </form>`
@@ -50,11 +50,11 @@ ${alert(view.error)}
 <p>Check that your device shows this code:</p>
 <p class="code" aria-label="Code">${view.userCode}</p>
 <p class="hint">Approve only if you started this login yourself, just now.</p>
-<form method="post" action="${href(view.base, "/device")}">
+<form method="post" action="${href(view.base, PAGE.device)}">
 ${csrfField(view.csrf)}${hidden("user_code", view.userCode)}
 <div class="actions"><button type="submit" name="action" value="deny" class="secondary">Deny</button><button type="submit" name="action" value="approve">Approve</button></div>
 </form>
-<p class="links">Not the right account? <a href="${href(view.base, "/account")}">Switch account</a></p>`
+<p class="links">Not the right account? <a href="${href(view.base, PAGE.account)}">Switch account</a></p>`
   })
 
 /** The approval went through. */

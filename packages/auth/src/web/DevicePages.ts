@@ -1,22 +1,15 @@
-import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "@effect/platform"
+import { Iam } from "@core/contracts"
+import { RequestContext, Route } from "@core/kernel"
 import { Effect, Either, Option } from "effect"
 import { DeviceAuthorization } from "../device/DeviceAuthorization.js"
 import type { OAuthError } from "../device/OAuthErrors.js"
 import { deviceApprovedPage, deviceConfirmPage, deviceDeniedPage, deviceEntryPage } from "./DevicePage.js"
-import * as FormBody from "./FormBody.js"
-import { href } from "./Links.js"
-import {
-  browserSession,
-  CSRF_MESSAGE,
-  pageContext,
-  queryParam,
-  readForm,
-  renderForm,
-  signInFirst,
-  signInRequired
-} from "./PageContext.js"
+import { href, PAGE } from "./Links.js"
+import { browserSession, CSRF_MESSAGE, pageContext, refusedForm, renderForm, signInFirst, signInRequired } from "./PageContext.js"
 import { page } from "./Respond.js"
-import { requestFacts } from "../accounts/AuthRoutes.js"
+
+const Routes = Iam.WebRoutes
 
 const MAX_CODE = 64
 
@@ -26,8 +19,6 @@ const typedCode = (value: string | undefined): string | undefined => {
   const trimmed = value.trim().slice(0, MAX_CODE)
   return trimmed === "" ? undefined : trimmed
 }
-
-const codeFromQuery = Effect.map(queryParam("user_code"), typedCode)
 
 /** Why an entered code was refused, as the person reads it, and the status it answers with. */
 const refusal = (error: OAuthError): { readonly status: number; readonly message: string } => {
@@ -57,42 +48,46 @@ const refused = (base: string, email: string, userCode: string | undefined, erro
  * a live code — the client's name and the question. Looking a code up counts as an entry attempt
  * (the same limit as approving: the page is no oracle for guessing codes).
  */
-const activation = Effect.gen(function*() {
-  const { base } = yield* pageContext
-  const userCode = yield* codeFromQuery
-  const session = yield* browserSession
-  if (Option.isNone(session)) return signInFirst(base, href(base, "/device", { user_code: userCode }))
-  const who = session.value
-  if (userCode === undefined) return page(deviceEntryPage({ base, email: who.email }))
-  const facts = yield* requestFacts
-  const found = yield* Effect.either((yield* DeviceAuthorization).lookup(userCode, { ip: facts.ip, userId: who.userId }))
-  if (Either.isLeft(found)) return refused(base, who.email, userCode, found.left)
-  const pending = found.right
-  return yield* renderForm("device", who.sessionId, (csrf) =>
-    deviceConfirmPage({ base, csrf, email: who.email, userCode: pending.userCode, clientId: pending.clientId }))
-})
+const activation = ({ query }: Route.Input<typeof Routes.devicePage>) =>
+  Effect.gen(function*() {
+    const { base } = yield* pageContext
+    const userCode = typedCode(query.user_code)
+    const session = yield* browserSession
+    if (Option.isNone(session)) return signInFirst(base, href(base, PAGE.device, { user_code: userCode }))
+    const who = session.value
+    if (userCode === undefined) return page(deviceEntryPage({ base, email: who.email }))
+    const facts = yield* RequestContext.facts
+    const device = yield* DeviceAuthorization
+    const found = yield* Effect.either(device.lookup(userCode, { ip: facts.ip, userId: who.userId }))
+    if (Either.isLeft(found)) return refused(base, who.email, userCode, found.left)
+    const pending = found.right
+    return yield* renderForm("device", who.sessionId, (csrf) =>
+      deviceConfirmPage({ base, csrf, email: who.email, userCode: pending.userCode, clientId: pending.clientId }))
+  })
 
 /** `POST /device`: approve or deny the code for the signed-in user, then say what happened. */
-const decide = Effect.gen(function*() {
-  const { base } = yield* pageContext
-  const session = yield* browserSession
-  if (Option.isNone(session)) return signInRequired(base, "/device", "Sign in to approve a device.")
-  const who = session.value
-  const { fields, refused: forged } = yield* readForm("device", who.sessionId)
-  const userCode = typedCode(FormBody.text(fields, "user_code"))
-  const action = FormBody.text(fields, "action")
-  if (forged) return page(deviceEntryPage({ base, email: who.email, userCode, error: CSRF_MESSAGE }), 403)
-  if (userCode === undefined || (action !== "approve" && action !== "deny")) {
-    return page(deviceEntryPage({ base, email: who.email, userCode, error: "Enter the code, then approve or deny." }), 400)
-  }
-  const device = yield* DeviceAuthorization
-  const outcome = yield* Effect.either(device[action](who, userCode, yield* requestFacts))
-  if (Either.isLeft(outcome)) return refused(base, who.email, userCode, outcome.left)
-  return page(action === "approve" ? deviceApprovedPage(outcome.right.clientId) : deviceDeniedPage(outcome.right.clientId))
-})
+const decide = ({ body }: Route.Input<typeof Routes.submitDeviceDecision>) =>
+  Effect.gen(function*() {
+    const { base } = yield* pageContext
+    const session = yield* browserSession
+    if (Option.isNone(session)) return signInRequired(base, PAGE.device, "Sign in to approve a device.")
+    const who = session.value
+    const userCode = typedCode(body.user_code)
+    const action = body.action
+    if (yield* refusedForm("device", body.csrf, who.sessionId)) {
+      return page(deviceEntryPage({ base, email: who.email, userCode, error: CSRF_MESSAGE }), 403)
+    }
+    if (userCode === undefined || (action !== "approve" && action !== "deny")) {
+      return page(deviceEntryPage({ base, email: who.email, userCode, error: "Enter the code, then approve or deny." }), 400)
+    }
+    const device = yield* DeviceAuthorization
+    const outcome = yield* Effect.either(device[action](who, userCode, yield* RequestContext.facts))
+    if (Either.isLeft(outcome)) return refused(base, who.email, userCode, outcome.left)
+    return page(action === "approve" ? deviceApprovedPage(outcome.right.clientId) : deviceDeniedPage(outcome.right.clientId))
+  })
 
-/** The device activation page at `verification_uri` (`/device`). */
-export const DevicePages = HttpRouter.empty.pipe(
-  HttpRouter.get("/device", activation),
-  HttpRouter.post("/device", decide)
-)
+/** The device activation page at `verification_uri` (`/device`) and its decision form. */
+export const DevicePageHandlers = [
+  Route.handle(Routes.devicePage, activation),
+  Route.handle(Routes.submitDeviceDecision, decide)
+] as const

@@ -1,5 +1,5 @@
 import { HttpServerResponse } from "@effect/platform"
-import { ErrorResponse } from "@core/kernel"
+import type { ErrorResponse } from "@core/kernel"
 import { messagePage } from "./MessagePage.js"
 import { page } from "./Respond.js"
 
@@ -32,6 +32,3 @@ export const pageRenderer: ErrorResponse.Renderer = {
     return HttpServerResponse.setHeaders(page(messagePage({ title, message: problem.message, requestId }), problem.status), problem.headers)
   }
 }
-
-/** Answer a page's failure as a page. Apply with `HttpRouter.catchAllCause` to the pages only. */
-export const handlePageCause = ErrorResponse.handleCauseWith(pageRenderer)

@@ -1,4 +1,15 @@
 import type { HttpServerRequest } from "@effect/platform"
+import { Iam } from "@core/contracts"
+
+/** The pages' paths, as the catalogue (`Iam.WebRoutes`) declares them: links and form actions start here. */
+export const PAGE = {
+  signIn: Iam.WebRoutes.signInPage.path,
+  signUp: Iam.WebRoutes.signUpPage.path,
+  signOut: Iam.WebRoutes.submitSignOut.path,
+  account: Iam.WebRoutes.accountPage.path,
+  orgSetup: Iam.WebRoutes.orgSetupPage.path,
+  device: Iam.WebRoutes.devicePage.path
+} as const
 
 const PREFIX = /^(\/[A-Za-z0-9._~-]+)+$/
 const MAX_PREFIX = 200

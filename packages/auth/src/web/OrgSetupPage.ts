@@ -1,7 +1,7 @@
 import { alert, csrfField, type FieldErrors, field } from "./Forms.js"
 import { html, type SafeHtml } from "./Html.js"
 import { layout } from "./Layout.js"
-import { href } from "./Links.js"
+import { href, PAGE } from "./Links.js"
 
 /** What the organization setup form shows. */
 export interface OrgSetupView {
@@ -22,7 +22,7 @@ export const orgSetupPage = (view: OrgSetupView): SafeHtml =>
     body: html`<h1>Create your organization</h1>
 <p>Signed in as <strong>${view.email}</strong>.</p>
 ${alert(view.error)}
-<form method="post" action="${href(view.base, "/org-setup")}" novalidate>
+<form method="post" action="${href(view.base, PAGE.orgSetup)}" novalidate>
 ${csrfField(view.csrf)}
 ${field({ name: "name", label: "Organization name", value: view.name, error: view.fieldErrors?.name, autocomplete: "organization", autofocus: true, maxlength: 100 })}
 ${field({ name: "slug", label: "Slug", value: view.slug, error: view.fieldErrors?.slug, maxlength: 63, pattern: "[a-z0-9\\-]+", spellcheck: false, hint: "Lowercase letters, digits and dashes; it names your platform." })}
@@ -50,5 +50,5 @@ export const orgCreatedPage = (view: OrgCreatedView): SafeHtml =>
 <dt>Organization</dt><dd><code>${view.orgId}</code></dd>
 <dt>Platform</dt><dd><code>${view.platformId ?? "—"}</code></dd>
 </dl>
-<p class="links">Log in from your terminal with <code>core login</code>, or <a href="${href(view.base, "/account")}">go to your account</a>.</p>`
+<p class="links">Log in from your terminal with <code>core login</code>, or <a href="${href(view.base, PAGE.account)}">go to your account</a>.</p>`
   })

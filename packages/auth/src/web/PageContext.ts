@@ -1,12 +1,11 @@
 import { HttpServerRequest } from "@effect/platform"
-import { Body, CoreConfig } from "@core/kernel"
+import { CoreConfig } from "@core/kernel"
 import { Effect, Either, Option } from "effect"
 import { cookieOf, CurrentSession, sessionCaller } from "../accounts/AuthenticationLive.js"
-import { Csrf, CSRF_FIELD } from "./Csrf.js"
+import { Csrf } from "./Csrf.js"
 import { settingsFor } from "../accounts/SessionCookie.js"
-import * as FormBody from "./FormBody.js"
 import type { SafeHtml } from "./Html.js"
-import { basePathOf, href } from "./Links.js"
+import { basePathOf, href, PAGE } from "./Links.js"
 import { messagePage } from "./MessagePage.js"
 import { page, seeOther } from "./Respond.js"
 
@@ -30,16 +29,17 @@ export const renderForm = (form: string, binding: string, render: (token: string
     return csrf.withCookie(page(render(issued.token), status), issued)
   })
 
-/** Read a posted form and check its CSRF token for `form` (and `binding`). */
-export const readForm = (form: string, binding = "") =>
+/**
+ * Check a posted form's CSRF token (`submitted`, the form's `csrf` field) for `form` and `binding`:
+ * `true` when the post is refused (logged with the reason, never the token).
+ */
+export const refusedForm = (form: string, submitted: string | undefined, binding = "") =>
   Effect.gen(function*() {
     const { csrf, request } = yield* pageContext
-    const fields = yield* FormBody.read
-    const checked = csrf.verify(request, form, FormBody.text(fields, CSRF_FIELD), binding)
-    if (Either.isLeft(checked)) {
-      yield* Effect.logWarning("form refused by the CSRF check").pipe(Effect.annotateLogs({ form, reason: checked.left.reason }))
-    }
-    return { fields, refused: Either.isLeft(checked) } as const
+    const checked = csrf.verify(request, form, submitted, binding)
+    if (Either.isRight(checked)) return false
+    yield* Effect.logWarning("form refused by the CSRF check").pipe(Effect.annotateLogs({ form, reason: checked.left.reason }))
+    return true
   })
 
 /** How the session cookie is written in this environment. */
@@ -58,19 +58,12 @@ export const browserSession = Effect.gen(function*() {
 })
 
 /** Where a page sends a visitor who must sign in first, to come back to `next`. */
-export const signInFirst = (base: string, next: string) => seeOther(href(base, "/sign-in", { next }))
-
-/** A query parameter of the page's address (`undefined` when absent or repeated). */
-export const queryParam = (name: string) =>
-  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
-    const value = Body.searchParamsRecord(request.url)[name]
-    return typeof value === "string" ? value : undefined
-  })
+export const signInFirst = (base: string, next: string) => seeOther(href(base, PAGE.signIn, { next }))
 
 /** The 401 answer to a post that needs a session and came without one, linking to sign-in and back to `path`. */
 export const signInRequired = (base: string, path: string, message: string) =>
   page(messagePage({
     title: "Please sign in",
     message,
-    link: { href: href(base, "/sign-in", { next: href(base, path) }), label: "Sign in" }
+    link: { href: href(base, PAGE.signIn, { next: href(base, path) }), label: "Sign in" }
   }), 401)

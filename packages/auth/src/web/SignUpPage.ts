@@ -2,7 +2,7 @@ import { Iam } from "@core/contracts"
 import { alert, csrfField, type FieldErrors, field, hidden } from "./Forms.js"
 import { html, type SafeHtml } from "./Html.js"
 import { layout } from "./Layout.js"
-import { href } from "./Links.js"
+import { href, PAGE } from "./Links.js"
 
 /** What the sign-up page shows. */
 export interface SignUpView {
@@ -21,12 +21,12 @@ export const signUpPage = (view: SignUpView): SafeHtml =>
     title: "Create your account",
     body: html`<h1>Create your account</h1>
 ${alert(view.error)}
-<form method="post" action="${href(view.base, "/sign-up")}" novalidate>
+<form method="post" action="${href(view.base, PAGE.signUp)}" novalidate>
 ${csrfField(view.csrf)}${hidden("next", view.next)}
 ${field({ name: "name", label: "Name", value: view.name, error: view.fieldErrors?.name, autocomplete: "name", autofocus: true, maxlength: 100 })}
 ${field({ name: "email", label: "Email", type: "email", value: view.email, error: view.fieldErrors?.email, autocomplete: "email", spellcheck: false })}
 ${field({ name: "password", label: "Password", type: "password", error: view.fieldErrors?.password, autocomplete: "new-password", minlength: Iam.PASSWORD_MIN_LENGTH, maxlength: Iam.PASSWORD_MAX_LENGTH, hint: `At least ${Iam.PASSWORD_MIN_LENGTH} characters.` })}
 <div class="actions"><button type="submit">Create account</button></div>
 </form>
-<p class="links">Already have an account? <a href="${href(view.base, "/sign-in", { next: view.next })}">Sign in</a></p>`
+<p class="links">Already have an account? <a href="${href(view.base, PAGE.signIn, { next: view.next })}">Sign in</a></p>`
   })

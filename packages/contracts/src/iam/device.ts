@@ -2,14 +2,9 @@ import { z } from "zod"
 import { BoundedId } from "../Bounds.js"
 import { defineRoutes } from "../Routes.js"
 
-/** The one OAuth client of the device flow: the `core` command (seed 000). */
-export const DEVICE_CLIENT_ID = "core-cli"
+import { DEVICE_CLIENT_ID, DEVICE_CODE_GRANT, REFRESH_TOKEN_GRANT } from "./device-constants.js"
 
-/** The device code grant type of RFC 8628 §3.4. */
-export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
-
-/** The refresh grant type of RFC 6749 §6. */
-export const REFRESH_TOKEN_GRANT = "refresh_token"
+export { DEVICE_CLIENT_ID, DEVICE_CODE_GRANT, REFRESH_TOKEN_GRANT }
 
 /** RFC 8628 §6.1's base-20 alphabet of user codes: consonants only, no vowels, no look-alikes. */
 export const USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ"
@@ -92,8 +87,23 @@ export const RefreshTokenRequest = z.object({
 })
 export type RefreshTokenRequest = z.infer<typeof RefreshTokenRequest>
 
+/**
+ * The issue message of a token request without a `grant_type` (OAuth's `invalid_request`); any
+ * other `grant_type` the union does not know is `unsupported_grant_type` (RFC 6749 §5.2).
+ */
+export const MISSING_GRANT_TYPE = "Missing parameter grant_type"
+
+const grantTypeOf = (input: unknown): unknown =>
+  typeof input === "object" && input !== null ? (input as Record<string, unknown>).grant_type : undefined
+
 /** `POST /oauth/device/token` and `POST /oauth/token`: both grants at both routes. */
-export const TokenRequest = z.discriminatedUnion("grant_type", [DeviceTokenRequest, RefreshTokenRequest])
+export const TokenRequest = z.discriminatedUnion("grant_type", [DeviceTokenRequest, RefreshTokenRequest], {
+  error: (issue) => {
+    if (issue.code !== "invalid_union") return undefined
+    const grantType = grantTypeOf(issue.input)
+    return grantType === undefined || grantType === "" ? MISSING_GRANT_TYPE : "Unsupported grant_type"
+  }
+})
 export type TokenRequest = z.infer<typeof TokenRequest>
 
 /**
@@ -257,7 +267,10 @@ export const DeviceRoutes = defineRoutes({
     method: "POST",
     path: "/api/v1/cli/whoami",
     summary: "The identity behind a session token (bearer) or an API key (x-api-key)",
-    auth: "caller",
+    description: "The route reads the credential itself: the bearer (a `core_…` bearer is an API key, as the `core` " +
+      "command may send one), else `x-api-key`, else the session cookie; the static service key is refused. " +
+      "Declared `public` for that reason only: without valid credentials it answers 401.",
+    auth: "public",
     responses: {
       200: CliIdentity,
       401: { description: "No or bad credentials (the envelope without details)", schema: CliIdentityError }

@@ -15,6 +15,12 @@ export const FORM_BODY_LIMIT = 16 * 1024
 const field = FreeText.optional()
 const form = ["application/x-www-form-urlencoded"]
 
+/**
+ * A query parameter of a page: a page never refuses its address, so a parameter that is repeated or
+ * too long is ignored, as if absent.
+ */
+const param = FreeText.optional().catch(undefined)
+
 /** `POST /sign-in`. `next` is where to go afterwards (a path on this site). */
 export const SignInForm = z.object({ csrf: field, next: field, email: field, password: field })
 /** `POST /sign-up`: the `sign-up/email` rules (name at most 100 characters on the page). */
@@ -27,11 +33,11 @@ export const OrgSetupForm = z.object({ csrf: field, name: field, slug: field })
 export const DeviceDecisionForm = z.object({ csrf: field, user_code: field, action: field })
 
 /** Query of `GET /sign-in`: `next`, and `signed_out=1` after signing out. */
-export const SignInPageQuery = z.object({ next: field, signed_out: field })
+export const SignInPageQuery = z.object({ next: param, signed_out: param })
 /** Query of `GET /sign-up`. */
-export const SignUpPageQuery = z.object({ next: field })
+export const SignUpPageQuery = z.object({ next: param })
 /** Query of `GET /device`: the code `verification_uri_complete` carries. */
-export const DevicePageQuery = z.object({ user_code: field })
+export const DevicePageQuery = z.object({ user_code: param })
 
 const tags = ["identity: web pages"]
 const html = (description: string): ResponseSpec => ({ description, contentType: "text/html" })
@@ -78,9 +84,10 @@ export const WebRoutes = defineRoutes({
   },
   submitSignOut: {
     method: "POST", path: "/sign-out", summary: "Sign out (the account page's button)",
-    auth: "session-cookie", bodyLimit: FORM_BODY_LIMIT,
+    description: "Public: the page reads the session cookie itself; a visitor without a session is sent to /sign-in.",
+    auth: "public", bodyLimit: FORM_BODY_LIMIT,
     request: { body: SignOutForm, contentTypes: form },
-    responses: { 303: seeOther("To /sign-in?signed_out=1, the cookie cleared"), 401: html("Please sign in"), ...formErrors },
+    responses: { 303: seeOther("To /sign-in?signed_out=1, the cookie cleared; to /sign-in without a session"), ...formErrors },
     tags
   },
   accountPage: {
@@ -95,12 +102,13 @@ export const WebRoutes = defineRoutes({
   },
   submitOrgSetup: {
     method: "POST", path: "/org-setup", summary: "Create an organization and its platform with the form (as POST /api/core/org-setup)",
-    auth: "session-cookie", bodyLimit: FORM_BODY_LIMIT,
+    description: "Public: the page reads the session cookie itself and answers 401 with a sign-in link without one.",
+    auth: "public", bodyLimit: FORM_BODY_LIMIT,
     request: { body: OrgSetupForm, contentTypes: form },
     responses: {
       201: html("The organization and its platform, created"),
       400: html("The form again: name or slug not valid"),
-      401: html("Please sign in"),
+      401: html("Please sign in (a link to sign-in, coming back here)"),
       409: html("The form again: the slug is taken"),
       ...formErrors,
       502: html("The registry could not create the platform")
@@ -120,12 +128,13 @@ export const WebRoutes = defineRoutes({
   },
   submitDeviceDecision: {
     method: "POST", path: "/device", summary: "Approve or deny a device's code",
-    auth: "session-cookie", bodyLimit: FORM_BODY_LIMIT,
+    description: "Public: the page reads the session cookie itself and answers 401 with a sign-in link without one.",
+    auth: "public", bodyLimit: FORM_BODY_LIMIT,
     request: { body: DeviceDecisionForm, contentTypes: form },
     responses: {
       200: html("Approved or denied"),
       400: html("The code form again: the code is missing, not valid or expired"),
-      401: html("Please sign in"),
+      401: html("Please sign in (a link to sign-in, coming back here)"),
       ...formErrors,
       429: { ...html("The code form again: too many wrong codes"), headers: { "retry-after": "Seconds to wait" } }
     },
