@@ -1,10 +1,8 @@
 import { DEFAULT_ROLE_PERMISSIONS, DEFAULT_ROLES } from "@core/contracts"
 import { CoreConfig, ErrorResponse, Ids } from "@core/kernel"
-import { TestDatabase } from "@core/kernel/testing"
-import { HttpApp } from "@effect/platform"
+import { makeHttpHarness, type TestRequestInit, TestDatabase } from "@core/kernel/testing"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Logger, ManagedRuntime } from "effect"
-import { Authentication } from "../src/accounts/Authentication.js"
+import { Effect, Layer } from "effect"
 import { AccountsLive, AccountsRouter } from "../src/accounts/Http.js"
 import { AuthorizationLive } from "../src/authorization/Http.js"
 import * as OutboxMailer from "../src/mail/OutboxMailer.js"
@@ -48,49 +46,30 @@ export const stackLayer = (options: StackOptions = {}) =>
 /** What a test stack provides. */
 export type Stack = Layer.Layer.Success<ReturnType<typeof stackLayer>>
 
-/** The accounts routes with the kernel envelope for the documented ones, as one app. */
+/** The accounts routes with the kernel envelope for what no route answers (an unknown path), as one app. */
 export const app = ErrorResponse.withErrorEnvelope(AccountsRouter)
 
-/** Options of one request sent to the harness. */
-export interface Send extends RequestInit {
-  readonly json?: unknown
-  readonly token?: string
+/** Options of one request sent to the harness: the kernel harness's, and the session cookie. */
+export interface Send extends TestRequestInit {
+  /** Sent as the `core.session_token` cookie. */
   readonly cookie?: string
 }
 
-/** Log lines captured while a harness runs (to prove secrets never reach them). */
-export type LogLines = Array<string>
-
 /**
- * The accounts routes behind a web-standard handler over one test database: `fetch` sends a real
- * `Request`; `run` runs an effect against the same services (seeding, reading rows).
+ * The accounts routes on the kernel's harness over one test database: `fetch` sends a real
+ * `Request` (a POST when it has a `json` body), `run` runs an effect against the same services.
  */
 export const makeHarness = async (options: StackOptions = {}) => {
-  const logs: LogLines = []
-  const capture = Logger.replace(
-    Logger.defaultLogger,
-    Logger.make(({ annotations, message }) => logs.push(JSON.stringify({ message, annotations: [...annotations] })))
-  )
-  const runtime = ManagedRuntime.make(Layer.mergeAll(stackLayer(options), capture, options.extra ?? Layer.empty))
-  const handler = HttpApp.toWebHandlerRuntime(await runtime.runtime())(app)
+  const harness = await makeHttpHarness(app, Layer.merge(stackLayer(options), options.extra ?? Layer.empty), {
+    baseUrl: "http://iam.test"
+  })
   const fetch = (path: string, init: Send = {}) => {
-    const headers = new Headers(init.headers)
-    if (init.token !== undefined) headers.set("authorization", `Bearer ${init.token}`)
-    if (init.cookie !== undefined) headers.set("cookie", `core.session_token=${init.cookie}`)
-    if (init.json !== undefined) headers.set("content-type", "application/json")
-    return handler(new Request(`http://iam.test${path}`, {
-      ...init,
-      method: init.method ?? (init.json === undefined ? "GET" : "POST"),
-      headers,
-      ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) })
-    }))
+    const { cookie, ...rest } = init
+    const headers = new Headers(rest.headers)
+    if (cookie !== undefined) headers.set("cookie", `core.session_token=${cookie}`)
+    return harness.fetch(path, { ...rest, headers, method: rest.method ?? (rest.json === undefined ? "GET" : "POST") })
   }
-  return {
-    logs,
-    fetch,
-    run: <A, E>(effect: Effect.Effect<A, E, Stack | Authentication>) => runtime.runPromise(effect),
-    dispose: () => runtime.dispose()
-  }
+  return { ...harness, fetch }
 }
 
 /** A running harness. */

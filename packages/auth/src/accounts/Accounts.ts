@@ -139,41 +139,43 @@ export class Accounts extends Effect.Service<Accounts>()("@core/auth/Accounts", 
 
     /**
      * Delete the caller's account. A user with a password confirms with it; a password-less user needs
-     * a fresh session. Refused while the user is the only owner of an organization.
+     * a fresh session (the one making the request). Refused while the user is the only owner of an
+     * organization.
      */
-    const deleteUser = (
-      caller: { readonly userId: string; readonly sessionCreatedAt: Date },
+    const deleteUser = Effect.fn("Accounts.deleteUser")(function*(
+      caller: { readonly userId: string; readonly sessionId: string },
       password: string | undefined,
       facts: AuditRequestFacts
-    ): Effect.Effect<void, AccountError> =>
-      Effect.gen(function*() {
-        const credentials = yield* users.credentialsById(caller.userId)
-        if (Option.isNone(credentials)) return yield* AccountError.of("SESSION_EXPIRED")
-        const { passwordHash } = credentials.value
-        if (passwordHash !== null) {
-          if (password === undefined) return yield* AccountError.of("INVALID_PASSWORD")
-          yield* passwords.checkLength(password)
-          if (!(yield* passwords.verify(password, passwordHash))) return yield* AccountError.of("INVALID_PASSWORD")
-        } else {
-          const age = (yield* now).getTime() - caller.sessionCreatedAt.getTime()
-          if (age >= Duration.toMillis(FRESH_SESSION_AGE)) return yield* AccountError.of("SESSION_EXPIRED")
-        }
-        const soleOwned = yield* users.soleOwnedOrganization(caller.userId)
-        if (Option.isSome(soleOwned)) return yield* AccountError.of("USER_IS_THE_ONLY_OWNER_OF_AN_ORGANIZATION")
-        const organizations = yield* users.organizationIds(caller.userId)
-        yield* users.remove(caller.userId)
-        yield* cache.clear
-        yield* Effect.forEach(organizations, (organizationId) => access.invalidate(organizationId, caller.userId), {
-          discard: true
-        })
-        yield* audit.record({
-          action: "user.delete",
-          actorId: caller.userId,
-          actorType: "user",
-          targetType: "user",
-          targetId: caller.userId
-        }, facts)
-      }).pipe(Effect.withSpan("Accounts.deleteUser"))
+    ): Effect.fn.Return<void, AccountError> {
+      const credentials = yield* users.credentialsById(caller.userId)
+      if (Option.isNone(credentials)) return yield* AccountError.of("SESSION_EXPIRED")
+      const { passwordHash } = credentials.value
+      if (passwordHash !== null) {
+        if (password === undefined) return yield* AccountError.of("INVALID_PASSWORD")
+        yield* passwords.checkLength(password)
+        if (!(yield* passwords.verify(password, passwordHash))) return yield* AccountError.of("INVALID_PASSWORD")
+      } else {
+        const session = yield* sessions.find(caller.sessionId)
+        if (Option.isNone(session)) return yield* AccountError.of("SESSION_EXPIRED")
+        const age = (yield* now).getTime() - session.value.createdAt.getTime()
+        if (age >= Duration.toMillis(FRESH_SESSION_AGE)) return yield* AccountError.of("SESSION_EXPIRED")
+      }
+      const soleOwned = yield* users.soleOwnedOrganization(caller.userId)
+      if (Option.isSome(soleOwned)) return yield* AccountError.of("USER_IS_THE_ONLY_OWNER_OF_AN_ORGANIZATION")
+      const organizations = yield* users.organizationIds(caller.userId)
+      yield* users.remove(caller.userId)
+      yield* cache.clear
+      yield* Effect.forEach(organizations, (organizationId) => access.invalidate(organizationId, caller.userId), {
+        discard: true
+      })
+      yield* audit.record({
+        action: "user.delete",
+        actorId: caller.userId,
+        actorType: "user",
+        targetType: "user",
+        targetId: caller.userId
+      }, facts)
+    })
 
     return { signUp, signIn, deleteUser } as const
   }),

@@ -82,6 +82,9 @@ export class CurrentSession extends Effect.Service<CurrentSession>()("@core/auth
   dependencies: [Sessions.Default]
 }) {}
 
+/** The request's live session (bearer, else cookie), if any: for the public routes that look at it. */
+export const signedIn = Effect.flatMap(CurrentSession, (current) => current.current)
+
 /**
  * The `Authentication` port over the kernel's `Callers`: any caller (a session by bearer or
  * `core.session_token` cookie, an API key, the static service key), a session only, or a session

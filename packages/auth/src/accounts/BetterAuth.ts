@@ -17,7 +17,7 @@ const isLibraryError = (u: unknown): u is LibraryError =>
   typeof (u as LibraryError).code === "string" && typeof (u as LibraryError).message === "string" &&
   typeof (u as LibraryError).status === "number"
 
-/** A JSON answer that no cache keeps (every `/api/auth/*` answer concerns one user). */
+/** A JSON answer that no cache keeps (every answer of the accounts routes concerns one caller). */
 export const json = (body: unknown, status = 200): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.unsafeJson(body, { status, headers: { "cache-control": "no-store" } })
 
@@ -52,6 +52,19 @@ export const renderer: ErrorResponse.Renderer = {
     }
     return respond(problem.status, { code: problem.code, message: problem.message }, problem.headers)
   }
+}
+
+/**
+ * The renderer of accounts' `/api/auth/*` routes: `renderer`, with a missing, dead or wrong kind of
+ * credential answered as better-auth's session middleware answers it, `{ code: "UNAUTHORIZED",
+ * message: "Unauthorized" }` (its official client and today's callers see that body).
+ */
+export const accountsRenderer: ErrorResponse.Renderer = {
+  ...renderer,
+  render: (problem, requestId) =>
+    problem.kind === "failure" && (problem.error as { _tag?: string } | undefined)?._tag === "Unauthorized"
+      ? respond(401, { code: "UNAUTHORIZED", message: "Unauthorized" })
+      : renderer.render(problem, requestId)
 }
 
 /**

@@ -1,3 +1,4 @@
+import { buildPath, Iam } from "@core/contracts"
 import { Clock, Effect, Option } from "effect"
 import { AccountError } from "./AccountErrors.js"
 import { AuditLog, type AuditRequestFacts } from "../audit/AuditLog.js"
@@ -74,7 +75,7 @@ export class Credentials extends Effect.Service<Credentials>()("@core/auth/Crede
         const user = found.value.user
         yield* verifications.retire("password_reset", user.email)
         const token = yield* verifications.issue({ purpose: "password_reset", email: user.email, userId: user.id })
-        const link = urls.link(`/api/auth/reset-password/${encodeURIComponent(token)}`, {
+        const link = urls.link(buildPath(Iam.AccountRoutes.resetPasswordLanding.path, { token }), {
           callbackURL: input.redirectTo ?? "/"
         })
         yield* deliver(mailer, Templates.passwordReset(user.email, link))

@@ -1,3 +1,4 @@
+import { Iam } from "@core/contracts"
 import { Ids } from "@core/kernel"
 import { Clock, Effect, Option } from "effect"
 import { AccountError } from "./AccountErrors.js"
@@ -53,7 +54,7 @@ export class MagicLinks extends Effect.Service<MagicLinks>()("@core/auth/MagicLi
           userId: null,
           payload: input.name === undefined ? null : { name: input.name }
         })
-        const link = urls.link("/api/auth/magic-link/verify", {
+        const link = urls.link(Iam.AccountRoutes.verifyMagicLink.path, {
           token,
           callbackURL: input.callbackURL ?? "/",
           newUserCallbackURL: input.newUserCallbackURL,

@@ -1,6 +1,7 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Iam } from "@core/contracts"
-import { Duration } from "effect"
+import { CoreConfig } from "@core/kernel"
+import { Duration, Effect } from "effect"
 import { SESSION_TTL } from "./Sessions.js"
 
 /** How the session cookie is written. */
@@ -11,6 +12,9 @@ export interface CookieSettings {
 
 /** Cookie settings for a `NODE_ENV`. */
 export const settingsFor = (nodeEnv: string): CookieSettings => ({ secure: nodeEnv !== "development" })
+
+/** The cookie settings of this process's environment. */
+export const cookieSettings = Effect.map(CoreConfig, (config) => settingsFor(config.nodeEnv))
 
 const attributes = (settings: CookieSettings) => ({
   httpOnly: true,

@@ -111,6 +111,9 @@ export class Sessions extends Effect.Service<Sessions>()("@core/auth/Sessions", 
     /** The user's live sessions, newest first. */
     const list = (userId: string) => Effect.flatMap(now, (at) => repo.listActive(userId, at))
 
+    /** One live session by id (`None` once revoked or expired). */
+    const find = (sessionId: string) => Effect.flatMap(now, (at) => repo.findLive(sessionId, at))
+
     const recordRevocation = (userId: string, sessionId: string, facts: AuditRequestFacts, reason: string) =>
       audit.record({
         action: "session.revoke",
@@ -164,7 +167,7 @@ export class Sessions extends Effect.Service<Sessions>()("@core/auth/Sessions", 
         return revoked
       }).pipe(Effect.withSpan("Sessions.revokeAll"))
 
-    return { create, resolve, resolveContext, list, signOut, revoke, revokeByToken, revokeAll } as const
+    return { create, resolve, resolveContext, list, find, signOut, revoke, revokeByToken, revokeAll } as const
   }),
   dependencies: [SessionsRepo.Default, SessionCache.Default]
 }) {}

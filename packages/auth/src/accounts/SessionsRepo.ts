@@ -164,6 +164,17 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("@core/auth/Ses
         Effect.withSpan("SessionsRepo.findContextByTokenHash")
       )
 
+    /** One live session by id. */
+    const findLive = (id: string, now: Date) =>
+      sql<SessionRow>`SELECT id, user_id, active_organization_id, kind, sliding, ip_address, user_agent,
+          expires_at, created_at, updated_at
+        FROM iam.sessions
+        WHERE id = ${id} AND revoked_at IS NULL AND expires_at > ${now}`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toSession)),
+        Effect.orDie,
+        Effect.withSpan("SessionsRepo.findLive")
+      )
+
     /** Push a sliding session's expiry forward. */
     const extend = (id: string, expiresAt: Date, now: Date) =>
       sql`UPDATE iam.sessions SET expires_at = ${expiresAt}, updated_at = ${now}
@@ -212,6 +223,7 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("@core/auth/Ses
       insert,
       findByTokenHash,
       findContextByTokenHash,
+      findLive,
       extend,
       listActive,
       revokeOwned,

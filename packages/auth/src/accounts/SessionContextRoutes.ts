@@ -1,0 +1,91 @@
+import { HttpServerRequest } from "@effect/platform"
+import { Iam } from "@core/contracts"
+import { Route, Unauthorized } from "@core/kernel"
+import { Effect, Option } from "effect"
+import { sessionView, userView } from "./AccountViews.js"
+import { json } from "./BetterAuth.js"
+import { presentedToken } from "./AuthenticationLive.js"
+import { type DescribedSession, SessionContext } from "./SessionContext.js"
+
+const Routes = Iam.AccountRoutes
+
+const tenantView = (described: DescribedSession) => ({
+  organizationId: described.tenant.organizationId,
+  organizationSlug: described.tenant.organizationSlug,
+  platformId: described.tenant.platformId,
+  platformStatus: described.tenant.platformStatus
+})
+
+const invalidSession = new Unauthorized({ message: "Invalid or expired session" })
+
+/** The session a token opens, described from `SessionCache`; `None` without a token. */
+const describe = (token: string | undefined) =>
+  token === undefined
+    ? Effect.succeed(Option.none<DescribedSession>())
+    : Effect.flatMap(SessionContext, (context) => context.describe(token))
+
+/**
+ * The gateway's hot path. Its caller is the session described from `SessionCache` (a hash and a map
+ * lookup; one statement a second on a miss), where the general `Callers` would read the session row
+ * on every request: the handler runs as a public route and resolves the bearer (else the cookie)
+ * itself, while the catalogue goes on declaring the route user-only for the gateway and the OpenAPI
+ * document. Every missing or dead session answers 401 "Invalid or expired session", as always.
+ */
+const getCoreSession: Route.Handler<Unauthorized | Route.RouteError, SessionContext> = {
+  ...Route.handle({ ...Routes.getCoreSession, auth: "public" }, ({ request }) =>
+    Effect.flatMap(describe(presentedToken(request)?.token), (found) => {
+      if (Option.isNone(found)) return Effect.fail(invalidSession)
+      const described = found.value
+      return Effect.succeed(json({
+        session: sessionView(described.session),
+        user: userView(described.user),
+        permissions: described.permissions,
+        tenant: tenantView(described),
+        role: described.role
+      }))
+    })),
+  route: Routes.getCoreSession
+}
+
+const validation = (token: string | undefined) =>
+  Effect.map(describe(token), (found) => {
+    if (Option.isNone(found)) return json({ valid: false })
+    const described = found.value
+    return json({
+      valid: true,
+      userId: described.user.id,
+      sessionId: described.session.id,
+      email: described.user.email,
+      expiresAt: described.session.expiresAt.toISOString(),
+      activeOrganizationId: described.tenant.organizationId,
+      platformId: described.tenant.platformId,
+      platformStatus: described.tenant.platformStatus,
+      role: described.role
+    })
+  })
+
+const validateWithBody = Route.handle(Routes.validateSession, ({ body, request }) =>
+  validation(body?.token ?? presentedToken(request)?.token))
+
+const validateWithoutBody = Route.handle({ ...Routes.validateSession, request: {} }, ({ request }) =>
+  validation(presentedToken(request)?.token))
+
+const hasBody = (request: HttpServerRequest.HttpServerRequest) =>
+  request.headers["content-type"] !== undefined || Number(request.headers["content-length"] ?? 0) > 0
+
+/**
+ * Always 200. A bare `POST` (no body, the caller's own bearer or cookie) has always been accepted,
+ * where `Route.handle` reads any declared body as JSON (415 without a `Content-Type`): a request
+ * with no body is served as if the route declared none.
+ */
+const validateSession: typeof validateWithBody = {
+  route: Routes.validateSession,
+  run: Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    hasBody(request) ? validateWithBody.run : validateWithoutBody.run)
+}
+
+/**
+ * The session as the gateway and the registry ask about it, answering the kernel's envelope: the
+ * enriched session of a bearer (`getCoreSession`) and whether a token is live (`validateSession`).
+ */
+export const SessionContextHandlers = [getCoreSession, validateSession]
