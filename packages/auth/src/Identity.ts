@@ -1,18 +1,18 @@
-import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { ErrorResponse } from "@core/kernel"
+import { Iam } from "@core/contracts"
+import { Route } from "@core/kernel"
 import { Effect, Layer } from "effect"
-import { AccountsLive, AccountsRouter } from "./accounts/Http.js"
-import { AuthorizationLive, AuthorizationRouter } from "./authorization/Http.js"
-import { DeviceAuthorizationLive, DeviceRouter } from "./device/Http.js"
-import { OrganizationsLive, OrganizationsRouter } from "./organizations/Http.js"
-import { PagesLive, PagesRouter } from "./web/Http.js"
+import { AccountsHandlers, AccountsLive } from "./accounts/Http.js"
+import { AuthorizationHandlers, AuthorizationLive } from "./authorization/Http.js"
+import { DeviceAuthorizationLive, DeviceHandlers } from "./device/Http.js"
+import { OrganizationsHandlers, OrganizationsLive } from "./organizations/Http.js"
+import { PagesLive, WebHandlers } from "./web/Http.js"
 import * as MailerLive from "./mail/MailerLive.js"
 
 /** `GET /health` of the identity service: `{ status: healthy | degraded, checks }` (seed 000). */
-const health = HttpRouter.empty.pipe(
-  HttpRouter.get(
-    "/health",
+const HealthHandlers = [
+  Route.handle(Iam.ServiceRoutes.identityHealth, () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const database = yield* sql`SELECT 1`.pipe(
@@ -25,25 +25,28 @@ const health = HttpRouter.empty.pipe(
         status: status === "healthy" ? 200 : 503,
         headers: { "cache-control": "no-store" }
       })
-    })
-  )
-)
-
-/** Every route of the identity service at its own paths. */
-export const IdentityRouter = HttpRouter.concatAll(
-  health,
-  AccountsRouter,
-  OrganizationsRouter,
-  AuthorizationRouter,
-  DeviceRouter,
-  PagesRouter
-)
+    }))
+] as const
 
 /**
- * The identity service as one app: its routes, with the kernel's error envelope for every
- * failure (the better-auth-compatible routes answer their own `{ code, message }` bodies).
+ * Every route of the identity service, one handler per route of `Iam.IdentityRoutes` (a test keeps
+ * the two equal), each answering failures in its protocol's bodies: better-auth's, OAuth's, the
+ * pages' or the kernel's envelope.
  */
-export const IdentityApp = ErrorResponse.withErrorEnvelope(IdentityRouter)
+export const IdentityHandlers = [
+  ...HealthHandlers,
+  ...AccountsHandlers,
+  ...OrganizationsHandlers,
+  ...AuthorizationHandlers,
+  ...DeviceHandlers,
+  ...WebHandlers
+]
+
+/** Every route of the identity service at its own paths (an unknown path answers the envelope's 404). */
+export const IdentityRouter = Route.router(IdentityHandlers)
+
+/** The identity service as one app (the router answers every failure itself). */
+export const IdentityApp = IdentityRouter
 
 /**
  * Everything the identity app needs but the database (`SqlClient`), `CoreConfig`, identity's own

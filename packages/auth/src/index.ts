@@ -4,12 +4,11 @@
  */
 
 /* The whole identity service. */
-export { IdentityApp, IdentityLive, IdentityRouter } from "./Identity.js"
+export { IdentityApp, IdentityHandlers, IdentityLive, IdentityRouter } from "./Identity.js"
 export { IamMigrations } from "./migrations/index.js"
 
-/* accounts/ — better-auth's /api/auth/*, profile, sessions, the Authentication port. */
-export { Authentication } from "./accounts/Authentication.js"
-export { AuthenticationLive, CurrentSession } from "./accounts/AuthenticationLive.js"
+/* accounts/ — better-auth's /api/auth/*, profile, sessions. */
+export { CurrentSession } from "./accounts/CurrentSession.js"
 export { AuthUrls } from "./accounts/AuthUrls.js"
 export { AccountsLive, AccountsRouter } from "./accounts/Http.js"
 export { SessionContext } from "./accounts/SessionContext.js"

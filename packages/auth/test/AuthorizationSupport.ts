@@ -4,7 +4,7 @@ import { type HttpHarness, makeHttpHarness, TestDatabase } from "@core/kernel/te
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { expect } from "vitest"
-import { CurrentSession } from "../src/accounts/AuthenticationLive.js"
+import { CurrentSession } from "../src/accounts/CurrentSession.js"
 import type { Caller, UserCaller } from "@core/kernel"
 import { AuthorizationLive, AuthorizationRouter } from "../src/authorization/Http.js"
 import { CallersLive } from "../src/authorization/CallersLive.js"

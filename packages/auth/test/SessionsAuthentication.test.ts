@@ -2,7 +2,7 @@ import { HttpServerRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Layer, Tracer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Authentication } from "../src/accounts/Authentication.js"
+import { Callers } from "@core/kernel"
 import { SessionCache } from "../src/accounts/SessionCache.js"
 import {
   addMember,
@@ -32,47 +32,43 @@ const recordingTracer = Layer.unwrapEffect(Effect.map(Effect.tracer, (native) =>
     context: (f, fiber) => native.context(f, fiber)
   }))))
 
-describe("the Authentication port", () => {
+describe("identity's Callers: the caller of a request from the credentials it presents", () => {
   let h: Harness
   beforeAll(async () => {
     h = await makeHarness()
   })
   afterAll(() => h.dispose())
 
-  const as = <A, E>(effect: Effect.Effect<A, E, Authentication | HttpServerRequest.HttpServerRequest>, headers: Record<string, string>) =>
-    h.run(Effect.either(Effect.provideService(
-      effect,
-      HttpServerRequest.HttpServerRequest,
-      HttpServerRequest.fromWeb(new Request("http://iam.test/anything", { headers }))
-    )))
+  const as = (headers: Record<string, string>, options?: { readonly cookieOnly?: boolean }) =>
+    h.run(Effect.either(Effect.flatMap(Callers, (callers) =>
+      callers.resolve(HttpServerRequest.fromWeb(new Request("http://iam.test/anything", { headers })), options))))
 
-  const caller = Effect.flatMap(Authentication, (auth) => auth.caller)
-  const session = Effect.flatMap(Authentication, (auth) => auth.session)
-  const cookieSession = Effect.flatMap(Authentication, (auth) => auth.cookieSession)
-
-  it("the static key (constant-time compared) is the service caller, for `caller` only", async () => {
-    expect(await as(caller, { authorization: `Bearer ${STATIC_KEY}` })).toEqual(Either.right({ kind: "service" }))
-    const wrongKey = await as(caller, { authorization: `Bearer ${STATIC_KEY}x` })
+  it("the static key (constant-time compared) is the service caller; another bearer is a session", async () => {
+    expect(await as({ authorization: `Bearer ${STATIC_KEY}` })).toEqual(Either.right({ kind: "service" }))
+    const wrongKey = await as({ authorization: `Bearer ${STATIC_KEY}x` })
     expect(Either.isLeft(wrongKey) && wrongKey.left).toMatchObject({ _tag: "Unauthorized", message: "Invalid or expired session" })
-    const asSession = await as(session, { authorization: `Bearer ${STATIC_KEY}` })
-    expect(Either.isLeft(asSession) && asSession.left._tag).toBe("Unauthorized")
+    expect(await as({ authorization: `Bearer ${STATIC_KEY}` }, { cookieOnly: true })).toEqual(Either.right(undefined))
   })
 
-  it("a session arrives by bearer or by cookie; cookieSession takes the cookie only", async () => {
+  it("a session arrives by bearer or by cookie; cookieOnly takes the cookie only; none is no caller", async () => {
     const { token, user } = await signUp(h)
     const expected = { kind: "user", userId: user.id, sessionId: expect.stringMatching(/^ses_/), email: user.email, organizationId: null }
-    expect(await as(caller, { authorization: `Bearer ${token}` })).toEqual(Either.right({ ...expected, via: "bearer" }))
-    expect(await as(session, { cookie: `core.session_token=${token}` })).toEqual(Either.right({ ...expected, via: "cookie" }))
-    expect(await as(cookieSession, { cookie: `other=1; core.session_token=${token}` })).toEqual(
+    expect(await as({ authorization: `Bearer ${token}` })).toEqual(Either.right({ ...expected, via: "bearer" }))
+    expect(await as({ cookie: `core.session_token=${token}` })).toEqual(Either.right({ ...expected, via: "cookie" }))
+    expect(await as({ cookie: `other=1; core.session_token=${token}` }, { cookieOnly: true })).toEqual(
       Either.right({ ...expected, via: "cookie" })
     )
-    const bearerOnly = await as(cookieSession, { authorization: `Bearer ${token}` })
-    expect(Either.isLeft(bearerOnly) && bearerOnly.left).toMatchObject({ _tag: "Unauthorized", message: "Authentication required" })
-    const none = await as(session, {})
-    expect(Either.isLeft(none) && none.left.message).toBe("Authentication required")
+    expect(await as({ authorization: `Bearer ${token}` }, { cookieOnly: true })).toEqual(Either.right(undefined))
+    expect(await as({})).toEqual(Either.right(undefined))
     await h.fetch("/api/auth/sign-out", { method: "POST", token })
-    const revoked = await as(session, { authorization: `Bearer ${token}` })
+    const revoked = await as({ authorization: `Bearer ${token}` })
     expect(Either.isLeft(revoked) && revoked.left.message).toBe("Invalid or expired session")
+  })
+
+  it("an unknown API key is refused, whatever else the request carries", async () => {
+    const { token } = await signUp(h)
+    const refused = await as({ "x-api-key": `core_${"x".repeat(43)}`, authorization: `Bearer ${token}` })
+    expect(Either.isLeft(refused) && refused.left).toMatchObject({ _tag: "Unauthorized", message: "Invalid API key" })
   })
 })
 

@@ -8,8 +8,7 @@ import {
   OrganizationsLive,
   OutboxMailer,
   PlatformSetup,
-  RegistryPlatformSetup
-} from "@core/auth"
+  RegistryPlatformSetup, PagesLive } from "@core/auth"
 import { Gateway, Upstream } from "@core/gateway"
 import * as Node from "@core/http/node"
 import { CoreConfig, Ids } from "@core/kernel"
@@ -35,7 +34,7 @@ const platformSetup = Layer.effect(
 
 /** `IdentityLive` (of `@core/auth`) with device codes polled every second, or as `options` say. */
 const stackLayer = (options: IdentityStackOptions) =>
-  Layer.mergeAll(OrganizationsLive, deviceAuthorizationLayer({ interval: 1, ...options.device })).pipe(
+  Layer.mergeAll(OrganizationsLive, PagesLive, deviceAuthorizationLayer({ interval: 1, ...options.device })).pipe(
     Layer.provideMerge(AccountsLive),
     Layer.provideMerge(AuthorizationLive),
     Layer.provideMerge(OutboxMailer.layer),

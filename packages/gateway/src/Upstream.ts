@@ -1,6 +1,7 @@
-import { type HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { Headers as PlatformHeaders } from "@effect/platform"
+import { type HttpApp, HttpMiddleware, type HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { ErrorResponse, RequestContext, UpstreamUnavailable, type UpstreamTimeout } from "@core/kernel"
+import { ErrorResponse, ForwardedIdentity, RequestContext, type Route, RouteNode, UpstreamUnavailable, type UpstreamTimeout } from "@core/kernel"
 import { Context, Effect, type Runtime, Scope, Stream } from "effect"
 import type * as http from "node:http"
 import type { ServiceName } from "./Routes.js"
@@ -70,6 +71,31 @@ export const fromHttpApp = <E, R>(
       forward: (request) => Effect.provideService(prepared, HttpServerRequest.HttpServerRequest, request),
       node: onRewritten(handler)
     }
+  })
+
+/**
+ * An in-process service given as its catalogued handlers, behind the identity guard (`trust`): the
+ * Effect transport runs them as an app (`Route.router`), the gateway's Node path on the kernel's
+ * route runner (`RouteNode.listener`), which serves them on Node's own request and response
+ * (DESIGN §3). Both see only identity headers the gateway signed for the service.
+ */
+export const fromHandlers = <const H extends ReadonlyArray<Route.Handler<any, any>>, R>(
+  service: ServiceName,
+  handlers: H,
+  options: Route.RouterOptions & { readonly trust: { readonly key: Uint8Array; readonly audience: string } },
+  app: HttpApp.Default<unknown, R>
+): Effect.Effect<Upstream, never, Exclude<R, HttpServerRequest.HttpServerRequest | Scope.Scope> | Exclude<Route.RequirementsOf<H[number]>, HttpServerRequest.HttpServerRequest | Scope.Scope | HttpRouter.RouteContext>> =>
+  Effect.gen(function*() {
+    const upstream = yield* fromHttpApp(service, ForwardedIdentity.guard(app, options.trust))
+    const captured = yield* Effect.context<never>()
+    const context = Context.omit(HttpServerRequest.HttpServerRequest, Scope.Scope, RequestContext.RequestContext)(captured)
+    const listener = yield* RouteNode.listener(handlers, options).pipe(Effect.provide(context)) as Effect.Effect<RouteNode.NodeListener>
+    const node: NodeHandler = (request, response, forwarding) => {
+      request.url = forwarding.url
+      request.headers = ForwardedIdentity.trustedHeaders(forwarding.headers as PlatformHeaders.Headers, options.trust.key, options.trust.audience, Date.now()) as http.IncomingHttpHeaders
+      listener(request, response)
+    }
+    return { ...upstream, node }
   })
 
 /**

@@ -52,7 +52,23 @@ export type Answer<R extends RouteSpec> =
 export interface Handler<E = unknown, R = unknown> {
   readonly route: RouteSpec
   readonly run: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext | Callers>
+  /** The protocol whose bodies its failures take (better-auth, OAuth, pages); else the router's. */
+  readonly renderer?: ErrorResponse.Renderer
 }
+
+/**
+ * Handlers whose failures answer in a protocol's own bodies, whatever list they are served in
+ * (identity serves better-auth's, OAuth's, the pages' and the envelope's routes as one list).
+ *
+ * @example
+ * export const AccountsHandlers = Route.rendered(BetterAuth.renderer, [Route.handle(…), …])
+ */
+export const rendered = <const H extends ReadonlyArray<Handler<any, any>>>(renderer: ErrorResponse.Renderer, handlers: H): H =>
+  handlers.map((handler) => ({ ...handler, renderer })) as unknown as H
+
+/** The effect serving a handler with failures rendered by its own renderer, else `fallback`. */
+export const program = (handler: Handler<any, any>, fallback: ErrorResponse.Renderer | undefined) =>
+  Effect.catchAllCause(handler.run, ErrorResponse.handleCauseWith(handler.renderer ?? fallback ?? ErrorResponse.envelopeRenderer))
 
 /** What the runner itself may fail with before a handler runs. */
 export type RouteError = Unauthorized | Forbidden | ValidationError | InvalidJson | PayloadTooLarge | UnsupportedMediaType
@@ -218,8 +234,9 @@ export const router = <const H extends ReadonlyArray<Handler<any, any>>>(
 ): HttpRouter.HttpRouter<never, Exclude<RequirementsOf<H[number]>, HttpRouter.RouteContext> | Callers> => {
   let router = HttpRouter.empty as HttpRouter.HttpRouter<unknown, unknown>
   for (const handler of handlers) {
+    const run = program(handler, options?.renderer)
     for (const path of pathsOf(handler.route.path, options?.base)) {
-      router = HttpRouter.route(handler.route.method)(router, routerPath(path), handler.run) as HttpRouter.HttpRouter<unknown, unknown>
+      router = HttpRouter.route(handler.route.method)(router, routerPath(path), run) as HttpRouter.HttpRouter<unknown, unknown>
     }
   }
   return HttpRouter.catchAllCause(

@@ -14,6 +14,7 @@ import { NodeRequest } from "./internal/nodeRequest.js"
 import { RequestScope } from "./internal/requestScope.js"
 import * as RouteTable from "./internal/routeTable.js"
 import * as RequestContext from "./RequestContext.js"
+import * as Route from "./Route.js"
 import { type Handler, pathsOf, type RequirementsOf, type RouterOptions } from "./Route.js"
 
 /** A request listener for `node:http` (`http.createServer(listener)`). */
@@ -70,10 +71,9 @@ export const listener = <const H extends ReadonlyArray<Handler<any, any>>>(
   options?: RouterOptions
 ): Effect.Effect<NodeListener, never, Exclude<RequirementsOf<H[number]>, Provided> | Callers> =>
   Effect.map(Effect.runtime<never>(), (runtime): NodeListener => {
-    const handleCause = ErrorResponse.handleCauseWith(options?.renderer ?? ErrorResponse.envelopeRenderer)
     const table = RouteTable.make(handlers.flatMap((handler) => {
       const { method, path } = handler.route
-      const program = Effect.catchAllCause(handler.run, handleCause) as Effect.Effect<HttpServerResponse.HttpServerResponse>
+      const program = Route.program(handler, options?.renderer) as Effect.Effect<HttpServerResponse.HttpServerResponse>
       return pathsOf(path, options?.base).map((served) => ({
         method,
         path: served,

@@ -1,9 +1,8 @@
-import { HttpRouter } from "@effect/platform"
 import { Route } from "@core/kernel"
 import { Layer } from "effect"
 import { Accounts } from "./Accounts.js"
 import { CallersLive } from "../authorization/CallersLive.js"
-import { AuthenticationLive, CurrentSession } from "./AuthenticationLive.js"
+import { CurrentSession } from "./CurrentSession.js"
 import { AuthHandlers } from "./AuthRoutes.js"
 import { AuthSessionHandlers } from "./AuthSessionRoutes.js"
 import { AuthUrls } from "./AuthUrls.js"
@@ -22,8 +21,8 @@ import { Sessions } from "./Sessions.js"
 const BetterAuthHandlers = [...AuthHandlers, ...AuthSessionHandlers]
 
 /** Every route of `Iam.AccountRoutes`, one handler each (the catalogue-coverage test collects them). */
-export const AccountsHandlers: ReadonlyArray<Route.Handler<unknown, unknown>> = [
-  ...BetterAuthHandlers,
+export const AccountsHandlers = [
+  ...Route.rendered(accountsRenderer, BetterAuthHandlers),
   ...SessionHandlers,
   ...SessionContextHandlers
 ]
@@ -32,10 +31,7 @@ export const AccountsHandlers: ReadonlyArray<Route.Handler<unknown, unknown>> = 
  * The accounts and sessions routes: better-auth's `/api/auth/*` (its `{ code, message }` errors) and
  * the documented profile, session list, enriched session and session validation (the kernel's envelope).
  */
-export const AccountsRouter = HttpRouter.concat(
-  Route.router(BetterAuthHandlers, { renderer: accountsRenderer }),
-  Route.router([...SessionHandlers, ...SessionContextHandlers])
-)
+export const AccountsRouter = Route.router(AccountsHandlers)
 
 const Services = Layer.mergeAll(
   Accounts.Default,
@@ -55,8 +51,7 @@ const Services = Layer.mergeAll(
  * (`SqlClient`), `CoreConfig`, `Ids`, `ApiKeys` and `Permissions` (authorization), the `AuditLog`
  * and `Access` ports and a `Mailer` (`mail/MailerLive`).
  */
-export const AccountsLive = AuthenticationLive.pipe(
-  Layer.provideMerge(CallersLive),
+export const AccountsLive = CallersLive.pipe(
   Layer.provideMerge(Services),
   Layer.provideMerge(AuthUrls.Default)
 )

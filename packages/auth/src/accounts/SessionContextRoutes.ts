@@ -4,7 +4,7 @@ import { Route, Unauthorized } from "@core/kernel"
 import { Effect, Option } from "effect"
 import { sessionView, userView } from "./AccountViews.js"
 import { json } from "./BetterAuth.js"
-import { presentedToken } from "./AuthenticationLive.js"
+import { presentedToken } from "./CurrentSession.js"
 import { type DescribedSession, SessionContext } from "./SessionContext.js"
 
 const Routes = Iam.AccountRoutes

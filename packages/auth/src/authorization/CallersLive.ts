@@ -1,7 +1,7 @@
 import type { HttpServerRequest } from "@effect/platform"
 import { type Caller, Callers, CoreConfig, Crypto, type ResolveOptions, Unauthorized } from "@core/kernel"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { bearerOf, cookieOf, CurrentSession, sessionCaller } from "../accounts/AuthenticationLive.js"
+import { bearerOf, cookieOf, CurrentSession, sessionCaller } from "../accounts/CurrentSession.js"
 import { ApiKeys } from "./ApiKeys.js"
 import { Permissions } from "./Permissions.js"
 

@@ -2,7 +2,7 @@ import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Iam } from "@core/contracts"
 import { type ErrorResponse, Route, Unauthorized } from "@core/kernel"
 import { Effect } from "effect"
-import { bearerOf, cookieOf } from "../accounts/AuthenticationLive.js"
+import { bearerOf, cookieOf } from "../accounts/CurrentSession.js"
 import { CliIdentity } from "./CliIdentity.js"
 
 const noCredentials = new Unauthorized({ message: "Authentication required" })
@@ -41,9 +41,7 @@ const whoamiRenderer: ErrorResponse.Renderer = {
  * `POST /api/v1/cli/whoami`: the identity behind the `core` command's credentials — a session token
  * (`Authorization: Bearer`) or an API key (`x-api-key: core_…`, or as the bearer).
  */
-export const CliWhoamiHandlers = [
+export const CliWhoamiHandlers = Route.rendered(whoamiRenderer, [
   Route.handle(Iam.DeviceRoutes.cliWhoami, ({ request }) => whoami(request))
-] as const
+] as const)
 
-/** The whoami route, failures answered in its own envelope. */
-export const CliWhoamiRouter = Route.router(CliWhoamiHandlers, { renderer: whoamiRenderer })

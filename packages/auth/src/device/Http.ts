@@ -1,9 +1,9 @@
-import { type HttpServerRequest, HttpRouter } from "@effect/platform"
+import type { HttpServerRequest } from "@effect/platform"
 import { Iam } from "@core/contracts"
 import { CoreConfig, RequestContext, Route, type UserCaller } from "@core/kernel"
 import { Effect, Layer } from "effect"
 import { CliIdentity } from "./CliIdentity.js"
-import { CliWhoamiHandlers, CliWhoamiRouter } from "./CliWhoami.js"
+import { CliWhoamiHandlers } from "./CliWhoami.js"
 import { DeviceAuthorization, type DeviceAuthorizationOptions } from "./DeviceAuthorization.js"
 import { OAuthError } from "./OAuthErrors.js"
 import { oauthJson, oauthRenderer, publicBase, publicRoot, requestOrigin } from "./OAuthProtocol.js"
@@ -98,7 +98,7 @@ const metadataAt = (base: string): Iam.AuthorizationServerMetadata => ({
  * answering `Cache-Control: no-store`; with the server metadata (RFC 8414) at its own address and
  * at the path-inserted one of the gateway's `/api/v1/iam` issuer.
  */
-export const OAuthHandlers = [
+export const OAuthHandlers = Route.rendered(oauthRenderer, [
   Route.handle(Routes.requestDeviceCode, ({ body }) => requestDeviceCode(body)),
   Route.handle(Routes.deviceToken, ({ body }) => token(body)),
   Route.handle(Routes.token, ({ body }) => token(body)),
@@ -109,16 +109,13 @@ export const OAuthHandlers = [
     Routes.gatewayAuthorizationServerMetadata,
     () => Effect.map(publicRoot, (root) => oauthJson(metadataAt(`${root}${GATEWAY_PREFIX}`)))
   )
-] as const
+] as const)
 
 /** Every route of `Iam.DeviceRoutes`: the OAuth routes and `POST /api/v1/cli/whoami`. */
 export const DeviceHandlers = [...OAuthHandlers, ...CliWhoamiHandlers] as const
 
-/** The OAuth routes, failures answered `{ error, error_description }` (RFC 6749 §5.2), never the envelope. */
-export const OAuthRoutes = Route.router(OAuthHandlers, { renderer: oauthRenderer })
-
 /** The device authorization routes and `POST /api/v1/cli/whoami`. */
-export const DeviceRouter = HttpRouter.concat(OAuthRoutes, CliWhoamiRouter)
+export const DeviceRouter = Route.router(DeviceHandlers)
 
 /**
  * Device authorization, refresh tokens and the CLI's identity, with other device-code lifetimes

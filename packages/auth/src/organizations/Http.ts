@@ -1,6 +1,5 @@
 import { Iam } from "@core/contracts"
 import { Route } from "@core/kernel"
-import { HttpRouter } from "@effect/platform"
 import { Clock, Effect, Layer } from "effect"
 import { renderer } from "../accounts/BetterAuth.js"
 import { Bootstrap } from "./Bootstrap.js"
@@ -70,19 +69,16 @@ const invitationHandlers = [
 export const CoreOrganizationHandlers = [...organizationHandlers, ...invitationHandlers]
 
 /** Every organization route of the identity service (`Iam.OrganizationRoutes`), for the coverage test. */
-export const OrganizationsHandlers: ReadonlyArray<Route.Handler<unknown, unknown>> = [
-  ...OrganizationPluginHandlers,
-  ...CoreOrganizationHandlers
+export const OrganizationsHandlers = [
+  ...Route.rendered(renderer, OrganizationPluginHandlers),
+  ...Route.rendered(envelopeRenderer, CoreOrganizationHandlers)
 ]
 
 /**
  * The organization routes of the identity service: the better-auth organization plugin's with its
  * `{ code, message }` errors, and the documented ones with the kernel's envelope.
  */
-export const OrganizationsRouter = HttpRouter.concat(
-  Route.router(OrganizationPluginHandlers, { renderer }),
-  Route.router(CoreOrganizationHandlers, { renderer: envelopeRenderer })
-)
+export const OrganizationsRouter = Route.router(OrganizationsHandlers)
 
 /**
  * Everything the organization routes need but the database (`SqlClient`), `Ids`, `Callers`,

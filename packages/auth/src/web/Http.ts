@@ -7,14 +7,14 @@ import { pageRenderer } from "./ErrorPages.js"
 import { OrgSetupPageHandlers } from "./OrgSetupPages.js"
 
 /** Every route of `Iam.WebRoutes`: the account pages, organization setup and device activation. */
-export const WebHandlers = [...AccountPageHandlers, ...OrgSetupPageHandlers, ...DevicePageHandlers] as const
+export const WebHandlers = Route.rendered(pageRenderer, [...AccountPageHandlers, ...OrgSetupPageHandlers, ...DevicePageHandlers] as const)
 
 /**
  * The identity web pages (server-rendered HTML, no script): `/sign-in`, `/sign-up`, `/sign-out`,
  * `/account`, `/org-setup` and `/device`. Forms post back to the same path, CSRF-checked; failures
  * answer as pages, never the JSON envelope. Links follow `X-Forwarded-Prefix`.
  */
-export const PagesRouter = Route.router(WebHandlers, { renderer: pageRenderer })
+export const PagesRouter = Route.router(WebHandlers)
 
 /** What the pages add to the identity services: the CSRF protection (keyed from `CORE_SECRET`). */
 export const PagesLive = Csrf.Default

@@ -1,7 +1,7 @@
 import { HttpServerRequest } from "@effect/platform"
 import { CoreConfig } from "@core/kernel"
 import { Effect, Either, Option } from "effect"
-import { cookieOf, CurrentSession, sessionCaller } from "../accounts/AuthenticationLive.js"
+import { cookieOf, CurrentSession, sessionCaller } from "../accounts/CurrentSession.js"
 import { Csrf } from "./Csrf.js"
 import { settingsFor } from "../accounts/SessionCookie.js"
 import type { SafeHtml } from "./Html.js"

@@ -1,2 +1,2 @@
 export * as TestDatabase from "./TestDatabase.js"
-export { type HttpHarness, makeHttpHarness, type TestRequestInit } from "./Harness.js"
+export { type HttpHarness, type Listening, makeHttpHarness, type TestRequestInit } from "./Harness.js"

@@ -1,9 +1,7 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Iam } from "@core/contracts"
-import { Callers, Unauthorized } from "@core/kernel"
-import { Effect, Layer, Option } from "effect"
-import { Authentication } from "./Authentication.js"
-import type { Caller, UserCaller } from "@core/kernel"
+import { Effect, Option } from "effect"
+import type { UserCaller } from "@core/kernel"
 import { type ResolvedSession, Sessions } from "./Sessions.js"
 
 /** A session token as the request carries it. */
@@ -34,8 +32,6 @@ export const presentedToken = (request: HttpServerRequest.HttpServerRequest): Pr
   return cookie === undefined ? undefined : { token: cookie, via: "cookie" }
 }
 
-const noCredentials = new Unauthorized({ message: "Authentication required" })
-const invalidSession = new Unauthorized({ message: "Invalid or expired session" })
 
 /** The caller of a resolved session. */
 export const sessionCaller = (resolved: ResolvedSession, via: "bearer" | "cookie"): UserCaller => ({
@@ -84,38 +80,3 @@ export class CurrentSession extends Effect.Service<CurrentSession>()("@core/auth
 
 /** The request's live session (bearer, else cookie), if any: for the public routes that look at it. */
 export const signedIn = Effect.flatMap(CurrentSession, (current) => current.current)
-
-/**
- * The `Authentication` port over the kernel's `Callers`: any caller (a session by bearer or
- * `core.session_token` cookie, an API key, the static service key), a session only, or a session
- * carried by the cookie only.
- */
-export const AuthenticationLive = Layer.effect(
-  Authentication,
-  Effect.gen(function*() {
-    const callers = yield* Callers
-    const current = yield* CurrentSession
-
-    const sessionFrom = (presented: PresentedToken | undefined) =>
-      Effect.gen(function*() {
-        if (presented === undefined) return yield* noCredentials
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const found = yield* current.resolve(request, presented.token)
-        if (Option.isNone(found)) return yield* invalidSession
-        return sessionCaller(found.value, presented.via)
-      })
-
-    const session = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => sessionFrom(presentedToken(request)))
-
-    const caller = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      Effect.flatMap(callers.resolve(request), (found): Effect.Effect<Caller, Unauthorized> =>
-        found === undefined ? Effect.fail(noCredentials) : Effect.succeed(found)))
-
-    const cookieSession = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const cookie = cookieOf(request)
-      return sessionFrom(cookie === undefined ? undefined : { token: cookie, via: "cookie" })
-    })
-
-    return { caller, session, cookieSession }
-  })
-)
