@@ -191,12 +191,12 @@ describe("API keys on the documented organization routes", () => {
     expect(await asKey(manager, revoke, undefined, "DELETE")).toMatchObject({ status: 200, body: { id: created.body.id } })
   })
 
-  it("cannot create organizations, bootstrap, or set one up (operator and cookie routes)", async () => {
+  it("cannot create organizations or bootstrap (403: authenticated, not an operator), nor set one up (401: the cookie only)", async () => {
     const { owner } = tenants
     const all = (await createApiKey(h, owner, tenants.org.id, ["*"])).key
     expect(await asKey(all, "/api/core/organizations", { name: "K", slug: "keyed-op", ownerId: owner.id }))
-      .toMatchObject({ status: 401, body: envelope("UNAUTHORIZED", "These credentials cannot call this route") })
-    expect((await asKey(all, "/api/core/bootstrap", undefined, "POST")).status).toBe(401)
+      .toMatchObject({ status: 403, body: envelope("FORBIDDEN", "This action needs the operator role or the service key") })
+    expect((await asKey(all, "/api/core/bootstrap", undefined, "POST")).status).toBe(403)
     expect((await asKey(all, "/api/core/org-setup", { name: "K", slug: "keyed-setup" })).status).toBe(401)
   })
 })

@@ -1,10 +1,10 @@
 import type { HttpApp } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
 import type { Routes } from "@core/gateway"
-import { Assemble, HttpUpstream, Upstream } from "@core/gateway"
-import { IdentityApp, IdentityLive } from "@core/auth"
-import { CoreConfig, ForwardedCallers, Ids } from "@core/kernel"
-import { Platforms, RegistryRouter } from "@core/registry"
+import { HttpUpstream, Upstream } from "@core/gateway"
+import { IdentityHandlers, IdentityLive } from "@core/auth"
+import { type Configuration, CoreConfig, ForwardedCallers, ForwardedIdentity, Ids, Route } from "@core/kernel"
+import { Platforms, RegistryHandlers } from "@core/registry"
 import { Context, Duration, Effect, Layer, type Scope } from "effect"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
 import type { DomainSettings } from "./Settings.js"
@@ -21,30 +21,31 @@ export interface ServiceDefinition {
   readonly name: string
   /** The gateway upstream it answers for. */
   readonly upstream: Routes.ServiceName
-  /** Builds its HTTP app once at start. */
-  readonly app: Effect.Effect<HttpApp.Default<unknown>, never, ServiceRequirements>
+  /** Its catalogued routes, one handler each. */
+  readonly handlers: ReadonlyArray<Route.Handler<any, any>>
+  /** The documented base its routes are also served without (`/api/v1/platforms`). */
+  readonly base?: string
+  /** Its services, built once at start over the process's database and configuration. */
+  readonly layer: Layer.Layer<any, unknown, ServiceRequirements>
 }
 
 /**
- * Build an app from its layer once: the layer's services live as long as the surrounding scope
- * (the server), and each request runs with them and with the process's database and configuration
- * (the shared one and the domains' settings).
+ * The context a service's handlers run in: its layer built once (its services live as long as the
+ * surrounding scope, the server), with the process's database and configuration.
  */
-const withLayer = <E, R, ROut, LE, RIn extends ServiceRequirements>(
-  app: HttpApp.Default<E, R>,
-  layer: Layer.Layer<ROut, LE, RIn>
-): Effect.Effect<HttpApp.Default<unknown>, never, ServiceRequirements> =>
+const contextOf = (service: ServiceDefinition): Effect.Effect<Context.Context<never>, never, ServiceRequirements> =>
   Effect.gen(function*() {
     const outer = yield* Effect.context<SqlClient.SqlClient | CoreConfig | DomainSettings>()
-    const built = yield* Layer.build(layer).pipe(Effect.orDie)
-    return Effect.provide(app, Context.merge(outer, built)) as HttpApp.Default<unknown>
+    const built = yield* Layer.build(service.layer).pipe(Effect.orDie)
+    return Context.merge(outer, built) as Context.Context<never>
   })
 
 /** The identity service: accounts, sessions, organizations, authorization, keys, audit. */
 const iam: ServiceDefinition = {
   name: "iam",
   upstream: "IAM",
-  app: withLayer(IdentityApp, IdentityLive.pipe(Layer.provide(PlatformSetupLive), Layer.provideMerge(Ids.layer)))
+  handlers: IdentityHandlers,
+  layer: IdentityLive.pipe(Layer.provide(PlatformSetupLive), Layer.provideMerge(Ids.layer))
 }
 
 /**
@@ -54,7 +55,9 @@ const iam: ServiceDefinition = {
 const registry: ServiceDefinition = {
   name: "registry",
   upstream: "REGISTRY",
-  app: withLayer(RegistryRouter, Layer.mergeAll(Platforms.Default, ForwardedCallers.layer).pipe(Layer.provideMerge(Ids.layer)))
+  handlers: RegistryHandlers,
+  base: "/api/v1/platforms",
+  layer: Layer.mergeAll(Platforms.Default, ForwardedCallers.layer).pipe(Layer.provideMerge(Ids.layer))
 }
 
 /** The services of this build; each domain's issue adds its own. */
@@ -64,17 +67,28 @@ export const SERVICES: ReadonlyArray<ServiceDefinition> = [iam, registry]
 export const find = (name: string): ServiceDefinition | undefined =>
   SERVICES.find((service) => service.name === name.toLowerCase())
 
+const trustOf = (service: ServiceDefinition, config: Configuration) => ({
+  key: ForwardedIdentity.keyFrom(config.secret),
+  audience: service.name
+})
+
 /**
  * A service's app as it runs behind the gateway, in process or alone: it sees only the identity
  * headers the gateway signed for it (a forged `X-Core-User-Id` never reaches it).
  */
 export const trustedApp = (service: ServiceDefinition): Effect.Effect<HttpApp.Default<unknown>, never, ServiceRequirements> =>
-  Effect.flatMap(CoreConfig, (config) =>
-    Effect.map(service.app, (app) => Assemble.trusted(app, config, service.name) as HttpApp.Default<unknown>))
+  Effect.gen(function*() {
+    const config = yield* CoreConfig
+    const context = yield* contextOf(service)
+    const app = Effect.provide(Route.router(service.handlers, service.base === undefined ? {} : { base: service.base }), context)
+    return ForwardedIdentity.guard(app as HttpApp.Default<unknown>, trustOf(service, config)) as HttpApp.Default<unknown>
+  })
 
 /**
  * The gateway's upstreams: over HTTP for each service with a `CORE_UPSTREAM_<SERVICE>_URL`
- * (keep-alive pools closed with the scope), in process for every other service of this build.
+ * (keep-alive pools closed with the scope), in process for every other service of this build — its
+ * handlers on the kernel's Node runner for the gateway's Node listener (DESIGN §3), as an app for
+ * the Effect transport.
  */
 export const upstreams = (
   onError?: (service: Routes.ServiceName, kind: "unavailable" | "timeout") => void
@@ -88,7 +102,17 @@ export const upstreams = (
     })
     const local = yield* Effect.forEach(
       SERVICES.filter((service) => !remote.some((upstream) => upstream.service === service.upstream)),
-      (service) => Effect.flatMap(trustedApp(service), (app) => Upstream.fromHttpApp(service.upstream, app))
+      (service) =>
+        Effect.gen(function*() {
+          const context = yield* contextOf(service)
+          const options = { ...(service.base === undefined ? {} : { base: service.base }), trust: trustOf(service, config) }
+          const app = Route.router(service.handlers, options) as HttpApp.Default<unknown, never>
+          return yield* (Upstream.fromHandlers(service.upstream, service.handlers, options, app) as Effect.Effect<
+            Upstream.Upstream,
+            never,
+            never
+          >).pipe(Effect.provide(context))
+        })
     )
     return [...remote, ...local]
   })
