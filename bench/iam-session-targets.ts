@@ -1,14 +1,34 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { AccountsLive, AccountsRouter, AuthorizationLive, IamMigrations, OutboxMailer } from "@core/auth"
-import { DEFAULT_ROLE_PERMISSIONS, DEFAULT_ROLES } from "@core/contracts"
+import { AccountsHandlers, AccountsLive, AccountsRouter, AuthorizationLive, IamMigrations, OutboxMailer } from "@core/auth"
+import { DEFAULT_ROLE_PERMISSIONS, DEFAULT_ROLES, defineRoute } from "@core/contracts"
 import * as CoreNode from "@core/http/node"
-import { CoreConfig, Ids } from "@core/kernel"
+import { Callers, CoreConfig, Ids, Route, RouteNode } from "@core/kernel"
 import { TestDatabase } from "@core/kernel/testing"
 import { Effect, Layer, ManagedRuntime } from "effect"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import { z } from "zod"
 
 /** The foundation's trivial route, the reference of the ratio. */
 const trivial = HttpRouter.empty.pipe(HttpRouter.get("/", Effect.succeed(HttpServerResponse.unsafeJson({ hello: "world" }))))
+
+/** The kernel runner's trivial catalogued route, the reference of the issue's ratio. */
+const ping = defineRoute({ method: "GET", path: "/", summary: "Ping", auth: "public", responses: { 200: z.object({ hello: z.string() }) } })
+
+/** A public route needs no caller; the runner's type still asks for the port. */
+const NoCallers = Layer.succeed(Callers, {
+  resolve: () => Effect.succeed(undefined),
+  isOperator: () => Effect.succeed(false),
+  permissionsOf: () => Effect.succeed(undefined)
+})
+
+/** A `node:http` server on 127.0.0.1 around a request listener; answers its port. */
+const listen = (listener: http.RequestListener) =>
+  new Promise<number>((resolve) => {
+    const server = http.createServer(listener)
+    server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port))
+  })
 
 /** The accounts routes over a fresh migrated database (`pglite`, or `pg` from `CORE_TEST_DATABASE_URL`). */
 const identity = (driver: "pglite" | "pg") =>
@@ -48,20 +68,28 @@ const post = async (url: string, body: unknown) => {
   return response.json() as Promise<{ token: string; user: { id: string } }>
 }
 
-const startIdentity = async (driver: "pglite" | "pg") => {
+/** The accounts routes on `@core/http/node` (`@effect/platform-node`), or on the kernel's Node runner. */
+const startIdentity = async (driver: "pglite" | "pg", runner: "platform" | "kernel" = "platform") => {
   const runtime = ManagedRuntime.make(identity(driver))
-  const served = await CoreNode.serve(AccountsRouter, { layer: Layer.succeedContext((await runtime.runtime()).context) })
-  const { user } = await post(`${served.url}/api/auth/sign-up/email`, { name: "Bench", ...credentials })
+  const context = (await runtime.runtime()).context
+  const port = runner === "kernel"
+    ? await listen(await Effect.runPromise(RouteNode.listener(AccountsHandlers).pipe(Effect.provide(context))))
+    : (await CoreNode.serve(AccountsRouter, { layer: Layer.succeedContext(context) })).port
+  const url = `http://127.0.0.1:${port}`
+  const { user } = await post(`${url}/api/auth/sign-up/email`, { name: "Bench", ...credentials })
   await runtime.runPromise(joinOrganization(user.id))
-  const { token } = await post(`${served.url}/api/auth/sign-in/email`, credentials)
-  return `${served.port} ${token}`
+  const { token } = await post(`${url}/api/auth/sign-in/email`, credentials)
+  return `${port} ${token}`
 }
 
 /** Start one target on 127.0.0.1 and answer `<port> [<bearer>]`. */
 export const targets: Record<string, () => Promise<string>> = {
   trivial: async () => `${(await CoreNode.serve(trivial)).port}`,
   "core-session-pglite": () => startIdentity("pglite"),
-  "core-session-pg": () => startIdentity("pg")
+  "core-session-pg": () => startIdentity("pg"),
+  "kernel-trivial": async () =>
+    `${await listen(await Effect.runPromise(RouteNode.listener([Route.handle(ping, () => Effect.succeed({ hello: "world" }))]).pipe(Effect.provide(NoCallers))))}`,
+  "kernel-session-pglite": () => startIdentity("pglite", "kernel")
 }
 
 /**

@@ -10,13 +10,13 @@ export { IamMigrations } from "./migrations/index.js"
 /* accounts/ — better-auth's /api/auth/*, profile, sessions. */
 export { CurrentSession } from "./accounts/CurrentSession.js"
 export { AuthUrls } from "./accounts/AuthUrls.js"
-export { AccountsLive, AccountsRouter } from "./accounts/Http.js"
+export { AccountsHandlers, AccountsLive, AccountsRouter } from "./accounts/Http.js"
 export { SessionContext } from "./accounts/SessionContext.js"
 export { Sessions } from "./accounts/Sessions.js"
 
 /* organizations/ — organizations, members, invitations, org-setup, bootstrap. */
 export { Bootstrap } from "./organizations/Bootstrap.js"
-export { OrganizationsLive, OrganizationsRouter } from "./organizations/Http.js"
+export { OrganizationsHandlers, OrganizationsLive, OrganizationsRouter } from "./organizations/Http.js"
 export { OrgSetup } from "./organizations/OrgSetup.js"
 export { PlatformSetup, PlatformSetupFailed } from "./organizations/PlatformSetup.js"
 export * as RegistryPlatformSetup from "./organizations/RegistryPlatformSetup.js"
@@ -26,7 +26,7 @@ export { Access } from "./authorization/Access.js"
 export { AccessLive } from "./authorization/AccessLive.js"
 export { API_KEY_PREFIX, ApiKeys } from "./authorization/ApiKeys.js"
 export { Grants } from "./authorization/Grants.js"
-export { AuthorizationLive, AuthorizationRouter } from "./authorization/Http.js"
+export { AuthorizationHandlers, AuthorizationLive, AuthorizationRouter } from "./authorization/Http.js"
 export { Permissions } from "./authorization/Permissions.js"
 export { PlatformStatus } from "./authorization/PlatformStatus.js"
 export { RoleMappings } from "./authorization/RoleMappings.js"
@@ -46,13 +46,13 @@ export {
   normalizeUserCode,
   type PendingDeviceCode
 } from "./device/DeviceAuthorization.js"
-export { ACTIVATION_PATH, deviceAuthorizationLayer, DeviceAuthorizationLive, DeviceRouter } from "./device/Http.js"
+export { ACTIVATION_PATH, deviceAuthorizationLayer, DeviceAuthorizationLive, DeviceHandlers, DeviceRouter } from "./device/Http.js"
 export { OAuthError } from "./device/OAuthErrors.js"
 export { ACCESS_TOKEN_TTL, REFRESH_TOKEN_TTL, RefreshTokens, type TokenGrant } from "./device/RefreshTokens.js"
 
 /* web/ — the pages: sign-in, sign-up, account, organization setup, device activation. */
 export { Csrf, CSRF_COOKIE, CsrfRejected } from "./web/Csrf.js"
-export { PAGE_PATHS, PagesLive, PagesRouter } from "./web/Http.js"
+export { PAGE_PATHS, PagesLive, PagesRouter, WebHandlers } from "./web/Http.js"
 
 /* mail/ — the Mailer port and its implementations; identity's own settings (`SMTP_URL`). */
 export { MailConfig, type MailSettings } from "./Config.js"

@@ -1,4 +1,4 @@
-import { HttpServerRequest } from "@effect/platform"
+import { HttpServerResponse } from "@effect/platform"
 import { Iam } from "@core/contracts"
 import { Route, Unauthorized } from "@core/kernel"
 import { Effect, Option } from "effect"
@@ -18,6 +18,29 @@ const tenantView = (described: DescribedSession) => ({
 
 const invalidSession = new Unauthorized({ message: "Invalid or expired session" })
 
+const NO_STORE_JSON = { contentType: "application/json", headers: { "cache-control": "no-store" } } as const
+
+/**
+ * The answer of `GET /api/core/session` for a described session, serialized once per description:
+ * `SessionCache` hands the same description to every request for its second of life, so a warm
+ * request costs a hash, a map lookup and a write.
+ */
+const bodies = new WeakMap<DescribedSession, string>()
+const coreSessionBody = (described: DescribedSession): string => {
+  let body = bodies.get(described)
+  if (body === undefined) {
+    body = JSON.stringify({
+      session: sessionView(described.session),
+      user: userView(described.user),
+      permissions: described.permissions,
+      tenant: tenantView(described),
+      role: described.role
+    })
+    bodies.set(described, body)
+  }
+  return body
+}
+
 /** The session a token opens, described from `SessionCache`; `None` without a token. */
 const describe = (token: string | undefined) =>
   token === undefined
@@ -33,17 +56,10 @@ const describe = (token: string | undefined) =>
  */
 const getCoreSession: Route.Handler<Unauthorized | Route.RouteError, SessionContext> = {
   ...Route.handle({ ...Routes.getCoreSession, auth: "public" }, ({ request }) =>
-    Effect.flatMap(describe(presentedToken(request)?.token), (found) => {
-      if (Option.isNone(found)) return Effect.fail(invalidSession)
-      const described = found.value
-      return Effect.succeed(json({
-        session: sessionView(described.session),
-        user: userView(described.user),
-        permissions: described.permissions,
-        tenant: tenantView(described),
-        role: described.role
-      }))
-    })),
+    Effect.flatMap(describe(presentedToken(request)?.token), (found) =>
+      Option.isNone(found)
+        ? Effect.fail(invalidSession)
+        : Effect.succeed(HttpServerResponse.text(coreSessionBody(found.value), NO_STORE_JSON)))),
   route: Routes.getCoreSession
 }
 
@@ -64,25 +80,12 @@ const validation = (token: string | undefined) =>
     })
   })
 
-const validateWithBody = Route.handle(Routes.validateSession, ({ body, request }) =>
-  validation(body?.token ?? presentedToken(request)?.token))
-
-const validateWithoutBody = Route.handle({ ...Routes.validateSession, request: {} }, ({ request }) =>
-  validation(presentedToken(request)?.token))
-
-const hasBody = (request: HttpServerRequest.HttpServerRequest) =>
-  request.headers["content-type"] !== undefined || Number(request.headers["content-length"] ?? 0) > 0
-
 /**
- * Always 200. A bare `POST` (no body, the caller's own bearer or cookie) has always been accepted,
- * where `Route.handle` reads any declared body as JSON (415 without a `Content-Type`): a request
- * with no body is served as if the route declared none.
+ * Always 200. The body is optional (a bare `POST` checks the caller's own bearer or cookie): the
+ * kernel reads a request without a body as none.
  */
-const validateSession: typeof validateWithBody = {
-  route: Routes.validateSession,
-  run: Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    hasBody(request) ? validateWithBody.run : validateWithoutBody.run)
-}
+const validateSession = Route.handle(Routes.validateSession, ({ body, request }) =>
+  validation(body?.token ?? presentedToken(request)?.token))
 
 /**
  * The session as the gateway and the registry ask about it, answering the kernel's envelope: the
