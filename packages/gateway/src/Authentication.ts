@@ -5,6 +5,7 @@ import { Effect, Redacted } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import { type CredentialCache, type Invalidation, parseInvalidation, type Principal } from "./CredentialCache.js"
 import type { IdentityResolver } from "./IdentityResolver.js"
+import { identityHeadersFor } from "./internal/identityHeaders.js"
 import { type Exchange, type Frame, type Guard, type Head, toEffect, type Verdict } from "./Middleware.js"
 import { isUnder } from "./Routes.js"
 
@@ -116,43 +117,6 @@ export interface AuthenticationOptions {
 export const identityOf = (principal: Principal): ForwardedIdentity.Identity => ForwardedIdentity.identityOf(principal)
 
 const SERVICE: Principal = { kind: "service" }
-
-interface Signed {
-  readonly headers: Record<string, string>
-  readonly until: number
-}
-
-/** Signed headers by principal and audience, for sessions presented as a bearer (and keys, and the service) … */
-const signed = new WeakMap<Principal, Map<string, Signed>>()
-/** … and for sessions presented as the cookie (the signed caller says `via: "cookie"`). */
-const signedForCookie = new WeakMap<Principal, Map<string, Signed>>()
-
-/**
- * The identity headers of a principal for one audience: the kernel caller it is, signed whole
- * (`ForwardedIdentity.sign`; the gateway's own `platformStatus` is not), the session's `via` the
- * way its token arrived. The token is reused for half its lifetime (signing costs per request).
- */
-const identityHeadersFor = (
-  key: Uint8Array,
-  principal: Principal,
-  viaCookie: boolean,
-  audience: string,
-  now: number
-): Record<string, string> => {
-  const cookie = viaCookie && principal.kind === "user"
-  const byPrincipal = cookie ? signedForCookie : signed
-  let byAudience = byPrincipal.get(principal)
-  if (byAudience === undefined) {
-    byAudience = new Map<string, Signed>()
-    byPrincipal.set(principal, byAudience)
-  }
-  const known = byAudience.get(audience)
-  if (known !== undefined && known.until > now) return known.headers
-  const caller = principal.kind === "user" ? { ...principal, via: cookie ? "cookie" as const : "bearer" as const } : principal
-  const headers = ForwardedIdentity.headersFor(caller, ForwardedIdentity.sign(key, caller, audience, now))
-  byAudience.set(audience, { headers, until: now + (ForwardedIdentity.LIFETIME_SECONDS * 1000) / 2 })
-  return headers
-}
 
 /**
  * Step 9: authenticate every `/api/*` request. The static key (constant time) makes the caller

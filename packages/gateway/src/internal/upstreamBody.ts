@@ -2,7 +2,7 @@
 import { Cause, Effect, Option, Stream } from "effect"
 import type * as http from "node:http"
 import type { UpstreamErrorKind } from "../Metrics.js"
-import { Abort } from "./upstreamExchange.js"
+import { Abort } from "./upstreamReport.js"
 
 type Read = Effect.Effect<Uint8Array, Option.Option<UpstreamErrorKind>>
 

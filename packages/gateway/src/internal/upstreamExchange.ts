@@ -1,61 +1,11 @@
 /** One HTTP exchange with an upstream on Node's events: the request, its body, the response's head and small bodies. */
 import type * as http from "node:http"
-import type * as https from "node:https"
 import { TLSSocket } from "node:tls"
 import type { Socket } from "node:net"
-import type { Pool } from "undici"
-import type { UpstreamErrorKind } from "../Metrics.js"
-
-/** Where an upstream lives and the pools that reach it. */
-export interface Target {
-  readonly transport: typeof http | typeof https
-  /** The keep-alive agent of `forward`. */
-  readonly agent: http.Agent
-  /** The undici pool of the Node path. */
-  readonly pool: Pool
-  readonly hostname: string
-  readonly port: string
-  /** `Host` of the upstream, with its port. */
-  readonly host: string
-  /** The base URL's path without a trailing slash (`""` for none). */
-  readonly basePath: string
-}
-
-/** How long an exchange waits, in milliseconds (see `HttpUpstreamOptions`). */
-export interface Timeouts {
-  readonly timeoutMillis: number
-  readonly idleMillis: number
-}
-
-/** Responses with a `Content-Length` up to this are read whole before they are answered. */
-export const WHOLE_BODY_LIMIT = 64 * 1024
-
-/** Statuses whose responses never have a body (a web `Response` refuses one). */
-export const BODILESS_STATUSES: ReadonlySet<number> = new Set([204, 205, 304])
-
-/** Why an exchange ended before the upstream's headers; `client` means the caller went away. */
-export interface Failure {
-  readonly kind: UpstreamErrorKind | "client"
-  /** The socket error's code (`ECONNREFUSED`, …), or the kind for a timeout. */
-  readonly reason: string
-}
-
-/** How an exchange ended, as far as it goes without the caller. */
-export type Outcome =
-  /** The whole body, read because its `Content-Length` is at most `WHOLE_BODY_LIMIT`. */
-  | { readonly _tag: "Whole"; readonly response: http.IncomingMessage; readonly body: Uint8Array }
-  /** A HEAD request or a 204/205/304 status: headers only. */
-  | { readonly _tag: "Bodiless"; readonly response: http.IncomingMessage }
-  /** Headers, the body still to be streamed from `response`. */
-  | { readonly _tag: "Streamed"; readonly response: http.IncomingMessage }
-  /** A body read whole that broke off or stood still after `chunks`. */
-  | {
-    readonly _tag: "BrokenOff"
-    readonly response: http.IncomingMessage
-    readonly chunks: ReadonlyArray<Uint8Array>
-    readonly kind: UpstreamErrorKind
-  }
-  | { readonly _tag: "Failed"; readonly failure: Failure }
+import type { Outcome } from "./upstreamOutcome.js"
+import { Abort } from "./upstreamReport.js"
+import type { Target, Timeouts } from "./upstreamTarget.js"
+import { BODILESS_STATUSES, fitsWhole, joined, receiveWhole, type WholeBodyReceiver } from "./upstreamWholeBody.js"
 
 /**
  * Where the request body comes from: none; bytes already in hand, sent with the headers; a Node
@@ -63,24 +13,7 @@ export type Outcome =
  */
 export type BodySource = "none" | { readonly node: http.IncomingMessage } | "caller"
 
-/** The marker `destroy` is called with when a timer fires or the caller's body breaks off. */
-export class Abort extends Error {
-  constructor(readonly kind: "timeout" | "client") {
-    super(kind)
-  }
-}
-
 const ignore = () => {}
-
-/** A `Content-Length` header's value as a number, if it is a valid one. */
-export const contentLengthOf = (value: string | undefined): number | undefined => {
-  if (value === undefined) return undefined
-  const length = Number(value)
-  return Number.isSafeInteger(length) && length >= 0 ? length : undefined
-}
-
-const single = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array =>
-  chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)
 
 /** Where an upstream request, its response and a Node request body find their exchange. */
 const EXCHANGE = Symbol.for("@core/gateway/HttpUpstream/Exchange")
@@ -108,7 +41,7 @@ export const exchangeOf = <A extends Exchange = Exchange>(emitter: object): A =>
  * Its listeners are module functions that find the exchange through a symbol on the emitter, and
  * its timers take it as their argument: no closure per listener and per forward.
  */
-export class Exchange {
+export class Exchange implements WholeBodyReceiver {
   /** The request to the upstream, once sent; a caller-written body goes here. */
   outgoing: http.ClientRequest | undefined
   /** The Node request whose body is copied, if it is. */
@@ -139,11 +72,9 @@ export class Exchange {
     const inbound = typeof body === "object" ? body.node : undefined
     this.inbound = inbound
     if (inbound !== undefined) tag(inbound, this)
-    const length = contentLengthOf(inbound?.headers["content-length"])
-    if (inbound !== undefined && length !== undefined && length <= WHOLE_BODY_LIMIT) {
+    if (inbound !== undefined && fitsWhole(inbound.headers["content-length"])) {
       this.phase = "receiving"
-      this.received = []
-      inbound.on("data", onReceivedData).on("end", onReceivedEnd).on("close", onReceivedClose)
+      receiveWhole(inbound, this)
       return
     }
     this.send()
@@ -163,6 +94,17 @@ export class Exchange {
     this.clearTimers()
     clearTimeout(this.uploadIdle)
     this.outgoing?.destroy()
+  }
+
+  /** A small Node request body is all there: the request leaves with it. */
+  receivedWhole(body: Uint8Array): void {
+    this.phase = "request"
+    this.send(body)
+  }
+
+  /** The caller's connection closed before its small body was all there. */
+  receivingClosed(): void {
+    if (this.phase === "receiving") this.settle({ _tag: "Failed", failure: { kind: "client", reason: "client" } })
   }
 
   send(body?: Uint8Array): void {
@@ -219,8 +161,7 @@ export class Exchange {
       response.resume()
       return this.settle({ _tag: "Bodiless", response })
     }
-    const length = contentLengthOf(response.headers["content-length"])
-    if (length === undefined || length > WHOLE_BODY_LIMIT) return this.settle({ _tag: "Streamed", response })
+    if (!fitsWhole(response.headers["content-length"])) return this.settle({ _tag: "Streamed", response })
     this.phase = "body"
     tag(response, this)
     this.bodyIdle = setTimeout(onBodyIdle, this.timeouts.idleMillis, this)
@@ -273,7 +214,7 @@ function onResponseData(this: http.IncomingMessage, chunk: Uint8Array): void {
 
 function onResponseEnd(this: http.IncomingMessage): void {
   const exchange = exchangeOf(this)
-  exchange.settle({ _tag: "Whole", response: this, body: single(exchange.chunks, exchange.size) })
+  exchange.settle({ _tag: "Whole", response: this, body: joined(exchange.chunks, exchange.size) })
 }
 
 function onResponseClose(this: http.IncomingMessage): void {
@@ -283,26 +224,6 @@ function onResponseClose(this: http.IncomingMessage): void {
 
 const onBodyIdle = (exchange: Exchange): void => {
   if (exchange.phase === "body") exchange.destroy("timeout")
-}
-
-function onReceivedData(this: http.IncomingMessage, chunk: Uint8Array): void {
-  exchangeOf(this).received?.push(chunk)
-}
-
-/** A small body is all there: the request leaves with it. */
-function onReceivedEnd(this: http.IncomingMessage): void {
-  const exchange = exchangeOf(this)
-  const received = exchange.received
-  if (exchange.phase !== "receiving" || received === undefined) return
-  exchange.phase = "request"
-  exchange.received = undefined
-  exchange.send(received.length === 1 ? received[0] : Buffer.concat(received))
-}
-
-/** The caller's connection closed before its small body was all there. */
-function onReceivedClose(this: http.IncomingMessage): void {
-  const exchange = exchangeOf(this)
-  if (exchange.phase === "receiving") exchange.settle({ _tag: "Failed", failure: { kind: "client", reason: "client" } })
 }
 
 /** A Node request body's chunk: the upstream takes it, or the body pauses until it drains. */

@@ -7,8 +7,9 @@ import * as net from "node:net"
 import type { UpstreamErrorKind } from "../Metrics.js"
 import type { Upstream } from "../Upstream.js"
 import { pump, streamOf } from "./upstreamBody.js"
-import { type BodySource, Exchange, type Outcome } from "./upstreamExchange.js"
+import { type BodySource, Exchange } from "./upstreamExchange.js"
 import { hasBody, inboundHeaders, outboundHeaders, sourceOf } from "./upstreamHeaders.js"
+import type { Outcome } from "./upstreamOutcome.js"
 import { cutConnection, errorOf, reportBrokenOff, reportFailed, type Settings } from "./upstreamReport.js"
 
 type Forwarded = Effect.Effect<HttpServerResponse.HttpServerResponse, UpstreamUnavailable | UpstreamTimeout, Scope.Scope>

@@ -1,13 +1,13 @@
 /** `HttpUpstream`'s Node path: one undici dispatch answered on Node's response, with no fiber and no stream. */
 import { Runtime } from "effect"
 import type * as http from "node:http"
-import { Readable } from "node:stream"
 import type { Dispatcher } from "undici"
 import type { UpstreamErrorKind } from "../Metrics.js"
 import type { NodeForwarding, NodeHandler } from "../Upstream.js"
-import { Abort, BODILESS_STATUSES, contentLengthOf, WHOLE_BODY_LIMIT } from "./upstreamExchange.js"
 import { hasBody, nodeOutboundHeaders, rawInboundHeaders } from "./upstreamHeaders.js"
-import { cutConnection, errorOf, reportBrokenOff, reportFailed, type Settings } from "./upstreamReport.js"
+import { Abort, cutConnection, errorOf, reportBrokenOff, reportFailed, type Settings } from "./upstreamReport.js"
+import { Upload, type UploadDispatch } from "./upstreamUpload.js"
+import { BODILESS_STATUSES, fitsWhole, joined, receiveWhole, type WholeBodyReceiver } from "./upstreamWholeBody.js"
 
 /** The settings of the Node path: the runtime its failures are logged with (the one `make` ran in). */
 export interface NodeSettings extends Settings {
@@ -37,7 +37,7 @@ const failureOf = (error: Error): { readonly kind: UpstreamErrorKind | "client";
   return { kind: "unavailable", reason: code === "UND_ERR_SOCKET" ? "ECONNRESET" : code ?? error.message }
 }
 
-/** Where the client's response and request find their dispatch (a symbol, not a closure per listener). */
+/** Where the client's response finds its dispatch (a symbol, not a closure per listener). */
 const DISPATCH = Symbol.for("@core/gateway/HttpUpstream/NodeDispatch")
 
 interface Tagged {
@@ -45,64 +45,6 @@ interface Tagged {
 }
 
 const dispatchOf = (emitter: object): NodeDispatch => (emitter as Tagged)[DISPATCH]!
-
-/**
- * A request body the client is still sending, fed to undici with backpressure both ways: the
- * client's request pauses while undici has enough, and an idle timer runs while a chunk waits on
- * the upstream (never while the client is slow). undici destroying it (the request failed) leaves
- * the client's request to be read and discarded, so that the client can still get its answer.
- */
-class Upload extends Readable {
-  idle: NodeJS.Timeout | undefined
-  /** A chunk waits on the upstream. */
-  stalled = false
-
-  constructor(readonly dispatch: NodeDispatch, readonly inbound: http.IncomingMessage) {
-    super()
-    ;(inbound as Tagged)[DISPATCH] = dispatch
-    inbound.on("data", onUploadData).on("end", onUploadEnd).on("close", onUploadClose)
-  }
-
-  override _read(): void {
-    this.stalled = false
-    this.inbound.resume()
-  }
-
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    clearTimeout(this.idle)
-    this.inbound.off("data", onUploadData).off("end", onUploadEnd).resume()
-    callback(error)
-  }
-
-  /** A chunk undici has not taken yet: the client's request waits, and the upstream has `idleMillis`. */
-  waiting(): void {
-    this.stalled = true
-    this.inbound.pause()
-    if (this.idle === undefined) this.idle = setTimeout(onUploadIdle, this.dispatch.settings.idleMillis, this)
-    else this.idle.refresh()
-  }
-}
-
-function onUploadData(this: http.IncomingMessage, chunk: Buffer): void {
-  const upload = dispatchOf(this).upload!
-  if (!upload.push(chunk)) upload.waiting()
-}
-
-function onUploadEnd(this: http.IncomingMessage): void {
-  dispatchOf(this).upload!.push(null)
-}
-
-function onUploadClose(this: http.IncomingMessage): void {
-  if (!this.complete) dispatchOf(this).clientGone()
-}
-
-/** The upstream took none of the body for the idle timeout; while connecting, the connect timeout counts instead. */
-const onUploadIdle = (upload: Upload): void => {
-  if (!upload.stalled) return
-  const dispatch = upload.dispatch
-  if (dispatch.abort !== undefined) dispatch.abort(new Abort("timeout"))
-  else upload.idle!.refresh()
-}
 
 /**
  * One request to the upstream through its undici pool, answered on the client's Node response.
@@ -115,7 +57,7 @@ const onUploadIdle = (upload: Upload): void => {
  * raw-header handler (`onConnect` … `onComplete`), which skips the parsing of the controller API,
  * and keeps the connection after a HEAD or an empty body (`reset: false`), as node:http does.
  */
-class NodeDispatch implements Dispatcher.DispatchHandler {
+class NodeDispatch implements Dispatcher.DispatchHandler, UploadDispatch, WholeBodyReceiver {
   phase: "receiving" | "request" | "whole" | "streamed" | "done" = "request"
   /** undici's abort of the request, once it is on a connection. */
   abort: ((error?: Error) => void) | undefined
@@ -123,7 +65,7 @@ class NodeDispatch implements Dispatcher.DispatchHandler {
   retried = false
   upload: Upload | undefined
   /** A small request body, received whole before the request is sent with it. */
-  received: Array<Buffer> | undefined
+  received: Array<Uint8Array> | undefined
   headTimer: NodeJS.Timeout | undefined
   status = 0
   headers: Record<string, string | Array<string>> | undefined
@@ -145,17 +87,24 @@ class NodeDispatch implements Dispatcher.DispatchHandler {
       this.send(null)
       return
     }
-    const length = contentLengthOf(inbound.headers["content-length"])
-    if (length !== undefined && length <= WHOLE_BODY_LIMIT) {
+    if (fitsWhole(inbound.headers["content-length"])) {
       this.phase = "receiving"
-      this.received = []
-      ;(inbound as Tagged)[DISPATCH] = this
-      inbound.on("data", onReceivedData).on("end", onReceivedEnd).on("close", onReceivedClose)
+      receiveWhole(inbound, this)
       return
     }
     this.upload = new Upload(this, inbound)
     this.options.headersTimeout = 0
     this.send(this.upload)
+  }
+
+  /** A small body is all there: the request leaves with it. */
+  receivedWhole(body: Uint8Array): void {
+    this.send(body)
+  }
+
+  /** The client's connection closed before its small body was all there: nothing is sent. */
+  receivingClosed(complete: boolean): void {
+    if (!complete) this.clientGone()
   }
 
   send(body: Dispatcher.DispatchOptions["body"]): void {
@@ -193,8 +142,7 @@ class NodeDispatch implements Dispatcher.DispatchHandler {
       this.phase = "done"
       return true
     }
-    const length = contentLengthOf(headers["content-length"] as string | undefined)
-    if (length !== undefined && length <= WHOLE_BODY_LIMIT) {
+    if (fitsWhole(headers["content-length"] as string | undefined)) {
       this.phase = "whole"
       this.status = status
       this.headers = headers
@@ -222,8 +170,7 @@ class NodeDispatch implements Dispatcher.DispatchHandler {
     const phase = this.phase
     this.phase = "done"
     if (phase === "whole") {
-      const chunks = this.chunks
-      this.client.writeHead(this.status, this.headers!).end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, this.size))
+      this.client.writeHead(this.status, this.headers!).end(joined(this.chunks, this.size))
     } else if (phase === "streamed") this.client.end()
   }
 
@@ -279,24 +226,6 @@ function onClientDrain(this: http.ServerResponse): void {
   if (!dispatch.waitingForDrain || dispatch.phase !== "streamed") return
   dispatch.waitingForDrain = false
   dispatch.resume!()
-}
-
-function onReceivedData(this: http.IncomingMessage, chunk: Buffer): void {
-  dispatchOf(this).received?.push(chunk)
-}
-
-/** A small body is all there: the request leaves with it. */
-function onReceivedEnd(this: http.IncomingMessage): void {
-  const dispatch = dispatchOf(this)
-  const received = dispatch.received
-  if (dispatch.phase !== "receiving" || received === undefined) return
-  dispatch.received = undefined
-  dispatch.send(received.length === 1 ? received[0] : Buffer.concat(received))
-}
-
-/** The client's connection closed before its small body was all there: nothing is sent. */
-function onReceivedClose(this: http.IncomingMessage): void {
-  if (!this.complete) dispatchOf(this).clientGone()
 }
 
 /**

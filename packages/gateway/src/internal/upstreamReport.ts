@@ -1,10 +1,10 @@
-/** What both paths of `HttpUpstream` share about failing: the settings, the errors, the log lines. */
+/** What both paths of `HttpUpstream` share about failing: the settings, the abort marker, the errors, the log lines. */
 import { UpstreamTimeout, UpstreamUnavailable } from "@core/kernel"
 import { Effect } from "effect"
 import type * as net from "node:net"
 import type { UpstreamErrorKind } from "../Metrics.js"
 import type { ServiceName } from "../Routes.js"
-import type { Target, Timeouts } from "./upstreamExchange.js"
+import type { Target, Timeouts } from "./upstreamTarget.js"
 
 /** An upstream's fixed parts, as `HttpUpstream.make` resolves them. */
 export interface Settings extends Timeouts {
@@ -12,6 +12,13 @@ export interface Settings extends Timeouts {
   readonly target: Target
   readonly trustProxy: boolean
   readonly onError: (service: ServiceName, kind: UpstreamErrorKind) => void
+}
+
+/** The marker a request is destroyed with when a timer fires or the caller goes away (or its body breaks off). */
+export class Abort extends Error {
+  constructor(readonly kind: "timeout" | "client") {
+    super(kind)
+  }
 }
 
 /** Count a failure with `onError` and log it as a warning. */
