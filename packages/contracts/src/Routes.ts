@@ -80,6 +80,20 @@ export interface RouteSpec {
   readonly tenant?: TenantScope
   /** The gateway's rate-limit class. @default "default" */
   readonly rateLimit?: RateLimitClass
+  /**
+   * `"exempt"`: the route stays open to the callers of a suspended platform, so that a suspended
+   * tenant can still leave and pay (identity's sign-out and get-session; DESIGN §6, decision 0163).
+   * Absent: such callers get 451 `PLATFORM_SUSPENDED` at the gateway. A whole service without a
+   * catalogue (billing) is exempt by its entry in the gateway's routing table instead.
+   */
+  readonly suspension?: "exempt"
+  /**
+   * A successful answer to this route (a write: never set on `GET`) changes the caller's tenant,
+   * role or permissions (organization setup and membership, the active organization, roles,
+   * grants), so the gateway drops the caller's cached credential answers at once (decision 0163).
+   * Other members it affects see the change within the cache's lifetime.
+   */
+  readonly changesTenant?: true
   /** The most bytes a request body may have. @default 1 MiB */
   readonly bodyLimit?: number
   readonly request?: RouteRequest

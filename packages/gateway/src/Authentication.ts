@@ -15,31 +15,9 @@ export const SESSION_COOKIE = "core.session_token"
 /** The response header in which the identity service names what a change invalidates. */
 export const INVALIDATE_HEADER = "x-core-invalidate"
 
-/** Routes a suspended platform's callers may still use, to leave and to pay (docs/decisions/0163). */
-export const isSuspensionExempt = (pathname: string): boolean =>
-  pathname === "/api/v1/iam/api/auth/sign-out" || pathname === "/api/v1/iam/api/auth/get-session" ||
-  isUnder(pathname, "/api/v1/billing")
-
 const SIGN_OUT = "/api/v1/iam/api/auth/sign-out"
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
-
-/**
- * Identity routes whose successful writes change the caller's tenant, role or permissions
- * (organization setup, the active organization, memberships, roles, grants): the caller's cached
- * answers are dropped at once. Other members they affect see the change within the cache's TTL.
- */
-const TENANT_CHANGES: ReadonlyArray<string> = [
-  "/api/v1/iam/api/auth/organization",
-  "/api/v1/iam/api/core/org-setup",
-  "/api/v1/iam/api/core/organizations",
-  "/api/v1/iam/api/core/roles",
-  "/api/v1/iam/api/core/grants",
-  "/api/v1/iam/api/core/bootstrap"
-]
-
-const changesTenant = (method: string, pathname: string): boolean =>
-  !SAFE_METHODS.has(method) && TENANT_CHANGES.some((prefix) => isUnder(pathname, prefix))
 
 /** A credential as presented, before it is checked. */
 export type Presented =
@@ -193,11 +171,16 @@ export const middleware = (options: AuthenticationOptions): Guard => {
         : "Invalid or expired session"
     })
 
+  /**
+   * After the response's head: drop what `X-Core-Invalidate` names; a user's cached answers after
+   * a successful write the catalogue declares `changesTenant` (organization setup, the active
+   * organization, memberships, roles, grants; other members it affects see the change within the
+   * cache's lifetime); the presented credential after sign-out.
+   */
   const afterResponse = (
-    request: Exchange,
+    frame: Frame,
     principal: Principal | undefined,
     credential: Presented,
-    pathname: string,
     head: Head
   ): Effect.Effect<void> | undefined => {
     const header = head.get(INVALIDATE_HEADER)
@@ -206,10 +189,10 @@ export const middleware = (options: AuthenticationOptions): Guard => {
       invalidations.push(parseInvalidation(header))
       head.remove(INVALIDATE_HEADER)
     }
-    if (principal?.kind === "user" && head.status < 400 && changesTenant(request.method, pathname)) {
+    if (principal?.kind === "user" && head.status < 400 && frame.rule.changesTenant) {
       invalidations.push({ userId: principal.userId })
     }
-    if (pathname === SIGN_OUT && (credential.kind === "bearer" || credential.kind === "cookie")) {
+    if (frame.pathname === SIGN_OUT && (credential.kind === "bearer" || credential.kind === "cookie")) {
       invalidations.push({ credential: Crypto.sha256Hex(credential.token) })
     }
     return invalidations.length === 0 ? undefined : Effect.forEach(invalidations, options.cache.invalidate, { discard: true })
@@ -222,7 +205,7 @@ export const middleware = (options: AuthenticationOptions): Guard => {
     open: boolean,
     principal: Principal | undefined
   ): Verdict | Effect.Effect<never, Unauthorized | Forbidden> => {
-    frame.after.push((head) => afterResponse(request, principal, credential, frame.pathname, head))
+    frame.after.push((head) => afterResponse(frame, principal, credential, head))
     if (principal === undefined) {
       return open || (bypass && credential.kind === "none") ? undefined : Effect.fail(refusal(credential))
     }
@@ -255,12 +238,13 @@ export const middleware = (options: AuthenticationOptions): Guard => {
 
 /**
  * Step 10: a caller whose platform is suspended gets 451 `PLATFORM_SUSPENDED`, except the service
- * and the exempt routes (sign-out, get-session, billing).
+ * and the routes whose rule is `suspensionExempt` (declared `suspension: "exempt"` in the
+ * catalogue: sign-out, get-session; or under a prefix the routing table exempts: billing).
  */
 export const suspension: Guard = (_request, frame) => {
   const principal = frame.principal
   if (principal === undefined || principal.kind === "service") return undefined
   const { platformId, platformStatus } = principal
-  if (platformStatus !== "suspended" || platformId === null || isSuspensionExempt(frame.pathname)) return undefined
+  if (platformStatus !== "suspended" || platformId === null || frame.rule.suspensionExempt) return undefined
   return Effect.fail(new PlatformSuspended({ message: `Platform ${platformId} has been suspended`, platformId }))
 }

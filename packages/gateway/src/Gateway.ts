@@ -34,7 +34,9 @@ export interface GatewayOptions {
   readonly routes?: ReadonlyArray<Route>
   /**
    * What the route catalogue says of each request (public routes, rate-limit classes, cross-site
-   * checks). @default RouteRules.compile(), from `OpenApiDocument.CONTRACTS` and the pages
+   * checks, suspension exemptions, tenant changes). @default `RouteRules.compile(RouteRules.MOUNTS,
+   * routes)`, from `OpenApiDocument.CONTRACTS`, the pages and this routing table's
+   * `suspensionExempt` prefixes
    */
   readonly routeRules?: RouteRules.Table
   /** Answers the requests outside `/api/v1` (`/health`, `/ready`, pages). @default 404 `NOT_FOUND` */
@@ -92,7 +94,7 @@ const answerResponse = (answer: Answer) => HttpServerResponse.empty({ status: an
 export const make = (options: GatewayOptions = {}): HttpApp.Default<never, Scope.Scope> => {
   const guards = ordered(options.guards)
   const routes = options.routes ?? ROUTES
-  const rules = options.routeRules ?? RouteRules.compile()
+  const rules = options.routeRules ?? RouteRules.compile(RouteRules.MOUNTS, routes)
   const route = router(options.upstreams ?? [])
   const fallback = options.fallback ?? notFoundApp
   const metrics = options.metrics

@@ -1,11 +1,12 @@
 import { Iam, type RateLimitClass, type RouteSpec } from "@core/contracts"
 import { type Catalogue, CONTRACTS, gatewayPath, type ServiceContract } from "./OpenApiDocument.js"
-import { isUnder } from "./Routes.js"
+import { isUnder, type Route, ROUTES } from "./Routes.js"
 
 /**
  * What the route catalogue (DESIGN §3) says the gateway does with one request: whether it passes
- * without credentials, its rate-limit class, and whether a write authenticated by the session
- * cookie is checked for another site's origin.
+ * without credentials, its rate-limit class, whether a write authenticated by the session cookie
+ * is checked for another site's origin, whether a suspended platform's callers may still use it,
+ * and whether a successful answer changes the caller's tenant.
  */
 export interface Rule {
   /** Auth `public` in the catalogue (or the gateway's own public routes): no credentials needed. */
@@ -14,6 +15,17 @@ export interface Rule {
   readonly rateLimit: RateLimitClass
   /** A write authenticated by the session cookie is refused when it comes from another site. */
   readonly crossSiteCheck: boolean
+  /**
+   * Open to a suspended platform's callers: the route declares `suspension: "exempt"` (sign-out,
+   * get-session), or it lies under a prefix of the routing table marked `suspensionExempt`
+   * (billing, declared or not).
+   */
+  readonly suspensionExempt: boolean
+  /**
+   * A successful answer changes the caller's tenant, role or permissions (`changesTenant` in the
+   * catalogue; never for GET, HEAD or OPTIONS): the caller's cached credential answers are dropped.
+   */
+  readonly changesTenant: boolean
   /** The declared path as the gateway serves it (`/api/v1/iam/api/auth/reset-password/:token`); `undefined` when undeclared. */
   readonly path: string | undefined
 }
@@ -46,16 +58,36 @@ export const MOUNTS: ReadonlyArray<Mount> = [...CONTRACTS, PAGES]
 
 const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"])
 
-const UNDECLARED_SAFE: Rule = { public: false, rateLimit: "default", crossSiteCheck: false, path: undefined }
-const UNDECLARED_WRITE: Rule = { public: false, rateLimit: "default", crossSiteCheck: true, path: undefined }
+const undeclaredRule = (crossSiteCheck: boolean, suspensionExempt: boolean): Rule => ({
+  public: false,
+  rateLimit: "default",
+  crossSiteCheck,
+  suspensionExempt,
+  changesTenant: false,
+  path: undefined
+})
 
-/** The rule of a request no catalogue declares. */
+const UNDECLARED_SAFE = undeclaredRule(false, false)
+const UNDECLARED_WRITE = undeclaredRule(true, false)
+const UNDECLARED_SAFE_EXEMPT = undeclaredRule(false, true)
+const UNDECLARED_WRITE_EXEMPT = undeclaredRule(true, true)
+
+/** The rule of a request no catalogue declares (outside any prefix exempt from suspension). */
 export const undeclared = (method: string): Rule => (SAFE_METHODS.has(method) ? UNDECLARED_SAFE : UNDECLARED_WRITE)
 
-const ruleOfRoute = (route: RouteSpec, path: string): Rule => ({
+/** `undeclared`, for a path under a prefix of the routing table marked `suspensionExempt`. */
+const undeclaredExempt = (method: string): Rule => (SAFE_METHODS.has(method) ? UNDECLARED_SAFE_EXEMPT : UNDECLARED_WRITE_EXEMPT)
+
+/** The prefixes of a routing table whose services are open to suspended platforms as a whole. */
+export const suspensionExemptPrefixes = (routes: ReadonlyArray<Route>): ReadonlyArray<string> =>
+  routes.filter((route) => route.suspensionExempt === true).map((route) => route.prefix)
+
+const ruleOfRoute = (route: RouteSpec, path: string, exemptPrefixes: ReadonlyArray<string>): Rule => ({
   public: route.auth === "public",
   rateLimit: route.rateLimit ?? "default",
   crossSiteCheck: !SAFE_METHODS.has(route.method),
+  suspensionExempt: route.suspension === "exempt" || exemptPrefixes.some((prefix) => isUnder(path, prefix)),
+  changesTenant: route.changesTenant === true && !SAFE_METHODS.has(route.method),
   path
 })
 
@@ -91,7 +123,8 @@ const patternOf = (path: string, rule: Rule): Pattern => {
 }
 
 const sameRule = (a: Rule, b: Rule): boolean =>
-  a.public === b.public && a.rateLimit === b.rateLimit && a.crossSiteCheck === b.crossSiteCheck
+  a.public === b.public && a.rateLimit === b.rateLimit && a.crossSiteCheck === b.crossSiteCheck &&
+  a.suspensionExempt === b.suspensionExempt && a.changesTenant === b.changesTenant
 
 const entriesOf = (catalogue: Catalogue): ReadonlyArray<RouteSpec> =>
   Array.isArray(catalogue) ? (catalogue as ReadonlyArray<RouteSpec>) : Object.values(catalogue as Readonly<Record<string, RouteSpec>>)
@@ -111,7 +144,9 @@ const OPENAPI_ROUTE: RouteSpec = {
  * `/openapi.json` as public. Paths without parameters go in one map (path → method → rule); paths
  * with `:param` or `{param}` placeholders become whole-path patterns, grouped by mount prefix and
  * tried only when the exact lookup misses. A path literally declared wins over a pattern; between
- * patterns the first declared wins.
+ * patterns the first declared wins. The routing table (`routes`) contributes the prefixes exempt
+ * from suspension as a whole (billing): every route under one, and every undeclared path under one,
+ * has `suspensionExempt`.
  *
  * @throws Error when one method and path is declared twice with different rules (a catalogue bug).
  *
@@ -119,17 +154,18 @@ const OPENAPI_ROUTE: RouteSpec = {
  * const rules = RouteRules.compile()
  * rules.ruleOf("GET", "/api/v1/iam/api/auth/reset-password/abc").public // true
  */
-export const compile = (mounts: ReadonlyArray<Mount> = MOUNTS): Table => {
+export const compile = (mounts: ReadonlyArray<Mount> = MOUNTS, routes: ReadonlyArray<Route> = ROUTES): Table => {
+  const exemptPrefixes = suspensionExemptPrefixes(routes)
   const exact = new Map<string, Map<string, Rule>>()
   /** Per mount prefix with parameterized routes: method → its patterns, in declaration order. */
   const groups: Array<{ readonly prefix: string; readonly byMethod: Map<string, Array<Pattern>> }> = []
   for (const mount of mounts) {
     const contract: Pick<ServiceContract, "prefix" | "base"> = mount
-    const routes = [...mount.catalogues.flatMap(entriesOf), ...(mount.prefix === "" ? [] : [OPENAPI_ROUTE])]
+    const specs = [...mount.catalogues.flatMap(entriesOf), ...(mount.prefix === "" ? [] : [OPENAPI_ROUTE])]
     const patterns = new Map<string, Array<Pattern>>()
-    for (const route of routes) {
+    for (const route of specs) {
       const path = gatewayPath(contract, route.path)
-      const rule = ruleOfRoute(route, path)
+      const rule = ruleOfRoute(route, path, exemptPrefixes)
       if (HAS_PLACEHOLDER.test(path)) {
         const ofMethod = patterns.get(route.method)
         if (ofMethod === undefined) patterns.set(route.method, [patternOf(path, rule)])
@@ -140,7 +176,7 @@ export const compile = (mounts: ReadonlyArray<Mount> = MOUNTS): Table => {
       if (byMethod === undefined) exact.set(path, (byMethod = new Map()))
       const known = byMethod.get(route.method)
       if (known !== undefined && !sameRule(known, rule)) {
-        throw new Error(`${route.method} ${path} is declared twice with different auth or rate-limit classes`)
+        throw new Error(`${route.method} ${path} is declared twice with different auth or rate-limit classes (or suspension or tenant flags)`)
       }
       byMethod.set(route.method, known ?? rule)
     }
@@ -168,8 +204,16 @@ export const compile = (mounts: ReadonlyArray<Mount> = MOUNTS): Table => {
     return (byMethod === undefined ? undefined : byMethod.get(method)) ?? inPatterns(method, pathname)
   }
 
+  /** The rule of an undeclared request: exempt from suspension under an exempt prefix. */
+  const otherwise = (method: string, pathname: string): Rule => {
+    for (let i = 0; i < exemptPrefixes.length; i++) {
+      if (isUnder(pathname, exemptPrefixes[i]!)) return undeclaredExempt(method)
+    }
+    return undeclared(method)
+  }
+
   return {
     ruleOf: (method, pathname) =>
-      declared(method, pathname) ?? (method === "HEAD" ? declared("GET", pathname) : undefined) ?? undeclared(method)
+      declared(method, pathname) ?? (method === "HEAD" ? declared("GET", pathname) : undefined) ?? otherwise(method, pathname)
   }
 }

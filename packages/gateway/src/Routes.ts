@@ -11,6 +11,13 @@ export const isServiceName = (value: string): value is ServiceName => (SERVICES 
 export interface Route {
   readonly prefix: string
   readonly service: ServiceName
+  /**
+   * Everything under the prefix stays open to a suspended platform's callers, declared or not (a
+   * service without a catalogue, such as billing: a suspended tenant can still pay; DESIGN §6).
+   * A single route is exempted by its declaration (`suspension: "exempt"`) instead. `RouteRules`
+   * folds both into each request's rule.
+   */
+  readonly suspensionExempt?: true
 }
 
 /** The public base every routed path starts with. */
@@ -20,7 +27,7 @@ export const API_BASE = "/api/v1"
 export const ROUTES: ReadonlyArray<Route> = [
   { prefix: "/api/v1/iam", service: "IAM" },
   { prefix: "/api/v1/platforms", service: "REGISTRY" },
-  { prefix: "/api/v1/billing", service: "BILLING" },
+  { prefix: "/api/v1/billing", service: "BILLING", suspensionExempt: true },
   { prefix: "/api/v1/provisioning", service: "PROVISIONING" },
   { prefix: "/api/v1/stacks", service: "STACKS" },
   { prefix: "/api/v1/cli", service: "CLI" },

@@ -2,6 +2,7 @@ import { buildPath, defineRoutes, Iam, pathParamNames, type RouteSpec } from "@c
 import { describe, expect, it } from "vitest"
 import * as OpenApiDocument from "../src/OpenApiDocument.js"
 import * as RouteRules from "../src/RouteRules.js"
+import { isUnder, ROUTES } from "../src/Routes.js"
 
 /** A concrete path of a declared one: each parameter filled with `<name>-1`. */
 const concrete = (path: string): string =>
@@ -21,6 +22,8 @@ describe("RouteRules.compile", () => {
           public: route.auth === "public",
           rateLimit: route.rateLimit ?? "default",
           crossSiteCheck: !["GET", "HEAD", "OPTIONS"].includes(route.method),
+          suspensionExempt: route.suspension === "exempt",
+          changesTenant: route.changesTenant === true,
           path: `/api/v1/iam${route.path}`
         }
       ])
@@ -33,9 +36,18 @@ describe("RouteRules.compile", () => {
       public: false,
       rateLimit: "default",
       crossSiteCheck: false,
+      suspensionExempt: false,
+      changesTenant: false,
       path: "/api/v1/platforms/{platformId}"
     })
-    expect(rules.ruleOf("POST", "/api/v1/platforms")).toEqual({ public: false, rateLimit: "default", crossSiteCheck: true, path: "/api/v1/platforms" })
+    expect(rules.ruleOf("POST", "/api/v1/platforms")).toEqual({
+      public: false,
+      rateLimit: "default",
+      crossSiteCheck: true,
+      suspensionExempt: false,
+      changesTenant: false,
+      path: "/api/v1/platforms"
+    })
   })
 
   it("matches path parameters one whole segment each", () => {
@@ -133,6 +145,95 @@ describe("RouteRules.compile", () => {
       "POST /api/v1/iam/x is declared twice with different auth or rate-limit classes"
     )
     expect(() => RouteRules.compile([{ prefix: "/api/v1/iam", catalogues: [[route("public")], [route("public")]] }])).not.toThrow()
+  })
+
+  describe("suspension exemptions and tenant changes, from the catalogue and the routing table", () => {
+    /** The hand-kept lists `Authentication.ts` matched before the catalogue said them (0163, 0171). */
+    const oldSuspensionExempt = (pathname: string): boolean =>
+      pathname === "/api/v1/iam/api/auth/sign-out" || pathname === "/api/v1/iam/api/auth/get-session" ||
+      isUnder(pathname, "/api/v1/billing")
+    const OLD_TENANT_CHANGES = [
+      "/api/v1/iam/api/auth/organization",
+      "/api/v1/iam/api/core/org-setup",
+      "/api/v1/iam/api/core/organizations",
+      "/api/v1/iam/api/core/roles",
+      "/api/v1/iam/api/core/grants",
+      "/api/v1/iam/api/core/bootstrap"
+    ]
+    const oldChangesTenant = (method: string, pathname: string): boolean =>
+      !["GET", "HEAD", "OPTIONS"].includes(method) && OLD_TENANT_CHANGES.some((prefix) => isUnder(pathname, prefix))
+
+    /** Every declared route of every mount, at a concrete gateway path. */
+    const declared = RouteRules.MOUNTS.flatMap((mount) =>
+      mount.catalogues.flatMap((catalogue) => Object.values(catalogue) as ReadonlyArray<RouteSpec>).map((route) => ({
+        method: route.method,
+        path: concrete(OpenApiDocument.gatewayPath(mount, route.path))
+      }))
+    )
+    const key = ({ method, path }: { readonly method: string; readonly path: string }) => `${method} ${path}`
+
+    it("exempts from suspension exactly the routes the old list matched, sign-out and get-session", () => {
+      const derived = declared.filter(({ method, path }) => rules.ruleOf(method, path).suspensionExempt).map(key)
+      const old = declared.filter(({ path }) => oldSuspensionExempt(path)).map(key)
+      expect(derived.sort()).toEqual(old.sort())
+      expect(derived).toEqual(["GET /api/v1/iam/api/auth/get-session", "POST /api/v1/iam/api/auth/sign-out"])
+      expect(rules.ruleOf("HEAD", "/api/v1/iam/api/auth/get-session").suspensionExempt).toBe(true)
+    })
+
+    it("marks as changing the tenant exactly the writes the old prefixes matched", () => {
+      const derived = declared.filter(({ method, path }) => rules.ruleOf(method, path).changesTenant).map(key)
+      const old = declared.filter(({ method, path }) => oldChangesTenant(method, path)).map(key)
+      expect(derived.sort()).toEqual(old.sort())
+      expect(derived.length).toBe(26)
+      for (const path of ["/api/v1/iam/api/core/roles", "/api/v1/iam/api/auth/organization/list", "/api/v1/iam/api/core/organizations/acme"]) {
+        expect([path, rules.ruleOf("GET", path).changesTenant]).toEqual([path, false])
+      }
+    })
+
+    it("never declares changesTenant on a safe method", () => {
+      for (const mount of RouteRules.MOUNTS) {
+        for (const catalogue of mount.catalogues) {
+          for (const route of Object.values(catalogue) as ReadonlyArray<RouteSpec>) {
+            if (route.changesTenant === true) expect([route.path, route.method]).not.toEqual([route.path, "GET"])
+          }
+        }
+      }
+    })
+
+    it("keeps everything under /api/v1/billing exempt, declared or not (billing has no catalogue)", () => {
+      expect(ROUTES.find((route) => route.prefix === "/api/v1/billing")?.suspensionExempt).toBe(true)
+      for (const method of ["GET", "POST", "DELETE", "HEAD"]) {
+        for (const path of ["/api/v1/billing", "/api/v1/billing/subscription", "/api/v1/billing/plans/pro/upgrade"]) {
+          expect([method, path, rules.ruleOf(method, path)]).toEqual([
+            method,
+            path,
+            { ...RouteRules.undeclared(method), suspensionExempt: true }
+          ])
+        }
+      }
+      expect(rules.ruleOf("GET", "/api/v1/billingx").suspensionExempt).toBe(false)
+      expect(rules.ruleOf("GET", "/api/v1/platforms/plt_1").suspensionExempt).toBe(false)
+      expect(rules.ruleOf("GET", "/api/v1/stacks/x").suspensionExempt).toBe(false)
+      expect(RouteRules.undeclared("GET").suspensionExempt).toBe(false)
+    })
+
+    it("exempts a service's declared routes through its prefix, and nothing without the routing table's mark", () => {
+      const billing = [{
+        prefix: "/api/v1/billing",
+        base: "/api/billing",
+        catalogues: [[
+          { method: "GET", path: "/api/billing/plans", summary: "Plans", auth: "public", responses: { 200: null } },
+          { method: "POST", path: "/api/billing/plans/:id/upgrade", summary: "Upgrade", auth: "caller", responses: { 200: null } }
+        ] as ReadonlyArray<RouteSpec>]
+      }]
+      const marked = RouteRules.compile(billing, [{ prefix: "/api/v1/billing", service: "BILLING", suspensionExempt: true }])
+      expect(marked.ruleOf("GET", "/api/v1/billing/plans")).toMatchObject({ public: true, suspensionExempt: true })
+      expect(marked.ruleOf("POST", "/api/v1/billing/plans/pro/upgrade")).toMatchObject({ suspensionExempt: true, path: "/api/v1/billing/plans/:id/upgrade" })
+      expect(marked.ruleOf("GET", "/api/v1/billing/openapi.json").suspensionExempt).toBe(true)
+      const unmarked = RouteRules.compile(billing, [{ prefix: "/api/v1/billing", service: "BILLING" }])
+      expect(unmarked.ruleOf("GET", "/api/v1/billing/plans").suspensionExempt).toBe(false)
+      expect(unmarked.ruleOf("GET", "/api/v1/billing/other").suspensionExempt).toBe(false)
+    })
   })
 
   it("is compiled from the published contracts and the pages", () => {

@@ -106,14 +106,14 @@ export const AccountRoutes = defineRoutes({
   signOut: {
     method: "POST", path: "/api/auth/sign-out", summary: "End the current session",
     description: "Public: without a live session (none, or a stale cookie) it still answers { success: true } and clears the cookie.",
-    auth: "public",
+    auth: "public", suspension: "exempt",
     responses: { 200: { schema: SignOutResponse, headers: SESSION_CLEARED } },
     tags
   },
   getSession: {
     method: "GET", path: "/api/auth/get-session", summary: "The current session and its user, or null",
     description: "Public: without a live session it answers null with 200. A refreshed cookie session gets a new cookie.",
-    auth: "public",
+    auth: "public", suspension: "exempt",
     responses: { 200: { schema: GetSessionResponse, headers: { "set-cookie": "core.session_token, when the session slid" } } },
     tags
   },

@@ -75,87 +75,101 @@ const invitations = {
 /**
  * The better-auth organization plugin's routes (`/api/auth/organization/*`), answering that library's
  * shapes and `{ code, message }` errors: for signed-in users (a session by bearer or cookie), and —
- * on the routes about one organization — for API keys in their own organization.
+ * on the routes about one organization — for API keys in their own organization. Every `POST` here
+ * declares `changesTenant` (the gateway drops the caller's cached answers after it), the reads
+ * served by `POST` too: the gateway treated the whole prefix so before the flag existed (0171).
  */
 export const OrganizationPluginRoutes = defineRoutes({
   createOrganization: {
     ...base, method: "POST", path: "/api/auth/organization/create", summary: "Create an organization (and its platform); the caller owns it",
+    changesTenant: true,
     request: { body: PluginCreateOrganizationBody },
     responses: { 200: PluginOrganizationWithMembers, 400: errors[400], 401: errors[401], ...upstream }
   },
   listOrganizations: { ...list, method: "GET" },
-  listOrganizationsPost: { ...list, method: "POST" },
+  listOrganizationsPost: { ...list, method: "POST", changesTenant: true },
   setActiveOrganization: {
     ...base, method: "POST", path: "/api/auth/organization/set-active", summary: "Choose the session's active organization (null clears it)",
+    changesTenant: true,
     request: { body: PluginSetActiveBody },
     responses: { 200: PluginOrganization.nullable(), 400: errors[400], 401: errors[401], 404: errors[404] }
   },
   getFullOrganization: { ...full, method: "GET", request: { query: PluginOrganizationSelector } },
-  getFullOrganizationPost: { ...full, method: "POST", request: { body: PluginOrganizationSelector.optional() } },
+  getFullOrganizationPost: { ...full, method: "POST", changesTenant: true, request: { body: PluginOrganizationSelector.optional() } },
   checkOrganizationSlug: {
     ...base, method: "POST", path: "/api/auth/organization/check-slug", summary: "Whether a slug is free",
+    changesTenant: true,
     request: { body: PluginCheckSlugBody },
     responses: { 200: StatusResponse, 400: pluginError("VALIDATION_ERROR, ORGANIZATION_SLUG_ALREADY_TAKEN"), 401: errors[401] }
   },
   updateOrganization: {
     ...scoped, method: "POST", path: "/api/auth/organization/update", summary: "Rename, re-slug or change an organization's logo and metadata",
+    changesTenant: true,
     permission: "org:update", tenant: "organization",
     request: { body: PluginUpdateOrganizationBody },
     responses: { 200: PluginOrganization, ...errors }
   },
   deleteOrganization: {
     ...scoped, method: "POST", path: "/api/auth/organization/delete", summary: "Delete an organization (never the operator organization)",
+    changesTenant: true,
     permission: "org:delete", tenant: "organization",
     request: { body: PluginOrganizationIdBody },
     responses: { 200: PluginOrganization, ...errors }
   },
   listMembers: { ...members, method: "GET", request: { query: PluginListMembersQuery } },
-  listMembersPost: { ...members, method: "POST", request: { body: PluginListMembersQuery.optional() } },
+  listMembersPost: { ...members, method: "POST", changesTenant: true, request: { body: PluginListMembersQuery.optional() } },
   getActiveMember: {
     ...base, method: "GET", path: "/api/auth/organization/get-active-member", summary: "The caller's membership in the active organization",
     responses: { 200: PluginMember, ...errors }
   },
   removeMember: {
     ...scoped, method: "POST", path: "/api/auth/organization/remove-member", summary: "Remove a member by id or email (never the only owner)",
+    changesTenant: true,
     permission: "members:manage", tenant: "organization",
     request: { body: PluginRemoveMemberBody },
     responses: { 200: PluginRemovedMember, ...errors }
   },
   updateMemberRole: {
     ...scoped, method: "POST", path: "/api/auth/organization/update-member-role", summary: "Change a member's role (owner changes by owners)",
+    changesTenant: true,
     permission: "members:manage", tenant: "organization",
     request: { body: PluginUpdateMemberRoleBody },
     responses: { 200: PluginMember, ...errors }
   },
   leaveOrganization: {
     ...base, method: "POST", path: "/api/auth/organization/leave", summary: "Leave an organization (never as its only owner)",
+    changesTenant: true,
     request: { body: PluginOrganizationIdBody },
     responses: { 200: PluginMember, ...errors }
   },
   inviteMember: {
     ...scoped, method: "POST", path: "/api/auth/organization/invite-member", summary: "Invite an email to an organization (only owners invite owners)",
+    changesTenant: true,
     permission: "members:manage", tenant: "organization",
     request: { body: PluginInviteMemberBody },
     responses: { 200: PluginInvitation, ...errors }
   },
   acceptInvitation: {
     ...base, method: "POST", path: "/api/auth/organization/accept-invitation", summary: "Accept an invitation addressed to the caller",
+    changesTenant: true,
     request: { body: PluginInvitationIdBody },
     responses: { 200: PluginAcceptedInvitation, ...errors }
   },
   rejectInvitation: {
     ...base, method: "POST", path: "/api/auth/organization/reject-invitation", summary: "Decline an invitation addressed to the caller",
+    changesTenant: true,
     request: { body: PluginInvitationIdBody },
     responses: { 200: PluginRejectedInvitation, ...errors }
   },
   cancelInvitation: {
     ...scoped, method: "POST", path: "/api/auth/organization/cancel-invitation", summary: "Revoke a pending invitation",
+    changesTenant: true,
     permission: "members:manage", tenant: "organization",
     request: { body: PluginInvitationIdBody },
     responses: { 200: PluginInvitation, ...errors }
   },
   getInvitation: { ...invitation, method: "GET", request: { query: PluginGetInvitationQuery } },
-  getInvitationPost: { ...invitation, method: "POST", request: { body: PluginGetInvitationQuery } },
+  getInvitationPost: { ...invitation, method: "POST", changesTenant: true, request: { body: PluginGetInvitationQuery } },
   listInvitations: { ...invitations, method: "GET", request: { query: PluginListInvitationsQuery } },
-  listInvitationsPost: { ...invitations, method: "POST", request: { body: PluginListInvitationsQuery.optional() } }
+  listInvitationsPost: { ...invitations, method: "POST", changesTenant: true, request: { body: PluginListInvitationsQuery.optional() } }
 })

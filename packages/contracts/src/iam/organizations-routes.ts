@@ -26,6 +26,7 @@ const guarded = { 400: null, 401: null, 403: null, 404: null } as const
 export const CoreOrganizationRoutes = defineRoutes({
   createOrganizationForOwner: {
     method: "POST", path: "/api/core/organizations", summary: "Create an organization (and its platform) for a named owner",
+    changesTenant: true,
     auth: "operator", request: { body: CreateOrganizationRequest },
     responses: { 201: OrganizationDetail, 400: null, 401: null, 403: null, 409: null, 502: null },
     tags
@@ -38,12 +39,14 @@ export const CoreOrganizationRoutes = defineRoutes({
   },
   bootstrap: {
     method: "POST", path: "/api/core/bootstrap", summary: "Create the core-operator organization (once; later calls answer it)",
+    changesTenant: true,
     auth: "operator",
     responses: { 200: BootstrapResponse, 201: BootstrapResponse, 401: null, 403: null },
     tags
   },
   orgSetup: {
     method: "POST", path: "/api/core/org-setup", summary: "Create an organization and its registry platform atomically (the web console's call)",
+    changesTenant: true,
     description: "The session cookie only (no bearer). If the registry step fails, the organization is rolled back.",
     auth: "session-cookie", request: { body: OrgSetupRequest },
     responses: { 201: OrgSetupResponse, 400: null, 401: null, 409: null, 502: null },
@@ -58,6 +61,7 @@ export const CoreOrganizationRoutes = defineRoutes({
   },
   createOrganizationInvitation: {
     method: "POST", path: "/api/core/organizations/:orgId/invitations", summary: "Invite an email to an organization",
+    changesTenant: true,
     auth: "caller", permission: "members:manage", tenant: "organization",
     request: { params: InvitationsParams, body: CreateInvitationRequest },
     responses: { 201: Invitation, ...guarded, 409: null },
@@ -65,6 +69,7 @@ export const CoreOrganizationRoutes = defineRoutes({
   },
   revokeOrganizationInvitation: {
     method: "DELETE", path: "/api/core/organizations/:orgId/invitations/:invitationId", summary: "Revoke a pending invitation",
+    changesTenant: true,
     auth: "caller", permission: "members:manage", tenant: "organization", request: { params: InvitationParams },
     responses: { 200: RevokedInvitation, ...guarded, 409: null },
     tags

@@ -142,7 +142,7 @@ export const listener = (options: GatewayOptions): Effect.Effect<NodeListener> =
     const guards = ordered(options.guards)
     const upstreams = options.upstreams ?? []
     const routes = options.routes ?? ROUTES
-    const rules = options.routeRules ?? RouteRules.compile()
+    const rules = options.routeRules ?? RouteRules.compile(RouteRules.MOUNTS, routes)
     const route = router(upstreams)
     const metrics = options.metrics
     const handlers = new Map<Upstream, NodeHandler>()
