@@ -26,7 +26,7 @@ describe("better-auth error bodies", () => {
     expect(out.body).toEqual({ code: "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", message: "User already exists. Use another email." })
     expect(out.headers.get("cache-control")).toBe("no-store")
     expect(out.headers.get("x-request-id")).toEqual(expect.any(String))
-    expect((await answer(Cause.fail(AccountError.of("INVALID_TOKEN", 401)))).status).toBe(401)
+    expect((await answer(Cause.fail(AccountError.of("INVALID_TOKEN", "unauthenticated")))).status).toBe(401)
   })
 
   it("answers kernel errors with the kernel's status, code and headers", async () => {

@@ -53,7 +53,7 @@ export class EmailVerification extends Effect.Service<EmailVerification>()("@cor
     /** Spend a verification token and mark its address verified (`INVALID_TOKEN`, 401, otherwise). */
     const verify = (token: string, facts: AuditRequestFacts): Effect.Effect<UserRecord, AccountError> =>
       Effect.gen(function*() {
-        const invalid = AccountError.of("INVALID_TOKEN", 401)
+        const invalid = AccountError.of("INVALID_TOKEN", "unauthenticated")
         const spent = yield* verifications.consume("email_verification", token)
         if (Option.isNone(spent) || spent.value.userId === null) return yield* invalid
         const found = yield* users.findById(spent.value.userId)

@@ -102,7 +102,7 @@ export class MagicLinks extends Effect.Service<MagicLinks>()("@core/auth/MagicLi
         const created = yield* createUser(email, name, facts)
         if (Option.isSome(created)) return { user: created.value, isNewUser: true }
         const raced = yield* users.credentialsByEmail(email)
-        if (Option.isNone(raced)) return yield* AccountError.of("INVALID_TOKEN", 401)
+        if (Option.isNone(raced)) return yield* AccountError.of("INVALID_TOKEN", "unauthenticated")
         return { user: yield* proveAddress(raced.value.user, facts), isNewUser: false }
       })
 
@@ -110,7 +110,7 @@ export class MagicLinks extends Effect.Service<MagicLinks>()("@core/auth/MagicLi
     const verify = (token: string, facts: AuditRequestFacts): Effect.Effect<MagicSignedIn, AccountError> =>
       Effect.gen(function*() {
         const spent = yield* verifications.consume("magic_link", token)
-        if (Option.isNone(spent)) return yield* AccountError.of("INVALID_TOKEN", 401)
+        if (Option.isNone(spent)) return yield* AccountError.of("INVALID_TOKEN", "unauthenticated")
         const email = spent.value.email
         const name = typeof spent.value.payload?.name === "string" ? spent.value.payload.name : ""
         const { isNewUser, user } = yield* userFor(email, name, facts)

@@ -104,8 +104,21 @@ const describeCoreError = (error: unknown): OAuthError => {
   }
 }
 
+/**
+ * The one table from an OAuth refusal to its status (RFC 6749 §5.2: 400, or 401 for client and
+ * token authentication): too many attempts (a `Retry-After`) 429, a cross-site write 403.
+ */
+export const statusOf = (error: OAuthError): number =>
+  error.retryAfterSeconds !== undefined
+    ? 429
+    : error.reason === "cross-site"
+    ? 403
+    : error.error === "invalid_client" || error.error === "invalid_token"
+    ? 401
+    : 400
+
 const respond = (error: OAuthError) =>
-  oauthJson({ error: error.error, error_description: error.description }, error.status, {
+  oauthJson({ error: error.error, error_description: error.description }, statusOf(error), {
     ...(error.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.retryAfterSeconds) }),
     ...(error.error === "invalid_token" ? { "www-authenticate": `Bearer error="invalid_token"` } : {})
   })
@@ -119,7 +132,7 @@ const respond = (error: OAuthError) =>
 export const oauthRenderer: ErrorResponse.Renderer = {
   recognize: (failure) =>
     failure instanceof OAuthError
-      ? { status: failure.status, code: "VALIDATION_ERROR", message: failure.description, details: null, headers: {}, kind: "failure", error: failure }
+      ? { status: statusOf(failure), code: "VALIDATION_ERROR", message: failure.description, details: null, headers: {}, kind: "failure", error: failure }
       : undefined,
   render: (problem) => {
     if (problem.kind === "interrupted") return oauthJson({ error: "server_error", error_description: "The request was interrupted" }, 503)

@@ -10,44 +10,42 @@ type OrganizationErrorCode = Iam.OrganizationErrorCode
 type CoreKind = "Conflict" | "NotFound" | "Forbidden" | "BadRequest"
 
 /**
- * Each organization rule: the status better-auth answers it with on `/api/auth/organization/*`
- * (not-found answers are 404, also for another tenant's organization, member or invitation),
- * and the kernel error it becomes on the documented routes.
+ * Each organization rule and the kernel error it becomes on the documented routes (the status
+ * better-auth answers it with on `/api/auth/organization/*` is the renderer's: `BetterAuth.statusOf`).
  */
-const RULES: Record<OrganizationErrorCode, { readonly status: number; readonly core: CoreKind }> = {
-  ORGANIZATION_ALREADY_EXISTS: { status: 400, core: "Conflict" },
-  ORGANIZATION_SLUG_ALREADY_TAKEN: { status: 400, core: "Conflict" },
-  ORGANIZATION_NOT_FOUND: { status: 404, core: "NotFound" },
-  NO_ACTIVE_ORGANIZATION: { status: 400, core: "BadRequest" },
-  USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION: { status: 400, core: "Conflict" },
-  MEMBER_NOT_FOUND: { status: 404, core: "NotFound" },
-  YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION: { status: 403, core: "Forbidden" },
-  YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION: { status: 403, core: "Forbidden" },
-  YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER: { status: 400, core: "Conflict" },
-  YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER: { status: 400, core: "Conflict" },
-  YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER: { status: 403, core: "Forbidden" },
-  YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER: { status: 403, core: "Forbidden" },
-  YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION: { status: 403, core: "Forbidden" },
-  YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE: { status: 403, core: "Forbidden" },
-  USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION: { status: 400, core: "Conflict" },
-  INVITATION_NOT_FOUND: { status: 404, core: "NotFound" },
-  YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION: { status: 403, core: "Forbidden" },
-  YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION: { status: 403, core: "Forbidden" },
-  YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS: { status: 403, core: "Forbidden" },
-  YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION: { status: 404, core: "NotFound" },
-  YOU_ARE_NOT_ALLOWED_TO_READ_THIS_ORGANIZATION: { status: 403, core: "Forbidden" },
-  INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION: { status: 400, core: "Conflict" }
+const RULES: Record<OrganizationErrorCode, { readonly core: CoreKind }> = {
+  ORGANIZATION_ALREADY_EXISTS: { core: "Conflict" },
+  ORGANIZATION_SLUG_ALREADY_TAKEN: { core: "Conflict" },
+  ORGANIZATION_NOT_FOUND: { core: "NotFound" },
+  NO_ACTIVE_ORGANIZATION: { core: "BadRequest" },
+  USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION: { core: "Conflict" },
+  MEMBER_NOT_FOUND: { core: "NotFound" },
+  YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_ORGANIZATION: { core: "Forbidden" },
+  YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION: { core: "Forbidden" },
+  YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER: { core: "Conflict" },
+  YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER: { core: "Conflict" },
+  YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER: { core: "Forbidden" },
+  YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER: { core: "Forbidden" },
+  YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION: { core: "Forbidden" },
+  YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE: { core: "Forbidden" },
+  USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION: { core: "Conflict" },
+  INVITATION_NOT_FOUND: { core: "NotFound" },
+  YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION: { core: "Forbidden" },
+  YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION: { core: "Forbidden" },
+  YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS: { core: "Forbidden" },
+  YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION: { core: "NotFound" },
+  YOU_ARE_NOT_ALLOWED_TO_READ_THIS_ORGANIZATION: { core: "Forbidden" },
+  INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION: { core: "Conflict" }
 }
 
 /** An organization rule refused the request; `code` is better-auth's name for it. */
 export class OrganizationError extends Data.TaggedError("OrganizationError")<{
   readonly code: OrganizationErrorCode
   readonly message: string
-  readonly status: number
 }> {
-  /** The error for `code`, with its catalogue message and status. */
+  /** The error for `code`, with its catalogue message. */
   static of(code: OrganizationErrorCode): OrganizationError {
-    return new OrganizationError({ code, message: Iam.OrganizationErrorCodes[code], status: RULES[code].status })
+    return new OrganizationError({ code, message: Iam.OrganizationErrorCodes[code] })
   }
 
   /** The same rule as a kernel error, for the documented routes and their envelope. */

@@ -7,6 +7,7 @@ import type { AccountError } from "../accounts/AccountErrors.js"
 import { Accounts } from "../accounts/Accounts.js"
 import { withoutSession, withSession } from "../accounts/SessionCookie.js"
 import { Sessions } from "../accounts/Sessions.js"
+import { statusOf } from "../accounts/BetterAuth.js"
 import { accountPage } from "./AccountPage.js"
 import { href, PAGE, safeNext } from "./Links.js"
 import { browserSession, cookies, CSRF_MESSAGE, pageContext, refusedForm, renderForm, signInFirst } from "./PageContext.js"
@@ -47,7 +48,7 @@ const signUpMessage = (error: AccountError): FormProblem => {
     case "PASSWORD_TOO_LONG":
       return { status: 400, fieldErrors: { password: `Use at most ${Iam.PASSWORD_MAX_LENGTH} characters.` } }
     default:
-      return { status: error.status, error: error.message }
+      return { status: statusOf(error), error: error.message }
   }
 }
 
