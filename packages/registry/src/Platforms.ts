@@ -44,8 +44,8 @@ export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platf
     const ids = yield* Ids.Ids
 
     /** Create an `active` platform; `Conflict` when the slug is taken or the organization has one. */
-    const create = (input: CreatePlatformInput): Effect.Effect<PlatformRow, Conflict> =>
-      Effect.gen(function*() {
+    const create: (input: CreatePlatformInput) => Effect.Effect<PlatformRow, Conflict> = Effect.fn("Platforms.create")(
+      function*(input: CreatePlatformInput) {
         const id = yield* ids.make("plt")
         const now = new Date(yield* Clock.currentTimeMillis)
         const inserted = yield* repo.insert({
@@ -60,21 +60,23 @@ export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platf
         if (Option.isSome(inserted)) return inserted.value
         const slugTaken = Option.isSome(yield* repo.findBySlug(input.slug))
         return yield* platformConflict(slugTaken ? "slug" : "organizationId")
-      }).pipe(Effect.withSpan("Platforms.create"))
+      }
+    )
 
     /** One platform by id, else `NotFound`. */
-    const get = (id: string): Effect.Effect<PlatformRow, NotFound> =>
-      repo.findById(id).pipe(
-        Effect.flatMap(Option.match({ onNone: () => Effect.fail(platformNotFound), onSome: Effect.succeed })),
-        Effect.withSpan("Platforms.get")
-      )
+    const get: (id: string) => Effect.Effect<PlatformRow, NotFound> = Effect.fn("Platforms.get")(function*(id: string) {
+      const found = yield* repo.findById(id)
+      return Option.isSome(found) ? found.value : yield* platformNotFound
+    })
 
     /** One platform as a caller may see it: another tenant's answers `NotFound` (`Policy.canRead`). */
-    const read = Effect.fn("Platforms.read")(function*(caller: Caller, id: string) {
+    const read: (caller: Caller, id: string) => Effect.Effect<PlatformRow, NotFound | Forbidden, Callers> = Effect.fn(
+      "Platforms.read"
+    )(function*(caller: Caller, id: string) {
       const platform = yield* get(id)
       yield* canRead(caller, platform)
       return platform
-    }) as (caller: Caller, id: string) => Effect.Effect<PlatformRow, NotFound | Forbidden, Callers>
+    })
 
     return { create, get, read } as const
   }),
