@@ -35,11 +35,11 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@core/auth/ApiKeys", {
     const sql = yield* SqlClient.SqlClient
 
     /** Create a key for the organization's platform; the caller must hold the key's permissions. */
-    const create = (
+    const create: (
       caller: Caller,
       input: Iam.CreateApiKeyRequest
-    ): Effect.Effect<Iam.CreatedApiKey, Forbidden | NotFound | Conflict | ValidationError> =>
-      Effect.gen(function*() {
+    ) => Effect.Effect<Iam.CreatedApiKey, Forbidden | NotFound | Conflict | ValidationError> = Effect.fn("ApiKeys.create")(
+      function*(caller: Caller, input: Iam.CreateApiKeyRequest) {
         yield* delegation.requireInOrganization(caller, input.organizationId, "apikeys:manage")
         const platformId = yield* repo.platformOf(input.organizationId)
         if (platformId === undefined) return yield* new NotFound({ message: "Organization not found" })
@@ -80,15 +80,16 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@core/auth/ApiKeys", {
           })
         )).pipe(Effect.orDie)
         return { ...created, key }
-      }).pipe(Effect.withSpan("ApiKeys.create"))
+      }
+    )
 
     /** The organization's keys, revoked ones included — never a key or its hash. */
     const list = (caller: Caller, organizationId: string): Effect.Effect<ReadonlyArray<Iam.ApiKey>, Forbidden | NotFound> =>
       Effect.zipRight(delegation.requireInOrganization(caller, organizationId, "apikeys:read"), repo.list(organizationId))
 
     /** Revoke a key; revoking a revoked key succeeds without a second audit entry. */
-    const revoke = (caller: Caller, id: string): Effect.Effect<void, Forbidden | NotFound> =>
-      Effect.gen(function*() {
+    const revoke: (caller: Caller, id: string) => Effect.Effect<void, Forbidden | NotFound> = Effect.fn("ApiKeys.revoke")(
+      function*(caller: Caller, id: string) {
         const key = yield* repo.find(id)
         if (key === null) return yield* keyNotFound
         yield* delegation.requireInOrganization(caller, key.organizationId, "apikeys:manage").pipe(
@@ -106,7 +107,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@core/auth/ApiKeys", {
             metadata: { name: key.name, start: key.start }
           })
         })).pipe(Effect.orDie)
-      }).pipe(Effect.withSpan("ApiKeys.revoke"))
+      }
+    )
 
     /**
      * Who may validate keys: the static service key or an operator — and anyone while no static key
@@ -123,8 +125,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@core/auth/ApiKeys", {
      * Validate a presented key: unknown, malformed, revoked and expired keys all fail alike with
      * `Unauthorized` (nothing is learnt from the difference). One indexed lookup by hash.
      */
-    const validate = (key: string): Effect.Effect<Iam.ApiKeyValidation, Unauthorized> =>
-      Effect.gen(function*() {
+    const validate: (key: string) => Effect.Effect<Iam.ApiKeyValidation, Unauthorized> = Effect.fn("ApiKeys.validate")(
+      function*(key: string) {
         if (!Iam.API_KEY_PATTERN.test(key)) return yield* invalidKey
         const found = yield* repo.findByHash(Crypto.sha256Hex(key))
         if (found === null) return yield* invalidKey
@@ -141,7 +143,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@core/auth/ApiKeys", {
           permissions: record.permissions,
           platformStatus
         }
-      }).pipe(Effect.withSpan("ApiKeys.validate"))
+      }
+    )
 
     return { create, list, revoke, requireValidator, validate } as const
   }),

@@ -43,11 +43,11 @@ export class Grants extends Effect.Service<Grants>()("@core/auth/Grants", {
      * must be the caller's own user id (the service key may name anyone); only a caller holding
      * `*` may deny something to an owner.
      */
-    const create = (
+    const create: (
       caller: Caller,
       input: Iam.CreateGrantRequest
-    ): Effect.Effect<Iam.Grant, Forbidden | NotFound | ValidationError> =>
-      Effect.gen(function*() {
+    ) => Effect.Effect<Iam.Grant, Forbidden | NotFound | ValidationError> = Effect.fn("Grants.create")(
+      function*(caller: Caller, input: Iam.CreateGrantRequest) {
         yield* delegation.requireInOrganization(caller, input.orgId, MANAGE_PERMISSION)
         if (caller.kind === "user" && input.grantedBy !== caller.userId) {
           return yield* new ValidationError({
@@ -86,11 +86,12 @@ export class Grants extends Effect.Service<Grants>()("@core/auth/Grants", {
         )).pipe(Effect.orDie)
         yield* access.invalidate(input.orgId, input.userId)
         return toGrant(row, Math.floor(now / 1000))
-      }).pipe(Effect.withSpan("Grants.create"))
+      }
+    )
 
     /** Delete a grant or denial; lifting a denial needs the permission, like granting it. */
-    const remove = (caller: Caller, id: string): Effect.Effect<void, Forbidden | NotFound> =>
-      Effect.gen(function*() {
+    const remove: (caller: Caller, id: string) => Effect.Effect<void, Forbidden | NotFound> = Effect.fn("Grants.remove")(
+      function*(caller: Caller, id: string) {
         const grant = yield* repo.find(id)
         if (grant === null) return yield* new NotFound({ message: "Grant not found" })
         yield* delegation.requireInOrganization(caller, grant.orgId, MANAGE_PERMISSION).pipe(
@@ -109,7 +110,8 @@ export class Grants extends Effect.Service<Grants>()("@core/auth/Grants", {
           })
         )).pipe(Effect.orDie)
         yield* access.invalidate(grant.orgId, grant.userId)
-      }).pipe(Effect.withSpan("Grants.remove"))
+      }
+    )
 
     return { list, create, remove } as const
   }),

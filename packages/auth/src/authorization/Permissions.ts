@@ -74,8 +74,10 @@ export class Permissions extends Effect.Service<Permissions>()("@core/auth/Permi
     }
 
     /** The user's role and effective permissions in the organization; `null` for a non-member. */
-    const membership = (userId: string, organizationId: string): Effect.Effect<Membership | null> =>
-      Effect.gen(function*() {
+    const membership: (userId: string, organizationId: string) => Effect.Effect<Membership | null> = Effect.fn(
+      "Permissions.membership"
+    )(
+      function*(userId: string, organizationId: string) {
         const now = yield* Clock.currentTimeMillis
         const key = keyOf(userId, organizationId)
         const cached = memberships.get(key)
@@ -90,11 +92,12 @@ export class Permissions extends Effect.Service<Permissions>()("@core/auth/Permi
         )
         remember(memberships, key, { value, validUntil }, seen)
         return value
-      }).pipe(Effect.withSpan("Permissions.membership"))
+      }
+    )
 
     /** Whether the user is a member of the `core-operator` organization. */
-    const isOperator = (userId: string): Effect.Effect<boolean> =>
-      Effect.gen(function*() {
+    const isOperator: (userId: string) => Effect.Effect<boolean> = Effect.fn("Permissions.isOperator")(
+      function*(userId: string) {
         const now = yield* Clock.currentTimeMillis
         const cached = operators.get(userId)
         if (cached !== undefined && cached.validUntil > now) return cached.value
@@ -102,7 +105,8 @@ export class Permissions extends Effect.Service<Permissions>()("@core/auth/Permi
         const value = yield* repo.isOperator(userId)
         remember(operators, userId, { value, validUntil: now + CACHE_TTL_MILLIS }, seen)
         return value
-      }).pipe(Effect.withSpan("Permissions.isOperator"))
+      }
+    )
 
     /** Forget what is cached for an organization (one user, or all its members) and operator answers. */
     const invalidate = (organizationId: string, userId?: string): Effect.Effect<void> =>

@@ -32,8 +32,8 @@ export class PermissionsRepo extends Effect.Service<PermissionsRepo>()("@core/au
         FROM iam.grants WHERE organization_id = ${organizationId} AND user_id = ${userId}`
 
     /** The member's role, mapping and grants; `null` when the user is not a member. */
-    const sources = (userId: string, organizationId: string) =>
-      Effect.gen(function*() {
+    const sources = Effect.fn("PermissionsRepo.sources")(
+      function*(userId: string, organizationId: string) {
         const [member] = yield* roleOf(userId, organizationId)
         if (member === undefined) return null
         const grants = yield* grantsOf(userId, organizationId)
@@ -42,7 +42,9 @@ export class PermissionsRepo extends Effect.Service<PermissionsRepo>()("@core/au
           mapped: Rows.stringArray(member.permissions),
           grants: grants.map((g) => ({ permission: g.permission, granted: g.granted, expiresAt: Rows.int8(g.expiresAt) }))
         } satisfies PermissionSources
-      }).pipe(Effect.orDie, Effect.withSpan("PermissionsRepo.sources"))
+      },
+      Effect.orDie
+    )
 
     /** Whether the user is a member of an organization of type `core-operator`. */
     const isOperator = (userId: string) =>

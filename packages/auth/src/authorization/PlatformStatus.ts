@@ -30,8 +30,11 @@ export class PlatformStatus extends Effect.Service<PlatformStatus>()("@core/auth
       Effect.map(repo.find(platformId), (record) => record?.status ?? "active")
 
     /** Set a platform's status (static key or operator); audited with the previous status. */
-    const set = (caller: Caller, input: Iam.SetPlatformStatusRequest): Effect.Effect<Iam.PlatformStatusRecord, Forbidden> =>
-      Effect.gen(function*() {
+    const set: (
+      caller: Caller,
+      input: Iam.SetPlatformStatusRequest
+    ) => Effect.Effect<Iam.PlatformStatusRecord, Forbidden> = Effect.fn("PlatformStatus.set")(
+      function*(caller: Caller, input: Iam.SetPlatformStatusRequest) {
         yield* access.requireOperatorOrService(caller)
         const now = yield* Clock.currentTimeMillis
         const actor = actorOf(caller)
@@ -49,7 +52,8 @@ export class PlatformStatus extends Effect.Service<PlatformStatus>()("@core/auth
           })
           return record
         })).pipe(Effect.orDie, Effect.zipLeft(sessions.clear))
-      }).pipe(Effect.withSpan("PlatformStatus.set"))
+      }
+    )
 
     return { statusOf, set } as const
   }),

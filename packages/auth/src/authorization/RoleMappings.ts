@@ -28,8 +28,11 @@ export class RoleMappings extends Effect.Service<RoleMappings>()("@core/auth/Rol
       Effect.zipRight(delegation.requireInOrganization(caller, organizationId, MANAGE_PERMISSION), repo.list(organizationId))
 
     /** Create or replace a role's permissions; the caller must hold every permission it hands out. */
-    const upsert = (caller: Caller, input: Iam.UpsertRoleMappingRequest): Effect.Effect<Iam.RoleMapping, Forbidden | NotFound> =>
-      Effect.gen(function*() {
+    const upsert: (
+      caller: Caller,
+      input: Iam.UpsertRoleMappingRequest
+    ) => Effect.Effect<Iam.RoleMapping, Forbidden | NotFound> = Effect.fn("RoleMappings.upsert")(
+      function*(caller: Caller, input: Iam.UpsertRoleMappingRequest) {
         yield* delegation.requireInOrganization(caller, input.orgId, MANAGE_PERMISSION)
         const permissions = [...new Set(input.permissions)].sort()
         yield* delegation.requireHolds(caller, input.orgId, input.role === OWNER_ROLE ? ["*", ...permissions] : permissions)
@@ -48,11 +51,16 @@ export class RoleMappings extends Effect.Service<RoleMappings>()("@core/auth/Rol
         )).pipe(Effect.orDie)
         yield* access.invalidate(input.orgId)
         return mapping
-      }).pipe(Effect.withSpan("RoleMappings.upsert"))
+      }
+    )
 
     /** Delete a role's mapping; its members then hold only their grants. */
-    const remove = (caller: Caller, organizationId: string, role: string): Effect.Effect<void, Forbidden | NotFound> =>
-      Effect.gen(function*() {
+    const remove: (
+      caller: Caller,
+      organizationId: string,
+      role: string
+    ) => Effect.Effect<void, Forbidden | NotFound> = Effect.fn("RoleMappings.remove")(
+      function*(caller: Caller, organizationId: string, role: string) {
         yield* delegation.requireInOrganization(caller, organizationId, MANAGE_PERMISSION)
         const previous = yield* repo.find(organizationId, role)
         if (previous === null) return yield* new NotFound({ message: "Role mapping not found" })
@@ -69,7 +77,8 @@ export class RoleMappings extends Effect.Service<RoleMappings>()("@core/auth/Rol
           })
         )).pipe(Effect.orDie)
         yield* access.invalidate(organizationId)
-      }).pipe(Effect.withSpan("RoleMappings.remove"))
+      }
+    )
 
     return { list, upsert, remove } as const
   }),

@@ -69,8 +69,10 @@ export class ServiceTokens extends Effect.Service<ServiceTokens>()("@core/auth/S
     )
 
     /** Issue a token for `serviceId` to call `targetService` (static key or operator). */
-    const issue = (caller: Caller, input: Iam.ServiceTokenRequest): Effect.Effect<Iam.ServiceToken, Forbidden> =>
-      Effect.gen(function*() {
+    const issue: (caller: Caller, input: Iam.ServiceTokenRequest) => Effect.Effect<Iam.ServiceToken, Forbidden> = Effect.fn(
+      "ServiceTokens.issue"
+    )(
+      function*(caller: Caller, input: Iam.ServiceTokenRequest) {
         yield* access.requireOperatorOrService(caller)
         const { kid, privateKey } = yield* currentSigner
         const issuedAt = Math.floor((yield* Clock.currentTimeMillis) / 1000)
@@ -99,7 +101,8 @@ export class ServiceTokens extends Effect.Service<ServiceTokens>()("@core/auth/S
           expiresAt: new Date(expiresAt * 1000).toISOString(),
           expiresIn: Iam.SERVICE_TOKEN_TTL_SECONDS
         }
-      }).pipe(Effect.withSpan("ServiceTokens.issue"))
+      }
+    )
 
     /** The public keys (JWKS); makes the first key if there is none, so verifiers never see an empty set. */
     const jwks: Effect.Effect<Iam.Jwks> = Effect.gen(function*() {
