@@ -35,8 +35,8 @@ export class Bootstrap extends Effect.Service<Bootstrap>()("@core/auth/Bootstrap
     const existing = Effect.map(organizations.findOperator, Option.map((organization) => ({ organization, created: false })))
 
     /** The operator organization, created (without members) when absent; a concurrent creation is found. */
-    const ensure = (actor: Actor): Effect.Effect<Bootstrapped, UpstreamUnavailable> =>
-      Effect.gen(function*() {
+    const ensure: (actor: Actor) => Effect.Effect<Bootstrapped, UpstreamUnavailable> =
+      Effect.fn("Bootstrap.ensure")(function*(actor: Actor) {
         const found = yield* existing
         if (Option.isSome(found)) return found.value
         const created = yield* setup.setup({ name: OPERATOR_NAME, slug: OPERATOR_SLUG, ownerId: null, orgType: "core-operator" }, actor).pipe(
@@ -58,7 +58,7 @@ export class Bootstrap extends Effect.Service<Bootstrap>()("@core/auth/Bootstrap
           })
         }
         return created
-      }).pipe(Effect.withSpan("Bootstrap.ensure"))
+      })
 
     /** `POST /api/core/bootstrap`: the static service key or an operator. */
     const bootstrap = (caller: Caller): Effect.Effect<Bootstrapped, Forbidden | UpstreamUnavailable> =>
@@ -68,8 +68,10 @@ export class Bootstrap extends Effect.Service<Bootstrap>()("@core/auth/Bootstrap
      * `core-server bootstrap --email E`: the operator organization, with the user of that email as
      * an owner (promoted when already a member). `NotFound` when no user has the email.
      */
-    const makeOwner = (email: string): Effect.Effect<Bootstrapped & { readonly member: MemberRow }, NotFound | UpstreamUnavailable> =>
-      Effect.gen(function*() {
+    const makeOwner: (
+      email: string
+    ) => Effect.Effect<Bootstrapped & { readonly member: MemberRow }, NotFound | UpstreamUnavailable> =
+      Effect.fn("Bootstrap.makeOwner")(function*(email: string) {
         const user = yield* membersRepo.userByEmail(email)
         if (Option.isNone(user)) return yield* new NotFound({ message: `No user has the email ${email}; sign up first` })
         const bootstrapped = yield* ensure(SYSTEM_ACTOR)
@@ -96,7 +98,7 @@ export class Bootstrap extends Effect.Service<Bootstrap>()("@core/auth/Bootstrap
         })
         yield* access.invalidate(organizationId, user.value.id)
         return { ...bootstrapped, member: promoted }
-      }).pipe(Effect.withSpan("Bootstrap.makeOwner"))
+      })
 
     return { ensure, bootstrap, makeOwner } as const
   }),

@@ -115,8 +115,8 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
     }
 
     /** Invite an email to an organization (`members:manage`; only owners invite owners). */
-    const create = (caller: Caller, input: InviteInput): Effect.Effect<InvitationRow, OrganizationError | ValidationError> =>
-      Effect.gen(function*() {
+    const create: (caller: Caller, input: InviteInput) => Effect.Effect<InvitationRow, OrganizationError | ValidationError> =
+      Effect.fn("Invitations.create")(function*(caller: Caller, input: InviteInput) {
         const organization = yield* organizationOf(input.organizationId)
         yield* requireIn(access, caller, organization.id, "members:manage", "YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION")
         const inviterId = yield* inviterOf(caller, input)
@@ -145,23 +145,27 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
         yield* mail(invitation, organization)
         yield* record(caller, Option.isSome(pending) ? "invitation.resend" : "invitation.create", invitation, { email })
         return invitation
-      }).pipe(Effect.withSpan("Invitations.create"))
+      })
 
     /** Every invitation of an organization (`members:read`). */
-    const list = (caller: Caller, organizationId: string): Effect.Effect<ReadonlyArray<InvitationRow>, OrganizationError> =>
-      Effect.gen(function*() {
+    const list: (caller: Caller, organizationId: string) => Effect.Effect<ReadonlyArray<InvitationRow>, OrganizationError> =
+      Effect.fn("Invitations.list")(function*(caller: Caller, organizationId: string) {
         yield* organizationOf(organizationId)
         yield* requireIn(access, caller, organizationId, "members:read", "YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS")
         return yield* repo.listByOrganization(organizationId)
-      }).pipe(Effect.withSpan("Invitations.list"))
+      })
 
     /** A page of invitations, oldest first; `cursor` is empty on the last page. */
-    const page = (
+    const page: (
       caller: Caller,
       organizationId: string,
       query: { readonly cursor?: string | undefined; readonly limit: number }
-    ): Effect.Effect<{ readonly data: ReadonlyArray<InvitationRow>; readonly cursor: string }, OrganizationError | ValidationError> =>
-      Effect.gen(function*() {
+    ) => Effect.Effect<{ readonly data: ReadonlyArray<InvitationRow>; readonly cursor: string }, OrganizationError | ValidationError> =
+      Effect.fn("Invitations.page")(function*(
+        caller: Caller,
+        organizationId: string,
+        query: { readonly cursor?: string | undefined; readonly limit: number }
+      ) {
         const after = yield* Cursor.decodeOptional(InvitationCursor, query.cursor)
         yield* organizationOf(organizationId)
         yield* requireIn(access, caller, organizationId, "members:read", "YOU_ARE_NOT_ALLOWED_TO_LIST_INVITATIONS")
@@ -172,7 +176,7 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
         )
         const { data, nextCursor } = Cursor.page(rows, query.limit, (row) => ({ createdAt: row.createdAt.toISOString(), id: row.id }))
         return { data, cursor: nextCursor ?? "" }
-      }).pipe(Effect.withSpan("Invitations.page"))
+      })
 
     /** A pending, unexpired invitation addressed to the caller. */
     const addressedTo = (caller: UserCaller, invitationId: string) =>
@@ -186,21 +190,21 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
       })
 
     /** The invitation with its organization and inviter, for its recipient. */
-    const get = (caller: UserCaller, invitationId: string): Effect.Effect<InvitationDetail, OrganizationError> =>
-      Effect.gen(function*() {
+    const get: (caller: UserCaller, invitationId: string) => Effect.Effect<InvitationDetail, OrganizationError> =
+      Effect.fn("Invitations.get")(function*(caller: UserCaller, invitationId: string) {
         const invitation = yield* addressedTo(caller, invitationId)
         const organization = yield* organizationOf(invitation.organizationId)
         const inviter = yield* membersRepo.find(invitation.organizationId, invitation.inviterId)
         if (Option.isNone(inviter)) return yield* fail("INVITER_IS_NO_LONGER_A_MEMBER_OF_THE_ORGANIZATION")
         return { invitation, organization, inviterEmail: inviter.value.user.email }
-      }).pipe(Effect.withSpan("Invitations.get"))
+      })
 
     /** Accept: the caller joins with the invited role, and the organization becomes active. */
-    const accept = (
+    const accept: (
       caller: UserCaller,
       invitationId: string
-    ): Effect.Effect<{ readonly invitation: InvitationRow; readonly member: MemberRow }, OrganizationError> =>
-      Effect.gen(function*() {
+    ) => Effect.Effect<{ readonly invitation: InvitationRow; readonly member: MemberRow }, OrganizationError> =
+      Effect.fn("Invitations.accept")(function*(caller: UserCaller, invitationId: string) {
         yield* addressedTo(caller, invitationId)
         const at = new Date(yield* now)
         const accepted = yield* sql.withTransaction(Effect.gen(function*() {
@@ -230,11 +234,11 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
         })
         yield* access.invalidate(accepted.member.organizationId, caller.userId)
         return accepted
-      }).pipe(Effect.withSpan("Invitations.accept"))
+      })
 
     /** Reject an invitation addressed to the caller. */
-    const reject = (caller: UserCaller, invitationId: string): Effect.Effect<InvitationRow, OrganizationError> =>
-      Effect.gen(function*() {
+    const reject: (caller: UserCaller, invitationId: string) => Effect.Effect<InvitationRow, OrganizationError> =
+      Effect.fn("Invitations.reject")(function*(caller: UserCaller, invitationId: string) {
         yield* addressedTo(caller, invitationId)
         const rejected = yield* Effect.flatMap(repo.transition(invitationId, "rejected"), Option.match({
           onNone: () => fail("INVITATION_NOT_FOUND"),
@@ -242,18 +246,18 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
         }))
         yield* record(caller, "invitation.reject", rejected)
         return rejected
-      }).pipe(Effect.withSpan("Invitations.reject"))
+      })
 
     /**
      * Cancel (revoke) a pending invitation (`members:manage`). Another organization's invitation
      * reads as `INVITATION_NOT_FOUND`; one no longer pending fails with `InvalidState`.
      */
-    const cancel = (
+    const cancel: (
       caller: Caller,
       invitationId: string,
       organizationId?: string
-    ): Effect.Effect<InvitationRow, OrganizationError | InvalidState> =>
-      Effect.gen(function*() {
+    ) => Effect.Effect<InvitationRow, OrganizationError | InvalidState> =
+      Effect.fn("Invitations.cancel")(function*(caller: Caller, invitationId: string, organizationId?: string) {
         const found = yield* repo.findById(invitationId)
         if (Option.isNone(found) || (organizationId !== undefined && found.value.organizationId !== organizationId)) {
           return yield* fail("INVITATION_NOT_FOUND")
@@ -273,7 +277,7 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
         }
         yield* record(caller, "invitation.cancel", canceled.value)
         return canceled.value
-      }).pipe(Effect.withSpan("Invitations.cancel"))
+      })
 
     return { create, list, page, get, accept, reject, cancel } as const
   }),

@@ -70,17 +70,15 @@ export class Members extends Effect.Service<Members>()("@core/auth/Members", {
       })
 
     /** Add a user to an organization; `USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION` if they are one. */
-    const add = (organizationId: string, userId: string, role: MemberRole, actor: Actor) =>
-      Effect.gen(function*() {
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const inserted = yield* repo.insert({ id: yield* ids.make("mem"), organizationId, userId, role, now })
-        if (Option.isNone(inserted)) return yield* fail("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION")
-        return inserted.value
-      }).pipe(
-        Effect.tap((member) => record(actor, "member.add", member, { role })),
-        Effect.tap(() => access.invalidate(organizationId, userId)),
-        Effect.withSpan("Members.add")
-      )
+    const add = Effect.fn("Members.add")(function*(organizationId: string, userId: string, role: MemberRole, actor: Actor) {
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const inserted = yield* repo.insert({ id: yield* ids.make("mem"), organizationId, userId, role, now })
+      if (Option.isNone(inserted)) return yield* fail("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION")
+      const member = inserted.value
+      yield* record(actor, "member.add", member, { role })
+      yield* access.invalidate(organizationId, userId)
+      return member
+    })
 
     /** The member `idOrEmail` names in the organization, else `MEMBER_NOT_FOUND`. */
     const target = (organizationId: string, idOrEmail: string) =>
@@ -144,8 +142,8 @@ export class Members extends Effect.Service<Members>()("@core/auth/Members", {
     })
 
     /** Leave an organization; the only owner cannot. */
-    const leave = (caller: UserCaller, organizationId: string): Effect.Effect<MemberRow, OrganizationError> =>
-      Effect.gen(function*() {
+    const leave: (caller: UserCaller, organizationId: string) => Effect.Effect<MemberRow, OrganizationError> =
+      Effect.fn("Members.leave")(function*(caller: UserCaller, organizationId: string) {
         const found = yield* repo.find(organizationId, caller.userId)
         if (Option.isNone(found)) return yield* fail("ORGANIZATION_NOT_FOUND")
         const member = found.value
@@ -158,7 +156,7 @@ export class Members extends Effect.Service<Members>()("@core/auth/Members", {
         yield* record(actorOf(caller), "member.leave", member, { role: member.role })
         yield* access.invalidate(organizationId, caller.userId)
         return member
-      }).pipe(Effect.withSpan("Members.leave"))
+      })
 
     return { list, active, add, remove, updateRole, leave, actsAsOwner } as const
   }),

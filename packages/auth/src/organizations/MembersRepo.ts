@@ -54,19 +54,18 @@ export class MembersRepo extends Effect.Service<MembersRepo>()("@core/auth/Membe
     const first = (rows: ReadonlyArray<Record<string, unknown>>) => Option.map(Option.fromNullable(rows[0]), toRow)
 
     /** Insert a membership; `None` when the user is already a member. */
-    const insert = (row: {
+    const insert = Effect.fn("MembersRepo.insert")(function*(row: {
       readonly id: string
       readonly organizationId: string
       readonly userId: string
       readonly role: MemberRole
       readonly now: Date
-    }) =>
-      Effect.gen(function*() {
-        const inserted = yield* sql`INSERT INTO iam.members (id, organization_id, user_id, role, created_at)
-          VALUES (${row.id}, ${row.organizationId}, ${row.userId}, ${row.role}, ${row.now})
-          ON CONFLICT DO NOTHING RETURNING id`
-        return inserted.length === 0 ? Option.none<MemberRow>() : yield* findById(row.id)
-      }).pipe(Effect.orDie, Effect.withSpan("MembersRepo.insert"))
+    }) {
+      const inserted = yield* sql`INSERT INTO iam.members (id, organization_id, user_id, role, created_at)
+        VALUES (${row.id}, ${row.organizationId}, ${row.userId}, ${row.role}, ${row.now})
+        ON CONFLICT DO NOTHING RETURNING id`
+      return inserted.length === 0 ? Option.none<MemberRow>() : yield* findById(row.id)
+    }, Effect.orDie)
 
     const findById = (id: string) =>
       sql<Record<string, unknown>>`${select} WHERE m.id = ${id}`.pipe(
@@ -109,11 +108,10 @@ export class MembersRepo extends Effect.Service<MembersRepo>()("@core/auth/Membe
         Effect.withSpan("MembersRepo.countOwners")
       )
 
-    const updateRole = (id: string, role: MemberRole) =>
-      Effect.gen(function*() {
-        const updated = yield* sql`UPDATE iam.members SET role = ${role} WHERE id = ${id} RETURNING id`
-        return updated.length === 0 ? Option.none<MemberRow>() : yield* findById(id)
-      }).pipe(Effect.orDie, Effect.withSpan("MembersRepo.updateRole"))
+    const updateRole = Effect.fn("MembersRepo.updateRole")(function*(id: string, role: MemberRole) {
+      const updated = yield* sql`UPDATE iam.members SET role = ${role} WHERE id = ${id} RETURNING id`
+      return updated.length === 0 ? Option.none<MemberRow>() : yield* findById(id)
+    }, Effect.orDie)
 
     const remove = (id: string) =>
       sql`DELETE FROM iam.members WHERE id = ${id}`.pipe(

@@ -102,8 +102,8 @@ export class OrgSetup extends Effect.Service<OrgSetup>()("@core/auth/OrgSetup", 
       })
 
     /** Create an organization with everything it needs, and audit it. */
-    const setup = (input: SetupInput, actor: Actor): Effect.Effect<SetupResult, OrganizationError | UpstreamUnavailable> =>
-      Effect.gen(function*() {
+    const setup: (input: SetupInput, actor: Actor) => Effect.Effect<SetupResult, OrganizationError | UpstreamUnavailable> =
+      Effect.fn("OrgSetup.setup")(function*(input: SetupInput, actor: Actor) {
         const now = new Date(yield* Clock.currentTimeMillis)
         const result = yield* sql.withTransaction(inTransaction(input, now)).pipe(
           Effect.catchTag("SqlError", Effect.die)
@@ -129,7 +129,7 @@ export class OrgSetup extends Effect.Service<OrgSetup>()("@core/auth/OrgSetup", 
           yield* access.invalidate(organization.id, owner.userId)
         }
         return result
-      }).pipe(Effect.withSpan("OrgSetup.setup"))
+      })
 
     return { setup } as const
   }),

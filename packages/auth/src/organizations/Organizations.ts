@@ -32,6 +32,29 @@ export const actingOrganizationOf = (caller: Caller): string | null => (caller.k
 /** How many members the organization reads answer at most. */
 export const MEMBERS_LIMIT = 1000
 
+/** What plugin create takes. */
+interface CreateInput {
+  readonly name: string
+  readonly slug: string
+  readonly logo?: string | null | undefined
+  readonly metadata?: Record<string, unknown> | undefined
+  readonly keepCurrentActiveOrganization?: boolean | undefined
+}
+
+/** What operator create takes. */
+interface CreateForOwnerInput {
+  readonly name: string
+  readonly slug: string
+  readonly ownerId: string
+  readonly orgType: "core-operator" | "tenant"
+}
+
+/** What `set-active` takes: `organizationId: null` clears the active organization. */
+interface SetActiveInput {
+  readonly organizationId?: string | null | undefined
+  readonly organizationSlug?: string | undefined
+}
+
 /** Organizations: creation (through `OrgSetup`), reads, the active organization, update and delete. */
 export class Organizations extends Effect.Service<Organizations>()("@core/auth/Organizations", {
   effect: Effect.gen(function*() {
@@ -86,31 +109,25 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
       }))
 
     /** Plugin create: the caller becomes owner and (unless kept) the new organization becomes active. */
-    const create = (
+    const create: (
       caller: UserCaller,
-      input: {
-        readonly name: string
-        readonly slug: string
-        readonly logo?: string | null | undefined
-        readonly metadata?: Record<string, unknown> | undefined
-        readonly keepCurrentActiveOrganization?: boolean | undefined
-      }
-    ): Effect.Effect<SetupResult, OrganizationError | UpstreamUnavailable> =>
-      Effect.gen(function*() {
+      input: CreateInput
+    ) => Effect.Effect<SetupResult, OrganizationError | UpstreamUnavailable> =
+      Effect.fn("Organizations.create")(function*(caller: UserCaller, input: CreateInput) {
         const result = yield* setup.setup({ ...input, ownerId: caller.userId, orgType: "tenant" }, actorOf(caller))
         if (input.keepCurrentActiveOrganization !== true) {
           const now = new Date(yield* Clock.currentTimeMillis)
           yield* activate(caller.sessionId, result.organization.id, now)
         }
         return result
-      }).pipe(Effect.withSpan("Organizations.create"))
+      })
 
     /** Operator create (`POST /api/core/organizations`): the static key or an operator names the owner. */
-    const createForOwner = (
+    const createForOwner: (
       caller: Caller,
-      input: { readonly name: string; readonly slug: string; readonly ownerId: string; readonly orgType: "core-operator" | "tenant" }
-    ): Effect.Effect<OrganizationWithMembers, Forbidden | ValidationError | OrganizationError | UpstreamUnavailable> =>
-      Effect.gen(function*() {
+      input: CreateForOwnerInput
+    ) => Effect.Effect<OrganizationWithMembers, Forbidden | ValidationError | OrganizationError | UpstreamUnavailable> =
+      Effect.fn("Organizations.createForOwner")(function*(caller: Caller, input: CreateForOwnerInput) {
         yield* access.requireOperatorOrService(caller)
         if (Option.isNone(yield* members.userById(input.ownerId))) {
           return yield* new ValidationError({
@@ -120,18 +137,18 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
         }
         const result = yield* setup.setup(input, actorOf(caller))
         return yield* withMembers(result.organization)
-      }).pipe(Effect.withSpan("Organizations.createForOwner"))
+      })
 
     /** `GET /api/core/organizations/{slug}`: for its members, operators and the service. */
-    const getBySlug = (caller: Caller, slug: string): Effect.Effect<OrganizationWithMembers, OrganizationError> =>
-      Effect.gen(function*() {
+    const getBySlug: (caller: Caller, slug: string) => Effect.Effect<OrganizationWithMembers, OrganizationError> =
+      Effect.fn("Organizations.getBySlug")(function*(caller: Caller, slug: string) {
         const organization = yield* Effect.flatMap(repo.findBySlug(slug), Option.match({
           onNone: () => fail("ORGANIZATION_NOT_FOUND"),
           onSome: Effect.succeed
         }))
         yield* requireIn(access, caller, organization.id, "org:read", "YOU_ARE_NOT_ALLOWED_TO_READ_THIS_ORGANIZATION")
         return yield* withMembers(organization)
-      }).pipe(Effect.withSpan("Organizations.getBySlug"))
+      })
 
     /**
      * The organizations the caller is a member of; an API key always sees its own organization, and
@@ -154,11 +171,11 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
       }))
 
     /** `set-active`: `null` clears it; otherwise the caller must be a member of the organization. */
-    const setActive = (
+    const setActive: (
       caller: UserCaller,
-      input: { readonly organizationId?: string | null | undefined; readonly organizationSlug?: string | undefined }
-    ): Effect.Effect<OrganizationRow | null, OrganizationError> =>
-      Effect.gen(function*() {
+      input: SetActiveInput
+    ) => Effect.Effect<OrganizationRow | null, OrganizationError> =
+      Effect.fn("Organizations.setActive")(function*(caller: UserCaller, input: SetActiveInput) {
         const now = new Date(yield* Clock.currentTimeMillis)
         if (input.organizationId === null) {
           yield* activate(caller.sessionId, null, now)
@@ -173,7 +190,7 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
         if (Option.isNone(membership)) return yield* fail("ORGANIZATION_NOT_FOUND")
         yield* activate(caller.sessionId, selected.value.id, now)
         return selected.value
-      }).pipe(Effect.withSpan("Organizations.setActive"))
+      })
 
     /** Rename, re-slug, or change logo and metadata (`org:update`). */
     const update = Effect.fn("Organizations.update")(function*(
