@@ -56,10 +56,11 @@ export class CliIdentity extends Effect.Service<CliIdentity>()("@core/auth/CliId
       })
 
     /** The identity of a presented credential: an API key when it starts with `core_`, else a session token. */
-    const identify = (credential: string): Effect.Effect<Iam.CliIdentity, Unauthorized> =>
-      (credential.startsWith(API_KEY_PREFIX) ? ofApiKey(credential) : ofSession(credential)).pipe(
-        Effect.withSpan("CliIdentity.identify")
-      )
+    const identify: (credential: string) => Effect.Effect<Iam.CliIdentity, Unauthorized> = Effect.fn(
+      "CliIdentity.identify"
+    )(function*(credential: string) {
+      return yield* credential.startsWith(API_KEY_PREFIX) ? ofApiKey(credential) : ofSession(credential)
+    })
 
     return { identify } as const
   }),

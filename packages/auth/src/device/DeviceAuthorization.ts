@@ -85,8 +85,8 @@ const make = (options: DeviceAuthorizationOptions = {}) =>
       clientId === Iam.DEVICE_CLIENT_ID ? Effect.void : Effect.fail(OAuthError.invalidClient())
 
     /** Issue a device code and a user code for the `core-cli` client (RFC 8628 §3.1–3.2). */
-    const start = (input: { readonly clientId: string; readonly scope: string | null }) =>
-      Effect.gen(function*() {
+    const start = Effect.fn("DeviceAuthorization.start")(
+      function*(input: { readonly clientId: string; readonly scope: string | null }) {
         yield* requireClient(input.clientId)
         const at = yield* now
         yield* repo.purgeExpired(new Date(at.getTime() - Duration.toMillis(PURGE_AFTER)))
@@ -114,7 +114,8 @@ const make = (options: DeviceAuthorizationOptions = {}) =>
           }
         }
         return yield* Effect.dieMessage("No free user code after several attempts")
-      }).pipe(Effect.withSpan("DeviceAuthorization.start"))
+      }
+    )
 
     const exchange = (code: DeviceCodeRecord, userId: string, facts: AuditRequestFacts) =>
       Effect.gen(function*() {
@@ -145,8 +146,8 @@ const make = (options: DeviceAuthorizationOptions = {}) =>
      * else `authorization_pending`, `slow_down` (the interval grows by 5 s), `access_denied`,
      * `expired_token` or `invalid_grant`.
      */
-    const poll = (input: { readonly deviceCode: string; readonly clientId: string }, facts: AuditRequestFacts) =>
-      Effect.gen(function*() {
+    const poll = Effect.fn("DeviceAuthorization.poll")(
+      function*(input: { readonly deviceCode: string; readonly clientId: string }, facts: AuditRequestFacts) {
         yield* requireClient(input.clientId)
         const found = yield* repo.findByDeviceCodeHash(Crypto.sha256Hex(input.deviceCode))
         if (Option.isNone(found)) return yield* OAuthError.invalidGrant("Unknown device code")
@@ -158,7 +159,8 @@ const make = (options: DeviceAuthorizationOptions = {}) =>
         if (code.status === "denied") return yield* OAuthError.accessDenied()
         if (code.status === "pending" || code.userId === null) return yield* pending(code, at)
         return yield* exchange(code, code.userId, facts)
-      }).pipe(Effect.withSpan("DeviceAuthorization.poll"))
+      }
+    )
 
     /** The pending code a person entered, counting wrong entries against their address and user. */
     const findPending = (userCode: string, who: { readonly ip: string | null; readonly userId: string | null }) =>
@@ -175,37 +177,39 @@ const make = (options: DeviceAuthorizationOptions = {}) =>
       })
 
     /** The pending code behind a user code, for the activation page (client, scope, expiry). */
-    const lookup = (userCode: string, who: { readonly ip: string | null; readonly userId: string | null }) =>
-      Effect.map(findPending(userCode, who), pendingView).pipe(Effect.withSpan("DeviceAuthorization.lookup"))
+    const lookup = Effect.fn("DeviceAuthorization.lookup")(
+      function*(userCode: string, who: { readonly ip: string | null; readonly userId: string | null }) {
+        return pendingView(yield* findPending(userCode, who))
+      }
+    )
 
-    const decide = (decision: "approved" | "denied") =>
-    (caller: UserCaller, userCode: string, facts: AuditRequestFacts) => {
+    const decide = (decision: "approved" | "denied") => {
       const action = decision === "approved" ? "device.approve" : "device.deny"
-      return Effect.gen(function*() {
-        const code = yield* findPending(userCode, { ip: facts.ip, userId: caller.userId })
-        const decided = yield* repo.decide(code.id, decision, caller.userId, yield* now)
-        if (Option.isNone(decided)) return yield* OAuthError.invalidGrant("The code was already used")
-        yield* audit.record({
-          action,
-          actorId: caller.userId,
-          actorType: "user",
-          targetType: "device_code",
-          targetId: code.id,
-          metadata: { clientId: code.clientId, scope: code.scope }
-        }, facts)
-        return pendingView(code)
-      }).pipe(
-        Effect.tapError((error) =>
-          audit.record({
+      return Effect.fn(decision === "approved" ? "DeviceAuthorization.approve" : "DeviceAuthorization.deny")(
+        function*(caller: UserCaller, userCode: string, facts: AuditRequestFacts) {
+          const code = yield* findPending(userCode, { ip: facts.ip, userId: caller.userId })
+          const decided = yield* repo.decide(code.id, decision, caller.userId, yield* now)
+          if (Option.isNone(decided)) return yield* OAuthError.invalidGrant("The code was already used")
+          yield* audit.record({
             action,
-            outcome: "failure",
             actorId: caller.userId,
             actorType: "user",
             targetType: "device_code",
-            metadata: { reason: error.error }
+            targetId: code.id,
+            metadata: { clientId: code.clientId, scope: code.scope }
           }, facts)
-        ),
-        Effect.withSpan(decision === "approved" ? "DeviceAuthorization.approve" : "DeviceAuthorization.deny")
+          return pendingView(code)
+        },
+        (effect, caller, _userCode, facts) =>
+          Effect.tapError(effect, (error) =>
+            audit.record({
+              action,
+              outcome: "failure",
+              actorId: caller.userId,
+              actorType: "user",
+              targetType: "device_code",
+              metadata: { reason: error.error }
+            }, facts))
       )
     }
 

@@ -71,67 +71,65 @@ export class DeviceCodesRepo extends Effect.Service<DeviceCodesRepo>()("@core/au
     )
 
     /** Insert a code; `None` when its user code (or hash) is taken, so the caller draws another. */
-    const insert = (code: NewDeviceCode) =>
-      sql<Row>`INSERT INTO iam.device_codes (id, device_code_hash, user_code, client_id, scope, interval_seconds,
+    const insert = Effect.fn("DeviceCodesRepo.insert")(function*(code: NewDeviceCode) {
+      const rows = yield* sql<Row>`INSERT INTO iam.device_codes (id, device_code_hash, user_code, client_id, scope, interval_seconds,
           expires_at, created_at)
         VALUES (${code.id}, ${code.deviceCodeHash}, ${code.userCode}, ${code.clientId}, ${code.scope},
           ${code.intervalSeconds}, ${code.expiresAt}, ${code.now})
         ON CONFLICT DO NOTHING
-        RETURNING ${columns}`.pipe(Effect.map(first), Effect.orDie, Effect.withSpan("DeviceCodesRepo.insert"))
+        RETURNING ${columns}`
+      return first(rows)
+    }, Effect.orDie)
 
     /** Delete codes that expired before `before` (their user codes become free again). */
-    const purgeExpired = (before: Date) =>
-      sql`DELETE FROM iam.device_codes WHERE expires_at < ${before}`.pipe(
-        Effect.asVoid,
-        Effect.orDie,
-        Effect.withSpan("DeviceCodesRepo.purgeExpired")
-      )
+    const purgeExpired = Effect.fn("DeviceCodesRepo.purgeExpired")(function*(before: Date) {
+      yield* sql`DELETE FROM iam.device_codes WHERE expires_at < ${before}`
+    }, Effect.orDie)
 
     /** The code holding this device code hash. */
-    const findByDeviceCodeHash = (hash: string) =>
-      sql<Row>`SELECT ${columns} FROM iam.device_codes WHERE device_code_hash = ${hash}`.pipe(
-        Effect.map(first),
-        Effect.orDie,
-        Effect.withSpan("DeviceCodesRepo.findByDeviceCodeHash")
-      )
+    const findByDeviceCodeHash = Effect.fn("DeviceCodesRepo.findByDeviceCodeHash")(function*(hash: string) {
+      return first(yield* sql<Row>`SELECT ${columns} FROM iam.device_codes WHERE device_code_hash = ${hash}`)
+    }, Effect.orDie)
 
     /** The code with this normalized user code. */
-    const findByUserCode = (userCode: string) =>
-      sql<Row>`SELECT ${columns} FROM iam.device_codes WHERE user_code = ${userCode}`.pipe(
-        Effect.map(first),
-        Effect.orDie,
-        Effect.withSpan("DeviceCodesRepo.findByUserCode")
-      )
+    const findByUserCode = Effect.fn("DeviceCodesRepo.findByUserCode")(function*(userCode: string) {
+      return first(yield* sql<Row>`SELECT ${columns} FROM iam.device_codes WHERE user_code = ${userCode}`)
+    }, Effect.orDie)
 
     /** Remember a poll of a pending code, and its interval (grown after a `slow_down`). */
-    const recordPoll = (id: string, now: Date, intervalSeconds: number) =>
-      sql`UPDATE iam.device_codes SET last_polled_at = ${now}, interval_seconds = ${intervalSeconds}
-        WHERE id = ${id} AND status = 'pending'`.pipe(Effect.asVoid, Effect.orDie, Effect.withSpan("DeviceCodesRepo.recordPoll"))
+    const recordPoll = Effect.fn("DeviceCodesRepo.recordPoll")(function*(id: string, now: Date, intervalSeconds: number) {
+      yield* sql`UPDATE iam.device_codes SET last_polled_at = ${now}, interval_seconds = ${intervalSeconds}
+        WHERE id = ${id} AND status = 'pending'`
+    }, Effect.orDie)
 
     /**
      * Approve or deny a pending, unexpired code for a user; the code, or `None` when it was no
      * longer pending (decided meanwhile) or has expired.
      */
-    const decide = (id: string, decision: "approved" | "denied", userId: string, now: Date) =>
-      sql<Row>`UPDATE iam.device_codes SET status = ${decision}, user_id = ${userId},
+    const decide = Effect.fn("DeviceCodesRepo.decide")(
+      function*(id: string, decision: "approved" | "denied", userId: string, now: Date) {
+        const rows = yield* sql<Row>`UPDATE iam.device_codes SET status = ${decision}, user_id = ${userId},
           approved_at = CASE WHEN ${decision} = 'approved' THEN ${now}::timestamptz ELSE NULL END,
           denied_at = CASE WHEN ${decision} = 'denied' THEN ${now}::timestamptz ELSE NULL END
         WHERE id = ${id} AND status = 'pending' AND expires_at > ${now}
-        RETURNING ${columns}`.pipe(Effect.map(first), Effect.orDie, Effect.withSpan("DeviceCodesRepo.decide"))
+        RETURNING ${columns}`
+        return first(rows)
+      },
+      Effect.orDie
+    )
 
     /** Spend an approved code; `false` when another exchange spent it first (a code works once). */
-    const consume = (id: string) =>
-      sql<{ readonly id: string }>`UPDATE iam.device_codes SET status = 'consumed'
+    const consume = Effect.fn("DeviceCodesRepo.consume")(function*(id: string) {
+      const rows = yield* sql<{ readonly id: string }>`UPDATE iam.device_codes SET status = 'consumed'
         WHERE id = ${id} AND status = 'approved'
-        RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie, Effect.withSpan("DeviceCodesRepo.consume"))
+        RETURNING id`
+      return rows.length === 1
+    }, Effect.orDie)
 
     /** Remember the session a consumed code was exchanged for. */
-    const attachSession = (id: string, sessionId: string) =>
-      sql`UPDATE iam.device_codes SET session_id = ${sessionId} WHERE id = ${id}`.pipe(
-        Effect.asVoid,
-        Effect.orDie,
-        Effect.withSpan("DeviceCodesRepo.attachSession")
-      )
+    const attachSession = Effect.fn("DeviceCodesRepo.attachSession")(function*(id: string, sessionId: string) {
+      yield* sql`UPDATE iam.device_codes SET session_id = ${sessionId} WHERE id = ${id}`
+    }, Effect.orDie)
 
     return { insert, purgeExpired, findByDeviceCodeHash, findByUserCode, recordPoll, decide, consume, attachSession } as const
   })

@@ -53,8 +53,8 @@ export class RefreshTokens extends Effect.Service<RefreshTokens>()("@core/auth/R
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
     /** A one-hour device session and a 30-day refresh token for a user (run inside the caller's transaction). */
-    const issue = (grant: GrantFor, facts: AuditRequestFacts) =>
-      Effect.gen(function*() {
+    const issue = Effect.fn("RefreshTokens.issue")(
+      function*(grant: GrantFor, facts: AuditRequestFacts) {
         const at = yield* now
         const familyId = grant.familyId ?? (yield* ids.make("fam"))
         const opened = yield* sessions.create(grant.userId, { device: { refreshFamilyId: familyId, ttl: ACCESS_TOKEN_TTL }, facts })
@@ -79,11 +79,12 @@ export class RefreshTokens extends Effect.Service<RefreshTokens>()("@core/auth/R
           familyId,
           userId: grant.userId
         } satisfies TokenGrant
-      }).pipe(Effect.withSpan("RefreshTokens.issue"))
+      }
+    )
 
     /** Revoke every token and session of a family, and record why. */
-    const revokeFamily = (token: RefreshTokenRecord, reason: "reuse" | "session_ended", facts: AuditRequestFacts) =>
-      Effect.gen(function*() {
+    const revokeFamily = Effect.fn("RefreshTokens.revokeFamily")(
+      function*(token: RefreshTokenRecord, reason: "reuse" | "session_ended", facts: AuditRequestFacts) {
         const ended = yield* repo.revokeFamily(token.familyId, yield* now)
         yield* audit.record({
           action: "oauth.refresh_family.revoke",
@@ -92,7 +93,11 @@ export class RefreshTokens extends Effect.Service<RefreshTokens>()("@core/auth/R
           targetId: token.familyId,
           metadata: { reason, userId: token.userId, refreshTokenId: token.id, sessionIds: ended }
         }, facts)
-      }).pipe(sql.withTransaction, Effect.orDie, Effect.zipLeft(cache.clear), Effect.withSpan("RefreshTokens.revokeFamily"))
+      },
+      sql.withTransaction,
+      Effect.orDie,
+      Effect.zipLeft(cache.clear)
+    )
 
     const rotate = (token: RefreshTokenRecord, facts: AuditRequestFacts) =>
       Effect.gen(function*() {
@@ -115,8 +120,8 @@ export class RefreshTokens extends Effect.Service<RefreshTokens>()("@core/auth/R
      * foreign tokens answer `invalid_grant`; a spent one (reuse) or one whose session was ended
      * revokes its family first.
      */
-    const refresh = (input: { readonly refreshToken: string; readonly clientId: string }, facts: AuditRequestFacts) =>
-      Effect.gen(function*() {
+    const refresh = Effect.fn("RefreshTokens.refresh")(
+      function*(input: { readonly refreshToken: string; readonly clientId: string }, facts: AuditRequestFacts) {
         const found = yield* repo.findByHash(Crypto.sha256Hex(input.refreshToken))
         if (Option.isNone(found)) return yield* OAuthError.invalidGrant("Unknown refresh token")
         const token = found.value
@@ -137,7 +142,8 @@ export class RefreshTokens extends Effect.Service<RefreshTokens>()("@core/auth/R
         if (rotation._tag === "Rotated") return rotation.grant
         yield* revokeFamily(token, "reuse", facts)
         return yield* OAuthError.invalidGrant("The refresh token was already used; every session of its login is revoked")
-      }).pipe(Effect.withSpan("RefreshTokens.refresh"))
+      }
+    )
 
     return { issue, refresh } as const
   }),

@@ -65,55 +65,48 @@ export class RefreshTokensRepo extends Effect.Service<RefreshTokensRepo>()("@cor
     const sql = yield* SqlClient.SqlClient
 
     /** Store a new refresh token. */
-    const insert = (token: NewRefreshToken) =>
-      sql`INSERT INTO iam.refresh_tokens (id, token_hash, family_id, session_id, user_id, client_id, scope,
+    const insert = Effect.fn("RefreshTokensRepo.insert")(function*(token: NewRefreshToken) {
+      yield* sql`INSERT INTO iam.refresh_tokens (id, token_hash, family_id, session_id, user_id, client_id, scope,
           expires_at, created_at)
         VALUES (${token.id}, ${token.tokenHash}, ${token.familyId}, ${token.sessionId}, ${token.userId},
-          ${token.clientId}, ${token.scope}, ${token.expiresAt}, ${token.now})`.pipe(
-        Effect.asVoid,
-        Effect.orDie,
-        Effect.withSpan("RefreshTokensRepo.insert")
-      )
+          ${token.clientId}, ${token.scope}, ${token.expiresAt}, ${token.now})`
+    }, Effect.orDie)
 
     /** The token holding this hash, with the state of its session. */
-    const findByHash = (hash: string) =>
-      sql<Row>`SELECT t.id, t.family_id, t.session_id, t.user_id, t.client_id, t.scope, t.status, t.expires_at,
+    const findByHash = Effect.fn("RefreshTokensRepo.findByHash")(function*(hash: string) {
+      const rows = yield* sql<Row>`SELECT t.id, t.family_id, t.session_id, t.user_id, t.client_id, t.scope, t.status, t.expires_at,
           s.revoked_at IS NOT NULL AS session_revoked
         FROM iam.refresh_tokens t LEFT JOIN iam.sessions s ON s.id = t.session_id
-        WHERE t.token_hash = ${hash}`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRecord)),
-        Effect.orDie,
-        Effect.withSpan("RefreshTokensRepo.findByHash")
-      )
+        WHERE t.token_hash = ${hash}`
+      return Option.map(Option.fromNullable(rows[0]), toRecord)
+    }, Effect.orDie)
 
     /** Spend an active token; `false` when it was spent (or revoked) meanwhile. */
-    const markUsed = (id: string, now: Date) =>
-      sql<{ readonly id: string }>`UPDATE iam.refresh_tokens SET status = 'used', used_at = ${now}
+    const markUsed = Effect.fn("RefreshTokensRepo.markUsed")(function*(id: string, now: Date) {
+      const rows = yield* sql<{ readonly id: string }>`UPDATE iam.refresh_tokens SET status = 'used', used_at = ${now}
         WHERE id = ${id} AND status = 'active'
-        RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie, Effect.withSpan("RefreshTokensRepo.markUsed"))
+        RETURNING id`
+      return rows.length === 1
+    }, Effect.orDie)
 
     /** End one session (the one a rotation replaces). */
-    const endSession = (sessionId: string, now: Date) =>
-      sql`UPDATE iam.sessions SET revoked_at = ${now}, updated_at = ${now}
-        WHERE id = ${sessionId} AND revoked_at IS NULL`.pipe(
-        Effect.asVoid,
-        Effect.orDie,
-        Effect.withSpan("RefreshTokensRepo.endSession")
-      )
+    const endSession = Effect.fn("RefreshTokensRepo.endSession")(function*(sessionId: string, now: Date) {
+      yield* sql`UPDATE iam.sessions SET revoked_at = ${now}, updated_at = ${now}
+        WHERE id = ${sessionId} AND revoked_at IS NULL`
+    }, Effect.orDie)
 
     /**
      * Revoke a whole family: every token not yet revoked, and every session still open. Answers the
      * ids of the sessions it ended.
      */
-    const revokeFamily = (familyId: string, now: Date) =>
-      Effect.gen(function*() {
-        yield* sql`UPDATE iam.refresh_tokens SET status = 'revoked', revoked_at = ${now}
-          WHERE family_id = ${familyId} AND status <> 'revoked'`
-        const sessions = yield* sql<{ readonly id: string }>`UPDATE iam.sessions SET revoked_at = ${now}, updated_at = ${now}
-          WHERE refresh_family_id = ${familyId} AND revoked_at IS NULL
-          RETURNING id`
-        return sessions.map((row) => row.id)
-      }).pipe(Effect.orDie, Effect.withSpan("RefreshTokensRepo.revokeFamily"))
+    const revokeFamily = Effect.fn("RefreshTokensRepo.revokeFamily")(function*(familyId: string, now: Date) {
+      yield* sql`UPDATE iam.refresh_tokens SET status = 'revoked', revoked_at = ${now}
+        WHERE family_id = ${familyId} AND status <> 'revoked'`
+      const sessions = yield* sql<{ readonly id: string }>`UPDATE iam.sessions SET revoked_at = ${now}, updated_at = ${now}
+        WHERE refresh_family_id = ${familyId} AND revoked_at IS NULL
+        RETURNING id`
+      return sessions.map((row) => row.id)
+    }, Effect.orDie)
 
     return { insert, findByHash, markUsed, endSession, revokeFamily } as const
   })
