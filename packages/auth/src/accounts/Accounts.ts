@@ -64,8 +64,11 @@ export class Accounts extends Effect.Service<Accounts>()("@core/auth/Accounts", 
         metadata: { method }
       }, facts)
 
-    const signUp = (input: SignUpInput, facts: AuditRequestFacts): Effect.Effect<SignedIn, AccountError> =>
-      Effect.gen(function*() {
+    const signUp: (
+      input: SignUpInput,
+      facts: AuditRequestFacts
+    ) => Effect.Effect<SignedIn, AccountError> = Effect.fn("Accounts.signUp")(
+      function*(input: SignUpInput, facts: AuditRequestFacts) {
         yield* passwords.checkNew(input.password)
         const existing = yield* users.credentialsByEmail(input.email)
         if (Option.isSome(existing)) return yield* AccountError.of("USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL")
@@ -92,7 +95,8 @@ export class Accounts extends Effect.Service<Accounts>()("@core/auth/Accounts", 
         const issued = yield* sessions.create(user.id, { rememberMe: input.rememberMe, facts })
         yield* recordSignIn(user, issued.session, "email", facts)
         return { ...issued, user }
-      }).pipe(Effect.withSpan("Accounts.signUp"))
+      }
+    )
 
     const refuseSignIn = (email: string, userId: string | null, facts: AuditRequestFacts) =>
       Effect.zipRight(
@@ -111,8 +115,11 @@ export class Accounts extends Effect.Service<Accounts>()("@core/auth/Accounts", 
         Effect.fail(AccountError.of("INVALID_EMAIL_OR_PASSWORD"))
       )
 
-    const signIn = (input: SignInInput, facts: AuditRequestFacts): Effect.Effect<SignedIn, AccountError | RateLimited> =>
-      Effect.gen(function*() {
+    const signIn: (
+      input: SignInInput,
+      facts: AuditRequestFacts
+    ) => Effect.Effect<SignedIn, AccountError | RateLimited> = Effect.fn("Accounts.signIn")(
+      function*(input: SignInInput, facts: AuditRequestFacts) {
         if (!isEmail(input.email)) return yield* AccountError.of("INVALID_EMAIL")
         yield* passwords.checkLength(input.password)
         yield* limiter.check(input.email, facts.ip).pipe(
@@ -135,7 +142,8 @@ export class Accounts extends Effect.Service<Accounts>()("@core/auth/Accounts", 
         const issued = yield* sessions.create(user.id, { rememberMe: input.rememberMe, facts })
         yield* recordSignIn(user, issued.session, "email", facts)
         return { ...issued, user }
-      }).pipe(Effect.withSpan("Accounts.signIn"))
+      }
+    )
 
     /**
      * Delete the caller's account. A user with a password confirms with it; a password-less user needs

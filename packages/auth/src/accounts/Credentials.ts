@@ -16,6 +16,13 @@ export interface PasswordOwner {
   readonly sessionId: string
 }
 
+/** A password change: the current password, the new one, and whether the caller's other sessions end. */
+export interface PasswordChange {
+  readonly currentPassword: string
+  readonly newPassword: string
+  readonly revokeOtherSessions?: boolean | undefined
+}
+
 /**
  * Password changes: change (with the current password), reset by mailed link (one hour, once;
  * the answer is the same whether the email exists), and the reset link's landing redirect.
@@ -37,12 +44,14 @@ export class Credentials extends Effect.Service<Credentials>()("@core/auth/Crede
      * Change the caller's password. With `revokeOtherSessions`, every session ends and a new one is
      * opened for the caller (its token is answered); else the token is `null`.
      */
-    const change = (
+    const change: (
       owner: PasswordOwner,
-      input: { readonly currentPassword: string; readonly newPassword: string; readonly revokeOtherSessions?: boolean | undefined },
+      input: PasswordChange,
       facts: AuditRequestFacts
-    ): Effect.Effect<{ readonly token: string | null; readonly user: UserRecord }, AccountError> =>
-      Effect.gen(function*() {
+    ) => Effect.Effect<{ readonly token: string | null; readonly user: UserRecord }, AccountError> = Effect.fn(
+      "Credentials.change"
+    )(
+      function*(owner: PasswordOwner, input: PasswordChange, facts: AuditRequestFacts) {
         yield* passwords.checkNew(input.newPassword)
         yield* passwords.checkLength(input.currentPassword)
         const found = yield* users.credentialsById(owner.userId)
@@ -61,14 +70,15 @@ export class Credentials extends Effect.Service<Credentials>()("@core/auth/Crede
         yield* sessions.revokeAll(owner.userId, null, facts, "password_change")
         const issued = yield* sessions.create(owner.userId, { facts })
         return { token: issued.token, user: found.value.user }
-      }).pipe(Effect.withSpan("Credentials.change"))
+      }
+    )
 
     /** Mail a reset link when the email belongs to a user; the answer never says which. */
-    const requestReset = (
+    const requestReset: (
       input: { readonly email: string; readonly redirectTo?: string | undefined },
       facts: AuditRequestFacts
-    ): Effect.Effect<void, AccountError> =>
-      Effect.gen(function*() {
+    ) => Effect.Effect<void, AccountError> = Effect.fn("Credentials.requestReset")(
+      function*(input: { readonly email: string; readonly redirectTo?: string | undefined }, facts: AuditRequestFacts) {
         yield* urls.checkRedirect(input.redirectTo, "redirectTo")
         const found = yield* users.credentialsByEmail(input.email)
         if (Option.isNone(found)) return
@@ -80,7 +90,8 @@ export class Credentials extends Effect.Service<Credentials>()("@core/auth/Crede
         })
         yield* deliver(mailer, Templates.passwordReset(user.email, link))
         yield* recordChange(user.id, "user.password_reset_request", facts)
-      }).pipe(Effect.withSpan("Credentials.requestReset"))
+      }
+    )
 
     /**
      * Where the mailed reset link lands: the `callbackURL` with `?token=` while the token is live, else
@@ -95,11 +106,11 @@ export class Credentials extends Effect.Service<Credentials>()("@core/auth/Crede
       })
 
     /** Set a new password with a reset token; every session of the user ends. */
-    const reset = (
+    const reset: (
       input: { readonly newPassword: string; readonly token: string },
       facts: AuditRequestFacts
-    ): Effect.Effect<void, AccountError> =>
-      Effect.gen(function*() {
+    ) => Effect.Effect<void, AccountError> = Effect.fn("Credentials.reset")(
+      function*(input: { readonly newPassword: string; readonly token: string }, facts: AuditRequestFacts) {
         yield* passwords.checkNew(input.newPassword)
         const spent = yield* verifications.consume("password_reset", input.token)
         if (Option.isNone(spent) || spent.value.userId === null) return yield* AccountError.of("INVALID_TOKEN")
@@ -108,7 +119,8 @@ export class Credentials extends Effect.Service<Credentials>()("@core/auth/Crede
         yield* users.setPassword(userId, yield* passwords.hash(input.newPassword), now)
         yield* sessions.revokeAll(userId, null, facts, "password_reset")
         yield* recordChange(userId, "user.password_reset", facts)
-      }).pipe(Effect.withSpan("Credentials.reset"))
+      }
+    )
 
     return { change, requestReset, resetLanding, reset } as const
   }),

@@ -34,11 +34,14 @@ export class EmailVerification extends Effect.Service<EmailVerification>()("@cor
      * Mail a verification link. With a session (`signedIn`), the email must be the caller's
      * (`EMAIL_MISMATCH`) and not yet verified (`EMAIL_ALREADY_VERIFIED`).
      */
-    const send = (
+    const send: (
       input: { readonly email: string; readonly callbackURL?: string | undefined },
       signedIn: Option.Option<UserRecord>
-    ): Effect.Effect<void, AccountError> =>
-      Effect.gen(function*() {
+    ) => Effect.Effect<void, AccountError> = Effect.fn("EmailVerification.send")(
+      function*(
+        input: { readonly email: string; readonly callbackURL?: string | undefined },
+        signedIn: Option.Option<UserRecord>
+      ) {
         yield* urls.checkRedirect(input.callbackURL, "callbackURL")
         if (Option.isSome(signedIn)) {
           const user = signedIn.value
@@ -48,11 +51,14 @@ export class EmailVerification extends Effect.Service<EmailVerification>()("@cor
         }
         const found = yield* users.credentialsByEmail(input.email)
         if (Option.isSome(found) && !found.value.user.emailVerified) yield* mail(found.value.user, input.callbackURL)
-      }).pipe(Effect.withSpan("EmailVerification.send"))
+      }
+    )
 
     /** Spend a verification token and mark its address verified (`INVALID_TOKEN`, 401, otherwise). */
-    const verify = (token: string, facts: AuditRequestFacts): Effect.Effect<UserRecord, AccountError> =>
-      Effect.gen(function*() {
+    const verify: (token: string, facts: AuditRequestFacts) => Effect.Effect<UserRecord, AccountError> = Effect.fn(
+      "EmailVerification.verify"
+    )(
+      function*(token: string, facts: AuditRequestFacts) {
         const invalid = AccountError.of("INVALID_TOKEN", "unauthenticated")
         const spent = yield* verifications.consume("email_verification", token)
         if (Option.isNone(spent) || spent.value.userId === null) return yield* invalid
@@ -70,7 +76,8 @@ export class EmailVerification extends Effect.Service<EmailVerification>()("@cor
           targetId: found.value.id
         }, facts)
         return Option.getOrElse(updated, () => found.value)
-      }).pipe(Effect.withSpan("EmailVerification.verify"))
+      }
+    )
 
     return { send, verify } as const
   }),

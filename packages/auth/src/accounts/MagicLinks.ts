@@ -42,8 +42,8 @@ export class MagicLinks extends Effect.Service<MagicLinks>()("@core/auth/MagicLi
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
     /** Mail a sign-in link to the address (whether or not it has an account). */
-    const request = (input: MagicLinkInput): Effect.Effect<void, AccountError> =>
-      Effect.gen(function*() {
+    const request: (input: MagicLinkInput) => Effect.Effect<void, AccountError> = Effect.fn("MagicLinks.request")(
+      function*(input: MagicLinkInput) {
         yield* urls.checkRedirect(input.callbackURL, "callbackURL")
         yield* urls.checkRedirect(input.newUserCallbackURL, "newUserCallbackURL")
         yield* urls.checkRedirect(input.errorCallbackURL, "errorCallbackURL")
@@ -61,7 +61,8 @@ export class MagicLinks extends Effect.Service<MagicLinks>()("@core/auth/MagicLi
           errorCallbackURL: input.errorCallbackURL
         })
         yield* deliver(mailer, Templates.magicLink(email, link))
-      }).pipe(Effect.withSpan("MagicLinks.request"))
+      }
+    )
 
     const createUser = (email: string, name: string, facts: AuditRequestFacts) =>
       Effect.gen(function*() {
@@ -107,8 +108,10 @@ export class MagicLinks extends Effect.Service<MagicLinks>()("@core/auth/MagicLi
       })
 
     /** Spend a link's token and open a session (`INVALID_TOKEN`, 401, for unknown, used or expired links). */
-    const verify = (token: string, facts: AuditRequestFacts): Effect.Effect<MagicSignedIn, AccountError> =>
-      Effect.gen(function*() {
+    const verify: (token: string, facts: AuditRequestFacts) => Effect.Effect<MagicSignedIn, AccountError> = Effect.fn(
+      "MagicLinks.verify"
+    )(
+      function*(token: string, facts: AuditRequestFacts) {
         const spent = yield* verifications.consume("magic_link", token)
         if (Option.isNone(spent)) return yield* AccountError.of("INVALID_TOKEN", "unauthenticated")
         const email = spent.value.email
@@ -124,7 +127,8 @@ export class MagicLinks extends Effect.Service<MagicLinks>()("@core/auth/MagicLi
           metadata: { method: "magic_link" }
         }, facts)
         return { ...issued, user, isNewUser }
-      }).pipe(Effect.withSpan("MagicLinks.verify"))
+      }
+    )
 
     return { request, verify } as const
   }),

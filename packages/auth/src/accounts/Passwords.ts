@@ -22,14 +22,20 @@ export class Passwords extends Effect.Service<Passwords>()("@core/auth/Passwords
     const checkLength = (password: string): Effect.Effect<void, AccountError> =>
       password.length > Iam.PASSWORD_MAX_LENGTH ? Effect.fail(AccountError.of("PASSWORD_TOO_LONG")) : Effect.void
 
-    const hash = (password: string): Effect.Effect<string> =>
-      Crypto.hashPassword(password).pipe(Effect.withSpan("Passwords.hash"))
+    const hash: (password: string) => Effect.Effect<string> = Effect.fn("Passwords.hash")(function*(password: string) {
+      return yield* Crypto.hashPassword(password)
+    })
 
     /** Whether `password` matches `passwordHash`; with no hash, spends the same time and answers false. */
-    const verify = (password: string, passwordHash: string | null): Effect.Effect<boolean> =>
-      (passwordHash === null
-        ? Effect.as(Crypto.verifyPassword(password, dummyHash), false)
-        : Crypto.verifyPassword(password, passwordHash)).pipe(Effect.withSpan("Passwords.verify"))
+    const verify: (password: string, passwordHash: string | null) => Effect.Effect<boolean> = Effect.fn(
+      "Passwords.verify"
+    )(function*(password: string, passwordHash: string | null) {
+      if (passwordHash === null) {
+        yield* Crypto.verifyPassword(password, dummyHash)
+        return false
+      }
+      return yield* Crypto.verifyPassword(password, passwordHash)
+    })
 
     return { checkNew, checkLength, hash, verify } as const
   })

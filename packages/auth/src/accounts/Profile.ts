@@ -22,8 +22,12 @@ export class Profile extends Effect.Service<Profile>()("@core/auth/Profile", {
       Effect.flatMap(users.findById(userId), Option.match({ onNone: () => Effect.fail(gone), onSome: Effect.succeed }))
 
     /** Apply a change (an empty one answers the profile as it is). */
-    const update = (userId: string, change: ProfileChange, facts: AuditRequestFacts): Effect.Effect<UserRecord, NotFound> =>
-      Effect.gen(function*() {
+    const update: (
+      userId: string,
+      change: ProfileChange,
+      facts: AuditRequestFacts
+    ) => Effect.Effect<UserRecord, NotFound> = Effect.fn("Profile.update")(
+      function*(userId: string, change: ProfileChange, facts: AuditRequestFacts) {
         const current = yield* get(userId)
         if (change.name === undefined && change.image === undefined) return current
         const now = new Date(yield* Clock.currentTimeMillis)
@@ -42,7 +46,8 @@ export class Profile extends Effect.Service<Profile>()("@core/auth/Profile", {
           metadata: { fields: (["name", "image"] as const).filter((key) => change[key] !== undefined) }
         }, facts)
         return updated.value
-      }).pipe(Effect.withSpan("Profile.update"))
+      }
+    )
 
     return { get, update } as const
   }),

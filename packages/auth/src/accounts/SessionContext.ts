@@ -35,8 +35,11 @@ export class SessionContext extends Effect.Service<SessionContext>()("@core/auth
     const access = yield* Access
     const cache = yield* SessionCache
 
-    const miss = (token: string, tokenHash: string): Effect.Effect<Option.Option<DescribedSession>> =>
-      Effect.gen(function*() {
+    const miss: (token: string, tokenHash: string) => Effect.Effect<Option.Option<DescribedSession>> = Effect.fn(
+      "SessionContext.describe",
+      { captureStackTrace: false }
+    )(
+      function*(token: string, tokenHash: string) {
         const found = yield* sessions.resolveContext(token)
         if (Option.isNone(found)) return Option.none()
         const resolved = found.value
@@ -53,7 +56,8 @@ export class SessionContext extends Effect.Service<SessionContext>()("@core/auth
         const described: DescribedSession = { ...resolved, refreshed: false, tenant, role, permissions }
         yield* cache.set(tokenHash, described)
         return Option.some(described)
-      }).pipe(Effect.withSpan("SessionContext.describe", { captureStackTrace: false }))
+      }
+    )
 
     /** A cache hit costs a hash and a map lookup; only a miss opens a span and asks the database. */
     const describe = (token: string): Effect.Effect<Option.Option<DescribedSession>> =>

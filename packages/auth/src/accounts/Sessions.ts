@@ -56,8 +56,8 @@ export class Sessions extends Effect.Service<Sessions>()("@core/auth/Sessions", 
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
     /** Open a session for a user (sign-up, sign-in, magic link, password change). */
-    const create = (userId: string, options: SessionOptions) =>
-      Effect.gen(function*() {
+    const create = Effect.fn("Sessions.create")(
+      function*(userId: string, options: SessionOptions) {
         const at = yield* now
         const token = Crypto.randomToken(32)
         const remember = options.rememberMe !== false
@@ -76,7 +76,8 @@ export class Sessions extends Effect.Service<Sessions>()("@core/auth/Sessions", 
           now: at
         })
         return { token, session } satisfies IssuedSession
-      }).pipe(Effect.withSpan("Sessions.create"))
+      }
+    )
 
     const slide = <S extends SessionWithUser>(found: S, at: Date) =>
       Effect.gen(function*() {
@@ -91,22 +92,26 @@ export class Sessions extends Effect.Service<Sessions>()("@core/auth/Sessions", 
       })
 
     /** The live session of a token, extended when due; `None` for unknown, revoked or expired tokens. */
-    const resolve = (token: string): Effect.Effect<Option.Option<ResolvedSession>> =>
-      Effect.gen(function*() {
+    const resolve: (token: string) => Effect.Effect<Option.Option<ResolvedSession>> = Effect.fn("Sessions.resolve")(
+      function*(token: string) {
         const at = yield* now
         const found = yield* repo.findByTokenHash(Crypto.sha256Hex(token), at)
         if (Option.isNone(found)) return Option.none()
         return Option.some(yield* slide(found.value, at))
-      }).pipe(Effect.withSpan("Sessions.resolve"))
+      }
+    )
 
     /** Like `resolve`, with the session's active organization, role there and platform status. */
-    const resolveContext = (token: string): Effect.Effect<Option.Option<ResolvedSessionContext>> =>
-      Effect.gen(function*() {
+    const resolveContext: (token: string) => Effect.Effect<Option.Option<ResolvedSessionContext>> = Effect.fn(
+      "Sessions.resolveContext"
+    )(
+      function*(token: string) {
         const at = yield* now
         const found = yield* repo.findContextByTokenHash(Crypto.sha256Hex(token), at)
         if (Option.isNone(found)) return Option.none()
         return Option.some(yield* slide(found.value, at))
-      }).pipe(Effect.withSpan("Sessions.resolveContext"))
+      }
+    )
 
     /** The user's live sessions, newest first. */
     const list = (userId: string) => Effect.flatMap(now, (at) => repo.listActive(userId, at))
@@ -125,8 +130,8 @@ export class Sessions extends Effect.Service<Sessions>()("@core/auth/Sessions", 
       }, facts)
 
     /** End the session making the request (sign-out). */
-    const signOut = (userId: string, sessionId: string, facts: AuditRequestFacts) =>
-      Effect.gen(function*() {
+    const signOut = Effect.fn("Sessions.signOut")(
+      function*(userId: string, sessionId: string, facts: AuditRequestFacts) {
         const at = yield* now
         const revoked = yield* repo.revokeOwned(sessionId, userId, at)
         yield* cache.clear
@@ -138,34 +143,38 @@ export class Sessions extends Effect.Service<Sessions>()("@core/auth/Sessions", 
           targetId: sessionId
         }, facts)
         return Option.isSome(revoked)
-      }).pipe(Effect.withSpan("Sessions.signOut"))
+      }
+    )
 
     /** Revoke one of the user's sessions by id; `None` when the user has no such live session. */
-    const revoke = (userId: string, sessionId: string, facts: AuditRequestFacts) =>
-      Effect.gen(function*() {
+    const revoke = Effect.fn("Sessions.revoke")(
+      function*(userId: string, sessionId: string, facts: AuditRequestFacts) {
         const revoked = yield* repo.revokeOwned(sessionId, userId, yield* now)
         yield* cache.clear
         if (Option.isSome(revoked)) yield* recordRevocation(userId, revoked.value, facts, "by_id")
         return revoked
-      }).pipe(Effect.withSpan("Sessions.revoke"))
+      }
+    )
 
     /** Revoke one of the user's sessions by its token; `None` when it is not one of the user's. */
-    const revokeByToken = (userId: string, token: string, facts: AuditRequestFacts) =>
-      Effect.gen(function*() {
+    const revokeByToken = Effect.fn("Sessions.revokeByToken")(
+      function*(userId: string, token: string, facts: AuditRequestFacts) {
         const revoked = yield* repo.revokeOwnedByTokenHash(Crypto.sha256Hex(token), userId, yield* now)
         yield* cache.clear
         if (Option.isSome(revoked)) yield* recordRevocation(userId, revoked.value, facts, "by_token")
         return revoked
-      }).pipe(Effect.withSpan("Sessions.revokeByToken"))
+      }
+    )
 
     /** Revoke every session of the user except `keepId` (all of them when `null`). */
-    const revokeAll = (userId: string, keepId: string | null, facts: AuditRequestFacts, reason: string) =>
-      Effect.gen(function*() {
+    const revokeAll = Effect.fn("Sessions.revokeAll")(
+      function*(userId: string, keepId: string | null, facts: AuditRequestFacts, reason: string) {
         const revoked = yield* repo.revokeAllOf(userId, yield* now, keepId)
         yield* cache.clear
         yield* Effect.forEach(revoked, (id) => recordRevocation(userId, id, facts, reason), { discard: true })
         return revoked
-      }).pipe(Effect.withSpan("Sessions.revokeAll"))
+      }
+    )
 
     return { create, resolve, resolveContext, list, find, signOut, revoke, revokeByToken, revokeAll } as const
   }),

@@ -15,8 +15,8 @@ export const layer = Layer.effect(
     const config = yield* CoreConfig
     const printLinks = config.nodeEnv === "development"
 
-    const send = (message: MailMessage) =>
-      Effect.gen(function*() {
+    const send = Effect.fn("OutboxMailer.send")(
+      function*(message: MailMessage) {
         const id = yield* ids.make("eml")
         const now = new Date(yield* Clock.currentTimeMillis)
         yield* sql`INSERT INTO iam.mail_outbox (id, to_address, subject, text_body, html_body, created_at)
@@ -24,7 +24,8 @@ export const layer = Layer.effect(
         if (printLinks && message.link !== undefined) {
           yield* Console.error(`[core] mail to ${message.to}: ${message.subject}\n  ${message.link}`)
         }
-      }).pipe(Effect.withSpan("OutboxMailer.send"))
+      }
+    )
 
     return { send }
   })

@@ -22,8 +22,8 @@ export const layer = (options: SmtpOptions) =>
         Effect.sync(() => createTransport(options.url)),
         (transport) => Effect.sync(() => transport.close())
       )
-      const send = (message: MailMessage) =>
-        Effect.tryPromise({
+      const send = Effect.fn("SmtpMailer.send")(function*(message: MailMessage) {
+        yield* Effect.tryPromise({
           try: () =>
             transport.sendMail({
               from: options.from,
@@ -33,7 +33,8 @@ export const layer = (options: SmtpOptions) =>
               ...(message.html === undefined ? {} : { html: message.html })
             }),
           catch: (cause) => new MailError({ message: `SMTP delivery to ${message.to} failed`, cause })
-        }).pipe(Effect.asVoid, Effect.withSpan("SmtpMailer.send"))
+        })
+      })
       return { send }
     })
   )
