@@ -1,7 +1,17 @@
 import type { Headers as PlatformHeaders } from "@effect/platform"
 import { type HttpApp, HttpMiddleware, type HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { ErrorResponse, ForwardedIdentity, RequestContext, type Route, RouteNode, UpstreamUnavailable, type UpstreamTimeout } from "@core/kernel"
+import {
+  type Callers,
+  ErrorResponse,
+  ForwardedIdentity,
+  RequestContext,
+  Route as KernelRoute,
+  RouteNode,
+  UpstreamUnavailable,
+  type UpstreamTimeout
+} from "@core/kernel"
+import type { Route } from "@core/kernel"
 import { Context, Effect, type Runtime, Scope, Stream } from "effect"
 import type * as http from "node:http"
 import type { ServiceName } from "./Routes.js"
@@ -57,21 +67,29 @@ export const fromHttpApp = <E, R>(
   app: HttpApp.Default<E, R>
 ): Effect.Effect<Upstream, never, Exclude<R, HttpServerRequest.HttpServerRequest | Scope.Scope>> =>
   Effect.gen(function*() {
-    const captured = yield* Effect.context<Exclude<R, HttpServerRequest.HttpServerRequest | Scope.Scope>>()
-    const context = Context.omit(HttpServerRequest.HttpServerRequest, Scope.Scope, RequestContext.RequestContext)(captured)
+    const context = yield* ownContext<Exclude<R, HttpServerRequest.HttpServerRequest | Scope.Scope>>()
     const enveloped = ErrorResponse.withErrorEnvelope(app)
-    const prepared = enveloped.pipe(Effect.provide(context)) as Effect.Effect<
-      HttpServerResponse.HttpServerResponse,
-      never,
-      Scope.Scope | HttpServerRequest.HttpServerRequest
-    >
     const handler = yield* nodeHandler(enveloped).pipe(Effect.provide(context))
-    return {
-      service,
-      forward: (request) => Effect.provideService(prepared, HttpServerRequest.HttpServerRequest, request),
-      node: onRewritten(handler)
-    }
+    return { service, forward: forwardOf(enveloped, context), node: onRewritten(handler) }
   })
+
+/**
+ * The context an in-process upstream runs in: the one it is made in, never its request, scope or
+ * request context (those are the forwarded request's).
+ */
+const ownContext = <R>() =>
+  Effect.map(Effect.context<R>(), (captured) =>
+    Context.omit(HttpServerRequest.HttpServerRequest, Scope.Scope, RequestContext.RequestContext)(captured))
+
+/** The Effect transport's path of an in-process app: the app in its own context, per forwarded request. */
+const forwardOf = <E, R, C>(app: HttpApp.Default<E, R>, context: Context.Context<C>): Upstream["forward"] => {
+  const prepared = ErrorResponse.withErrorEnvelope(app).pipe(Effect.provide(context)) as Effect.Effect<
+    HttpServerResponse.HttpServerResponse,
+    never,
+    Scope.Scope | HttpServerRequest.HttpServerRequest
+  >
+  return (request) => Effect.provideService(prepared, HttpServerRequest.HttpServerRequest, request)
+}
 
 /**
  * An in-process service given as its catalogued handlers, behind the identity guard (`trust`): the
@@ -79,23 +97,21 @@ export const fromHttpApp = <E, R>(
  * route runner (`RouteNode.listener`), which serves them on Node's own request and response
  * (DESIGN §3). Both see only identity headers the gateway signed for the service.
  */
-export const fromHandlers = <const H extends ReadonlyArray<Route.Handler<any, any>>, R>(
+export const fromHandlers = <const H extends ReadonlyArray<Route.Handler<any, any>>>(
   service: ServiceName,
   handlers: H,
-  options: Route.RouterOptions & { readonly trust: { readonly key: Uint8Array; readonly audience: string } },
-  app: HttpApp.Default<unknown, R>
-): Effect.Effect<Upstream, never, Exclude<R, HttpServerRequest.HttpServerRequest | Scope.Scope> | Exclude<Route.RequirementsOf<H[number]>, HttpServerRequest.HttpServerRequest | Scope.Scope | HttpRouter.RouteContext>> =>
+  options: Route.RouterOptions & { readonly trust: { readonly key: Uint8Array; readonly audience: string } }
+): Effect.Effect<Upstream, never, Exclude<Route.RequirementsOf<H[number]>, HttpServerRequest.HttpServerRequest | Scope.Scope | HttpRouter.RouteContext> | Callers> =>
   Effect.gen(function*() {
-    const upstream = yield* fromHttpApp(service, ForwardedIdentity.guard(app, options.trust))
-    const captured = yield* Effect.context<never>()
-    const context = Context.omit(HttpServerRequest.HttpServerRequest, Scope.Scope, RequestContext.RequestContext)(captured)
+    const context = yield* ownContext<never>()
+    const app = ForwardedIdentity.guard(KernelRoute.router(handlers, options) as HttpApp.Default<unknown, never>, options.trust)
     const listener = yield* RouteNode.listener(handlers, options).pipe(Effect.provide(context)) as Effect.Effect<RouteNode.NodeListener>
     const node: NodeHandler = (request, response, forwarding) => {
       request.url = forwarding.url
       request.headers = ForwardedIdentity.trustedHeaders(forwarding.headers as PlatformHeaders.Headers, options.trust.key, options.trust.audience, Date.now()) as http.IncomingHttpHeaders
       listener(request, response)
     }
-    return { ...upstream, node }
+    return { service, forward: forwardOf(app, context), node }
   })
 
 /**

@@ -106,8 +106,7 @@ export const upstreams = (
         Effect.gen(function*() {
           const context = yield* contextOf(service)
           const options = { ...(service.base === undefined ? {} : { base: service.base }), trust: trustOf(service, config) }
-          const app = Route.router(service.handlers, options) as HttpApp.Default<unknown, never>
-          return yield* (Upstream.fromHandlers(service.upstream, service.handlers, options, app) as Effect.Effect<
+          return yield* (Upstream.fromHandlers(service.upstream, service.handlers, options) as Effect.Effect<
             Upstream.Upstream,
             never,
             never
