@@ -55,9 +55,6 @@ export interface ServiceCaller {
  */
 export type Caller = UserCaller | ApiKeyCaller | ServiceCaller
 
-/** The static service key's caller. */
-export const service: ServiceCaller = { kind: "service" }
-
 /** Which credentials a resolution may look at. */
 export interface ResolveOptions {
   /** Only the session cookie (web forms and `org-setup`, which browsers call). @default false */

@@ -174,16 +174,3 @@ export const guard = <E, R>(
  */
 export const callerOf = (request: HttpServerRequest.HttpServerRequest): Caller | undefined =>
   request.headers[HEADERS.token] === undefined ? undefined : trusted.get(request.headers)
-
-/** The trusted identity headers of the current request (after `guard`), if the gateway sent them. */
-export const current: Effect.Effect<Identity | undefined, never, HttpServerRequest.HttpServerRequest> = Effect.map(
-  HttpServerRequest.HttpServerRequest,
-  (request) => {
-    if (request.headers[HEADERS.token] === undefined) return undefined
-    return {
-      userId: request.headers[HEADERS.userId] ?? null,
-      role: request.headers[HEADERS.role] ?? null,
-      platformId: request.headers[HEADERS.platformId] ?? null
-    }
-  }
-)

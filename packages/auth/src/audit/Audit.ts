@@ -19,14 +19,6 @@ export const scrub = (value: unknown): unknown => {
   )
 }
 
-/**
- * The audit facts of a request outside a catalogued route (the kernel's `RequestContext.factsOf`).
- *
- * @deprecated Inside a route the kernel provides `RequestContext`, and `Audit.record` reads it; use
- * `RequestContext.factsOf` from `@core/kernel` where a request must be read by hand.
- */
-export const factsOf = RequestContext.factsOf
-
 /** The actor fields of an audit event for a caller (the kernel's one mapping). */
 export const actorOf: (caller: Caller) => Pick<AuditEvent, "actorId" | "actorType"> = Policy.actorOf
 
