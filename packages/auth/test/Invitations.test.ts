@@ -1,4 +1,6 @@
 import { TestDatabase } from "@core/kernel/testing"
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   auditOf,
@@ -232,6 +234,60 @@ for (const driver of TestDatabase.drivers) {
       const resent = await call(harness, "/api/auth/organization/invite-member", { token: owner.token, json: { email, role: "member", organizationId: org.id, resend: true } })
       expect(resent).toMatchObject({ status: 200, body: { id: first.body.id, status: "pending" } })
       expect(await mailTo(harness, email)).toHaveLength(2)
+    })
+
+    it("20 parallel invitations of one email (any case) leave one pending row: one 201, nineteen 409 CONFLICT, one mail", async () => {
+      const email = freshEmail("Race")
+      const spellings = [email, email.toUpperCase(), email.toLowerCase(), `${email[0].toUpperCase()}${email.slice(1)}`]
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+        call(harness, `/api/core/organizations/${org.id}/invitations`, { token: owner.token, json: { email: spellings[i % spellings.length] } })))
+      const created = answers.filter((answer) => answer.status === 201)
+      expect(created).toHaveLength(1)
+      const losers = answers.filter((answer) => answer.status !== 201)
+      expect(losers).toHaveLength(19)
+      for (const loser of losers) {
+        expect(loser).toMatchObject({
+          status: 409,
+          body: envelope("CONFLICT", "User is already invited to this organization", { reason: "USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION" })
+        })
+      }
+      const rows = await query<{ id: string; status: string }>(harness, (sql) =>
+        sql`SELECT id, status FROM iam.invitations WHERE organization_id = ${org.id} AND lower(email) = ${email.toLowerCase()}`)
+      expect(rows).toEqual([{ id: created[0].body.id, status: "pending" }])
+      expect(await mailTo(harness, email.toLowerCase())).toHaveLength(1)
+    })
+
+    it("10 parallel plugin invitations with resend: one pending row, every answer that invitation", async () => {
+      const email = freshEmail("Resend")
+      const answers = await Promise.all(Array.from({ length: 10 }, () =>
+        call(harness, "/api/auth/organization/invite-member", { token: owner.token, json: { email, role: "member", organizationId: org.id, resend: true } })))
+      expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(200))
+      const rows = await query<{ id: string }>(harness, (sql) =>
+        sql`SELECT id FROM iam.invitations WHERE organization_id = ${org.id} AND lower(email) = ${email.toLowerCase()} AND status = 'pending'`)
+      expect(rows).toHaveLength(1)
+      expect(new Set(answers.map((answer) => answer.body.id))).toEqual(new Set([rows[0].id]))
+    })
+
+    it("the database refuses a second pending invitation of one email, whatever its case", async () => {
+      const email = freshEmail("Index")
+      const first = await call(harness, `/api/core/organizations/${org.id}/invitations`, { token: owner.token, json: { email } })
+      expect(first.status).toBe(201)
+      const inserted = await harness.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.either(sql`INSERT INTO iam.invitations (id, organization_id, email, role, status, inviter_id, expires_at)
+          VALUES ('inv_direct_duplicate', ${org.id}, ${email.toUpperCase()}, 'member', 'pending', ${owner.id}, now() + interval '1 day')`)))
+      expect(inserted._tag).toBe("Left")
+    })
+
+    it("an expired pending invitation does not block a new one; it is stored as expired", async () => {
+      const email = freshEmail("Expired")
+      const first = await call(harness, `/api/core/organizations/${org.id}/invitations`, { token: owner.token, json: { email } })
+      await query(harness, (sql) => sql`UPDATE iam.invitations SET expires_at = now() - interval '1 minute' WHERE id = ${first.body.id} RETURNING id`)
+      const second = await call(harness, `/api/core/organizations/${org.id}/invitations`, { token: owner.token, json: { email } })
+      expect(second).toMatchObject({ status: 201, body: { status: "pending", email: email.toLowerCase() } })
+      expect(second.body.id).not.toBe(first.body.id)
+      const rows = await query<{ id: string; status: string }>(harness, (sql) =>
+        sql`SELECT id, status FROM iam.invitations WHERE organization_id = ${org.id} AND email = ${email.toLowerCase()} ORDER BY created_at, id`)
+      expect(rows).toEqual([{ id: first.body.id, status: "expired" }, { id: second.body.id, status: "pending" }])
     })
   })
 }

@@ -129,21 +129,29 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
         }
         const at = yield* now
         const expiresAt = new Date(at + INVITATION_TTL_MILLIS)
+        yield* repo.expireStale(organization.id, email, new Date(at))
+        const inserted = yield* repo.insert({
+          id: yield* ids.make("inv"),
+          organizationId: organization.id,
+          email,
+          role: input.role,
+          inviterId,
+          expiresAt,
+          createdAt: new Date(at)
+        })
+        if (Option.isSome(inserted)) {
+          yield* mail(inserted.value, organization)
+          yield* record(caller, "invitation.create", inserted.value, { email })
+          return inserted.value
+        }
+        // One is pending already (perhaps inserted by a parallel call a moment ago): the database's
+        // one-pending index refused a second (docs/decisions/0195-one-pending-invitation.md).
+        if (input.resend !== true) return yield* fail("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION")
         const pending = yield* repo.findPending(organization.id, email, new Date(at))
-        if (Option.isSome(pending) && input.resend !== true) return yield* fail("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION")
-        const invitation = Option.isSome(pending)
-          ? Option.getOrElse(yield* repo.extend(pending.value.id, expiresAt), () => pending.value)
-          : yield* repo.insert({
-            id: yield* ids.make("inv"),
-            organizationId: organization.id,
-            email,
-            role: input.role,
-            inviterId,
-            expiresAt,
-            createdAt: new Date(at)
-          })
+        if (Option.isNone(pending)) return yield* fail("USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION")
+        const invitation = Option.getOrElse(yield* repo.extend(pending.value.id, expiresAt), () => pending.value)
         yield* mail(invitation, organization)
-        yield* record(caller, Option.isSome(pending) ? "invitation.resend" : "invitation.create", invitation, { email })
+        yield* record(caller, "invitation.resend", invitation, { email })
         return invitation
       })
 

@@ -44,15 +44,30 @@ export class InvitationsRepo extends Effect.Service<InvitationsRepo>()("@core/au
     const first = (rows: ReadonlyArray<Record<string, unknown>>) => Option.map(Option.fromNullable(rows[0]), toRow)
     const many = (rows: ReadonlyArray<Record<string, unknown>>) => rows.map(toRow)
 
+    /**
+     * Store a pending invitation; `None` when the organization already has one pending for the email
+     * (the `invitations_one_pending` index decides, so parallel invitations leave one row).
+     */
     const insert = (row: Omit<InvitationRow, "status">) =>
       sql<Record<string, unknown>>`INSERT INTO iam.invitations
           (id, organization_id, email, role, status, inviter_id, expires_at, created_at)
         VALUES (${row.id}, ${row.organizationId}, ${row.email}, ${row.role}, 'pending', ${row.inviterId},
           ${row.expiresAt}, ${row.createdAt})
+        ON CONFLICT (organization_id, lower(email)) WHERE status = 'pending' DO NOTHING
         RETURNING ${columns}`.pipe(
-        Effect.map((rows) => toRow(rows[0])),
+        Effect.map(first),
         Effect.orDie,
         Effect.withSpan("InvitationsRepo.insert")
+      )
+
+    /** Store the pending invitations of an email that are past their expiry as `expired` (freeing the index). */
+    const expireStale = (organizationId: string, email: string, now: Date) =>
+      sql`UPDATE iam.invitations SET status = 'expired'
+        WHERE organization_id = ${organizationId} AND lower(email) = lower(${email})
+          AND status = 'pending' AND expires_at <= ${now}`.pipe(
+        Effect.asVoid,
+        Effect.orDie,
+        Effect.withSpan("InvitationsRepo.expireStale")
       )
 
     const findById = (id: string) =>
@@ -111,6 +126,6 @@ export class InvitationsRepo extends Effect.Service<InvitationsRepo>()("@core/au
         Effect.withSpan("InvitationsRepo.extend")
       )
 
-    return { insert, findById, findPending, listByOrganization, page, transition, extend } as const
+    return { insert, expireStale, findById, findPending, listByOrganization, page, transition, extend } as const
   })
 }) {}
