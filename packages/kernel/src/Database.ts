@@ -11,6 +11,7 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as Path from "node:path"
 import * as DataDirLock from "./DataDirLock.js"
+import * as DatabaseFailure from "./internal/databaseFailure.js"
 import { pgTypes } from "./internal/pgTypes.js"
 import * as PgliteClient from "./PgliteClient.js"
 
@@ -113,6 +114,14 @@ export const layerConfig: Layer.Layer<
     ({ dataDir, url }) => layer({ url: Option.getOrUndefined(url), dataDir })
   )
 )
+
+/**
+ * The database's own message of the statements that failed in a cause, for a log line: SQLSTATE
+ * and message (`22P02 invalid input syntax for type json`), quoted values elided, never the
+ * statement's parameters; `undefined` when none failed. The drivers' `SqlError` says only
+ * "Failed to execute statement" (decision 0187).
+ */
+export const failureOf = DatabaseFailure.failureOf
 
 /** Readiness: the database answers `SELECT 1`. */
 export const ping: Effect.Effect<void, SqlError, SqlClient.SqlClient> = Effect.flatMap(

@@ -2,6 +2,7 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { ErrorCode, ErrorEnvelope } from "@core/contracts"
 import { Cause, Effect, Option } from "effect"
 import type { CoreError } from "./Errors.js"
+import * as DatabaseFailure from "./internal/databaseFailure.js"
 import { requestIdOf } from "./RequestId.js"
 
 /** How one error is answered: status, code, message, details and extra headers. */
@@ -172,8 +173,10 @@ export const handleCauseWith = (renderer: Renderer) =>
     const problem = problemOfCause(cause, renderer)
     const answer = () => HttpServerResponse.setHeader(renderer.render(problem, requestId), "x-request-id", requestId)
     if (problem.kind !== "internal") return Effect.sync(answer)
+    // A failed statement's own message goes with it (decision 0187), never its parameters.
+    const database = DatabaseFailure.failureOf(cause)
     return Effect.logError("unhandled request failure", Cause.pretty(cause)).pipe(
-      Effect.annotateLogs({ requestId, method: request.method, path: request.url.split("?")[0] }),
+      Effect.annotateLogs({ requestId, method: request.method, path: request.url.split("?")[0], ...(database === undefined ? {} : { database }) }),
       Effect.map(answer)
     )
   })

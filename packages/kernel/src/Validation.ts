@@ -10,16 +10,42 @@ export const issuesOf = (error: z.ZodError): Array<ValidationIssue> =>
     message: issue.message
   }))
 
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+const LONE_SURROGATE_ALL = new RegExp(LONE_SURROGATE.source, "g")
+
+/** How deep decoded input may nest: no contract needs more, and deeper JSON is refused (decision 0185). */
+export const MAX_DEPTH = 64
+
+/** What a string holds that PostgreSQL cannot store, or `undefined` when it is storable text. */
+const textProblem = (text: string): string | undefined => {
+  if (text.includes("\u0000")) return "Must not contain NUL characters"
+  // A lone UTF-16 surrogate ("\ud800" in JSON) is not Unicode: PostgreSQL refuses it in json and
+  // the drivers turn it into U+FFFD in text (decision 0185).
+  if (LONE_SURROGATE.test(text)) return "Must not contain lone surrogates (invalid Unicode)"
+  return undefined
+}
+
 /**
- * The path of the first string (or object key) holding a NUL character, which PostgreSQL cannot
- * store in text: refused for every service at once, as a 400 rather than a database error.
+ * The first string (or object key) holding text PostgreSQL cannot store (a NUL character, a lone
+ * surrogate), or the first value nested deeper than {@link MAX_DEPTH}, and why: refused for every
+ * service at once, as a 400 rather than a database error or a stack overflow further on.
  */
-const nulPath = (value: unknown, path: ReadonlyArray<string>, depth = 0): ReadonlyArray<string> | undefined => {
-  if (typeof value === "string") return value.includes("\u0000") ? path : undefined
-  if (typeof value !== "object" || value === null || depth > 64) return undefined
+const badText = (
+  value: unknown,
+  path: ReadonlyArray<string>,
+  depth = 0
+): { readonly path: ReadonlyArray<string>; readonly message: string } | undefined => {
+  if (typeof value === "string") {
+    const message = textProblem(value)
+    return message === undefined ? undefined : { path, message }
+  }
+  if (typeof value !== "object" || value === null) return undefined
+  if (depth >= MAX_DEPTH) return { path, message: `Must not nest deeper than ${MAX_DEPTH} levels` }
   for (const [key, item] of Object.entries(value)) {
-    if (key.includes("\u0000")) return [...path, key]
-    const found = nulPath(item, [...path, key], depth + 1)
+    const message = textProblem(key)
+    if (message !== undefined) return { path: [...path, key.replace(LONE_SURROGATE_ALL, "\uFFFD")], message }
+    const found = badText(item, [...path, key], depth + 1)
     if (found !== undefined) return found
   }
   return undefined
@@ -34,12 +60,12 @@ export const decode = <S extends z.ZodType>(
   input: unknown,
   where: "body" | "query" | "params" = "body"
 ): Effect.Effect<z.output<S>, ValidationError> => {
-  const nul = nulPath(input, [])
-  if (nul !== undefined) {
+  const bad = badText(input, [])
+  if (bad !== undefined) {
     return Effect.fail(
       new ValidationError({
         message: `Invalid request ${where}`,
-        issues: [{ path: nul.join("."), message: "Must not contain NUL characters" }]
+        issues: [{ path: bad.path.join("."), message: bad.message }]
       })
     )
   }
