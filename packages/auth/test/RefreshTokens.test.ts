@@ -3,7 +3,7 @@ import { Crypto } from "@core/kernel"
 import { Duration, Effect, Either, Option, TestClock } from "effect"
 import type { UserCaller } from "@core/kernel"
 import { DeviceAuthorization } from "../src/device/DeviceAuthorization.js"
-import { RefreshTokens } from "../src/device/RefreshTokens.js"
+import { REFRESH_REUSE_GRACE, RefreshTokens } from "../src/device/RefreshTokens.js"
 import { Sessions } from "../src/accounts/Sessions.js"
 import { auditOf, CLIENT_ID, facts, newUser, refreshRow, rows, sessionRow, stackLayer } from "./OAuthHttpSupport.js"
 
@@ -97,6 +97,29 @@ layer(stackLayer())("refresh tokens", (it) => {
           metadata: expect.objectContaining({ reason: "reuse", userId: user.id, sessionIds: [third.sessionId] })
         })])
         expect(JSON.stringify(revoked)).not.toContain(grant.refreshToken)
+      }))
+
+    it.effect("within the grace window a spent token answers the same new tokens while they are unspent; then it is reuse", () =>
+      Effect.gen(function*() {
+        const { user, grant } = yield* deviceLogin
+        const next = Either.getOrThrow(yield* refresh(grant.refreshToken))
+        yield* TestClock.adjust(REFRESH_REUSE_GRACE)
+        const again = Either.getOrThrow(yield* refresh(grant.refreshToken))
+        expect(again).toEqual({ ...next, expiresIn: 3600 - Duration.toSeconds(REFRESH_REUSE_GRACE) })
+        expect(yield* live(next.accessToken)).toBe(true)
+        expect(yield* familyRows(grant.familyId)).toEqual({
+          tokens: [{ status: "used" }, { status: "active" }],
+          sessions: [{ revoked: true }, { revoked: false }]
+        })
+        expect(yield* auditOf("oauth.refresh.replay", next.sessionId)).toEqual([expect.objectContaining({
+          actorId: user.id,
+          metadata: { clientId: CLIENT_ID, familyId: grant.familyId, refreshTokenId: expect.stringMatching(/^rft_/) }
+        })])
+
+        yield* TestClock.adjust(Duration.millis(1))
+        expect(errorOf(yield* refresh(grant.refreshToken))).toBe("invalid_grant")
+        expect(yield* live(next.accessToken)).toBe(false)
+        expect((yield* familyRows(grant.familyId)).tokens).toEqual([{ status: "revoked" }, { status: "revoked" }])
       }))
 
     it.effect("signing the device session out ends its refresh token and family", () =>

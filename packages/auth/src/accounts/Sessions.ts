@@ -32,6 +32,11 @@ export interface ResolvedSessionContext extends SessionContextRow {
 export interface DeviceSessionOptions {
   readonly refreshFamilyId: string
   readonly ttl: Duration.DurationInput
+  /**
+   * The token to open it with, instead of a random one: a refresh rotation derives it, so that a
+   * duplicate refresh in the grace window answers the same (docs/decisions/0196-refresh-reuse-grace.md).
+   */
+  readonly token?: string
 }
 
 /** Options of a new session. */
@@ -59,9 +64,9 @@ export class Sessions extends Effect.Service<Sessions>()("@core/auth/Sessions", 
     const create = Effect.fn("Sessions.create")(
       function*(userId: string, options: SessionOptions) {
         const at = yield* now
-        const token = Crypto.randomToken(32)
-        const remember = options.rememberMe !== false
         const { device } = options
+        const token = device?.token ?? Crypto.randomToken(32)
+        const remember = options.rememberMe !== false
         const ttl = device !== undefined ? device.ttl : remember ? SESSION_TTL : SHORT_SESSION_TTL
         const session = yield* repo.insert({
           id: yield* ids.make("ses"),

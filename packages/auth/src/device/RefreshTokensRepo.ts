@@ -15,8 +15,14 @@ export interface RefreshTokenRecord {
   readonly scope: string | null
   readonly status: RefreshTokenStatus
   readonly expiresAt: Date
+  /** When it was spent (rotated); `null` while active. */
+  readonly usedAt: Date | null
   /** The session was ended by its user (sign-out, revocation), not merely expired. */
   readonly sessionRevoked: boolean
+  /** When the session it was issued with ends (`null` when that session is gone). */
+  readonly sessionExpiresAt: Date | null
+  /** The random salt the tokens of its rotation are derived with (never shown). */
+  readonly rotationSalt: string
 }
 
 /** What is stored for a new refresh token. */
@@ -41,7 +47,10 @@ interface Row {
   readonly scope: string | null
   readonly status: RefreshTokenStatus
   readonly expires_at: unknown
+  readonly used_at: unknown
   readonly session_revoked: boolean | null
+  readonly session_expires_at: unknown
+  readonly rotation_salt: string
 }
 
 const toRecord = (row: Row): RefreshTokenRecord => ({
@@ -53,7 +62,10 @@ const toRecord = (row: Row): RefreshTokenRecord => ({
   scope: row.scope,
   status: row.status,
   expiresAt: Rows.toDate(row.expires_at),
-  sessionRevoked: row.session_revoked === true
+  usedAt: Rows.toDateOrNull(row.used_at),
+  sessionRevoked: row.session_revoked === true,
+  sessionExpiresAt: Rows.toDateOrNull(row.session_expires_at),
+  rotationSalt: row.rotation_salt
 })
 
 /**
@@ -75,7 +87,7 @@ export class RefreshTokensRepo extends Effect.Service<RefreshTokensRepo>()("@cor
     /** The token holding this hash, with the state of its session. */
     const findByHash = Effect.fn("RefreshTokensRepo.findByHash")(function*(hash: string) {
       const rows = yield* sql<Row>`SELECT t.id, t.family_id, t.session_id, t.user_id, t.client_id, t.scope, t.status, t.expires_at,
-          s.revoked_at IS NOT NULL AS session_revoked
+          t.used_at, t.rotation_salt, s.revoked_at IS NOT NULL AS session_revoked, s.expires_at AS session_expires_at
         FROM iam.refresh_tokens t LEFT JOIN iam.sessions s ON s.id = t.session_id
         WHERE t.token_hash = ${hash}`
       return Option.map(Option.fromNullable(rows[0]), toRecord)

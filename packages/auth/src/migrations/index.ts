@@ -3,6 +3,7 @@ import identity from "./0001_identity.js"
 import operatorOrganization from "./0020_operator_organization.js"
 import deviceAuthorization from "./0040_device_authorization.js"
 import onePendingInvitation from "./0050_one_pending_invitation.js"
+import refreshRotationSalt from "./0051_refresh_rotation_salt.js"
 
 /**
  * The identity domain's migrations (schema `iam`). Number ranges: 0001 the schema, 0010–0019
@@ -15,6 +16,7 @@ export const IamMigrations: Migrations.Domain = {
     "0001_identity": identity,
     "0020_operator_organization": operatorOrganization,
     "0040_device_authorization": deviceAuthorization,
-    "0050_one_pending_invitation": onePendingInvitation
+    "0050_one_pending_invitation": onePendingInvitation,
+    "0051_refresh_rotation_salt": refreshRotationSalt
   }
 }
