@@ -256,6 +256,48 @@ describe("DELETE /api/core/grants/{id}", () => {
     expect(await again.json()).toEqual(envelope("NOT_FOUND", "Grant not found"))
   })
 
+  it("an owner who denied themselves a permission lifts that denial (members:manage, not the denied permission)", async () => {
+    const own = await h.run(seedTenant)
+    const denial = await post(own.owner.token, {
+      userId: own.owner.id,
+      orgId: own.org.id,
+      permission: "billing:manage",
+      granted: false,
+      grantedBy: own.owner.id
+    })
+    expect(denial.status).toBe(201)
+    const { id } = await denial.json()
+    expect(await held(own.owner.id, own.org.id)).not.toContain("billing:manage")
+    const lifted = await h.fetch(`/api/core/grants/${id}`, { method: "DELETE", token: own.owner.token })
+    expect(lifted.status).toBe(204)
+    expect(await grantRows(id)).toEqual([])
+    expect(await held(own.owner.id, own.org.id)).toEqual(["*"])
+  })
+
+  it("lifting a denial needs members:manage; a denial of an owner or of oneself needs an owner", async () => {
+    const own = await h.run(seedTenant)
+    const deny = async (userId: string, permission: string) =>
+      (await (await post(own.owner.token, { userId, orgId: own.org.id, permission, granted: false, grantedBy: own.owner.id })).json()).id as string
+    const remove = (id: string, token: string) => h.fetch(`/api/core/grants/${id}`, { method: "DELETE", token })
+
+    const ofMember = await deny(own.member.id, "billing:manage")
+    expect((await remove(ofMember, own.member.token)).status).toBe(403)
+    expect((await remove(ofMember, own.admin.token)).status).toBe(204)
+    expect(await grantRows(ofMember)).toEqual([])
+
+    const ofOwner = await deny(own.owner.id, "audit:read")
+    const byAdmin = await remove(ofOwner, own.admin.token)
+    expect(byAdmin.status).toBe(403)
+    expect(await byAdmin.json()).toEqual(envelope("FORBIDDEN", "Only an owner can lift a denial of an owner or of oneself"))
+    const ofAdmin = await deny(own.admin.id, "vault:read")
+    const bySelf = await remove(ofAdmin, own.admin.token)
+    expect(bySelf.status).toBe(403)
+    expect(await bySelf.json()).toEqual(envelope("FORBIDDEN", "Only an owner can lift a denial of an owner or of oneself"))
+    expect((await grantRows(ofOwner)).length + (await grantRows(ofAdmin)).length).toBe(2)
+    expect((await remove(ofAdmin, own.owner.token)).status).toBe(204)
+    expect((await remove(ofOwner, STATIC_KEY)).status).toBe(204)
+  })
+
   it("answers 404 to another tenant, 403 to members, 401 without credentials, and keeps the grant", async () => {
     const grant = await (await post(tenant.owner.token, {
       userId: tenant.member.id,

@@ -1,5 +1,5 @@
 import type { Iam } from "@core/contracts"
-import { type Forbidden, Ids, NotFound, ValidationError } from "@core/kernel"
+import { Forbidden, Ids, NotFound, ValidationError } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import { actorOf } from "../audit/Audit.js"
@@ -89,7 +89,24 @@ export class Grants extends Effect.Service<Grants>()("@core/auth/Grants", {
       }
     )
 
-    /** Delete a grant or denial; lifting a denial needs the permission, like granting it. */
+    /**
+     * Whether the caller may lift a denial of `userId`: `members:manage` is enough, as lifting hands
+     * nothing out the caller's role mappings did not already give; a denial of an owner, or of the
+     * caller itself, needs an owner (or the service key, or an operator), so an admin cannot undo
+     * what an owner took from it (docs/decisions/0197-lifting-a-denial.md).
+     */
+    const mayLift = (caller: Caller, orgId: string, userId: string) =>
+      Effect.gen(function*() {
+        if (yield* access.isPrivileged(caller)) return true
+        const self = caller.kind === "user" && caller.userId === userId
+        if (!self && (yield* repo.memberRole(orgId, userId)) !== "owner") return true
+        return caller.kind === "user" && (yield* repo.memberRole(orgId, caller.userId)) === "owner"
+      })
+
+    /**
+     * Delete a grant or denial (`members:manage`). Lifting a denial does not need the denied
+     * permission — an owner who denied itself one could not lift it otherwise — but see `mayLift`.
+     */
     const remove: (caller: Caller, id: string) => Effect.Effect<void, Forbidden | NotFound> = Effect.fn("Grants.remove")(
       function*(caller: Caller, id: string) {
         const grant = yield* repo.find(id)
@@ -97,7 +114,9 @@ export class Grants extends Effect.Service<Grants>()("@core/auth/Grants", {
         yield* delegation.requireInOrganization(caller, grant.orgId, MANAGE_PERMISSION).pipe(
           Effect.catchTag("NotFound", () => new NotFound({ message: "Grant not found" }))
         )
-        if (!grant.granted) yield* delegation.requireHolds(caller, grant.orgId, [grant.permission])
+        if (!grant.granted && !(yield* mayLift(caller, grant.orgId, grant.userId))) {
+          return yield* new Forbidden({ message: "Only an owner can lift a denial of an owner or of oneself" })
+        }
         yield* sql.withTransaction(Effect.zipRight(
           repo.remove(id),
           audit.record({
