@@ -91,8 +91,8 @@ describe("core-server start", () => {
   it("prints the first screen on stderr with the bound port, and only JSON on stdout", () => {
     const port = new URL(base).port
     expect(server.output.stderr).toContain(`Local:     http://localhost:${port}`)
-    expect(server.output.stderr).toContain(`curl http://localhost:${port}/health`)
-    expect(server.output.stderr).toContain("npx core --help")
+    expect(server.output.stderr).toContain(`open http://localhost:${port}/sign-up to create an account and an organization`)
+    expect(server.output.stderr).toContain(`then CORE_API_URL=http://localhost:${port} npx core login to sign the CLI in`)
     for (const line of server.output.stdout.split("\n").filter((text) => text !== "")) {
       expect(() => JSON.parse(line)).not.toThrow()
     }

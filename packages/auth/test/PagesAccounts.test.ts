@@ -13,6 +13,9 @@ import {
   valueOf
 } from "./PagesSupport.js"
 
+/** The names of the inputs that take the focus on load. */
+const autofocused = (html: string) => [...html.matchAll(/<input id="field-[^"]+" name="([^"]+)"[^>]* autofocus[ >]/g)].map((m) => m[1])
+
 const signUp = async (browser: Browser, fields: { name?: string; email?: string; password?: string } = {}) => {
   const email = fields.email ?? freshEmail("page")
   const answer = await browser.submit("/sign-up", { name: fields.name ?? "Ada", email, password: fields.password ?? PASSWORD })
@@ -111,10 +114,20 @@ for (const driver of TestDatabase.drivers) {
       expect(short.status).toBe(400)
       expect(fieldError(short.html, "password")).toBe("Use at least 8 characters.")
 
+      const everything = await browser.submit("/sign-up", { name: " ", email: freshEmail(), password: "1234567" })
+      expect(everything.status).toBe(400)
+      expect([fieldError(everything.html, "name"), fieldError(everything.html, "email"), fieldError(everything.html, "password")])
+        .toEqual(["Enter your name.", undefined, "Use at least 8 characters."])
+      expect(autofocused(everything.html)).toEqual(["name"])
+      const onlyPassword = await browser.submit("/sign-up", { name: "Al", email: freshEmail(), password: "1234567" })
+      expect(autofocused(onlyPassword.html)).toEqual(["password"])
+
       const { email } = await signUp(harness.browser())
       const taken = await browser.submit("/sign-up", { name: "Bo", email, password: PASSWORD })
       expect(taken.status).toBe(422)
-      expect(alertOf(taken.html)).toBe("An account with this email already exists. Sign in instead.")
+      expect(taken.html).toContain(
+        `<p class="alert" role="alert">An account with this email already exists. <a href="/sign-in">Sign in instead</a>.</p>`
+      )
       expect(valueOf(taken.html, "email")).toBe(email)
       expect(browser.cookies.has("core.session_token")).toBe(false)
     })

@@ -44,14 +44,17 @@ for (const driver of TestDatabase.drivers) {
       expect(answer.location).toBe("/sign-in?next=%2Forg-setup")
     })
 
-    it("creates the organization and its platform like POST /api/core/org-setup (201)", async () => {
+    it("creates the organization and its platform like POST /api/core/org-setup, then redirects (303) to what it created", async () => {
       const { browser, email } = await signedIn(harness)
       const form = await browser.visit("/org-setup")
       expect(form.status).toBe(200)
       expect(form.html).toContain(`Signed in as <strong>${email}</strong>`)
       const slug = freshSlug("acme")
-      const answer = await browser.submit("/org-setup", { name: "Acme & Co", slug })
-      expect(answer.status).toBe(201)
+      const posted = await browser.submit("/org-setup", { name: "Acme & Co", slug })
+      expect(posted.status).toBe(303)
+      expect(posted.location).toMatch(/^\/org-setup\?created=org_[A-Za-z0-9_-]+$/)
+      const answer = await browser.visit(posted.location!)
+      expect(answer.status).toBe(200)
       expect(answer.html).toContain(`<strong>Acme &amp; Co</strong> is ready, and you are its owner.`)
       const organizations = await rows<{ id: string; name: string; platformId: string; ownerEmail: string; role: string }>(harness, (sql) =>
         sql`SELECT o.id, o.name, o.platform_id AS "platformId", u.email AS "ownerEmail", m.role
@@ -68,6 +71,12 @@ for (const driver of TestDatabase.drivers) {
       expect(answer.html).toContain(`<dt>Slug</dt><dd>${slug}</dd>`)
       expect(answer.html).toContain(`<dd><code>${organization.id}</code></dd>`)
       expect(answer.html).toContain(`<dd><code>${organization.platformId}</code></dd>`)
+      const refreshed = await browser.visit(posted.location!)
+      expect([refreshed.status, refreshed.html]).toEqual([200, answer.html])
+      expect(await rows(harness, (sql) => sql`SELECT id FROM iam.organizations WHERE slug = ${slug}`)).toHaveLength(1)
+      const stranger = await (await signedIn(harness)).browser.visit(posted.location!)
+      expect(stranger.html).toContain("<h1>Create your organization</h1>")
+      expect(stranger.html).not.toContain(organization.id)
       const platforms = await rows<{ tier: string }>(harness, (sql) =>
         sql`SELECT tier FROM registry.platforms WHERE id = ${organization.platformId}`)
       expect(platforms).toEqual([{ tier: "free" }])
@@ -100,7 +109,7 @@ for (const driver of TestDatabase.drivers) {
     it("shows 409 'slug taken' in the form like the JSON route, keeping the typed values", async () => {
       const slug = freshSlug("taken")
       const first = await signedIn(harness)
-      expect((await first.browser.submit("/org-setup", { name: "First", slug })).status).toBe(201)
+      expect((await first.browser.submit("/org-setup", { name: "First", slug })).status).toBe(303)
 
       const { browser } = await signedIn(harness)
       const answer = await browser.submit("/org-setup", { name: "Second", slug })
@@ -142,7 +151,7 @@ for (const driver of TestDatabase.drivers) {
       expect(hiddenFields(answer.html).csrf).not.toBe(hiddenFields(attackerForm.html).csrf)
       const created = await rows<{ count: number }>(harness, (sql) => sql`SELECT count(*)::int AS count FROM iam.organizations WHERE slug = ${slug}`)
       expect(created).toEqual([{ count: 0 }])
-      expect((await victim.browser.visit("/org-setup", { form: { ...hiddenFields(answer.html), name: "Mine", slug } })).status).toBe(201)
+      expect((await victim.browser.visit("/org-setup", { form: { ...hiddenFields(answer.html), name: "Mine", slug } })).status).toBe(303)
     })
   })
 }

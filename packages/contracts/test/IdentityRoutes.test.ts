@@ -76,6 +76,7 @@ describe("Iam.IdentityRoutes", () => {
       "POST /api/auth/sign-in/email",
       "POST /api/auth/sign-in/magic-link",
       "POST /api/auth/sign-up/email",
+      "POST /forgot-password",
       "POST /sign-in",
       "POST /sign-up"
     ])

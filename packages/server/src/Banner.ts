@@ -33,8 +33,9 @@ export const firstScreen = (options: {
     `  Data:      ${storage}`,
     "",
     "  Try next:",
-    `    curl ${base}/health`,
-    "    npx core --help",
+    `    open ${base}/sign-up to create an account and an organization`,
+    `    then ${options.port === 8787 ? "" : `CORE_API_URL=${base} `}npx core login to sign the CLI in`,
+    `    (signed in, ${base}/ lists your organizations, API keys and sessions; npx core --help for the rest)`,
     "",
     "  Stop with Ctrl+C (or SIGTERM): requests in flight finish first.",
     ""

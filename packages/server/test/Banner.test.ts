@@ -14,8 +14,9 @@ describe("firstScreen", () => {
     expect(text).toContain("  Ready:     http://localhost:8787/ready\n")
     expect(text).toContain("  API base:  http://localhost:8787/api/v1\n")
     expect(text).toContain("  Data:      embedded PostgreSQL in /srv/core\n")
-    expect(text).toContain("    curl http://localhost:8787/health\n")
-    expect(text).toContain("    npx core --help\n")
+    expect(text).toContain("  Try next:\n    open http://localhost:8787/sign-up to create an account and an organization\n")
+    expect(text).toContain("    then npx core login to sign the CLI in\n")
+    expect(text).toContain("npx core --help")
     expect(text).not.toContain("Public:")
   })
 
@@ -29,6 +30,7 @@ describe("firstScreen", () => {
     expect(text).toContain("  Local:     http://localhost:41000\n")
     expect(text).toContain("  Public:    https://core.example.com\n")
     expect(text).toContain("  Data:      PostgreSQL (DATABASE_URL)\n")
+    expect(text).toContain("    then CORE_API_URL=http://localhost:41000 npx core login to sign the CLI in\n")
   })
 
   it("says when the data is in memory", () => {

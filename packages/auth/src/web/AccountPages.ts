@@ -13,14 +13,15 @@ import { href, PAGE, safeNext } from "./Links.js"
 import { browserSession, cookies, CSRF_MESSAGE, pageContext, refusedForm, renderForm, signInFirst } from "./PageContext.js"
 import { seeOther } from "./Respond.js"
 import { signInPage } from "./SignInPage.js"
-import { signUpPage } from "./SignUpPage.js"
+import { signInInstead, signUpPage } from "./SignUpPage.js"
+import type { SafeHtml } from "./Html.js"
 
 const Routes = Iam.WebRoutes
 
 /** Why a form came back, and its status. */
 interface FormProblem {
   readonly status: number
-  readonly error?: string
+  readonly error?: string | SafeHtml
   readonly fieldErrors?: Record<string, string>
 }
 
@@ -39,10 +40,10 @@ const signInMessage = (error: AccountError | RateLimited): FormProblem => {
   }
 }
 
-const signUpMessage = (error: AccountError): FormProblem => {
+const signUpMessage = (error: AccountError, base: string, next: string | undefined): FormProblem => {
   switch (error.code) {
     case "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL":
-      return { status: 422, error: "An account with this email already exists. Sign in instead." }
+      return { status: 422, error: signInInstead(base, next) }
     case "PASSWORD_TOO_SHORT":
       return { status: 400, fieldErrors: { password: `Use at least ${Iam.PASSWORD_MIN_LENGTH} characters.` } }
     case "PASSWORD_TOO_LONG":
@@ -52,10 +53,14 @@ const signUpMessage = (error: AccountError): FormProblem => {
   }
 }
 
+/** The sign-up form's rules, every field checked at once (the password's length included). */
 const SignUpFields = Iam.SignUpEmailRequest.extend({
   name: z.string().trim().min(1, "Enter your name.").max(100, "Use at most 100 characters."),
   email: z.email("Enter a valid email address."),
-  password: z.string().min(1, "Choose a password.")
+  password: z.string()
+    .min(1, "Choose a password.")
+    .min(Iam.PASSWORD_MIN_LENGTH, `Use at least ${Iam.PASSWORD_MIN_LENGTH} characters.`)
+    .max(Iam.PASSWORD_MAX_LENGTH, `Use at most ${Iam.PASSWORD_MAX_LENGTH} characters.`)
 })
 
 const fieldErrorsOf = (issues: ReadonlyArray<{ readonly path: string; readonly message: string }>) =>
@@ -67,7 +72,11 @@ const signInForm = ({ query }: Route.Input<typeof Routes.signInPage>) =>
     const { base } = yield* pageContext
     const next = safeNext(query.next)
     if (Option.isSome(yield* browserSession)) return seeOther(next ?? href(base, PAGE.account))
-    const notice = query.signed_out === "1" ? "You have signed out." : undefined
+    const notice = query.signed_out === "1"
+      ? "You have signed out."
+      : query.reset === "1"
+      ? "Your password has been changed. Sign in with the new one."
+      : undefined
     return yield* renderForm("sign-in", "", (csrf) => signInPage({ base, csrf, next, notice }))
   })
 
@@ -78,7 +87,7 @@ const signIn = ({ body }: Route.Input<typeof Routes.submitSignIn>) =>
     const next = safeNext(body.next)
     const email = (body.email ?? "").trim()
     const password = body.password ?? ""
-    const again = (status: number, view: { error?: string; fieldErrors?: Record<string, string> }) =>
+    const again = (status: number, view: { error?: string | SafeHtml; fieldErrors?: Record<string, string> }) =>
       renderForm("sign-in", "", (csrf) => signInPage({ base, csrf, next, email, ...view }), status)
     if (yield* refusedForm("sign-in", body.csrf)) return yield* again(403, { error: CSRF_MESSAGE })
     const missing = {
@@ -114,7 +123,7 @@ const signUp = ({ body }: Route.Input<typeof Routes.submitSignUp>) =>
     const next = safeNext(body.next)
     const name = body.name ?? ""
     const email = (body.email ?? "").trim()
-    const again = (status: number, view: { error?: string; fieldErrors?: Record<string, string> }) =>
+    const again = (status: number, view: { error?: string | SafeHtml; fieldErrors?: Record<string, string> }) =>
       renderForm("sign-up", "", (csrf) => signUpPage({ base, csrf, next, name, email, ...view }), status)
     if (yield* refusedForm("sign-up", body.csrf)) return yield* again(403, { error: CSRF_MESSAGE })
     const decoded = yield* Effect.either(Validation.decode(SignUpFields, { name, email, password: body.password ?? "" }))
@@ -122,7 +131,7 @@ const signUp = ({ body }: Route.Input<typeof Routes.submitSignUp>) =>
     const accounts = yield* Accounts
     const outcome = yield* Effect.either(accounts.signUp(decoded.right, yield* RequestContext.facts))
     if (Either.isLeft(outcome)) {
-      const { status, ...view } = signUpMessage(outcome.left)
+      const { status, ...view } = signUpMessage(outcome.left, base, next)
       return yield* again(status, view)
     }
     return withSession(seeOther(next ?? href(base, PAGE.orgSetup)), outcome.right.token, yield* cookies)

@@ -50,8 +50,15 @@ export const hidden = (name: string, value: string | undefined): SafeHtml =>
 /** The hidden CSRF token of a form. */
 export const csrfField = (token: string): SafeHtml => hidden(CSRF_FIELD, token)
 
-/** A form-level error, announced to assistive technology. */
-export const alert = (message: string | undefined): SafeHtml =>
+/**
+ * The field that takes the focus when the page loads: the first of `order` with an error, else the
+ * first of `order` (the `autofocus` attribute, no script).
+ */
+export const focusOf = (order: ReadonlyArray<string>, errors: FieldErrors | undefined): string | undefined =>
+  order.find((name) => errors?.[name] !== undefined) ?? order[0]
+
+/** A form-level error, announced to assistive technology (markup, such as a link, kept as it is). */
+export const alert = (message: string | SafeHtml | undefined): SafeHtml =>
   message === undefined ? html`` : html`<p class="alert" role="alert">${message}</p>`
 
 /** A form-level confirmation. */

@@ -4,14 +4,22 @@ import { AccountPageHandlers } from "./AccountPages.js"
 import { Csrf } from "./Csrf.js"
 import { DevicePageHandlers } from "./DevicePages.js"
 import { pageRenderer } from "./ErrorPages.js"
+import { HomePageHandlers } from "./HomePages.js"
 import { OrgSetupPageHandlers } from "./OrgSetupPages.js"
+import { PasswordResetPageHandlers } from "./PasswordResetPages.js"
 
 /** Every route of `Iam.WebRoutes`: the account pages, organization setup and device activation. */
-export const WebHandlers = Route.rendered(pageRenderer, [...AccountPageHandlers, ...OrgSetupPageHandlers, ...DevicePageHandlers] as const)
+export const WebHandlers = Route.rendered(pageRenderer, [
+  ...HomePageHandlers,
+  ...AccountPageHandlers,
+  ...PasswordResetPageHandlers,
+  ...OrgSetupPageHandlers,
+  ...DevicePageHandlers
+] as const)
 
 /**
- * The identity web pages (server-rendered HTML, no script): `/sign-in`, `/sign-up`, `/sign-out`,
- * `/account`, `/org-setup` and `/device`. Forms post back to the same path, CSRF-checked; failures
+ * The identity web pages (server-rendered HTML, no script): `/`, `/sign-in`, `/sign-up`, `/sign-out`,
+ * `/account`, `/forgot-password`, `/reset-password`, `/org-setup` and `/device`. Forms post back to the same path, CSRF-checked; failures
  * answer as pages, never the JSON envelope. Links follow `X-Forwarded-Prefix`.
  */
 export const PagesRouter = Route.router(WebHandlers)

@@ -3,12 +3,15 @@ import { Iam } from "@core/contracts"
 
 /** The pages' paths, as the catalogue (`Iam.WebRoutes`) declares them: links and form actions start here. */
 export const PAGE = {
+  home: Iam.WebRoutes.homePage.path,
   signIn: Iam.WebRoutes.signInPage.path,
   signUp: Iam.WebRoutes.signUpPage.path,
   signOut: Iam.WebRoutes.submitSignOut.path,
   account: Iam.WebRoutes.accountPage.path,
   orgSetup: Iam.WebRoutes.orgSetupPage.path,
-  device: Iam.WebRoutes.devicePage.path
+  device: Iam.WebRoutes.devicePage.path,
+  forgotPassword: Iam.WebRoutes.forgotPasswordPage.path,
+  resetPassword: Iam.WebRoutes.resetPasswordPage.path
 } as const
 
 const PREFIX = /^(\/[A-Za-z0-9._~-]+)+$/
@@ -24,13 +27,20 @@ export const basePathOf = (request: HttpServerRequest.HttpServerRequest): string
   return prefix !== undefined && prefix.length <= MAX_PREFIX && PREFIX.test(prefix) ? prefix : ""
 }
 
-/** A link to one of the pages (`/sign-in`, …) under `base`, with query parameters. */
+/**
+ * A link to one of the pages (`/sign-in`, …) under `base`, with query parameters. The home page under
+ * a prefix is the prefix itself with a slash (`/identity/`).
+ */
 export const href = (base: string, path: string, query: Record<string, string | undefined> = {}): string => {
   const params = new URLSearchParams()
   for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== "") params.set(name, value)
   const search = params.toString()
   return `${base}${path}${search === "" ? "" : `?${search}`}`
 }
+
+/** Whether `next` (a checked site path) is the device page under `base`: the sign-in is for a device login. */
+export const isDeviceLogin = (base: string, next: string | undefined): boolean =>
+  next !== undefined && next.split(/[?#]/)[0] === href(base, PAGE.device)
 
 /**
  * A `next` parameter if it is a path on this site (`/device?user_code=…`), else `undefined`:

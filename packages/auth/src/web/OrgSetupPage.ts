@@ -1,4 +1,4 @@
-import { alert, csrfField, type FieldErrors, field } from "./Forms.js"
+import { alert, csrfField, type FieldErrors, field, focusOf } from "./Forms.js"
 import { html, type SafeHtml } from "./Html.js"
 import { layout } from "./Layout.js"
 import { href, PAGE } from "./Links.js"
@@ -16,19 +16,21 @@ export interface OrgSetupView {
 }
 
 /** `GET /org-setup`: create your organization (name and slug). */
-export const orgSetupPage = (view: OrgSetupView): SafeHtml =>
-  layout({
+export const orgSetupPage = (view: OrgSetupView): SafeHtml => {
+  const focus = focusOf(["name", "slug"], view.fieldErrors)
+  return layout({
     title: "Create your organization",
     body: html`<h1>Create your organization</h1>
 <p>Signed in as <strong>${view.email}</strong>.</p>
 ${alert(view.error)}
 <form method="post" action="${href(view.base, PAGE.orgSetup)}" novalidate>
 ${csrfField(view.csrf)}
-${field({ name: "name", label: "Organization name", value: view.name, error: view.fieldErrors?.name, autocomplete: "organization", autofocus: true, maxlength: 100 })}
-${field({ name: "slug", label: "Slug", value: view.slug, error: view.fieldErrors?.slug, maxlength: 63, pattern: "[a-z0-9\\-]+", spellcheck: false, hint: "Lowercase letters, digits and dashes; it names your platform." })}
+${field({ name: "name", label: "Organization name", value: view.name, error: view.fieldErrors?.name, autocomplete: "organization", autofocus: focus === "name", maxlength: 100 })}
+${field({ name: "slug", label: "Slug", value: view.slug, error: view.fieldErrors?.slug, autofocus: focus === "slug", maxlength: 63, pattern: "[a-z0-9\\-]+", spellcheck: false, hint: "Lowercase letters, digits and dashes; it names your platform." })}
 <div class="actions"><button type="submit">Create organization</button></div>
 </form>`
   })
+}
 
 /** The organization `org-setup` created. */
 export interface OrgCreatedView {
@@ -39,7 +41,7 @@ export interface OrgCreatedView {
   readonly slug: string
 }
 
-/** The answer to a successful setup (201). */
+/** `GET /org-setup?created=<id>`, where a successful setup redirects (a refresh posts nothing again). */
 export const orgCreatedPage = (view: OrgCreatedView): SafeHtml =>
   layout({
     title: "Organization created",

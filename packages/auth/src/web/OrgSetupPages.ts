@@ -6,20 +6,37 @@ import { Organizations } from "../organizations/Organizations.js"
 import { href, PAGE } from "./Links.js"
 import { orgCreatedPage, orgSetupPage } from "./OrgSetupPage.js"
 import { browserSession, CSRF_MESSAGE, pageContext, refusedForm, renderForm, signInFirst, signInRequired } from "./PageContext.js"
-import { page } from "./Respond.js"
+import { page, seeOther } from "./Respond.js"
 
 const Routes = Iam.WebRoutes
 
 const SLUG_MESSAGE = "Use 1 to 63 lowercase letters, digits and dashes."
 const NAME_MESSAGE = "Enter a name of 1 to 100 characters."
 
-/** `GET /org-setup`: the form for the signed-in user; without a session, sign in first. */
-const orgSetupForm = () =>
+/**
+ * `GET /org-setup`: the form for the signed-in user; without a session, sign in first. With
+ * `?created=<id>` (where a successful post redirects), the organization created, when the user is
+ * one of its members; else the form.
+ */
+const orgSetupForm = ({ query }: Route.Input<typeof Routes.orgSetupPage>) =>
   Effect.gen(function*() {
     const { base } = yield* pageContext
     const session = yield* browserSession
-    if (Option.isNone(session)) return signInFirst(base, href(base, PAGE.orgSetup))
+    if (Option.isNone(session)) return signInFirst(base, href(base, PAGE.orgSetup, { created: query.created }))
     const who = session.value
+    if (query.created !== undefined) {
+      const organizations = yield* Organizations
+      const created = (yield* organizations.listMine(who)).find((organization) => organization.id === query.created)
+      if (created !== undefined) {
+        return page(orgCreatedPage({
+          base,
+          orgId: created.id,
+          platformId: created.platformId,
+          name: created.name,
+          slug: created.slug
+        }))
+      }
+    }
     return yield* renderForm("org-setup", who.sessionId, (csrf) => orgSetupPage({ base, csrf, email: who.email }))
   })
 
@@ -50,14 +67,7 @@ const orgSetup = ({ body }: Route.Input<typeof Routes.submitOrgSetup>) =>
       }
       return yield* Effect.fail(error instanceof OrganizationError ? error.toCore() : error)
     }
-    const { organization } = outcome.right
-    return page(orgCreatedPage({
-      base,
-      orgId: organization.id,
-      platformId: organization.platformId,
-      name: organization.name,
-      slug: organization.slug
-    }), 201)
+    return seeOther(href(base, PAGE.orgSetup, { created: outcome.right.organization.id }))
   })
 
 /** The organization setup page and its form. */

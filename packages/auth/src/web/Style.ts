@@ -10,6 +10,9 @@ main{max-width:26rem;margin:8vh auto;padding:0 1rem}
 .card{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:1.75rem}
 .brand{font-weight:700;letter-spacing:.02em;color:var(--muted);margin:0 0 1rem}
 h1{font-size:1.4rem;margin:0 0 1rem}
+h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
+h3{font-size:1rem;margin:1rem 0 .25rem}
+ul.items{margin:.25rem 0;padding-left:1.1rem}
 p{margin:.5rem 0}
 label{display:block;font-weight:600;margin:1rem 0 .25rem}
 input{width:100%;padding:.6rem .7rem;font:inherit;color:inherit;background:transparent;border:1px solid var(--line);border-radius:8px}
@@ -21,7 +24,8 @@ input[aria-invalid=true]{border-color:var(--danger)}
 .notice{border:1px solid var(--ok);color:var(--ok);border-radius:8px;padding:.6rem .8rem;margin:0 0 1rem}
 .actions{display:flex;gap:.75rem;margin-top:1.5rem}
 button{flex:1;padding:.65rem 1rem;font:inherit;font-weight:600;border-radius:8px;border:1px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer}
-button.secondary{background:transparent;color:var(--fg);border-color:var(--line)}
+a.button{flex:1;text-align:center;text-decoration:none;padding:.65rem 1rem;font-weight:600;border-radius:8px;border:1px solid var(--accent);background:var(--accent);color:#fff}
+a.button.secondary,button.secondary{background:transparent;color:var(--fg);border-color:var(--line)}
 .code{font:600 1.6rem/1.2 ui-monospace,SFMono-Regular,Menlo,monospace;letter-spacing:.12em;text-align:center;padding:.75rem;border:1px dashed var(--line);border-radius:8px;margin:1rem 0}
 dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;margin:1rem 0}
 dt{color:var(--muted)}

@@ -103,6 +103,7 @@ export const DeviceRouteRefs: RouteRefs<typeof Iam.DeviceRoutes> = {
 
 /** `Iam.WebRoutes` without its schemas (identity, /api/v1/iam). */
 export const WebRouteRefs: RouteRefs<typeof Iam.WebRoutes> = {
+  homePage: { method: "GET", path: "/", successStatus: 200, prefix: identity },
   signInPage: { method: "GET", path: "/sign-in", successStatus: 200, prefix: identity },
   submitSignIn: { method: "POST", path: "/sign-in", contentTypes: ["application/x-www-form-urlencoded"], successStatus: 303, prefix: identity },
   signUpPage: { method: "GET", path: "/sign-up", successStatus: 200, prefix: identity },
@@ -110,7 +111,11 @@ export const WebRouteRefs: RouteRefs<typeof Iam.WebRoutes> = {
   submitSignOut: { method: "POST", path: "/sign-out", contentTypes: ["application/x-www-form-urlencoded"], successStatus: 303, prefix: identity },
   accountPage: { method: "GET", path: "/account", successStatus: 200, prefix: identity },
   orgSetupPage: { method: "GET", path: "/org-setup", successStatus: 200, prefix: identity },
-  submitOrgSetup: { method: "POST", path: "/org-setup", contentTypes: ["application/x-www-form-urlencoded"], successStatus: 201, prefix: identity },
+  submitOrgSetup: { method: "POST", path: "/org-setup", contentTypes: ["application/x-www-form-urlencoded"], successStatus: 303, prefix: identity },
+  forgotPasswordPage: { method: "GET", path: "/forgot-password", successStatus: 200, prefix: identity },
+  submitForgotPassword: { method: "POST", path: "/forgot-password", contentTypes: ["application/x-www-form-urlencoded"], successStatus: 200, prefix: identity },
+  resetPasswordPage: { method: "GET", path: "/reset-password", successStatus: 200, prefix: identity },
+  submitResetPassword: { method: "POST", path: "/reset-password", contentTypes: ["application/x-www-form-urlencoded"], successStatus: 303, prefix: identity },
   devicePage: { method: "GET", path: "/device", successStatus: 200, prefix: identity },
   submitDeviceDecision: { method: "POST", path: "/device", contentTypes: ["application/x-www-form-urlencoded"], successStatus: 200, prefix: identity }
 } as const

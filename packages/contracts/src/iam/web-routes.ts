@@ -31,13 +31,21 @@ export const SignOutForm = z.object({ csrf: field })
 export const OrgSetupForm = z.object({ csrf: field, name: field, slug: field })
 /** `POST /device`: `action` is `approve` or `deny`. */
 export const DeviceDecisionForm = z.object({ csrf: field, user_code: field, action: field })
+/** `POST /forgot-password`: the email to mail a reset link to. */
+export const ForgotPasswordForm = z.object({ csrf: field, email: field })
+/** `POST /reset-password`: the mailed token and the new password. */
+export const ResetPasswordForm = z.object({ csrf: field, token: field, password: field })
 
-/** Query of `GET /sign-in`: `next`, and `signed_out=1` after signing out. */
-export const SignInPageQuery = z.object({ next: param, signed_out: param })
+/** Query of `GET /sign-in`: `next`, `signed_out=1` after signing out, `reset=1` after a password reset. */
+export const SignInPageQuery = z.object({ next: param, signed_out: param, reset: param })
 /** Query of `GET /sign-up`. */
 export const SignUpPageQuery = z.object({ next: param })
 /** Query of `GET /device`: the code `verification_uri_complete` carries. */
 export const DevicePageQuery = z.object({ user_code: param })
+/** Query of `GET /org-setup`: `created`, the organization the form just created (post, redirect, get). */
+export const OrgSetupPageQuery = z.object({ created: param })
+/** Query of `GET /reset-password`: where the mailed link lands, with `token` or `error`. */
+export const ResetPasswordPageQuery = z.object({ token: param, error: param })
 
 const tags = ["identity: web pages"]
 const html = (description: string): ResponseSpec => ({ description, contentType: "text/html" })
@@ -47,6 +55,12 @@ const formErrors = { 403: refused, 413: html("The form is too large"), 415: html
 
 /** The identity service's web pages: sign-in, sign-up, account and sign-out, organization setup, device activation. */
 export const WebRoutes = defineRoutes({
+  homePage: {
+    method: "GET", path: "/", summary: "What Core is, with sign-in and sign-up; signed in, your organizations, API keys and sessions",
+    auth: "public",
+    responses: { 200: html("The home page") },
+    tags
+  },
   signInPage: {
     method: "GET", path: "/sign-in", summary: "The sign-in page", auth: "public", request: { query: SignInPageQuery },
     responses: { 200: html("The sign-in form"), 303: seeOther("Already signed in: on to next, or /account") },
@@ -96,8 +110,9 @@ export const WebRoutes = defineRoutes({
     tags
   },
   orgSetupPage: {
-    method: "GET", path: "/org-setup", summary: "The organization setup page", auth: "public",
-    responses: { 200: html("The organization form"), 303: seeOther("Not signed in: to /sign-in?next=/org-setup") },
+    method: "GET", path: "/org-setup", summary: "The organization setup page; with ?created=, the organization it created",
+    auth: "public", request: { query: OrgSetupPageQuery },
+    responses: { 200: html("The organization form, or the organization created"), 303: seeOther("Not signed in: to /sign-in?next=/org-setup") },
     tags
   },
   submitOrgSetup: {
@@ -106,12 +121,42 @@ export const WebRoutes = defineRoutes({
     auth: "public", bodyLimit: FORM_BODY_LIMIT,
     request: { body: OrgSetupForm, contentTypes: form },
     responses: {
-      201: html("The organization and its platform, created"),
+      303: seeOther("Created: to /org-setup?created=<organization id>, so that a refresh does not post again"),
       400: html("The form again: name or slug not valid"),
       401: html("Please sign in (a link to sign-in, coming back here)"),
       409: html("The form again: the slug is taken"),
       ...formErrors,
       502: html("The registry could not create the platform")
+    },
+    tags
+  },
+  forgotPasswordPage: {
+    method: "GET", path: "/forgot-password", summary: "Ask for a password reset link", auth: "public",
+    responses: { 200: html("The email form") },
+    tags
+  },
+  submitForgotPassword: {
+    method: "POST", path: "/forgot-password", summary: "Mail a reset link (as POST /api/auth/request-password-reset)",
+    description: "Answers the same whether or not the email has an account.",
+    auth: "public", rateLimit: "credentials", bodyLimit: FORM_BODY_LIMIT,
+    request: { body: ForgotPasswordForm, contentTypes: form },
+    responses: { 200: html("Check your email"), 400: html("The form again: the email is not valid"), ...formErrors },
+    tags
+  },
+  resetPasswordPage: {
+    method: "GET", path: "/reset-password", summary: "Where the mailed reset link lands: choose a new password",
+    auth: "public", request: { query: ResetPasswordPageQuery },
+    responses: { 200: html("The new password form"), 400: html("The link is not valid or has expired, with a link to ask again") },
+    tags
+  },
+  submitResetPassword: {
+    method: "POST", path: "/reset-password", summary: "Set the new password (as POST /api/auth/reset-password)",
+    auth: "public", bodyLimit: FORM_BODY_LIMIT,
+    request: { body: ResetPasswordForm, contentTypes: form },
+    responses: {
+      303: seeOther("Changed: to /sign-in?reset=1 (every session of the user ended)"),
+      400: html("The form again (password not valid), or the link has expired"),
+      ...formErrors
     },
     tags
   },
