@@ -79,9 +79,14 @@ describe("better-auth session routes", () => {
     expect(listed).toHaveLength(2)
     expect(JSON.stringify(listed)).not.toContain(first.token)
 
-    const foreign = await h.fetch("/api/auth/revoke-session", { token: stranger.token, json: { token: first.token } })
-    expect(await foreign.json()).toEqual({ status: true })
+    const firstSession = (await (await h.fetch("/api/auth/get-session", { token: first.token })).json()).session
+    for (const json of [{ token: first.token }, { id: firstSession.id }, { id: "ses_unknown" }, { token: "unknown-token" }]) {
+      const foreign = await h.fetch("/api/auth/revoke-session", { token: stranger.token, json })
+      expect([foreign.status, await foreign.json()]).toEqual([404, { code: "SESSION_NOT_FOUND", message: "Session not found" }])
+      expect(foreign.headers.get("set-cookie")).toBeNull()
+    }
     expect(await (await h.fetch("/api/auth/get-session", { token: first.token })).json()).not.toBeNull()
+    expect((await h.fetch("/api/core/session", { token: first.token })).status).toBe(200)
 
     const others = await h.fetch("/api/auth/revoke-other-sessions", { method: "POST", token: second.token })
     expect(await others.json()).toEqual({ status: true })

@@ -1,6 +1,7 @@
 import { Iam } from "@core/contracts"
 import { RequestContext, Route } from "@core/kernel"
 import { Effect, Option } from "effect"
+import { AccountError } from "./AccountErrors.js"
 import { sessionView, userView } from "./AccountViews.js"
 import { signedIn } from "./CurrentSession.js"
 import { json } from "./BetterAuth.js"
@@ -39,7 +40,11 @@ const listSessions = Route.handle(Routes.listSessions, ({ caller }) =>
     return json((yield* sessions.list(caller.userId)).map(sessionView))
   }))
 
-/** Revoking the caller's own session clears its cookie. */
+/**
+ * Revoking the caller's own session clears its cookie. A session that is not a live one of the
+ * caller's (another user's, an unknown or an ended one) is 404 `SESSION_NOT_FOUND` and nothing changes
+ * (docs/decisions/0198-revoke-session-not-found.md).
+ */
 const revokeSession = Route.handle(Routes.revokeSession, ({ caller, body }) =>
   Effect.gen(function*() {
     const sessions = yield* Sessions
@@ -47,7 +52,7 @@ const revokeSession = Route.handle(Routes.revokeSession, ({ caller, body }) =>
     const revoked = body.id !== undefined
       ? yield* sessions.revoke(caller.userId, body.id, facts)
       : yield* sessions.revokeByToken(caller.userId, body.token ?? "", facts)
-    if (Option.isNone(revoked)) return json({ status: true })
+    if (Option.isNone(revoked)) return yield* AccountError.of("SESSION_NOT_FOUND")
     const response = revoked.value === caller.sessionId
       ? withoutSession(json({ status: true }), yield* cookieSettings)
       : json({ status: true })

@@ -125,8 +125,9 @@ export const AccountRoutes = defineRoutes({
   },
   revokeSession: {
     method: "POST", path: "/api/auth/revoke-session", summary: "End one of the caller's sessions, by id or token",
+    description: "Another user's session, like an unknown one, is 404 SESSION_NOT_FOUND and stays as it is.",
     auth: "caller", callers: user, request: { body: RevokeSessionRequest },
-    responses: { 200: StatusResponse, 400: invalid, 401: signedOut },
+    responses: { 200: StatusResponse, 400: invalid, 401: signedOut, 404: authError("SESSION_NOT_FOUND: not a live session of the caller") },
     tags
   },
   revokeSessions: {
