@@ -186,33 +186,6 @@ describe("POST /api/auth/sign-in/email", () => {
     expect(await missing.json()).toMatchObject({ code: "VALIDATION_ERROR", message: expect.stringContaining("[body.password]") })
   })
 
-  it("limits failures per email: the sixth attempt within 15 minutes answers 429, even with the right password", async () => {
-    const { email } = await signUp(h)
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const response = await signIn({ email, password: "wrong password!" }, `192.0.2.${attempt + 10}`)
-      expect(response.status).toBe(401)
-    }
-    const limited = await signIn({ email, password: PASSWORD }, "192.0.2.99")
-    expect(limited.status).toBe(429)
-    expect(await limited.json()).toEqual({ code: "RATE_LIMITED", message: "Too many failed sign-in attempts. Try again later." })
-    const retryAfter = Number(limited.headers.get("retry-after"))
-    expect(retryAfter).toBeGreaterThan(800)
-    expect(retryAfter).toBeLessThanOrEqual(900)
-    expect(limited.headers.get("ratelimit-limit")).toBe("5")
-  })
-
-  it("limits failures per client address: 20 a minute", async () => {
-    const ip = "192.0.2.200"
-    for (let attempt = 0; attempt < 20; attempt++) {
-      expect((await signIn({ email: freshEmail("spray"), password: "wrong password!" }, ip)).status).toBe(401)
-    }
-    const { email } = await signUp(h)
-    const limited = await signIn({ email, password: PASSWORD }, ip)
-    expect(limited.status).toBe(429)
-    expect(Number(limited.headers.get("retry-after"))).toBeLessThanOrEqual(60)
-    expect((await signIn({ email, password: PASSWORD }, "192.0.2.201")).status).toBe(200)
-  })
-
   it("audits both outcomes without secrets", async () => {
     const { email, user } = await signUp(h)
     await signIn({ email, password: "wrong password!" }, "192.0.2.50")

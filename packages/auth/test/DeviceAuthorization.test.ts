@@ -16,17 +16,24 @@ const poll = (deviceCode: string, clientId = CLIENT_ID) =>
 const errorOf = <A>(result: Either.Either<A, OAuthError>) =>
   Either.isLeft(result) ? { error: result.left.error, status: statusOf(result.left) } : "succeeded"
 
-const callerOf = (user: { readonly id: string; readonly email: string }): UserCaller => ({
+const callerOf = (user: { readonly id: string; readonly email: string }, sessionId = "ses_web"): UserCaller => ({
   kind: "user",
   userId: user.id,
-  sessionId: "ses_web",
+  sessionId,
   email: user.email,
   organizationId: null,
   via: "bearer"
 })
 
-const approve = (user: { readonly id: string; readonly email: string }, userCode: string, ip: string | null = facts.ip) =>
-  Effect.flatMap(DeviceAuthorization, (service) => Effect.either(service.approve(callerOf(user), userCode, { ...facts, ip })))
+const approve = (
+  user: { readonly id: string; readonly email: string },
+  userCode: string,
+  ip: string | null = facts.ip,
+  sessionId = "ses_web"
+) => Effect.flatMap(DeviceAuthorization, (service) => Effect.either(service.approve(callerOf(user, sessionId), userCode, { ...facts, ip })))
+
+const lookup = (userCode: string, who: { readonly ip: string | null; readonly sessionId: string | null }) =>
+  Effect.flatMap(DeviceAuthorization, (service) => Effect.either(service.lookup(userCode, who)))
 
 const deny = (user: { readonly id: string; readonly email: string }, userCode: string) =>
   Effect.flatMap(DeviceAuthorization, (service) => Effect.either(service.deny(callerOf(user), userCode, facts)))
@@ -200,22 +207,65 @@ layer(stackLayer())("device authorization", (it) => {
         expect((yield* deviceRow(deviceCode)).status).toBe("approved")
       }))
 
-    it.effect("after 10 wrong codes in a minute, every entry from that address answers 429 slow_down until the minute ends", () =>
+    it.effect("after 10 wrong codes in a minute, every entry of that session answers 429 slow_down until the minute ends", () =>
+      Effect.gen(function*() {
+        const guesser = yield* newUser()
+        const { deviceCode, userCode } = yield* device
+        const ip = "198.51.100.7"
+        for (let i = 0; i < 10; i++) {
+          const wrong = yield* approve(guesser, i % 2 === 0 ? "BBBB-BBBB" : "not a code", ip, "ses_guesser")
+          expect(errorOf(wrong)).toEqual({ error: "invalid_grant", status: 400 })
+        }
+        const limited = yield* approve(guesser, userCode, "203.0.113.9", "ses_guesser")
+        expect(errorOf(limited)).toEqual({ error: "slow_down", status: 429 })
+        expect(Either.isLeft(limited) && limited.left.retryAfterSeconds).toBe(60)
+        expect((yield* deviceRow(deviceCode)).status).toBe("pending")
+        yield* TestClock.adjust(Duration.minutes(1))
+        expect(Either.isRight(yield* approve(guesser, userCode, ip, "ses_guesser"))).toBe(true)
+      }))
+
+    it.effect("one person's wrong codes do not stop another person's right code from the same address (decision 0191)", () =>
       Effect.gen(function*() {
         const guesser = yield* newUser()
         const owner = yield* newUser()
         const { deviceCode, userCode } = yield* device
-        const ip = "198.51.100.7"
-        for (let i = 0; i < 10; i++) {
-          expect(errorOf(yield* approve(guesser, i % 2 === 0 ? "BBBB-BBBB" : "not a code", ip))).toEqual({ error: "invalid_grant", status: 400 })
+        const ip = "198.51.100.8"
+        for (let i = 0; i < 10; i++) yield* approve(guesser, "BBBB-BBBB", ip, "ses_x")
+        expect(errorOf(yield* approve(guesser, "BBBB-BBBB", ip, "ses_x"))).toEqual({ error: "slow_down", status: 429 })
+        expect(Either.isRight(yield* approve(owner, userCode, ip, "ses_y"))).toBe(true)
+        expect((yield* deviceRow(deviceCode))).toMatchObject({ status: "approved", user_id: owner.id })
+      }))
+
+    it.effect("right codes never count: a session may look a valid code up again and again", () =>
+      Effect.gen(function*() {
+        const { userCode } = yield* device
+        for (let i = 0; i < 25; i++) {
+          expect(Either.isRight(yield* lookup(userCode, { ip: "198.51.100.9", sessionId: "ses_lookup" }))).toBe(true)
         }
-        const limited = yield* approve(owner, userCode, ip)
-        expect(errorOf(limited)).toEqual({ error: "slow_down", status: 429 })
-        expect(Either.isLeft(limited) && limited.left.retryAfterSeconds).toBe(60)
-        expect(errorOf(yield* approve(guesser, userCode, "203.0.113.9"))).toEqual({ error: "slow_down", status: 429 })
-        expect((yield* deviceRow(deviceCode)).status).toBe("pending")
-        yield* TestClock.adjust(Duration.minutes(1))
-        expect(Either.isRight(yield* approve(owner, userCode, ip))).toBe(true)
+      }))
+
+    it.effect("an address is refused after 30 wrong codes a minute, whatever the session; another address is not", () =>
+      Effect.gen(function*() {
+        const { userCode } = yield* device
+        const ip = "198.51.100.10"
+        for (let i = 0; i < 30; i++) {
+          const wrong = yield* lookup("BBBB-BBBB", { ip, sessionId: `ses_many_${Math.floor(i / 5)}` })
+          expect(errorOf(wrong)).toEqual({ error: "invalid_grant", status: 400 })
+        }
+        expect(errorOf(yield* lookup(userCode, { ip, sessionId: "ses_fresh" }))).toEqual({ error: "slow_down", status: 429 })
+        expect(Either.isRight(yield* lookup(userCode, { ip: "198.51.100.11", sessionId: "ses_fresh" }))).toBe(true)
+      }))
+
+    it.effect("parallel wrong codes from one session get no more than the limit", () =>
+      Effect.gen(function*() {
+        const outcomes = yield* Effect.forEach(
+          Array.from({ length: 15 }, (_, i) => i),
+          () => lookup("BBBB-BBBB", { ip: "198.51.100.12", sessionId: "ses_parallel" }),
+          { concurrency: "unbounded" }
+        )
+        const errors = outcomes.map((outcome) => errorOf(outcome))
+        expect(errors.filter((error) => typeof error === "object" && error.error === "invalid_grant")).toHaveLength(10)
+        expect(errors.filter((error) => typeof error === "object" && error.error === "slow_down")).toHaveLength(5)
       }))
   })
 })

@@ -32,6 +32,7 @@ export * as PgliteClient from "./PgliteClient.js"
 export * as Migrations from "./Migrations.js"
 export * as DataDirLock from "./DataDirLock.js"
 export * as Backup from "./Backup.js"
+export * as RedisConnection from "./RedisConnection.js"
 /** The Tags of namespaced modules, also exported directly so that declaration emit can name them. */
 export { Ids as IdsTag } from "./Ids.js"
 export { RequestContext as RequestContextTag } from "./RequestContext.js"

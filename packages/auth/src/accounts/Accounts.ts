@@ -39,8 +39,9 @@ const isEmail = (value: string): boolean => z.email().safeParse(value).success
 
 /**
  * Accounts: email/password sign-up and sign-in, and account deletion. Sign-in never tells an
- * unknown email from a wrong password — same error, one scrypt run either way — and is limited
- * per email and per client address (`SignInLimiter`). Both outcomes are audited.
+ * unknown email from a wrong password — same error, one scrypt run either way — and is slowed
+ * down, then limited, per account and client address and per address (`SignInLimiter`, decision
+ * 0190). Both outcomes are audited.
  */
 export class Accounts extends Effect.Service<Accounts>()("@core/auth/Accounts", {
   effect: Effect.gen(function*() {
@@ -100,18 +101,15 @@ export class Accounts extends Effect.Service<Accounts>()("@core/auth/Accounts", 
 
     const refuseSignIn = (email: string, userId: string | null, facts: AuditRequestFacts) =>
       Effect.zipRight(
-        Effect.zipRight(
-          limiter.recordFailure(email, facts.ip),
-          audit.record({
-            action: "session.sign_in",
-            outcome: "failure",
-            actorId: null,
-            actorType: "anonymous",
-            targetType: userId === null ? null : "user",
-            targetId: userId,
-            metadata: { method: "email", email: email.toLowerCase(), reason: "invalid_credentials" }
-          }, facts)
-        ),
+        audit.record({
+          action: "session.sign_in",
+          outcome: "failure",
+          actorId: null,
+          actorType: "anonymous",
+          targetType: userId === null ? null : "user",
+          targetId: userId,
+          metadata: { method: "email", email: email.toLowerCase(), reason: "invalid_credentials" }
+        }, facts),
         Effect.fail(AccountError.of("INVALID_EMAIL_OR_PASSWORD"))
       )
 
@@ -122,7 +120,7 @@ export class Accounts extends Effect.Service<Accounts>()("@core/auth/Accounts", 
       function*(input: SignInInput, facts: AuditRequestFacts) {
         if (!isEmail(input.email)) return yield* AccountError.of("INVALID_EMAIL")
         yield* passwords.checkLength(input.password)
-        yield* limiter.check(input.email, facts.ip).pipe(
+        const attempt = yield* limiter.admit(input.email, facts.ip).pipe(
           Effect.tapError(() =>
             audit.record({
               action: "session.sign_in",
@@ -138,7 +136,7 @@ export class Accounts extends Effect.Service<Accounts>()("@core/auth/Accounts", 
           return yield* refuseSignIn(input.email, Option.getOrNull(Option.map(found, (c) => c.user.id)), facts)
         }
         const user = found.value.user
-        yield* limiter.recordSuccess(input.email)
+        yield* attempt.succeeded
         const issued = yield* sessions.create(user.id, { rememberMe: input.rememberMe, facts })
         yield* recordSignIn(user, issued.session, "email", facts)
         return { ...issued, user }

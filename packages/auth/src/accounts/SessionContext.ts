@@ -35,11 +35,11 @@ export class SessionContext extends Effect.Service<SessionContext>()("@core/auth
     const access = yield* Access
     const cache = yield* SessionCache
 
-    const miss: (token: string, tokenHash: string) => Effect.Effect<Option.Option<DescribedSession>> = Effect.fn(
+    const miss: (token: string, tokenHash: string, version: string) => Effect.Effect<Option.Option<DescribedSession>> = Effect.fn(
       "SessionContext.describe",
       { captureStackTrace: false }
     )(
-      function*(token: string, tokenHash: string) {
+      function*(token: string, tokenHash: string, version: string) {
         const found = yield* sessions.resolveContext(token)
         if (Option.isNone(found)) return Option.none()
         const resolved = found.value
@@ -54,18 +54,19 @@ export class SessionContext extends Effect.Service<SessionContext>()("@core/auth
           ? yield* access.effectivePermissions(resolved.user.id, organizationId)
           : []
         const described: DescribedSession = { ...resolved, refreshed: false, tenant, role, permissions }
-        yield* cache.set(tokenHash, described)
+        yield* cache.set(tokenHash, described, version)
         return Option.some(described)
       }
     )
 
-    /** A cache hit costs a hash and a map lookup; only a miss opens a span and asks the database. */
+    /** A cache hit costs a hash and a cache lookup; only a miss opens a span and asks the database. */
     const describe = (token: string): Effect.Effect<Option.Option<DescribedSession>> =>
       Effect.suspend(() => {
         const tokenHash = Crypto.sha256Hex(token)
         return Effect.flatMap(
           cache.get(tokenHash),
-          (cached) => (cached === undefined ? miss(token, tokenHash) : Effect.succeed(Option.some(cached)))
+          (cached) =>
+            cached.value === undefined ? miss(token, tokenHash, cached.version) : Effect.succeed(Option.some(cached.value))
         )
       })
 

@@ -2,6 +2,7 @@ import { CONCRETE_PERMISSIONS, permissionCovers as covers } from "@core/contract
 import { Clock, Effect } from "effect"
 import { type PermissionSources, PermissionsRepo } from "./PermissionsRepo.js"
 import { SessionCache } from "../accounts/SessionCache.js"
+import { SharedState } from "../internal/SharedState.js"
 
 /** Whether a set of effective permissions allows `required`. */
 export const allows = (effective: ReadonlyArray<string>, required: string): boolean =>
@@ -37,9 +38,8 @@ const nextExpiryMillis = (sources: PermissionSources, nowSeconds: number): numbe
     Number.POSITIVE_INFINITY
   )
 
-/** How long a computed answer may be served from the in-process cache without a change signal. */
+/** How long a computed answer may be served from the cache without a change signal. */
 export const CACHE_TTL_MILLIS = 30_000
-const CACHE_MAX_ENTRIES = 10_000
 
 /** A member's role and effective permissions in one organization. */
 export interface Membership {
@@ -47,50 +47,41 @@ export interface Membership {
   readonly permissions: ReadonlyArray<string>
 }
 
-interface Entry<A> {
-  readonly value: A
-  readonly validUntil: number
-}
+/** The cache group of an organization's memberships (`SharedState`), one field per user. */
+const membershipsOf = (organizationId: string) => `permissions:${organizationId}`
+/** The cache group of operator answers, one field per user. */
+const OPERATORS = "operators"
 
 /**
- * Effective permissions and operator membership, cached per (user, organization) in process.
- * An entry lives until `invalidate` is called for its organization or user, the next grant
- * expiry, or `CACHE_TTL_MILLIS` (which bounds staleness when another process changes the rows).
+ * Effective permissions and operator membership, cached per (user, organization) in `SharedState`:
+ * Redis when configured, so a change made through one identity process is seen by every other at
+ * its next read (decision 0192), else in process. An entry lives until `invalidate` is called for
+ * its organization or user, the next grant expiry, or `CACHE_TTL_MILLIS`; an answer computed before
+ * an invalidation is never stored after it (the group's version).
  */
 export class Permissions extends Effect.Service<Permissions>()("@core/auth/Permissions", {
   effect: Effect.gen(function*() {
     const repo = yield* PermissionsRepo
     const sessions = yield* SessionCache
-    const memberships = new Map<string, Entry<Membership | null>>()
-    const operators = new Map<string, Entry<boolean>>()
-    let generation = 0
-
-    const keyOf = (userId: string, organizationId: string) => `${organizationId}\u0000${userId}`
-
-    const remember = <A>(cache: Map<string, Entry<A>>, key: string, entry: Entry<A>, seen: number) => {
-      if (seen !== generation) return
-      if (cache.size >= CACHE_MAX_ENTRIES) cache.clear()
-      cache.set(key, entry)
-    }
+    const { caches } = yield* SharedState
 
     /** The user's role and effective permissions in the organization; `null` for a non-member. */
     const membership: (userId: string, organizationId: string) => Effect.Effect<Membership | null> = Effect.fn(
       "Permissions.membership"
     )(
       function*(userId: string, organizationId: string) {
+        const group = membershipsOf(organizationId)
+        const cached = yield* caches.get(group, userId)
+        if (cached.value !== undefined) return JSON.parse(cached.value) as Membership | null
         const now = yield* Clock.currentTimeMillis
-        const key = keyOf(userId, organizationId)
-        const cached = memberships.get(key)
-        if (cached !== undefined && cached.validUntil > now) return cached.value
-        const seen = generation
         const sources = yield* repo.sources(userId, organizationId)
         const nowSeconds = Math.floor(now / 1000)
         const value = sources === null ? null : { role: sources.role, permissions: effective(sources, nowSeconds) }
-        const validUntil = Math.min(
-          now + CACHE_TTL_MILLIS,
-          sources === null ? Number.POSITIVE_INFINITY : nextExpiryMillis(sources, nowSeconds)
+        const ttl = Math.min(
+          CACHE_TTL_MILLIS,
+          (sources === null ? Number.POSITIVE_INFINITY : nextExpiryMillis(sources, nowSeconds)) - now
         )
-        remember(memberships, key, { value, validUntil }, seen)
+        if (ttl > 0) yield* caches.set(group, userId, JSON.stringify(value), ttl, cached.version)
         return value
       }
     )
@@ -98,30 +89,22 @@ export class Permissions extends Effect.Service<Permissions>()("@core/auth/Permi
     /** Whether the user is a member of the `core-operator` organization. */
     const isOperator: (userId: string) => Effect.Effect<boolean> = Effect.fn("Permissions.isOperator")(
       function*(userId: string) {
-        const now = yield* Clock.currentTimeMillis
-        const cached = operators.get(userId)
-        if (cached !== undefined && cached.validUntil > now) return cached.value
-        const seen = generation
+        const cached = yield* caches.get(OPERATORS, userId)
+        if (cached.value !== undefined) return cached.value === "1"
         const value = yield* repo.isOperator(userId)
-        remember(operators, userId, { value, validUntil: now + CACHE_TTL_MILLIS }, seen)
+        yield* caches.set(OPERATORS, userId, value ? "1" : "0", CACHE_TTL_MILLIS, cached.version)
         return value
       }
     )
 
-    /** Forget what is cached for an organization (one user, or all its members) and operator answers. */
+    /**
+     * Forget what is cached for an organization (one user, or all its members), operator answers and
+     * session contexts, in every identity process.
+     */
     const invalidate = (organizationId: string, userId?: string): Effect.Effect<void> =>
-      Effect.zipLeft(Effect.sync(() => {
-        generation++
-        operators.clear()
-        if (userId !== undefined) {
-          memberships.delete(keyOf(userId, organizationId))
-          return
-        }
-        const prefix = `${organizationId}\u0000`
-        for (const key of memberships.keys()) if (key.startsWith(prefix)) memberships.delete(key)
-      }), sessions.clear)
+      Effect.all([caches.drop(membershipsOf(organizationId), userId), caches.drop(OPERATORS), sessions.clear], { discard: true })
 
     return { membership, isOperator, invalidate, organizationExists: repo.organizationExists } as const
   }),
-  dependencies: [PermissionsRepo.Default, SessionCache.Default]
+  dependencies: [PermissionsRepo.Default, SessionCache.Default, SharedState.Default]
 }) {}

@@ -9,6 +9,7 @@ import { type DeviceCodeRecord, DeviceCodesRepo } from "./DeviceCodesRepo.js"
 import { OAuthError } from "./OAuthErrors.js"
 import { RefreshTokens } from "./RefreshTokens.js"
 import * as UserCodeLimiter from "./UserCodeLimiter.js"
+import { SharedState } from "../internal/SharedState.js"
 
 /** Lifetimes and limits of device codes; tests and development may shorten them. */
 export interface DeviceAuthorizationOptions {
@@ -16,7 +17,7 @@ export interface DeviceAuthorizationOptions {
   readonly codeTtl?: Duration.DurationInput
   /** Seconds a client waits between polls. @default 5 */
   readonly interval?: number
-  /** Wrong user codes allowed per address and per user. @default 10 a minute */
+  /** Wrong user codes allowed per session (and three times as many per address). @default 10 a minute */
   readonly limits?: UserCodeLimiter.UserCodeLimits
 }
 
@@ -76,7 +77,7 @@ const make = (options: DeviceAuthorizationOptions = {}) =>
     const audit = yield* AuditLog
     const ids = yield* Ids.Ids
     const sql = yield* SqlClient.SqlClient
-    const limiter = UserCodeLimiter.make(options.limits)
+    const limiter = UserCodeLimiter.make(yield* SharedState, options.limits)
     const codeTtl = Duration.toMillis(options.codeTtl ?? Duration.minutes(10))
     const interval = options.interval ?? 5
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
@@ -162,23 +163,23 @@ const make = (options: DeviceAuthorizationOptions = {}) =>
       }
     )
 
-    /** The pending code a person entered, counting wrong entries against their address and user. */
-    const findPending = (userCode: string, who: { readonly ip: string | null; readonly userId: string | null }) =>
+    /** The pending code a person entered, counting wrong entries against their session and address. */
+    const findPending = (userCode: string, who: UserCodeLimiter.Entrant) =>
       Effect.gen(function*() {
-        yield* limiter.check(who)
-        const refuse = (error: OAuthError) => Effect.zipRight(limiter.recordWrong(who), Effect.fail(error))
+        const entry = yield* limiter.admit(who)
         const normalized = normalizeUserCode(userCode)
         const found = normalized === undefined ? Option.none() : yield* repo.findByUserCode(normalized)
-        if (Option.isNone(found)) return yield* refuse(OAuthError.invalidGrant("Unknown code"))
+        if (Option.isNone(found)) return yield* OAuthError.invalidGrant("Unknown code")
         const code = found.value
-        if (code.expiresAt.getTime() <= (yield* Clock.currentTimeMillis)) return yield* refuse(OAuthError.expiredToken())
-        if (code.status !== "pending") return yield* refuse(OAuthError.invalidGrant("The code was already used"))
+        if (code.expiresAt.getTime() <= (yield* Clock.currentTimeMillis)) return yield* OAuthError.expiredToken()
+        if (code.status !== "pending") return yield* OAuthError.invalidGrant("The code was already used")
+        yield* entry.right
         return code
       })
 
     /** The pending code behind a user code, for the activation page (client, scope, expiry). */
     const lookup = Effect.fn("DeviceAuthorization.lookup")(
-      function*(userCode: string, who: { readonly ip: string | null; readonly userId: string | null }) {
+      function*(userCode: string, who: UserCodeLimiter.Entrant) {
         return pendingView(yield* findPending(userCode, who))
       }
     )
@@ -187,7 +188,7 @@ const make = (options: DeviceAuthorizationOptions = {}) =>
       const action = decision === "approved" ? "device.approve" : "device.deny"
       return Effect.fn(decision === "approved" ? "DeviceAuthorization.approve" : "DeviceAuthorization.deny")(
         function*(caller: UserCaller, userCode: string, facts: AuditRequestFacts) {
-          const code = yield* findPending(userCode, { ip: facts.ip, userId: caller.userId })
+          const code = yield* findPending(userCode, { ip: facts.ip, sessionId: caller.sessionId })
           const decided = yield* repo.decide(code.id, decision, caller.userId, yield* now)
           if (Option.isNone(decided)) return yield* OAuthError.invalidGrant("The code was already used")
           yield* audit.record({
@@ -232,11 +233,11 @@ const make = (options: DeviceAuthorizationOptions = {}) =>
  */
 export class DeviceAuthorization extends Effect.Service<DeviceAuthorization>()("@core/auth/DeviceAuthorization", {
   effect: make(),
-  dependencies: [DeviceCodesRepo.Default]
+  dependencies: [DeviceCodesRepo.Default, SharedState.Default]
 }) {
   /** The service with other lifetimes (shorter codes and intervals for tests and development). */
   static readonly layerWith = (options: DeviceAuthorizationOptions) =>
     Layer.effect(DeviceAuthorization, Effect.map(make(options), (service) => DeviceAuthorization.make(service))).pipe(
-      Layer.provide(DeviceCodesRepo.Default)
+      Layer.provide([DeviceCodesRepo.Default, SharedState.Default])
     )
 }

@@ -58,7 +58,7 @@ const activation = ({ query }: Route.Input<typeof Routes.devicePage>) =>
     if (userCode === undefined) return page(deviceEntryPage({ base, email: who.email }))
     const facts = yield* RequestContext.facts
     const device = yield* DeviceAuthorization
-    const found = yield* Effect.either(device.lookup(userCode, { ip: facts.ip, userId: who.userId }))
+    const found = yield* Effect.either(device.lookup(userCode, { ip: facts.ip, sessionId: who.sessionId }))
     if (Either.isLeft(found)) return refused(base, who.email, userCode, found.left)
     const pending = found.right
     return yield* renderForm("device", who.sessionId, (csrf) =>
