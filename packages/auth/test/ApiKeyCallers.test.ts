@@ -22,6 +22,10 @@ const asKey = (key: string, path: string, init: RequestInit & { json?: unknown }
 let reader: { id: string; key: string }
 let manager: { id: string; key: string }
 let bare: { id: string; key: string }
+/** A key holding members:read only. */
+let membersReader: { id: string; key: string }
+/** A key without members:read. */
+let auditReader: { id: string; key: string }
 /** Another organization's key holding everything there. */
 let foreign: { id: string; key: string }
 
@@ -30,8 +34,10 @@ beforeAll(async () => {
   tenant = await h.run(seedTenant)
   other = await h.run(seedTenant)
   reader = await createKey(tenant.owner.token, tenant.org.id, ["apikeys:read", "audit:read", "members:read"])
-  manager = await createKey(tenant.owner.token, tenant.org.id, ["apikeys:*", "members:manage"])
+  manager = await createKey(tenant.owner.token, tenant.org.id, ["apikeys:*", "members:manage", "members:read"])
   bare = await createKey(tenant.owner.token, tenant.org.id, [])
+  membersReader = await createKey(tenant.owner.token, tenant.org.id, ["members:read"])
+  auditReader = await createKey(tenant.owner.token, tenant.org.id, ["audit:read"])
   foreign = await createKey(other.owner.token, other.org.id, ["*"])
 })
 afterAll(() => h.dispose())
@@ -84,10 +90,24 @@ describe("API keys as callers of identity routes", () => {
     expect(response.status).toBe(403)
   })
 
-  it("reads role mappings and grants with members:manage", async () => {
+  it("lists role mappings and grants with members:read, as the permission catalogue says; writes need members:manage", async () => {
+    const roles = await asKey(membersReader.key, `/api/core/roles?orgId=${tenant.org.id}`)
+    expect(roles.status).toBe(200)
+    expect(((await roles.json()) as { data: Array<{ role: string }> }).data.map((m) => m.role)).toEqual(["admin", "member", "owner"])
+    const grants = await asKey(membersReader.key, `/api/core/grants?orgId=${tenant.org.id}`)
+    expect([grants.status, await grants.json()]).toEqual([200, { data: expect.any(Array) }])
     expect((await asKey(manager.key, `/api/core/roles?orgId=${tenant.org.id}`)).status).toBe(200)
     expect((await asKey(manager.key, `/api/core/grants?orgId=${tenant.org.id}`)).status).toBe(200)
-    expect((await asKey(reader.key, `/api/core/roles?orgId=${tenant.org.id}`)).status).toBe(403)
+    const manageOnly = await createKey(tenant.owner.token, tenant.org.id, ["members:manage"])
+    for (const path of [`/api/core/roles?orgId=${tenant.org.id}`, `/api/core/grants?orgId=${tenant.org.id}`]) {
+      for (const key of [auditReader.key, manageOnly.key]) {
+        const refused = await asKey(key, path)
+        expect([path, refused.status, await refused.json()]).toEqual([path, 403, envelope("FORBIDDEN", "Missing permission members:read")])
+      }
+      expect((await asKey(foreign.key, path)).status).toBe(404)
+    }
+    const upsert = await asKey(membersReader.key, "/api/core/roles", { method: "POST", json: { orgId: tenant.org.id, role: "ci", permissions: [] } })
+    expect([upsert.status, await upsert.json()]).toEqual([403, envelope("FORBIDDEN", "Missing permission members:manage")])
   })
 
   it("answers 401 to a revoked or unknown key", async () => {
@@ -126,7 +146,7 @@ describe("API keys on every authorization route", () => {
     }
   })
 
-  it("lists, upserts and deletes role mappings with members:manage", async () => {
+  it("lists role mappings with members:read, upserts and deletes them with members:manage", async () => {
     const listed = await asKey(manager.key, `/api/core/roles?orgId=${tenant.org.id}`)
     expect(((await listed.json()) as { data: Array<{ role: string }> }).data.map((m) => m.role)).toEqual(["admin", "member", "owner"])
     const json = { orgId: tenant.org.id, role: "ci", permissions: ["apikeys:read"] }
@@ -134,7 +154,6 @@ describe("API keys on every authorization route", () => {
     expect(upserted.status).toBe(200)
     expect(await upserted.json()).toEqual({ ...json, updatedAt: expect.any(String) })
     for (const [key, status] of [[reader.key, 403], [foreign.key, 404]] as const) {
-      expect((await asKey(key, `/api/core/roles?orgId=${tenant.org.id}`)).status).toBe(status)
       expect((await asKey(key, "/api/core/roles", { method: "POST", json })).status).toBe(status)
       expect((await asKey(key, `/api/core/roles/${tenant.org.id}/ci`, { method: "DELETE" })).status).toBe(status)
     }
@@ -143,7 +162,7 @@ describe("API keys on every authorization route", () => {
     expect([removed.status, await removed.text()]).toEqual([204, ""])
   })
 
-  it("creates, lists and deletes grants with members:manage, audited as the key", async () => {
+  it("creates and deletes grants with members:manage and lists them with members:read, audited as the key", async () => {
     const json = {
       userId: tenant.member.id,
       orgId: tenant.org.id,
@@ -161,7 +180,6 @@ describe("API keys on every authorization route", () => {
     const listed = await asKey(manager.key, `/api/core/grants?orgId=${tenant.org.id}`)
     expect(await listed.json()).toEqual({ data: [grant] })
     for (const [key, status] of [[reader.key, 403], [foreign.key, 404]] as const) {
-      expect((await asKey(key, `/api/core/grants?orgId=${tenant.org.id}`)).status).toBe(status)
       expect((await asKey(key, `/api/core/grants/${grant.id}`, { method: "DELETE" })).status).toBe(status)
     }
     expect((await asKey(manager.key, `/api/core/grants/${grant.id}`, { method: "DELETE" })).status).toBe(204)

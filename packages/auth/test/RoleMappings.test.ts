@@ -48,13 +48,22 @@ describe("GET /api/core/roles", () => {
     expect((await h.fetch(`/api/core/roles?orgId=${tenant.org.id}`, { token: STATIC_KEY })).status).toBe(200)
   })
 
-  it("answers 401 without credentials, 403 to a plain member, 404 to another tenant and for unknown organizations", async () => {
+  it("answers 401 without credentials, 200 to a plain member (members:read), 403 without it, 404 to another tenant and for unknown organizations", async () => {
     const none = await h.fetch(`/api/core/roles?orgId=${tenant.org.id}`)
     expect(none.status).toBe(401)
     expect(await none.json()).toEqual(envelope("UNAUTHORIZED", "Authentication required"))
     const member = await h.fetch(`/api/core/roles?orgId=${tenant.org.id}`, { token: tenant.member.token })
-    expect(member.status).toBe(403)
-    expect(await member.json()).toEqual(envelope("FORBIDDEN", "Missing permission members:manage"))
+    expect(member.status).toBe(200)
+    const own = await h.run(seedTenant)
+    const denied = await h.fetch("/api/core/grants", {
+      method: "POST",
+      token: own.owner.token,
+      json: { userId: own.member.id, orgId: own.org.id, permission: "members:read", granted: false, grantedBy: own.owner.id }
+    })
+    expect(denied.status).toBe(201)
+    const refused = await h.fetch(`/api/core/roles?orgId=${own.org.id}`, { token: own.member.token })
+    expect(refused.status).toBe(403)
+    expect(await refused.json()).toEqual(envelope("FORBIDDEN", "Missing permission members:read"))
     const stranger = await h.fetch(`/api/core/roles?orgId=${tenant.org.id}`, { token: other.admin.token })
     expect(stranger.status).toBe(404)
     expect(await stranger.json()).toEqual(envelope("NOT_FOUND", "Organization not found"))

@@ -8,7 +8,7 @@ import type { Caller } from "@core/kernel"
 import { Access } from "./Access.js"
 import { Delegation } from "./Delegation.js"
 import { type GrantRow, GrantsRepo } from "./GrantsRepo.js"
-import { MANAGE_PERMISSION } from "./RoleMappings.js"
+import { MANAGE_PERMISSION, READ_PERMISSION } from "./RoleMappings.js"
 
 const toGrant = (row: GrantRow, nowSeconds: number): Iam.Grant => ({
   ...row,
@@ -32,7 +32,7 @@ export class Grants extends Effect.Service<Grants>()("@core/auth/Grants", {
 
     const list = (caller: Caller, query: Iam.ListGrantsQuery): Effect.Effect<ReadonlyArray<Iam.Grant>, Forbidden | NotFound> =>
       Effect.gen(function*() {
-        yield* delegation.requireInOrganization(caller, query.orgId, MANAGE_PERMISSION)
+        yield* delegation.requireInOrganization(caller, query.orgId, READ_PERMISSION)
         const rows = yield* repo.list(query.orgId, query.userId)
         const now = yield* nowSeconds
         return rows.map((row) => toGrant(row, now))
@@ -93,7 +93,7 @@ export class Grants extends Effect.Service<Grants>()("@core/auth/Grants", {
      * Whether the caller may lift a denial of `userId`: `members:manage` is enough, as lifting hands
      * nothing out the caller's role mappings did not already give; a denial of an owner, or of the
      * caller itself, needs an owner (or the service key, or an operator), so an admin cannot undo
-     * what an owner took from it (docs/decisions/0197-lifting-a-denial.md).
+     * what an owner took from it (docs/decisions/0197-denials-and-listing-grants.md).
      */
     const mayLift = (caller: Caller, orgId: string, userId: string) =>
       Effect.gen(function*() {

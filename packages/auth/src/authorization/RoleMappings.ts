@@ -9,8 +9,14 @@ import { Access } from "./Access.js"
 import { Delegation } from "./Delegation.js"
 import { RoleMappingsRepo } from "./RoleMappingsRepo.js"
 
-/** Who may read and change an organization's role mappings: its owner/admin, operators, the service. */
+/** Who may change an organization's role mappings and grants: its owner/admin, operators, the service. */
 export const MANAGE_PERMISSION = "members:manage"
+
+/**
+ * Who may list them: `members:read`, as the permission catalogue says ("List members, invitations,
+ * role mappings and grants"; docs/decisions/0197-denials-and-listing-grants.md).
+ */
+export const READ_PERMISSION = "members:read"
 
 /** The owner role's mapping changes only by callers holding `*` (so no admin can lock owners out). */
 const OWNER_ROLE = "owner"
@@ -25,7 +31,7 @@ export class RoleMappings extends Effect.Service<RoleMappings>()("@core/auth/Rol
     const sql = yield* SqlClient.SqlClient
 
     const list = (caller: Caller, organizationId: string): Effect.Effect<ReadonlyArray<Iam.RoleMapping>, Forbidden | NotFound> =>
-      Effect.zipRight(delegation.requireInOrganization(caller, organizationId, MANAGE_PERMISSION), repo.list(organizationId))
+      Effect.zipRight(delegation.requireInOrganization(caller, organizationId, READ_PERMISSION), repo.list(organizationId))
 
     /** Create or replace a role's permissions; the caller must hold every permission it hands out. */
     const upsert: (
