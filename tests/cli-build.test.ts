@@ -34,7 +34,8 @@ describe("core (bundled by tsup into dist/core.js)", () => {
   })
 
   it("answers exactly as the source does", async () => {
-    const cases = [["--help"], ["--version"], ["--version", "--json"], ["--help", "--json"], ["help", "help"], ["hepl"], ["--frob"], ["nope", "--json"]]
+    const cases = [["--help"], ["--version"], ["--version", "--json"], ["--help", "--json"], ["help", "help"], ["hepl"], ["--frob"], ["nope", "--json"],
+      ["help", "keys", "create"], ["keys", "--help"], ["whoami", "--jsn"], ["keys", "revoke", "key_1"], ["keys", "list", "--limit", "0", "--json"]]
     for (const args of cases) {
       const [built, source] = await Promise.all([runCore(args, { bin: builtLauncher }), runCore(args, { env: { CORE_CLI_SOURCE: "1" } })])
       expect({ args, ...built }).toEqual({ args, ...source })

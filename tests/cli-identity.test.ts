@@ -49,7 +49,7 @@ describe("identity commands of the real core binary against the real identity se
     expect(invited).toMatchObject({ email: bob.email, role: "admin", status: "pending", organizationId: orgId })
     const listed = await run("invitations", "list", "--org", orgId)
     expect(listed.stdout).toMatch(new RegExp(`^ID\\s+EMAIL\\s+ROLE\\s+STATUS\\s+EXPIRES\\n${invited.id}\\s+${bob.email.replace(/[.]/g, "\\.")}\\s+admin\\s+pending\\s+\\d{4}-`))
-    expect(await run("invitations", "revoke", invited.id, "--org", orgId)).toEqual({ code: 0, stdout: `Revoked invitation ${invited.id}.\n`, stderr: "" })
+    expect(await run("invitations", "revoke", invited.id, "--org", orgId, "--yes")).toEqual({ code: 0, stdout: `Revoked invitation ${invited.id}.\n`, stderr: "" })
     const second = await json("invitations", "create", bob.email, "--org", orgId)
     const accepted = await stack.call("POST", "/api/v1/iam/api/auth/organization/accept-invitation", { token: bob.token, json: { invitationId: second.id } })
     expect(accepted.status).toBe(200)
@@ -61,7 +61,7 @@ describe("identity commands of the real core binary against the real identity se
     const bobMember = members.find((member: { userId: string }) => member.userId === bob.id)
     expect(bobMember.role).toBe("member")
     expect(await run("members", "role", bobMember.id, "admin", "--org", orgId)).toEqual({ code: 0, stdout: `${bob.email} is now admin.\n`, stderr: "" })
-    expect(await run("members", "remove", bob.email, "--org", orgId)).toEqual({ code: 0, stdout: `Removed ${bob.email} from the organization.\n`, stderr: "" })
+    expect(await run("members", "remove", bob.email, "--org", orgId, "--yes")).toEqual({ code: 0, stdout: `Removed ${bob.email} from the organization.\n`, stderr: "" })
     expect((await json("members", "list", "--org", orgId)).total).toBe(1)
     expect((await json("members", "list")).members.map((member: { organizationId: string }) => member.organizationId)).toEqual([orgId])
   })
@@ -74,7 +74,7 @@ describe("identity commands of the real core binary against the real identity se
     })
     const roles = await json("roles", "list", "--org", orgId)
     expect(roles.map((mapping: { role: string }) => mapping.role)).toEqual(["admin", "auditor", "member", "owner"])
-    expect((await run("roles", "delete", "auditor", "--org", orgId)).stdout).toBe("Deleted role mapping auditor.\n")
+    expect((await run("roles", "delete", "auditor", "--org", orgId, "--yes")).stdout).toBe("Deleted role mapping auditor.\n")
     expect((await json("roles", "list", "--org", orgId)).map((mapping: { role: string }) => mapping.role)).not.toContain("auditor")
   })
 
@@ -83,7 +83,7 @@ describe("identity commands of the real core binary against the real identity se
     expect(grant).toMatchObject({ userId: ada.id, grantedBy: ada.id, permission: "billing:manage", granted: true, expiresAt: 4070908800, active: true })
     const listed = await run("grants", "list", "--org", orgId, "--user", ada.id)
     expect(listed.stdout).toMatch(new RegExp(`^ID\\s+USER\\s+PERMISSION\\s+EFFECT\\s+EXPIRES\\s+ACTIVE\\n${grant.id}\\s+${ada.id}\\s+billing:manage\\s+grant\\s+2099-01-01T00:00:00.000Z\\s+yes\\n$`))
-    expect((await run("grants", "delete", grant.id)).stdout).toBe(`Deleted grant ${grant.id}.\n`)
+    expect((await run("grants", "delete", grant.id, "--yes")).stdout).toBe(`Deleted grant ${grant.id}.\n`)
     expect(await json("grants", "list", "--org", orgId)).toEqual([])
   })
 
@@ -95,7 +95,7 @@ describe("identity commands of the real core binary against the real identity se
     const listed = await run("keys", "list", "--org", orgId)
     expect(listed.stdout).toContain(keyId)
     expect(listed.stdout).not.toContain(key)
-    expect(await run("keys", "revoke", keyId)).toEqual({ code: 0, stdout: `Revoked API key ${keyId}.\n`, stderr: "" })
+    expect(await run("keys", "revoke", keyId, "--yes")).toEqual({ code: 0, stdout: `Revoked API key ${keyId}.\n`, stderr: "" })
     expect((await json("keys", "list", "--org", orgId))[0].revokedAt).toEqual(expect.any(String))
   })
 
@@ -109,7 +109,7 @@ describe("identity commands of the real core binary against the real identity se
       expect(JSON.stringify(whoami)).not.toContain(created.key)
     } finally {
       keyHome.remove()
-      await run("keys", "revoke", created.id)
+      await run("keys", "revoke", created.id, "--yes")
     }
   })
 
@@ -129,7 +129,7 @@ describe("identity commands of the real core binary against the real identity se
     expect(missing.stderr).toMatch(/^core: .+ \(404 NOT_FOUND, request id [0-9a-f-]{36}\)\n$/)
     const invalid = await run("roles", "set", "x", "no:such-permission", "--org", orgId)
     expect(invalid.code).toBe(1)
-    expect(invalid.stderr).toMatch(/^core: .+ \(400 VALIDATION_ERROR, request id [0-9a-f-]{36}\)\n$/)
+    expect(invalid.stderr).toMatch(/^core: .+ \(400 VALIDATION_ERROR, request id [0-9a-f-]{36}\)\n {2}permissions\.0: .+\n$/)
     expect(await run("keys")).toMatchObject({ code: 2, stderr: "core: Missing subcommand (list, create, revoke). Usage: core keys <list|create|revoke> [options]\n" })
     expect(await run("grants", "create", "--org", orgId)).toMatchObject({ code: 2, stderr: expect.stringContaining("--user and --permission are required") })
   })

@@ -15,7 +15,11 @@ const home = () => {
 
 afterAll(() => homes.forEach((made) => made.remove()))
 
-const unreachableMessage = `core: Interactive login is unavailable and the identity service cannot be reached at ${closedPort}; use the token option: core login --token <token>\n`
+const refusedCause = `  Likely cause: nothing listens at ${closedPort.replace("http://", "")} (connection refused): the server is not running (start it with: npx core-server start), or the port is wrong.\n`
+const unreachableMessage =
+  `core: Interactive login is unavailable and the identity service cannot be reached at ${closedPort}; use the token option: core login --token <token>\n` +
+  `  Tried: POST ${closedPort}/oauth/device/code\n` +
+  refusedCause
 
 describe("core login against an unreachable identity service", () => {
   it("token mode stores the token for ci-user with a 30-day expiry and prints 'Authenticated via token'", async () => {
@@ -24,7 +28,7 @@ describe("core login against an unreachable identity service", () => {
     const run = await core(h, ["login", "--token", "tok-secret-1", "--iam-url", closedPort])
     expect(run.code).toBe(0)
     expect(run.stdout).toBe("Authenticated via token\n")
-    expect(run.stderr).toBe(`Could not look up the token's identity at ${closedPort} (ECONNREFUSED); stored it for ci-user.\n`)
+    expect(run.stderr).toBe(`Could not look up the token's identity at ${closedPort} (ECONNREFUSED); stored it for ci-user.\n${refusedCause}`)
     const record = h.read()!
     expect(record).toEqual({
       token: "tok-secret-1",
@@ -72,7 +76,7 @@ describe("core login against an unreachable identity service", () => {
     expect(flagged.stderr).toBe(unreachableMessage)
   })
 
-  it("rejects an address that is not http(s) and unknown options, exit 1", async () => {
+  it("rejects an address that is not http(s) (exit 1) and unknown options (a usage error, exit 2)", async () => {
     const h = home()
     expect(await core(h, ["login", "--iam-url", "ftp://x"])).toEqual({
       code: 1,
@@ -80,7 +84,7 @@ describe("core login against an unreachable identity service", () => {
       stderr: "core: Invalid address 'ftp://x' (from --iam-url): expected an http(s) URL\n"
     })
     expect(await core(h, ["login", "--frob"])).toEqual({
-      code: 1,
+      code: 2,
       stdout: "",
       stderr: "core: Unknown option '--frob'. Usage: core login [--token <token>] [--iam-url <url>] [--no-browser]\n"
     })
@@ -224,7 +228,7 @@ describe("core login against a scripted identity service", () => {
     const h = home()
     server.script.deviceCodeStatus = 404
     const run = await core(h, ["login", "--iam-url", server.iamUrl], fast)
-    expect(run).toEqual({ code: 1, stdout: "", stderr: "core: Device login endpoint not available (404)\n" })
+    expect(run).toEqual({ code: 1, stdout: "", stderr: `core: Device login endpoint not available (404)\n  Tried: POST ${server.iamUrl}/oauth/device/code\n` })
   })
 
   it("prints JSON on stdout and the instructions on stderr under --json", async () => {

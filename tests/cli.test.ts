@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { commands } from "../packages/cli/src/registry.js"
+import { commands, globalEnvironment } from "../packages/cli/src/registry.js"
 import { formatColumns } from "../packages/cli/src/ui.js"
 import { cliRoot, runCore } from "../packages/cli/test/run-core.js"
 
@@ -20,17 +20,24 @@ Global options:
   -v, --version  Print the version of core
       --json     Print JSON on stdout instead of text, for scripts
 
+Environment:
+${formatColumns(globalEnvironment.map((variable) => [variable.name, variable.description]), "  ").join("\n")}
+
 Run 'core help <command>' for the usage of one command.
 `
 
-const helpOfHelp = `Usage: core help [command]
+const helpOfHelp = `Usage: core help [command] [subcommand]
 
-Show help for core or for one command.
+Show help for core, for one command or for one subcommand.
 
 Options:
   -h, --help     Show help (also: core <command> --help)
   -v, --version  Print the version of core
       --json     Print JSON on stdout instead of text, for scripts
+
+Examples:
+  core help keys
+  core help keys create
 `
 
 describe.concurrent("core (from the TypeScript source, no build)", () => {
@@ -62,7 +69,8 @@ describe.concurrent("core (from the TypeScript source, no build)", () => {
         { flags: "-h, --help", description: "Show help (also: core <command> --help)" },
         { flags: "-v, --version", description: "Print the version of core" },
         { flags: "--json", description: "Print JSON on stdout instead of text, for scripts" }
-      ]
+      ],
+      environment: globalEnvironment
     })
   })
 
@@ -70,7 +78,15 @@ describe.concurrent("core (from the TypeScript source, no build)", () => {
     expect(await fromSource(["help", "help"])).toEqual({ code: 0, stdout: helpOfHelp, stderr: "" })
     expect(await fromSource(["help", "--help"])).toEqual({ code: 0, stdout: helpOfHelp, stderr: "" })
     const json = await fromSource(["help", "help", "--json"])
-    expect(JSON.parse(json.stdout)).toEqual({ name: "help", summary: "Show help for core or for one command", usage: "core help [command]", options: [] })
+    expect(JSON.parse(json.stdout)).toEqual({
+      name: "help",
+      summary: "Show help for core, for one command or for one subcommand",
+      usage: "core help [command] [subcommand]",
+      options: [],
+      subcommands: [],
+      examples: ["core help keys", "core help keys create"],
+      environment: []
+    })
   })
 
   it("an unknown command exits 2 with a message on stderr and nothing on stdout", async () => {
@@ -101,10 +117,10 @@ describe.concurrent("core (from the TypeScript source, no build)", () => {
       stdout: "",
       stderr: "core: Unknown option '--frob'. Run 'core --help' for the global options.\n"
     })
-    expect(await fromSource(["help", "help", "extra"])).toEqual({
+    expect(await fromSource(["help", "keys", "create", "extra"])).toEqual({
       code: 2,
       stdout: "",
-      stderr: "core: Too many arguments: core help takes at most one command name.\n"
+      stderr: "core: Too many arguments: core help takes at most a command and a subcommand.\n"
     })
   })
 })

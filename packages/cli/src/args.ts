@@ -1,44 +1,38 @@
 import { parseArgs, type ParseArgsConfig } from "node:util"
-import { CliError, ExitCode } from "./errors.js"
+import { CliError, ExitCode, usageError } from "./errors.js"
+import { didYouMean } from "./suggest.js"
+import type { Ui } from "./ui.js"
 
 type Options = NonNullable<ParseArgsConfig["options"]>
 
 /** The parsed options and positionals of one command line. */
 export type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: Array<string>; options: O; allowPositionals: true; strict: true }>>
 
+/** Options every command takes, taken off the line before the command sees it (suggested when mistyped). */
+const GLOBAL_FLAGS = ["--json", "--help", "--version"]
+
 /**
  * Parses a command's arguments with `node:util`'s `parseArgs` (strict), turning its errors into
- * one-line usage errors that name the command. Usage errors exit 2 unless `exitCode` says otherwise.
+ * one-line usage errors (exit 2) that name the command and suggest the closest option.
  */
-export const parseOptions = <O extends Options>(
-  argv: ReadonlyArray<string>,
-  options: O,
-  usage: string,
-  exitCode: number = ExitCode.usage
-): Parsed<O> => {
+export const parseOptions = <O extends Options>(argv: ReadonlyArray<string>, options: O, usage: string): Parsed<O> => {
   try {
     return parseArgs({ args: [...argv], options, allowPositionals: true, strict: true })
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     const unknown = /Unknown option '([^']+)'/.exec(message)
-    const text = unknown !== null ? `Unknown option '${unknown[1]}'` : message.replace(/\.$/, "")
-    throw new CliError(`${text}. Usage: ${usage}`, exitCode, unknown !== null ? "UNKNOWN_OPTION" : "USAGE")
+    if (unknown === null) throw usageError(`${message.replace(/\.$/, "")}. Usage: ${usage}`)
+    const flags = [...Object.keys(options).map((name) => `--${name}`), ...GLOBAL_FLAGS]
+    throw usageError(`Unknown option '${unknown[1]}'.${didYouMean(unknown[1], flags)} Usage: ${usage}`, "UNKNOWN_OPTION")
   }
 }
 
 /** Fails with a usage error unless there are exactly the expected positionals. */
-export const expectPositionals = (
-  positionals: ReadonlyArray<string>,
-  names: ReadonlyArray<string>,
-  usage: string,
-  exitCode: number = ExitCode.usage
-): ReadonlyArray<string> => {
+export const expectPositionals = (positionals: ReadonlyArray<string>, names: ReadonlyArray<string>, usage: string): ReadonlyArray<string> => {
   if (positionals.length < names.length) {
-    throw new CliError(`Missing ${names.slice(positionals.length).map((name) => `<${name}>`).join(" ")}. Usage: ${usage}`, exitCode, "USAGE")
+    throw usageError(`Missing ${names.slice(positionals.length).map((name) => `<${name}>`).join(" ")}. Usage: ${usage}`)
   }
-  if (positionals.length > names.length) {
-    throw new CliError(`Unexpected argument '${positionals[names.length]}'. Usage: ${usage}`, exitCode, "USAGE")
-  }
+  if (positionals.length > names.length) throw usageError(`Unexpected argument '${positionals[names.length]}'. Usage: ${usage}`)
   return positionals
 }
 
@@ -49,9 +43,37 @@ export const verbOf = <V extends string>(
   usage: string
 ): { readonly verb: V; readonly rest: ReadonlyArray<string> } => {
   const [verb, ...rest] = argv
-  if (verb === undefined || verb.startsWith("-")) throw new CliError(`Missing subcommand (${verbs.join(", ")}). Usage: ${usage}`, ExitCode.usage, "USAGE")
+  if (verb === undefined || verb.startsWith("-")) throw usageError(`Missing subcommand (${verbs.join(", ")}). Usage: ${usage}`)
   if (!(verbs as ReadonlyArray<string>).includes(verb)) {
-    throw new CliError(`Unknown subcommand '${verb}' (expected ${verbs.join(", ")}). Usage: ${usage}`, ExitCode.usage, "USAGE")
+    throw usageError(`Unknown subcommand '${verb}' (expected ${verbs.join(", ")}).${didYouMean(verb, verbs)} Usage: ${usage}`, "UNKNOWN_COMMAND")
   }
   return { verb: verb as V, rest }
+}
+
+/** `--limit <n>` of a list: a positive integer (at most `max` when given), or undefined when absent. */
+export const limitOf = (value: string | undefined, usage: string, max?: number): number | undefined => {
+  if (value === undefined) return undefined
+  const limit = /^\d+$/.test(value) ? Number(value) : Number.NaN
+  if (!(Number.isSafeInteger(limit) && limit >= 1 && (max === undefined || limit <= max))) {
+    throw usageError(`--limit must be ${max === undefined ? "a positive integer" : `an integer from 1 to ${max}`}, got '${value}'. Usage: ${usage}`)
+  }
+  return limit
+}
+
+/** The `--yes` option of a destructive subcommand. */
+export const yesOption = { yes: { type: "boolean" } } as const
+
+/**
+ * Makes sure a destructive action is wanted: `--yes`, or a yes on a terminal. Without a terminal
+ * to ask on (piped, `--json`, CI) and without `--yes` it refuses with a usage error (exit 2);
+ * a no on the terminal exits 1 and does nothing.
+ */
+export const confirmDestructive = async (ui: Ui, yes: boolean | undefined, action: string): Promise<void> => {
+  if (yes === true) return
+  if (!ui.canAsk) {
+    throw usageError(`Refusing to ${action} without confirmation: pass --yes (there is no terminal to ask on).`, "CONFIRMATION_REQUIRED")
+  }
+  if (!(await ui.confirm(`${action.charAt(0).toUpperCase()}${action.slice(1)}?`, { nonInteractive: false }))) {
+    throw new CliError(`Cancelled: did not ${action}.`, ExitCode.failure, "CANCELLED")
+  }
 }

@@ -7,4 +7,9 @@ for (const stream of [process.stdout, process.stderr]) {
   })
 }
 
-process.exitCode = await run(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env })
+process.exitCode = await run(process.argv.slice(2), {
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env
+})

@@ -39,8 +39,17 @@ export type Outcome<A> =
   | { readonly _tag: "Ok"; readonly value: A }
   /** An RFC 6749 §5.2 error body: `{ error, error_description }`. */
   | { readonly _tag: "OAuthError"; readonly status: number; readonly error: string; readonly description: string | undefined }
-  /** Any other non-2xx answer, or a 2xx whose body is not the expected one. */
-  | { readonly _tag: "HttpError"; readonly status: number; readonly message: string; readonly requestId: string | undefined }
+  /**
+   * Any other non-2xx answer, or a 2xx whose body is not the expected one; `envelope` tells whether
+   * the body was Core's error envelope (`{ error: { code, message } }`), i.e. whether Core answered.
+   */
+  | {
+    readonly _tag: "HttpError"
+    readonly status: number
+    readonly message: string
+    readonly requestId: string | undefined
+    readonly envelope: boolean
+  }
   /** No answer at all: refused, DNS failure, reset, timeout. */
   | { readonly _tag: "Unreachable"; readonly reason: string }
 
@@ -88,7 +97,7 @@ const send = async <A>(
   if (response.ok) {
     const value = decode(body)
     return value === undefined
-      ? { _tag: "HttpError", status: response.status, message: "unexpected response body", requestId: undefined }
+      ? { _tag: "HttpError", status: response.status, message: "unexpected response body", requestId: undefined, envelope: false }
       : { _tag: "Ok", value }
   }
   if (isRecord(body) && typeof body.error === "string") {
@@ -100,7 +109,8 @@ const send = async <A>(
     _tag: "HttpError",
     status: response.status,
     message: typeof envelope?.message === "string" ? envelope.message : `HTTP ${response.status}`,
-    requestId: typeof envelope?.requestId === "string" ? envelope.requestId : response.headers.get("x-request-id") ?? undefined
+    requestId: typeof envelope?.requestId === "string" ? envelope.requestId : response.headers.get("x-request-id") ?? undefined,
+    envelope: typeof envelope?.code === "string" && typeof envelope.message === "string"
   }
 }
 
@@ -155,6 +165,9 @@ export const pollDeviceToken = (iamUrl: string, deviceCode: string): Promise<Out
 /** The refresh grant at `POST <iam>/oauth/token`; the answer carries the rotated pair. */
 export const refreshTokens = (iamUrl: string, refreshToken: string): Promise<Outcome<Tokens>> =>
   postForm(joinUrl(iamUrl, "/oauth/token"), { grant_type: "refresh_token", refresh_token: refreshToken, client_id: CLIENT_ID }, decodeTokens)
+
+/** The shape of an API key (`Iam.API_KEY_PATTERN` of `@core/contracts`, which the bundle does not load). */
+export const API_KEY_PATTERN = /^core_[A-Za-z0-9_-]{43}$/
 
 /** True for an API key (`core_…`), which travels as `x-api-key`; anything else is a bearer token. */
 export const isApiKey = (token: string): boolean => token.startsWith("core_")

@@ -8,6 +8,8 @@ export interface Io {
   readonly stdout: Output
   readonly stderr: Output
   readonly env: Readonly<Record<string, string | undefined>>
+  /** Where prompts read answers; without it (or when it is not a terminal) nothing is asked. */
+  readonly stdin?: { readonly isTTY?: boolean }
 }
 
 interface Invocation {
@@ -47,8 +49,15 @@ const parseInvocation = (argv: ReadonlyArray<string>): Invocation => {
 
 const report = (ui: Ui, error: unknown): number => {
   const failure = error instanceof CliError ? error : new CliError(error instanceof Error ? error.message : String(error))
-  if (ui.json) ui.error(JSON.stringify({ error: { code: failure.code, message: failure.message } }))
-  else ui.error(`core: ${failure.message}`)
+  const { lines = [], details } = failure.extras
+  if (ui.json) {
+    // Lines render the details when there are any; otherwise they are hints of their own.
+    const extra = details !== undefined ? { details } : lines.length > 0 ? { hints: lines } : {}
+    ui.error(JSON.stringify({ error: { code: failure.code, message: failure.message, ...extra } }))
+  } else {
+    ui.error(`core: ${failure.message}`)
+    for (const line of lines) ui.error(`  ${line}`)
+  }
   return failure.exitCode
 }
 
@@ -70,7 +79,10 @@ export const run = async (argv: ReadonlyArray<string>, io: Io): Promise<number> 
     const command = findCommand(invocation.command)
     if (command === undefined) throw unknownCommand(invocation.command)
     if (invocation.help) {
-      help.printCommandHelp(ui, command)
+      // `core keys create --help` is the subcommand's help; anything else after the command, the command's.
+      const sub = invocation.rest.find((arg) => !arg.startsWith("-"))
+      const known = command.subcommands?.some((candidate) => candidate.name === sub) === true
+      help.printHelpOf(ui, command, known ? sub : undefined)
       return ExitCode.ok
     }
     const module = await command.load()

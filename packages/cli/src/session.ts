@@ -117,15 +117,33 @@ export const openSession = async (env: Env, fetchImpl: typeof fetch = globalThis
   return { client, iam: client.iam, credentials: () => current!, renewalFailure: () => renewalFailure }
 }
 
+const MAX_ISSUES = 20
+
+/** The `{ path, message }` issues of a validation failure's details (at most {@link MAX_ISSUES}), bounded in length. */
+const issuesOf = (details: Record<string, unknown> | null): ReadonlyArray<{ readonly path: string; readonly message: string }> => {
+  const issues = details?.issues
+  if (!Array.isArray(issues)) return []
+  const text = (value: unknown) => (typeof value === "string" ? value.slice(0, 200) : "")
+  return issues
+    .filter((issue): issue is Record<string, unknown> => typeof issue === "object" && issue !== null)
+    .slice(0, MAX_ISSUES)
+    .map((issue) => ({ path: text(issue.path), message: text(issue.message) }))
+}
+
 /**
  * Turns what an API call threw into the message `core` prints: the API error's message, code and
- * request id; a connection failure with the address; anything else as it is.
+ * request id, and each validation issue on its own line with its field; a connection failure with
+ * the address; anything else as it is.
  */
 export const apiFailure = (error: unknown, apiUrl?: string): CliError => {
   if (error instanceof CliError) return error
   if (error instanceof CoreApiError) {
     const requestId = error.requestId ? `, request id ${error.requestId}` : ""
-    return new CliError(`${error.message} (${error.status} ${error.code}${requestId})`, ExitCode.failure, error.code)
+    const issues = issuesOf(error.details)
+    return new CliError(`${error.message} (${error.status} ${error.code}${requestId})`, ExitCode.failure, error.code, {
+      ...(issues.length === 0 ? {} : { lines: issues.map((issue) => `${issue.path || "(body)"}: ${issue.message}`) }),
+      ...(error.details === null ? {} : { details: error.details })
+    })
   }
   if (error instanceof CoreError && error.name === "CoreConnectionError") {
     return new CliError(`Cannot reach ${apiUrl ?? "the server"}: ${error.message}`, ExitCode.failure, "UNREACHABLE")
@@ -143,13 +161,17 @@ export const withSession = async <A>(env: Env, action: (session: Session) => Pro
   }
 }
 
+/** An organization's id from an `org_…` id (as is) or a slug (looked up). */
+export const organizationIdOf = async (session: Session, idOrSlug: string): Promise<string> =>
+  idOrSlug.startsWith("org_") ? idOrSlug : (await session.iam.organizations.get(idOrSlug)).id
+
 /**
  * The organization a command acts on: `--org` (an `org_…` id, or a slug looked up), else
  * `CORE_ORG`, else the session's active organization (an API key's own organization).
  */
 export const resolveOrganization = async (session: Session, env: Env, given: string | undefined): Promise<string> => {
   const value = given ?? (env.CORE_ORG || undefined)
-  if (value !== undefined) return value.startsWith("org_") ? value : (await session.iam.organizations.get(value)).id
+  if (value !== undefined) return organizationIdOf(session, value)
   // An API key belongs to one organization, the only one `organizations.list` answers it.
   const active = isApiKey(session.credentials().token)
     ? (await session.iam.organizations.list())[0]?.id ?? null

@@ -5,6 +5,8 @@ import { CliError } from "./errors.js"
 export interface Output {
   write(chunk: string): unknown
   readonly isTTY?: boolean
+  /** The terminal's width, when it is one. */
+  readonly columns?: number
 }
 
 /** What the UI needs from the process. */
@@ -14,6 +16,20 @@ export interface UiOptions {
   /** `--json`: stdout carries only JSON; progress goes to stderr. */
   readonly json: boolean
   readonly env: Readonly<Record<string, string | undefined>>
+  /** Where answers to prompts come from; prompts need it to be a terminal too. */
+  readonly stdin?: { readonly isTTY?: boolean }
+}
+
+/** How {@link Ui.list} words an empty or capped list. */
+export interface ListText {
+  /** The line printed instead of an empty table, e.g. "No API keys in this organization." */
+  readonly empty: string
+  /** The plural noun, e.g. "API keys". */
+  readonly noun: string
+  /** How many there are in all, when known. */
+  readonly total?: number
+  /** Whether more rows exist than were shown (when the total is unknown). */
+  readonly more?: boolean
 }
 
 /** A column of {@link Ui.table}. */
@@ -34,6 +50,8 @@ export interface Ui {
   readonly json: boolean
   /** True when stdout is a terminal, not `--json`, not CI and not `TERM=dumb`: spinners and prompts allowed. */
   readonly interactive: boolean
+  /** True when a question can be asked: {@link interactive}, and stdin is a terminal as well. */
+  readonly canAsk: boolean
   /** A line of output on stdout. */
   line(text?: string): void
   /** A line on stderr (errors, warnings, progress under `--json`). */
@@ -42,8 +60,13 @@ export interface Ui {
   data(value: unknown): void
   /** `data(value)` under `--json`, else `render()`. */
   result(value: unknown, render: () => void): void
-  /** Rows as aligned text columns with a header line. */
+  /**
+   * Rows as aligned text columns with a header line. On a terminal the table fits its width: the
+   * widest columns shrink and their cells end in an ellipsis; piped output is never cut.
+   */
   table<Row>(rows: ReadonlyArray<Row>, columns: ReadonlyArray<Column<Row>>): void
+  /** {@link table}, or `text.empty` when there are no rows, then a line when some were left out. */
+  list<Row>(rows: ReadonlyArray<Row>, columns: ReadonlyArray<Column<Row>>, text: ListText): void
   spinner(message: string): Promise<Spinner>
   /** A yes/no question on a terminal; elsewhere answers `nonInteractive` without asking. */
   confirm(message: string, options: { readonly nonInteractive: boolean }): Promise<boolean>
@@ -59,10 +82,40 @@ export const formatColumns = (rows: ReadonlyArray<ReadonlyArray<string>>, indent
   return rows.map((row) => indent + row.map((text, index) => text.padEnd(widths[index])).join("  ").trimEnd())
 }
 
+/** The narrowest a shrunk column gets: its header, and at least this many characters. */
+const MIN_COLUMN = 8
+
+/**
+ * Cuts the cells of a table (header first) so its lines fit `width`: takes a character at a time
+ * from the widest column that is still wider than its floor, and ends a cut cell with "…".
+ */
+export const fitColumns = (rows: ReadonlyArray<ReadonlyArray<string>>, width: number): Array<Array<string>> => {
+  const widths: Array<number> = []
+  for (const row of rows) row.forEach((text, index) => (widths[index] = Math.max(widths[index] ?? 0, text.length)))
+  const floors = widths.map((natural, index) => Math.min(natural, Math.max(rows[0]?.[index]?.length ?? 0, MIN_COLUMN)))
+  let total = widths.reduce((sum, value) => sum + value, 0) + 2 * Math.max(0, widths.length - 1)
+  while (total > width) {
+    let widest = -1
+    widths.forEach((value, index) => {
+      if (value > floors[index] && (widest === -1 || value > widths[widest])) widest = index
+    })
+    if (widest === -1) break
+    widths[widest] -= 1
+    total -= 1
+  }
+  return rows.map((row) => row.map((text, index) => (text.length > widths[index] ? `${text.slice(0, widths[index] - 1)}…` : text)))
+}
+
 /** Builds the UI over the given streams. */
 export const createUi = (options: UiOptions): Ui => {
   const { stdout, stderr, json, env } = options
   const interactive = !json && stdout.isTTY === true && env.CI === undefined && env.TERM !== "dumb"
+  const canAsk = interactive && options.stdin?.isTTY === true
+  const width = !json && stdout.isTTY === true && typeof stdout.columns === "number" && stdout.columns > 0 ? stdout.columns : undefined
+  const table = <Row>(rows: ReadonlyArray<Row>, columns: ReadonlyArray<Column<Row>>) => {
+    const cells = [columns.map((column) => column.header), ...rows.map((row) => columns.map((column) => cell(column.value(row))))]
+    for (const text of formatColumns(width === undefined ? cells : fitColumns(cells, width))) line(text)
+  }
   const line = (text = "") => void stdout.write(`${text}\n`)
   const error = (text: string) => void stderr.write(`${text}\n`)
   const data = (value: unknown) => void stdout.write(`${JSON.stringify(value, null, 2)}\n`)
@@ -71,13 +124,17 @@ export const createUi = (options: UiOptions): Ui => {
   return {
     json,
     interactive,
+    canAsk,
     line,
     error,
     data,
     result: (value, render) => (json ? data(value) : render()),
-    table: (rows, columns) => {
-      const cells = rows.map((row) => columns.map((column) => cell(column.value(row))))
-      for (const text of formatColumns([columns.map((column) => column.header), ...cells])) line(text)
+    table,
+    list: (rows, columns, text) => {
+      if (rows.length === 0) return line(text.empty)
+      table(rows, columns)
+      if (text.total !== undefined && text.total > rows.length) line(`Showing ${rows.length} of ${text.total} ${text.noun}; raise --limit to see more.`)
+      else if (text.total === undefined && text.more === true) line(`Showing the first ${rows.length} ${text.noun}; raise --limit to see more.`)
     },
     spinner: async (message) => {
       if (!interactive) {
@@ -90,7 +147,7 @@ export const createUi = (options: UiOptions): Ui => {
       return { update: (text) => spin.message(text), stop: (done) => spin.stop(done), fail: (failed) => spin.error(failed) }
     },
     confirm: async (message, { nonInteractive }) => {
-      if (!interactive) return nonInteractive
+      if (!canAsk) return nonInteractive
       const clack = await import("@clack/prompts")
       const answer = await clack.confirm({ message, output: stdout as Writable })
       if (clack.isCancel(answer)) throw new CliError("Cancelled.", 1)

@@ -4,7 +4,7 @@ import { commands, findCommand, suggestCommand, unknownCommand } from "../src/re
 
 describe("command registry", () => {
   it("finds commands by exact name and loads their module lazily", async () => {
-    expect(findCommand("help")?.usage).toBe("core help [command]")
+    expect(findCommand("help")?.usage).toBe("core help [command] [subcommand]")
     expect(findCommand("HELP")).toBeUndefined()
     for (const command of commands) expect(typeof (await command.load()).run).toBe("function")
   })

@@ -1,14 +1,20 @@
 import type { Iam } from "@core/contracts"
-import { expectPositionals, parseOptions, verbOf } from "../args.js"
-import { ExitCode, usageError } from "../errors.js"
-import type { CommandContext } from "../registry.js"
-import { withSession } from "../session.js"
+import { expectPositionals, limitOf, parseOptions, verbOf } from "../args.js"
+import { ExitCode } from "../errors.js"
+import { findCommand, usageOf, type CommandContext } from "../registry.js"
+import { organizationIdOf, withSession } from "../session.js"
 
-const USAGE = "core audit list [--org <org id>] [--actor <user id|me>] [--action <action|prefix.*>] [--from <ISO>] [--to <ISO>] [--limit <n>] [--cursor <c>] [--all]"
+/** The audit list's largest page. */
+const MAX_PAGE = 100
 
-/** `core audit list` with filters: one page (newest first, with the next cursor), or `--all` pages. */
+/**
+ * `core audit list` with filters: one page (newest first, with the next cursor), or `--all` pages.
+ * `--org` (or `CORE_ORG`) takes an id or a slug like every other command; without either, the
+ * caller's own entries (what the service answers a user without `organizationId`).
+ */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { rest } = verbOf(argv, ["list"], USAGE)
+  const usage = usageOf("audit", "list")
+  const { rest } = verbOf(argv, ["list"], findCommand("audit")!.usage)
   const { values, positionals } = parseOptions(
     rest,
     {
@@ -21,20 +27,21 @@ export const run = async ({ argv, ui, env }: CommandContext): Promise<number> =>
       cursor: { type: "string" },
       all: { type: "boolean" }
     },
-    USAGE
+    usage
   )
-  expectPositionals(positionals, [], USAGE)
-  const limit = values.limit === undefined ? undefined : Number(values.limit)
-  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 100)) throw usageError(`--limit must be an integer from 1 to 100. Usage: ${USAGE}`)
-  const query = {
-    ...(values.org === undefined ? {} : { organizationId: values.org }),
+  expectPositionals(positionals, [], usage)
+  const limit = limitOf(values.limit, usage, MAX_PAGE)
+  const org = values.org ?? (env.CORE_ORG || undefined)
+  const filters = {
     ...(values.actor === undefined ? {} : { actor: values.actor }),
     ...(values.action === undefined ? {} : { action: values.action }),
     ...(values.from === undefined ? {} : { from: values.from }),
     ...(values.to === undefined ? {} : { to: values.to }),
     ...(limit === undefined ? {} : { limit })
   }
-  return withSession(env, async ({ iam }) => {
+  return withSession(env, async (session) => {
+    const { iam } = session
+    const query = { ...(org === undefined ? {} : { organizationId: await organizationIdOf(session, org) }), ...filters }
     const entries: Array<Iam.AuditEntry> = []
     let nextCursor: string | null = null
     if (values.all === true) {
@@ -45,6 +52,7 @@ export const run = async ({ argv, ui, env }: CommandContext): Promise<number> =>
       nextCursor = page.nextCursor ?? null
     }
     ui.result({ data: entries, nextCursor }, () => {
+      if (entries.length === 0) return ui.line("No audit entries.")
       ui.table(entries, [
         { header: "TIME", value: (entry) => entry.occurredAt },
         { header: "ACTION", value: (entry) => entry.action },

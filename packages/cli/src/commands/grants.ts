@@ -1,10 +1,8 @@
 import type { Iam } from "@core/contracts"
-import { expectPositionals, parseOptions, verbOf } from "../args.js"
+import { confirmDestructive, expectPositionals, limitOf, parseOptions, verbOf, yesOption } from "../args.js"
 import { ExitCode, usageError } from "../errors.js"
-import type { CommandContext } from "../registry.js"
+import { findCommand, usageOf, type CommandContext } from "../registry.js"
 import { currentUserId, resolveOrganization, withSession } from "../session.js"
-
-const USAGE = "core grants <list|create|delete> [options]"
 
 /** Epoch seconds from `--expires`: a number of seconds, or an ISO 8601 time. */
 const expirySeconds = (value: string, usage: string): number => {
@@ -15,10 +13,12 @@ const expirySeconds = (value: string, usage: string): number => {
 
 /** `core grants list [--user u]`, `core grants create --user u --permission p [--deny] [--expires t]`, `core grants delete <id>`. */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "create", "delete"], USAGE)
+  const { verb, rest } = verbOf(argv, ["list", "create", "delete"], findCommand("grants")!.usage)
+  const usage = usageOf("grants", verb)
   if (verb === "delete") {
-    const usage = "core grants delete <grant id>"
-    const [id] = expectPositionals(parseOptions(rest, {}, usage).positionals, ["grant id"], usage)
+    const { values, positionals } = parseOptions(rest, yesOption, usage)
+    const [id] = expectPositionals(positionals, ["grant id"], usage)
+    await confirmDestructive(ui, values.yes, `delete grant ${id}`)
     return withSession(env, async ({ iam }) => {
       await iam.grants.delete(id)
       ui.result({ id, deleted: true }, () => ui.line(`Deleted grant ${id}.`))
@@ -26,26 +26,26 @@ export const run = async ({ argv, ui, env }: CommandContext): Promise<number> =>
     })
   }
   if (verb === "list") {
-    const usage = "core grants list [--user <user id>] [--org <id|slug>]"
-    const { values, positionals } = parseOptions(rest, { org: { type: "string" }, user: { type: "string" } }, usage)
+    const { values, positionals } = parseOptions(rest, { org: { type: "string" }, user: { type: "string" }, limit: { type: "string" } }, usage)
     expectPositionals(positionals, [], usage)
+    const limit = limitOf(values.limit, usage)
     return withSession(env, async (session) => {
       const orgId = await resolveOrganization(session, env, values.org)
       const { data } = await session.iam.grants.list({ orgId, ...(values.user === undefined ? {} : { userId: values.user }) })
-      ui.result(data, () =>
-        ui.table(data, [
+      const shown = data.slice(0, limit)
+      ui.result(shown, () =>
+        ui.list(shown, [
           { header: "ID", value: (grant) => grant.id },
           { header: "USER", value: (grant) => grant.userId },
           { header: "PERMISSION", value: (grant) => grant.permission },
           { header: "EFFECT", value: (grant) => (grant.granted ? "grant" : "deny") },
           { header: "EXPIRES", value: (grant) => (grant.expiresAt === null ? null : new Date(grant.expiresAt * 1000).toISOString()) },
           { header: "ACTIVE", value: (grant) => (grant.active ? "yes" : "no") }
-        ])
+        ], { empty: `No grants ${values.user === undefined ? "in this organization" : `for ${values.user}`}.`, noun: "grants", total: data.length })
       )
       return ExitCode.ok
     })
   }
-  const usage = "core grants create --user <user id> --permission <permission> [--deny] [--expires <epoch seconds|ISO 8601>] [--org <id|slug>]"
   const { values, positionals } = parseOptions(
     rest,
     { org: { type: "string" }, user: { type: "string" }, permission: { type: "string" }, deny: { type: "boolean" }, expires: { type: "string" } },

@@ -1,37 +1,52 @@
 import type { Iam } from "@core/contracts"
-import { expectPositionals, parseOptions, verbOf } from "../args.js"
+import { confirmDestructive, expectPositionals, limitOf, parseOptions, verbOf } from "../args.js"
 import { ExitCode, usageError } from "../errors.js"
-import type { CommandContext } from "../registry.js"
+import { findCommand, usageOf, type CommandContext } from "../registry.js"
 import { resolveOrganization, withSession } from "../session.js"
 
-const USAGE = "core invitations <list|create|revoke> [options]"
+/** The invitations list's page size (the server's maximum). */
+const PAGE = 100
 
 const iso = (epochMs: number) => new Date(epochMs).toISOString()
 
 /** `core invitations list`, `core invitations create <email> [--role r]`, `core invitations revoke <id>`. */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "create", "revoke"], USAGE)
-  const usage = {
-    list: "core invitations list [--org <id|slug>]",
-    create: "core invitations create <email> [--role owner|admin|member] [--org <id|slug>]",
-    revoke: "core invitations revoke <invitation id> [--org <id|slug>]"
-  }[verb]
-  const { values, positionals } = parseOptions(rest, { org: { type: "string" }, role: { type: "string" } }, usage)
-  if (values.role !== undefined && verb !== "create") throw usageError(`Unknown option '--role'. Usage: ${usage}`, "UNKNOWN_OPTION")
+  const { verb, rest } = verbOf(argv, ["list", "create", "revoke"], findCommand("invitations")!.usage)
+  const usage = usageOf("invitations", verb)
+  const { values, positionals } = parseOptions(
+    rest,
+    { org: { type: "string" }, role: { type: "string" }, limit: { type: "string" }, yes: { type: "boolean" } },
+    usage
+  )
+  const misplaced = ([["role", "create"], ["limit", "list"], ["yes", "revoke"]] as const).find(([name, only]) => values[name] !== undefined && verb !== only)
+  if (misplaced !== undefined) throw usageError(`Unknown option '--${misplaced[0]}'. Usage: ${usage}`, "UNKNOWN_OPTION")
   const [subject] = expectPositionals(positionals, verb === "list" ? [] : [verb === "create" ? "email" : "invitation id"], usage)
+  const limit = limitOf(values.limit, usage)
+  if (verb === "revoke") await confirmDestructive(ui, values.yes, `revoke invitation ${subject}`)
   return withSession(env, async (session) => {
     const orgId = await resolveOrganization(session, env, values.org)
     if (verb === "list") {
       const invitations: Array<Iam.Invitation> = []
-      for await (const invitation of session.iam.invitations.all(orgId, { limit: 100 })) invitations.push(invitation)
+      let more = false
+      for await (const invitation of session.iam.invitations.all(orgId, { limit: Math.min(limit ?? PAGE, PAGE) })) {
+        if (limit !== undefined && invitations.length === limit) {
+          more = true
+          break
+        }
+        invitations.push(invitation)
+      }
       ui.result(invitations, () =>
-        ui.table(invitations, [
-          { header: "ID", value: (row) => row.id },
-          { header: "EMAIL", value: (row) => row.email },
-          { header: "ROLE", value: (row) => row.role },
-          { header: "STATUS", value: (row) => row.status },
-          { header: "EXPIRES", value: (row) => iso(row.expiresAt) }
-        ])
+        ui.list(
+          invitations,
+          [
+            { header: "ID", value: (row) => row.id },
+            { header: "EMAIL", value: (row) => row.email },
+            { header: "ROLE", value: (row) => row.role },
+            { header: "STATUS", value: (row) => row.status },
+            { header: "EXPIRES", value: (row) => iso(row.expiresAt) }
+          ],
+          { empty: "No invitations in this organization.", noun: "invitations", more }
+        )
       )
     } else if (verb === "create") {
       const role = values.role as "owner" | "admin" | "member" | undefined

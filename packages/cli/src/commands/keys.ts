@@ -1,17 +1,17 @@
 import type { Iam } from "@core/contracts"
-import { expectPositionals, parseOptions, verbOf } from "../args.js"
+import { confirmDestructive, expectPositionals, limitOf, parseOptions, verbOf, yesOption } from "../args.js"
 import { ExitCode } from "../errors.js"
-import type { CommandContext } from "../registry.js"
+import { findCommand, usageOf, type CommandContext } from "../registry.js"
 import { resolveOrganization, withSession } from "../session.js"
-
-const USAGE = "core keys <list|create|revoke> [options]"
 
 /** `core keys list`, `core keys create [--name n] [--permission p]… [--expires iso]`, `core keys revoke <id>`. */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "create", "revoke"], USAGE)
+  const { verb, rest } = verbOf(argv, ["list", "create", "revoke"], findCommand("keys")!.usage)
+  const usage = usageOf("keys", verb)
   if (verb === "revoke") {
-    const usage = "core keys revoke <key id>"
-    const [id] = expectPositionals(parseOptions(rest, {}, usage).positionals, ["key id"], usage)
+    const { values, positionals } = parseOptions(rest, yesOption, usage)
+    const [id] = expectPositionals(positionals, ["key id"], usage)
+    await confirmDestructive(ui, values.yes, `revoke API key ${id}`)
     return withSession(env, async ({ iam }) => {
       await iam.apiKeys.revoke(id)
       ui.result({ id, revoked: true }, () => ui.line(`Revoked API key ${id}.`))
@@ -19,26 +19,30 @@ export const run = async ({ argv, ui, env }: CommandContext): Promise<number> =>
     })
   }
   if (verb === "list") {
-    const usage = "core keys list [--org <id|slug>]"
-    const { values, positionals } = parseOptions(rest, { org: { type: "string" } }, usage)
+    const { values, positionals } = parseOptions(rest, { org: { type: "string" }, limit: { type: "string" } }, usage)
     expectPositionals(positionals, [], usage)
+    const limit = limitOf(values.limit, usage)
     return withSession(env, async (session) => {
       const { data } = await session.iam.apiKeys.list(await resolveOrganization(session, env, values.org))
-      ui.result(data, () =>
-        ui.table(data, [
-          { header: "ID", value: (key) => key.id },
-          { header: "NAME", value: (key) => key.name },
-          { header: "START", value: (key) => `${key.start}…` },
-          { header: "PERMISSIONS", value: (key) => key.permissions.join(",") },
-          { header: "EXPIRES", value: (key) => key.expiresAt },
-          { header: "LAST USED", value: (key) => key.lastUsedAt },
-          { header: "REVOKED", value: (key) => key.revokedAt }
-        ])
+      const shown = data.slice(0, limit)
+      ui.result(shown, () =>
+        ui.list(
+          shown,
+          [
+            { header: "ID", value: (key) => key.id },
+            { header: "NAME", value: (key) => key.name },
+            { header: "START", value: (key) => `${key.start}…` },
+            { header: "PERMISSIONS", value: (key) => key.permissions.join(",") },
+            { header: "EXPIRES", value: (key) => key.expiresAt },
+            { header: "LAST USED", value: (key) => key.lastUsedAt },
+            { header: "REVOKED", value: (key) => key.revokedAt }
+          ],
+          { empty: "No API keys in this organization.", noun: "API keys", total: data.length }
+        )
       )
       return ExitCode.ok
     })
   }
-  const usage = "core keys create [--name <name>] [--permission <permission>]… [--expires <ISO 8601>] [--org <id|slug>]"
   const { values, positionals } = parseOptions(
     rest,
     { org: { type: "string" }, name: { type: "string" }, permission: { type: "string", multiple: true }, expires: { type: "string" } },

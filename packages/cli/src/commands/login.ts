@@ -1,9 +1,13 @@
 import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
-import { parseOptions } from "../args.js"
+import { expectPositionals, parseOptions } from "../args.js"
 import { AUDIENCE, credentialPaths, writeCredentials, type Credentials } from "../credentials.js"
 import { CliError, ExitCode } from "../errors.js"
+import { causeLines, IAM_PREFIX } from "./login-causes.js"
 import {
+  API_KEY_PATTERN,
+  isApiKey,
+  joinUrl,
   lookupIdentity,
   pollDeviceToken,
   requestDeviceCode,
@@ -19,7 +23,6 @@ type Env = CommandContext["env"]
 
 const USAGE = "core login [--token <token>] [--iam-url <url>] [--no-browser]"
 const DEFAULT_API_URL = "http://localhost:8787"
-const IAM_PREFIX = "/api/v1/iam"
 const TOKEN_MODE_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000
 const POLL_TIMEOUT_MS = 5 * 60 * 1000
 const SLOW_DOWN_SECONDS = 5
@@ -32,10 +35,15 @@ export const messages = {
   endpoint: (status: number | string) => `Device login endpoint not available (${status})`,
   expired: "Code expired. Run: core login",
   denied: "Access denied.",
-  timedOut: "Login timed out. Run: core login"
+  timedOut: "Login timed out. Run: core login",
+  malformedKey:
+    "This is not a well-formed API key: an API key is core_ followed by 43 letters, digits, '-' or '_' (was it cut short when copied?). Nothing was stored.",
+  unknownKey: (iamUrl: string) =>
+    `This API key is unknown to the identity service at ${iamUrl}: it was never issued there, or it was revoked or has expired. Nothing was stored.`
 } as const
 
-const failure = (message: string, code: string) => new CliError(message, ExitCode.failure, code)
+const failure = (message: string, code: string, lines?: ReadonlyArray<string>) =>
+  new CliError(message, ExitCode.failure, code, lines === undefined ? {} : { lines })
 
 const httpAddress = (value: string, source: string): string => {
   let url: URL
@@ -99,14 +107,22 @@ const summary = (credentials: Credentials) => ({
   apiUrl: credentials.apiUrl
 })
 
+/**
+ * Token mode. An API key is checked for its shape first (a malformed one is refused, nothing sent);
+ * a well-formed key the service refuses is unknown to it (never issued there, revoked or expired).
+ */
 const tokenLogin = async (ui: Ui, token: string, addresses: { iamUrl: string; apiUrl: string }): Promise<Credentials> => {
+  if (isApiKey(token) && !API_KEY_PATTERN.test(token)) throw failure(messages.malformedKey, "MALFORMED_API_KEY")
   const lookup = await lookupIdentity(addresses.iamUrl, token)
   const rejected = lookup._tag !== "Ok" && lookup._tag !== "Unreachable" && (lookup.status === 401 || lookup.status === 403)
+  if (rejected && isApiKey(token)) throw failure(messages.unknownKey(addresses.iamUrl), "UNKNOWN_API_KEY")
   if (rejected) throw failure(`The identity service at ${addresses.iamUrl} rejected the token (${explain(lookup)})`, "TOKEN_REJECTED")
   const fallbackExpiry = new Date(Date.now() + TOKEN_MODE_LIFETIME_MS).toISOString()
   const identity: Identity = lookup._tag === "Ok" ? lookup.value : { email: "ci-user", platformId: null, role: "unknown", expiresAt: undefined }
   if (lookup._tag !== "Ok") {
     ui.error(`Could not look up the token's identity at ${addresses.iamUrl} (${explain(lookup)}); stored it for ci-user.`)
+    const [, ...cause] = causeLines(addresses.iamUrl, joinUrl(addresses.iamUrl, "/api/v1/cli/whoami"), lookup)
+    for (const line of cause) ui.error(`  ${line}`)
   }
   return {
     token,
@@ -190,8 +206,11 @@ const deviceLogin = async (
   noBrowser: boolean
 ): Promise<Credentials> => {
   const requested = await requestDeviceCode(addresses.iamUrl)
-  if (requested._tag === "Unreachable") throw failure(messages.unreachable(addresses.iamUrl), "UNREACHABLE")
-  if (requested._tag !== "Ok") throw failure(messages.endpoint(requested.status), "DEVICE_ENDPOINT_UNAVAILABLE")
+  if (requested._tag !== "Ok") {
+    const lines = causeLines(addresses.iamUrl, joinUrl(addresses.iamUrl, "/oauth/device/code"), requested)
+    if (requested._tag === "Unreachable") throw failure(messages.unreachable(addresses.iamUrl), "UNREACHABLE", lines)
+    throw failure(messages.endpoint(requested.status), "DEVICE_ENDPOINT_UNAVAILABLE", lines)
+  }
   const code = requested.value
   const say = ui.json ? ui.error : ui.line
   say(`To log in, open ${code.verificationUri} and enter the code ${code.userCode}`)
@@ -231,10 +250,9 @@ export const run = async ({ argv, ui, env }: CommandContext): Promise<number> =>
   const { values, positionals } = parseOptions(
     argv,
     { token: { type: "string" }, "iam-url": { type: "string" }, "no-browser": { type: "boolean" } },
-    USAGE,
-    ExitCode.failure
+    USAGE
   )
-  if (positionals.length > 0) throw failure(`Unexpected argument '${positionals[0]}'. Usage: ${USAGE}`, "USAGE")
+  expectPositionals(positionals, [], USAGE)
   const addresses = resolveAddresses(values["iam-url"], env)
   const paths = credentialPaths(env)
   if (values.token !== undefined) {

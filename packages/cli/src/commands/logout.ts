@@ -11,8 +11,8 @@ const USAGE = "core logout"
  * only), then clears the credential file in place (it keeps existing, holding `{}`, mode kept).
  */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { positionals } = parseOptions(argv, {}, USAGE, ExitCode.failure)
-  expectPositionals(positionals, [], USAGE, ExitCode.failure)
+  const { positionals } = parseOptions(argv, {}, USAGE)
+  expectPositionals(positionals, [], USAGE)
   const paths = credentialPaths(env)
   const current = (() => {
     try {

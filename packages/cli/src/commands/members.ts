@@ -1,35 +1,41 @@
-import { expectPositionals, parseOptions, verbOf } from "../args.js"
+import { confirmDestructive, expectPositionals, limitOf, parseOptions, verbOf } from "../args.js"
 import { ExitCode } from "../errors.js"
-import type { CommandContext } from "../registry.js"
+import { findCommand, usageOf, type CommandContext } from "../registry.js"
 import { resolveOrganization, withSession } from "../session.js"
 
-const USAGE = "core members <list|remove|role> [options]"
-const org = { org: { type: "string" } } as const
+/** The most members one `members list` asks for (the server's maximum page). */
+const ALL_MEMBERS = 1000
 
 /** `core members list`, `core members remove <member id or email>`, `core members role <member id> <role>`. */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "remove", "role"], USAGE)
-  const usage = {
-    list: "core members list [--org <id|slug>]",
-    remove: "core members remove <member id or email> [--org <id|slug>]",
-    role: "core members role <member id> <owner|admin|member> [--org <id|slug>]"
-  }[verb]
-  const { values, positionals } = parseOptions(rest, org, usage)
+  const { verb, rest } = verbOf(argv, ["list", "remove", "role"], findCommand("members")!.usage)
+  const usage = usageOf("members", verb)
+  const { values, positionals } = parseOptions(
+    rest,
+    { org: { type: "string" }, ...(verb === "list" ? { limit: { type: "string" } } : {}), ...(verb === "remove" ? { yes: { type: "boolean" } } : {}) },
+    usage
+  )
   const names = { list: [], remove: ["member"], role: ["member", "role"] }[verb]
   const [member, role] = expectPositionals(positionals, names, usage)
+  const limit = limitOf(values.limit as string | undefined, usage)
+  if (verb === "remove") await confirmDestructive(ui, values.yes as boolean | undefined, `remove member ${member}`)
   return withSession(env, async (session) => {
-    const organizationId = await resolveOrganization(session, env, values.org)
+    const organizationId = await resolveOrganization(session, env, values.org as string | undefined)
     if (verb === "list") {
-      const { members, total } = await session.iam.members.list({ organizationId, limit: 1000 })
+      const { members, total } = await session.iam.members.list({ organizationId, limit: Math.min(limit ?? ALL_MEMBERS, ALL_MEMBERS) })
       ui.result({ members, total }, () =>
-        ui.table(members, [
-          { header: "MEMBER", value: (row) => row.id },
-          { header: "USER", value: (row) => row.userId },
-          { header: "EMAIL", value: (row) => row.user?.email },
-          { header: "NAME", value: (row) => row.user?.name },
-          { header: "ROLE", value: (row) => row.role },
-          { header: "JOINED", value: (row) => row.createdAt }
-        ])
+        ui.list(
+          members,
+          [
+            { header: "MEMBER", value: (row) => row.id },
+            { header: "USER", value: (row) => row.userId },
+            { header: "EMAIL", value: (row) => row.user?.email },
+            { header: "NAME", value: (row) => row.user?.name },
+            { header: "ROLE", value: (row) => row.role },
+            { header: "JOINED", value: (row) => row.createdAt }
+          ],
+          { empty: "No members in this organization.", noun: "members", total }
+        )
       )
     } else if (verb === "remove") {
       const removed = await session.iam.members.remove({ memberIdOrEmail: member, organizationId })

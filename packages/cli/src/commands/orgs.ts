@@ -1,9 +1,7 @@
-import { expectPositionals, parseOptions, verbOf } from "../args.js"
+import { expectPositionals, limitOf, parseOptions, verbOf } from "../args.js"
 import { ExitCode } from "../errors.js"
-import type { CommandContext } from "../registry.js"
+import { findCommand, usageOf, type CommandContext } from "../registry.js"
 import { withSession } from "../session.js"
-
-const USAGE = "core orgs <list|create|get> [options]"
 
 /** A slug from a name: lower case, runs of other characters as one dash, at most 63 characters. */
 export const slugOf = (name: string): string =>
@@ -11,24 +9,31 @@ export const slugOf = (name: string): string =>
 
 /** `core orgs list`, `core orgs create <name> [--slug s]`, `core orgs get <slug>`. */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "create", "get"], USAGE)
+  const { verb, rest } = verbOf(argv, ["list", "create", "get"], findCommand("orgs")!.usage)
+  const usage = usageOf("orgs", verb)
   if (verb === "list") {
-    expectPositionals(parseOptions(rest, {}, "core orgs list").positionals, [], "core orgs list")
+    const { values, positionals } = parseOptions(rest, { limit: { type: "string" } }, usage)
+    expectPositionals(positionals, [], usage)
+    const limit = limitOf(values.limit, usage)
     return withSession(env, async ({ iam }) => {
       const organizations = await iam.organizations.list()
-      ui.result(organizations, () =>
-        ui.table(organizations, [
-          { header: "ID", value: (org) => org.id },
-          { header: "SLUG", value: (org) => org.slug },
-          { header: "NAME", value: (org) => org.name },
-          { header: "CREATED", value: (org) => org.createdAt }
-        ])
+      const shown = organizations.slice(0, limit)
+      ui.result(shown, () =>
+        ui.list(
+          shown,
+          [
+            { header: "ID", value: (org) => org.id },
+            { header: "SLUG", value: (org) => org.slug },
+            { header: "NAME", value: (org) => org.name },
+            { header: "CREATED", value: (org) => org.createdAt }
+          ],
+          { empty: "You belong to no organization yet. Create one: core orgs create <name>", noun: "organizations", total: organizations.length }
+        )
       )
       return ExitCode.ok
     })
   }
   if (verb === "create") {
-    const usage = "core orgs create <name> [--slug <slug>]"
     const { values, positionals } = parseOptions(rest, { slug: { type: "string" } }, usage)
     const [name] = expectPositionals(positionals, ["name"], usage)
     return withSession(env, async ({ iam }) => {
@@ -37,7 +42,6 @@ export const run = async ({ argv, ui, env }: CommandContext): Promise<number> =>
       return ExitCode.ok
     })
   }
-  const usage = "core orgs get <slug>"
   const [slug] = expectPositionals(parseOptions(rest, {}, usage).positionals, ["slug"], usage)
   return withSession(env, async ({ iam }) => {
     const organization = await iam.organizations.get(slug)

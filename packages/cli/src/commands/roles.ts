@@ -1,32 +1,35 @@
 import type { Iam } from "@core/contracts"
-import { expectPositionals, parseOptions, verbOf } from "../args.js"
-import { ExitCode } from "../errors.js"
-import type { CommandContext } from "../registry.js"
+import { confirmDestructive, expectPositionals, limitOf, parseOptions, verbOf } from "../args.js"
+import { ExitCode, usageError } from "../errors.js"
+import { findCommand, usageOf, type CommandContext } from "../registry.js"
 import { resolveOrganization, withSession } from "../session.js"
-
-const USAGE = "core roles <list|set|delete> [options]"
 
 /** `core roles list`, `core roles set <role> [permission…]`, `core roles delete <role>`. */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "set", "delete"], USAGE)
-  const usage = {
-    list: "core roles list [--org <id|slug>]",
-    set: "core roles set <role> [permission…] [--org <id|slug>]",
-    delete: "core roles delete <role> [--org <id|slug>]"
-  }[verb]
-  const { values, positionals } = parseOptions(rest, { org: { type: "string" } }, usage)
+  const { verb, rest } = verbOf(argv, ["list", "set", "delete"], findCommand("roles")!.usage)
+  const usage = usageOf("roles", verb)
+  const { values, positionals } = parseOptions(rest, { org: { type: "string" }, limit: { type: "string" }, yes: { type: "boolean" } }, usage)
+  const misplaced = ([["limit", "list"], ["yes", "delete"]] as const).find(([name, only]) => values[name] !== undefined && verb !== only)
+  if (misplaced !== undefined) throw usageError(`Unknown option '--${misplaced[0]}'. Usage: ${usage}`, "UNKNOWN_OPTION")
   if (verb !== "set" || positionals.length === 0) expectPositionals(positionals, verb === "list" ? [] : ["role"], usage)
   const [role, ...permissions] = positionals
+  const limit = limitOf(values.limit, usage)
+  if (verb === "delete") await confirmDestructive(ui, values.yes, `delete role mapping ${role}`)
   return withSession(env, async (session) => {
     const orgId = await resolveOrganization(session, env, values.org)
     if (verb === "list") {
       const { data } = await session.iam.roles.list(orgId)
-      ui.result(data, () =>
-        ui.table(data, [
-          { header: "ROLE", value: (row) => row.role },
-          { header: "PERMISSIONS", value: (row) => row.permissions.join(", ") },
-          { header: "UPDATED", value: (row) => row.updatedAt }
-        ])
+      const shown = data.slice(0, limit)
+      ui.result(shown, () =>
+        ui.list(
+          shown,
+          [
+            { header: "ROLE", value: (row) => row.role },
+            { header: "PERMISSIONS", value: (row) => row.permissions.join(", ") },
+            { header: "UPDATED", value: (row) => row.updatedAt }
+          ],
+          { empty: "No role mappings in this organization.", noun: "role mappings", total: data.length }
+        )
       )
     } else if (verb === "set") {
       const mapping = await session.iam.roles.upsert({ orgId, role, permissions: permissions as Iam.UpsertRoleMappingRequest["permissions"] })

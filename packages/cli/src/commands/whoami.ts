@@ -14,8 +14,8 @@ const relative = (expiresAt: string, now: number): string => {
 
 /** `core whoami`: the identity in the credential file (never its tokens), read locally. */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { positionals } = parseOptions(argv, {}, USAGE, ExitCode.failure)
-  expectPositionals(positionals, [], USAGE, ExitCode.failure)
+  const { positionals } = parseOptions(argv, {}, USAGE)
+  expectPositionals(positionals, [], USAGE)
   const credentials = readCredentials(credentialPaths(env))
   if (credentials === null) throw new CliError("Not logged in. Run: core login", ExitCode.failure, "NOT_LOGGED_IN")
   const { token: _token, refreshToken: _refreshToken, ...record } = credentials

@@ -1,0 +1,198 @@
+import type { CommandSpec, EnvironmentHelp, OptionHelp } from "./registry.js"
+
+const org: OptionHelp = { flags: "--org <id|slug>", description: "The organization (default: $CORE_ORG, else the session's active one)" }
+const limit: OptionHelp = { flags: "--limit <n>", description: "Show at most n rows" }
+const yes: OptionHelp = { flags: "--yes", description: "Do it without asking (needed when there is no terminal to ask on)" }
+
+const coreOrg: EnvironmentHelp = { name: "CORE_ORG", description: "The organization when --org is not given (an org_… id or a slug)" }
+const home: EnvironmentHelp = { name: "HOME", description: "Credentials are read from and written to $HOME/.core/credentials.json" }
+const apiUrl: EnvironmentHelp = { name: "CORE_API_URL", description: "The gateway address (default: http://localhost:8787)" }
+const iamUrl: EnvironmentHelp = { name: "CORE_IAM_URL", description: "The identity service address (default: $CORE_API_URL/api/v1/iam)" }
+
+/** Every command, in the order `core --help` lists them. A new group is one entry here and one file. */
+export const commands: ReadonlyArray<CommandSpec> = [
+  {
+    name: "help",
+    summary: "Show help for core, for one command or for one subcommand",
+    usage: "core help [command] [subcommand]",
+    options: [],
+    examples: ["core help keys", "core help keys create"],
+    environment: [],
+    load: () => import("./commands/help.js")
+  },
+  {
+    name: "login",
+    summary: "Log in: approve this device in a browser, or store a token (--token)",
+    usage: "core login [--token <token>] [--iam-url <url>] [--no-browser]",
+    options: [
+      { flags: "--token <token>", description: "Store this API key or session token instead of logging in interactively ('-' reads stdin)" },
+      { flags: "--iam-url <url>", description: "Identity service address (default: $CORE_IAM_URL, else <api url>/api/v1/iam)" },
+      { flags: "--no-browser", description: "Print the address and code without opening a browser" }
+    ],
+    examples: ["core login", "CORE_API_URL=http://localhost:8787 core login", "printf '%s' \"$CORE_API_KEY\" | core login --token -"],
+    environment: [apiUrl, iamUrl, { name: "BROWSER", description: "The program that opens the approval page" }, home],
+    load: () => import("./commands/login.js")
+  },
+  {
+    name: "logout",
+    summary: "Log out: end the session and clear ~/.core/credentials.json",
+    usage: "core logout",
+    options: [],
+    examples: ["core logout"],
+    environment: [home],
+    load: () => import("./commands/logout.js")
+  },
+  {
+    name: "whoami",
+    summary: "Show who is logged in (email, platform, role, expiry)",
+    usage: "core whoami [--json]",
+    options: [],
+    examples: ["core whoami", "core whoami --json"],
+    environment: [home],
+    load: () => import("./commands/whoami.js")
+  },
+  {
+    name: "orgs",
+    summary: "List, create and show organizations",
+    usage: "core orgs <list|create|get> [options]",
+    options: [],
+    subcommands: [
+      { name: "list", summary: "Your organizations", usage: "core orgs list [--limit <n>]", options: [limit] },
+      {
+        name: "create",
+        summary: "Create one (you become its owner)",
+        usage: "core orgs create <name> [--slug <slug>]",
+        options: [{ flags: "--slug <slug>", description: "Its slug (default: from the name)" }],
+        examples: ["core orgs create \"Acme Robotics\" --slug acme"]
+      },
+      { name: "get", summary: "One organization with its members", usage: "core orgs get <slug>", options: [] }
+    ],
+    examples: ["core orgs list", "core orgs create \"Acme Robotics\"", "core orgs get acme-robotics"],
+    environment: [home],
+    load: () => import("./commands/orgs.js")
+  },
+  {
+    name: "members",
+    summary: "List members, remove one, change a role",
+    usage: "core members <list|remove|role> [options]",
+    options: [org],
+    subcommands: [
+      { name: "list", summary: "Members of the organization", usage: "core members list [--limit <n>] [--org <id|slug>]", options: [limit] },
+      { name: "remove", summary: "Remove a member", usage: "core members remove <member id|email> [--yes] [--org <id|slug>]", options: [yes] },
+      { name: "role", summary: "Set a member's role (owner, admin, member)", usage: "core members role <member id> <owner|admin|member> [--org <id|slug>]", options: [] }
+    ],
+    examples: ["core members list --org acme", "core members role mem_123 admin", "core members remove bob@example.com --yes"],
+    environment: [coreOrg, home],
+    load: () => import("./commands/members.js")
+  },
+  {
+    name: "invitations",
+    summary: "List, send and revoke invitations",
+    usage: "core invitations <list|create|revoke> [options]",
+    options: [org],
+    subcommands: [
+      { name: "list", summary: "Invitations of the organization", usage: "core invitations list [--limit <n>] [--org <id|slug>]", options: [limit] },
+      {
+        name: "create",
+        summary: "Invite someone",
+        usage: "core invitations create <email> [--role owner|admin|member] [--org <id|slug>]",
+        options: [{ flags: "--role <role>", description: "owner, admin or member (default: member)" }]
+      },
+      { name: "revoke", summary: "Revoke a pending invitation", usage: "core invitations revoke <invitation id> [--yes] [--org <id|slug>]", options: [yes] }
+    ],
+    examples: ["core invitations create bob@example.com --role admin --org acme", "core invitations list", "core invitations revoke inv_123 --yes"],
+    environment: [coreOrg, home],
+    load: () => import("./commands/invitations.js")
+  },
+  {
+    name: "keys",
+    summary: "List, create and revoke API keys",
+    usage: "core keys <list|create|revoke> [options]",
+    options: [org],
+    subcommands: [
+      { name: "list", summary: "API keys of the organization (never the keys themselves)", usage: "core keys list [--limit <n>] [--org <id|slug>]", options: [limit] },
+      {
+        name: "create",
+        summary: "Create a key; it is shown once",
+        usage: "core keys create [--name <name>] [--permission <permission>]… [--expires <ISO 8601>] [--org <id|slug>]",
+        options: [
+          { flags: "--name <name>", description: "A name to recognise it by" },
+          { flags: "--permission <permission>", description: "A permission it carries, e.g. members:read (repeatable; default: none)" },
+          { flags: "--expires <ISO 8601>", description: "When it stops working (default: never)" }
+        ],
+        examples: ["core keys create --name ci --permission members:read", "core keys create --name deploy --expires 2030-01-01T00:00:00Z --json"]
+      },
+      { name: "revoke", summary: "Revoke a key", usage: "core keys revoke <key id> [--yes]", options: [yes] }
+    ],
+    examples: ["core keys list --org acme", "core keys create --name ci --permission members:read", "core keys revoke key_123 --yes"],
+    environment: [coreOrg, home],
+    load: () => import("./commands/keys.js")
+  },
+  {
+    name: "roles",
+    summary: "List, set and delete role-to-permission mappings",
+    usage: "core roles <list|set|delete> [options]",
+    options: [org],
+    subcommands: [
+      { name: "list", summary: "Role mappings of the organization", usage: "core roles list [--limit <n>] [--org <id|slug>]", options: [limit] },
+      { name: "set", summary: "Create or replace a role's permissions", usage: "core roles set <role> [permission…] [--org <id|slug>]", options: [] },
+      { name: "delete", summary: "Delete a role mapping", usage: "core roles delete <role> [--yes] [--org <id|slug>]", options: [yes] }
+    ],
+    examples: ["core roles list", "core roles set auditor audit:read members:read", "core roles delete auditor --yes"],
+    environment: [coreOrg, home],
+    load: () => import("./commands/roles.js")
+  },
+  {
+    name: "grants",
+    summary: "List, create and delete permission grants and denials",
+    usage: "core grants <list|create|delete> [options]",
+    options: [org],
+    subcommands: [
+      {
+        name: "list",
+        summary: "Grants of the organization",
+        usage: "core grants list [--user <user id>] [--limit <n>] [--org <id|slug>]",
+        options: [{ flags: "--user <user id>", description: "Only this user's grants" }, limit]
+      },
+      {
+        name: "create",
+        summary: "Grant (or, with --deny, deny) a user one permission",
+        usage: "core grants create --user <user id> --permission <permission> [--deny] [--expires <epoch seconds|ISO 8601>] [--org <id|slug>]",
+        options: [
+          { flags: "--user <user id>", description: "Who (required)" },
+          { flags: "--permission <permission>", description: "What, e.g. billing:manage (required)" },
+          { flags: "--deny", description: "A denial instead of a grant" },
+          { flags: "--expires <time>", description: "When it ends: epoch seconds or ISO 8601 (default: never)" }
+        ]
+      },
+      { name: "delete", summary: "Delete a grant or denial", usage: "core grants delete <grant id> [--yes]", options: [yes] }
+    ],
+    examples: ["core grants create --user usr_123 --permission billing:manage --expires 2030-01-01T00:00:00Z", "core grants list --user usr_123", "core grants delete grt_123 --yes"],
+    environment: [coreOrg, home],
+    load: () => import("./commands/grants.js")
+  },
+  {
+    name: "audit",
+    summary: "Read the audit log",
+    usage: "core audit list [options]",
+    options: [],
+    subcommands: [
+      {
+        name: "list",
+        summary: "Entries, newest first: one page, or every page with --all",
+        usage: "core audit list [--org <id|slug>] [--actor <user id|me>] [--action <action|prefix.*>] [--from <ISO>] [--to <ISO>] [--limit <n>] [--cursor <c>] [--all]",
+        options: [
+          { flags: "--org <id|slug>", description: "Entries of one organization (default: $CORE_ORG, else your own entries)" },
+          { flags: "--actor <user id|me>", description: "Entries by one actor" },
+          { flags: "--action <action|prefix.*>", description: "One action, or a prefix such as session.*" },
+          { flags: "--from <ISO>, --to <ISO>", description: "Time range (from inclusive, to exclusive)" },
+          { flags: "--limit <n>, --cursor <c>", description: "Page size (1-100) and the page to read" },
+          { flags: "--all", description: "Every page" }
+        ]
+      }
+    ],
+    examples: ["core audit list --org acme --action apikey.*", "core audit list --actor me --from 2025-01-01T00:00:00Z --all --json"],
+    environment: [coreOrg, home],
+    load: () => import("./commands/audit.js")
+  }
+]
