@@ -92,7 +92,8 @@ describe.skipIf(!hasChromium)("signing up, creating an organization and approvin
     await page.getByLabel("Slug").fill(slug)
     const created = page.waitForResponse((response) => response.url() === `${base}/org-setup` && response.request().method() === "POST")
     await page.getByRole("button", { name: "Create organization" }).click()
-    expect((await created).status()).toBe(201)
+    expect((await created).status()).toBe(303)
+    await page.waitForURL(new RegExp(`^${base}/org-setup\\?created=org_`))
     expect(await page.locator("h1").textContent()).toBe("Organization created")
     expect(await page.locator("dd").first().textContent()).toBe(slug)
 

@@ -19,11 +19,11 @@ const PlatformSetupLive = Layer.effect(
 ).pipe(Layer.provide(Platforms.Default))
 
 /**
- * A Hono app of the host's own routes, with Core's identity service mounted under `/identity`:
- * `/identity/api/auth/sign-up/email`, `/identity/api/core/session`, … The database is migrated
- * when the first request builds the services.
+ * Core's identity service as a web-standard handler (`@core/http/web`), its services built on the
+ * first request (the database migrated then). Mount it under any prefix: the adapters send the prefix
+ * as `X-Forwarded-Prefix`, and the pages' links and forms follow it.
  */
-export const makeHost = (options: HostOptions) => {
+export const makeIdentity = (options: HostOptions) => {
   const parsed = loadConfig(options.env)
   const config = CoreConfig.layer(options.env)
   const mail = MailConfig.layerConfig.pipe(Layer.provide(Layer.setConfigProvider(Config.provider(options.env))))
@@ -34,8 +34,16 @@ export const makeHost = (options: HostOptions) => {
     Layer.provideMerge(Layer.merge(database, Migrations.layer([IamMigrations, RegistryMigrations]).pipe(Layer.provide(database)))),
     Layer.orDie
   )
-  const identity = Web.make(IdentityApp, services)
+  return Web.make(IdentityApp, services)
+}
 
+/**
+ * A Hono app of the host's own routes, with Core's identity service mounted under `/identity`:
+ * the pages (`/identity/sign-up`, `/identity/sign-in`, …) and the API
+ * (`/identity/api/auth/sign-up/email`, `/identity/api/core/session`, …).
+ */
+export const makeHost = (options: HostOptions) => {
+  const identity = makeIdentity(options)
   const app = new Hono()
   app.get("/", (c) => c.text("Hello from the host app. Core's identity service is under /identity."))
   HonoAdapter.mount(app, "/identity", identity.handler)

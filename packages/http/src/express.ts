@@ -14,7 +14,8 @@ const parsedBody = (req: IncomingMessage): ReadBody | undefined => {
 
 /**
  * Express middleware serving a web handler; mount it with `app.use(prefix, ...)` and the service sees
- * its own paths (Express makes `req.url` relative to the mount). The request body streams to the app
+ * its own paths (Express makes `req.url` relative to the mount) and the mount as
+ * `X-Forwarded-Prefix` (`req.baseUrl`), so that its links and form actions follow it. The request body streams to the app
  * under `maxBodySize`; the response streams back with backpressure. Mount it before body parsers
  * (a body one already consumed is passed on re-encoded as JSON).
  *
@@ -22,4 +23,4 @@ const parsedBody = (req: IncomingMessage): ReadBody | undefined => {
  * app.use("/core", Express.middleware(Web.make(service, ServiceLive).handler))
  */
 export const middleware = (handler: Handler, options?: BridgeOptions): RequestHandler => (req, res) =>
-  void handle(handler, req, res, options, parsedBody(req))
+  void handle(handler, req, res, options, parsedBody(req), req.baseUrl)

@@ -1,5 +1,5 @@
-import { HttpServer } from "@effect/platform"
-import type { HttpApp, HttpServerError, HttpServerRequest } from "@effect/platform"
+import { Headers, HttpServer, HttpServerError, HttpServerRequest } from "@effect/platform"
+import type { HttpApp } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import * as http from "node:http"
@@ -17,6 +17,37 @@ export interface ListenOptions {
    * @default 10000
    */
   readonly gracePeriod?: number
+  /**
+   * Serve the app under this path (`/auth`): it is taken off request paths and sent as
+   * `X-Forwarded-Prefix` (a client's own value replaced), so that the app's links and form actions
+   * follow it; a request outside it is a 404.
+   * @default "" (the root)
+   */
+  readonly prefix?: string
+}
+
+const normalizePrefix = (prefix: string | undefined): string => {
+  const trimmed = (prefix ?? "").replace(/\/+$/, "")
+  return trimmed === "" || trimmed.startsWith("/") ? trimmed : `/${trimmed}`
+}
+
+/** `app` under `prefix` (see `ListenOptions.prefix`). */
+const mountedAt = <E, R>(
+  app: HttpApp.Default<E, R>,
+  prefix: string | undefined
+): HttpApp.Default<E | HttpServerError.RouteNotFound, R> => {
+  const base = normalizePrefix(prefix)
+  if (base === "") return app
+  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request): HttpApp.Default<E | HttpServerError.RouteNotFound, R> => {
+    const path = request.url.split("?")[0]
+    if (path !== base && !path.startsWith(`${base}/`)) return Effect.fail(new HttpServerError.RouteNotFound({ request }))
+    const rest = request.url.slice(base.length)
+    const mounted = request.modify({
+      url: rest.startsWith("/") ? rest : `/${rest}`,
+      headers: Headers.set(request.headers, "x-forwarded-prefix", base)
+    })
+    return Effect.provideService(app, HttpServerRequest.HttpServerRequest, mounted)
+  })
 }
 
 /** A running server. */
@@ -44,7 +75,7 @@ export const layer = <E, R>(
   Layer.suspend(() => {
     const server = http.createServer()
     const listen = { port: options?.port ?? 0, host: options?.host ?? "127.0.0.1" }
-    return HttpServer.serve(withEnvelope(app)).pipe(
+    return HttpServer.serve(withEnvelope(mountedAt(app, options?.prefix))).pipe(
       Layer.provide(closeGracefully(server, options?.gracePeriod ?? 10_000)),
       Layer.provideMerge(NodeHttpServer.layer(() => server, listen)),
       Layer.map((context) => Context.make(HttpServer.HttpServer, Context.get(context, HttpServer.HttpServer)))
@@ -100,7 +131,8 @@ export async function serve<E, R, LE>(
 
 /**
  * A Node `(req, res)` listener for a web-standard handler (the body is counted under `maxBodySize`,
- * the response streamed with backpressure). Prefer `layer`/`serve` for Effect apps on Node.
+ * the response streamed with backpressure; under `prefix`, the prefix is stripped and sent as
+ * `X-Forwarded-Prefix`). Prefer `layer`/`serve` for Effect apps on Node.
  *
  * @example
  * http.createServer(Node.toNodeListener(Web.make(app).handler)).listen(8787)

@@ -38,23 +38,27 @@ export const fromRuntime = <R>(runtime: Runtime.Runtime<R>) => <E>(app: HttpApp.
   return (request) => handler(request)
 }
 
-const normalizePrefix = (prefix: string): string => {
+/** `core`, `/core/` → `/core`; `/` and `""` → `""` (the root). */
+export const normalizePrefix = (prefix: string): string => {
   const trimmed = prefix.replace(/\/+$/, "")
   return trimmed === "" || trimmed.startsWith("/") ? trimmed : `/${trimmed}`
 }
 
 /**
  * The same request with `prefix` taken off its path (`/core/hello?x=1` → `/hello?x=1`), body streamed
- * through; a path outside the prefix is left as it is.
+ * through, and `X-Forwarded-Prefix: /core` (replacing a client's own), so that the service's links and
+ * form actions (the identity pages') follow the mount. A path outside the prefix is left as it is.
  */
 export const stripPrefix = (request: Request, prefix: string): Request => {
   const base = normalizePrefix(prefix)
   const url = new URL(request.url)
   if (base === "" || (url.pathname !== base && !url.pathname.startsWith(`${base}/`))) return request
   url.pathname = url.pathname.slice(base.length) || "/"
+  const headers = new Headers(request.headers)
+  headers.set("x-forwarded-prefix", base)
   return new Request(url, {
     method: request.method,
-    headers: request.headers,
+    headers,
     body: request.body,
     signal: request.signal,
     redirect: request.redirect,

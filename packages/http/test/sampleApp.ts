@@ -13,6 +13,11 @@ export const sampleApp = HttpRouter.empty.pipe(
     Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
       HttpServerResponse.unsafeJson({ hello: "world", path: request.url.split("?")[0], query: Body.searchParamsRecord(request.url) }))
   ),
+  HttpRouter.get(
+    "/mounted",
+    Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+      HttpServerResponse.unsafeJson({ path: request.url.split("?")[0], prefix: request.headers["x-forwarded-prefix"] ?? null }))
+  ),
   HttpRouter.post("/echo", Effect.map(Body.json(Echo), (echo) => HttpServerResponse.unsafeJson({ echo }))),
   HttpRouter.post(
     "/upload",

@@ -9,6 +9,13 @@ export interface BridgeOptions {
    * @default 104857600 (100 MiB, the largest route limit)
    */
   readonly maxBodySize?: number
+  /**
+   * The path the handler is mounted under (`/auth`): taken off request paths that start with it, and
+   * sent as `X-Forwarded-Prefix` (a client's own value replaced), so that the service's links and form
+   * actions follow the mount. A request outside it is passed on as it is.
+   * @default "" (the root)
+   */
+  readonly prefix?: string
 }
 
 /** A web-standard handler. */
@@ -71,18 +78,47 @@ const drain = (req: IncomingMessage) => {
   req.resume()
 }
 
-const urlOf = (req: IncomingMessage): string => {
+const urlOf = (req: IncomingMessage, path: string): string => {
   const host = req.headers.host !== undefined && SAFE_HOST.test(req.headers.host) ? req.headers.host : "localhost"
   const protocol = (req.socket as { encrypted?: boolean }).encrypted ? "https" : "http"
-  const path = req.url?.startsWith("/") ? req.url : `/${req.url ?? ""}`
   return `${protocol}://${host}${path}`
 }
 
 /** A body already read by the host (an Express body parser), passed on instead of the spent stream. */
 export type ReadBody = string | Uint8Array<ArrayBuffer>
 
-/** Convert a Node request to a web `Request` whose body streams under `maxBodySize`. */
-export const toRequest = (req: IncomingMessage, res: ServerResponse, options?: BridgeOptions, read?: ReadBody): Request => {
+const normalize = (prefix: string | undefined): string => {
+  const trimmed = (prefix ?? "").replace(/\/+$/, "")
+  return trimmed === "" || trimmed.startsWith("/") ? trimmed : `/${trimmed}`
+}
+
+/**
+ * Where a request is mounted: `stripped`, the path the host already took off (Express's
+ * `req.baseUrl`), followed by `options.prefix` when the path starts with it (taken off here).
+ */
+const mountOf = (req: IncomingMessage, options: BridgeOptions | undefined, stripped: string) => {
+  const prefix = normalize(options?.prefix)
+  const url = req.url?.startsWith("/") ? req.url : `/${req.url ?? ""}`
+  const path = url.split("?")[0]
+  const under = prefix !== "" && (path === prefix || path.startsWith(`${prefix}/`))
+  const rest = under ? url.slice(prefix.length) : url
+  return {
+    url: rest.startsWith("/") ? rest : `/${rest}`,
+    prefix: `${normalize(stripped)}${under ? prefix : ""}`
+  }
+}
+
+/**
+ * Convert a Node request to a web `Request` whose body streams under `maxBodySize`; `stripped` is a
+ * mount prefix the host already took off the path (sent on as `X-Forwarded-Prefix`).
+ */
+export const toRequest = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  options?: BridgeOptions,
+  read?: ReadBody,
+  stripped = ""
+): Request => {
   const abort = new AbortController()
   const method = req.method ?? "GET"
   const body = method === "GET" || method === "HEAD" || read !== undefined
@@ -98,7 +134,9 @@ export const toRequest = (req: IncomingMessage, res: ServerResponse, options?: B
     if (req.rawHeaders[i][0] !== ":") headers.append(req.rawHeaders[i], req.rawHeaders[i + 1])
   }
   if (read !== undefined) headers.delete("content-length")
-  return new Request(urlOf(req), {
+  const mount = mountOf(req, options, stripped)
+  if (mount.prefix !== "") headers.set("x-forwarded-prefix", mount.prefix)
+  return new Request(urlOf(req, mount.url), {
     method,
     headers,
     body: read ?? body?.stream,
@@ -157,10 +195,11 @@ export const handle = async (
   req: IncomingMessage,
   res: ServerResponse,
   options?: BridgeOptions,
-  read?: ReadBody
+  read?: ReadBody,
+  stripped = ""
 ) => {
   try {
-    await writeResponse(await handler(toRequest(req, res, options, read)), res)
+    await writeResponse(await handler(toRequest(req, res, options, read, stripped)), res)
   } catch {
     internalError(req, res)
   }
