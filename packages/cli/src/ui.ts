@@ -82,26 +82,32 @@ export const formatColumns = (rows: ReadonlyArray<ReadonlyArray<string>>, indent
   return rows.map((row) => indent + row.map((text, index) => text.padEnd(widths[index])).join("  ").trimEnd())
 }
 
-/** The narrowest a shrunk column gets: its header, and at least this many characters. */
+/** The narrowest a shrunk column gets while the headers can stay whole: its header, and at least this. */
 const MIN_COLUMN = 8
+/** The narrowest any column gets when even whole headers do not fit. */
+const MIN_CUT_COLUMN = 4
 
 /**
  * Cuts the cells of a table (header first) so its lines fit `width`: takes a character at a time
- * from the widest column that is still wider than its floor, and ends a cut cell with "…".
+ * from the widest column that is still wider than its floor (first keeping headers whole, then
+ * not), and ends a cut cell with "…". A terminal too narrow even for that gets the narrowest table.
  */
 export const fitColumns = (rows: ReadonlyArray<ReadonlyArray<string>>, width: number): Array<Array<string>> => {
   const widths: Array<number> = []
   for (const row of rows) row.forEach((text, index) => (widths[index] = Math.max(widths[index] ?? 0, text.length)))
-  const floors = widths.map((natural, index) => Math.min(natural, Math.max(rows[0]?.[index]?.length ?? 0, MIN_COLUMN)))
+  const soft = widths.map((natural, index) => Math.min(natural, Math.max(rows[0]?.[index]?.length ?? 0, MIN_COLUMN)))
+  const hard = widths.map((natural) => Math.min(natural, MIN_CUT_COLUMN))
   let total = widths.reduce((sum, value) => sum + value, 0) + 2 * Math.max(0, widths.length - 1)
-  while (total > width) {
-    let widest = -1
-    widths.forEach((value, index) => {
-      if (value > floors[index] && (widest === -1 || value > widths[widest])) widest = index
-    })
-    if (widest === -1) break
-    widths[widest] -= 1
-    total -= 1
+  for (const floors of [soft, hard]) {
+    while (total > width) {
+      let widest = -1
+      widths.forEach((value, index) => {
+        if (value > floors[index] && (widest === -1 || value > widths[widest])) widest = index
+      })
+      if (widest === -1) break
+      widths[widest] -= 1
+      total -= 1
+    }
   }
   return rows.map((row) => row.map((text, index) => (text.length > widths[index] ? `${text.slice(0, widths[index] - 1)}…` : text)))
 }

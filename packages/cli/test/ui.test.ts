@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream"
 import { describe, expect, it } from "vitest"
-import { createUi, formatColumns, type Output } from "../src/ui.js"
+import { createUi, fitColumns, formatColumns, type Output } from "../src/ui.js"
 
 const capture = (isTTY = false) => {
   const chunks: Array<string> = []
@@ -18,6 +18,26 @@ const setup = (options: { json?: boolean; tty?: boolean; env?: Record<string, st
 describe("formatColumns", () => {
   it("aligns columns with two spaces and no trailing blanks", () => {
     expect(formatColumns([["a", "long", "x"], ["longer", "b", ""]], "  ")).toEqual(["  a       long  x", "  longer  b"])
+  })
+})
+
+describe("fitColumns", () => {
+  const rows = [["ID", "NAME", "NOTE"], ["key_0123456789", "a-rather-long-name", "x"]]
+  it("leaves a table that fits alone", () => {
+    expect(fitColumns(rows, 80)).toEqual(rows)
+  })
+  it("shrinks the widest column first, keeps headers whole while it can, and cuts with an ellipsis", () => {
+    const fitted = fitColumns(rows, 30)
+    expect(fitted[0]).toEqual(["ID", "NAME", "NOTE"])
+    expect(fitted[1][2]).toBe("x")
+    expect(fitted[1][0].length + fitted[1][1].length).toBe(30 - 2 * 2 - "NOTE".length)
+    expect(fitted[1].slice(0, 2).every((cell) => cell.endsWith("…"))).toBe(true)
+    expect(formatColumns(fitted).every((line) => line.length <= 30)).toBe(true)
+  })
+  it("cuts headers too when even whole headers do not fit", () => {
+    const fitted = fitColumns([["IDENTIFIER", "DESCRIPTION"], ["key_0123456789", "something"]], 12)
+    expect(formatColumns(fitted).every((line) => line.length <= 12)).toBe(true)
+    expect(fitted[0][0].endsWith("…")).toBe(true)
   })
 })
 
