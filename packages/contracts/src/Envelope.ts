@@ -17,7 +17,11 @@ export const ErrorCode = z.enum([
   "INTERNAL_ERROR",
   "NOT_IMPLEMENTED",
   "UPSTREAM_UNAVAILABLE",
-  "UPSTREAM_TIMEOUT"
+  "UPSTREAM_TIMEOUT",
+  "STARTING",
+  "BAD_REQUEST",
+  "REQUEST_TIMEOUT",
+  "HEADERS_TOO_LARGE"
 ])
 export type ErrorCode = z.infer<typeof ErrorCode>
 
