@@ -74,7 +74,7 @@ for (const driver of TestDatabase.drivers) {
       expect(updated.data).toMatchObject({ id: orgId, name: "Renamed" })
 
       const duplicate = await auth.organization.create({ name: "Again", slug })
-      expect(duplicate.error).toMatchObject({ status: 400, code: "ORGANIZATION_ALREADY_EXISTS", message: "Organization already exists" })
+      expect(duplicate.error).toMatchObject({ status: 409, code: "ORGANIZATION_ALREADY_EXISTS", message: "Organization already exists" })
 
       const deleted = await auth.organization.delete({ organizationId: orgId })
       expect(deleted.error).toBeNull()

@@ -76,7 +76,7 @@ for (const driver of TestDatabase.drivers) {
 
     it("create refuses a taken slug, bad input and anonymous callers in better-auth's shape", async () => {
       expect(await call(harness, "/api/auth/organization/create", { token: owner.token, json: { name: "Dup", slug: org.slug } }))
-        .toMatchObject({ status: 400, body: libraryError("ORGANIZATION_ALREADY_EXISTS", "Organization already exists") })
+        .toMatchObject({ status: 409, body: libraryError("ORGANIZATION_ALREADY_EXISTS", "Organization already exists") })
       const invalid = await call(harness, "/api/auth/organization/create", { token: owner.token, json: { name: "", slug: "Bad Slug" } })
       expect(invalid.status).toBe(400)
       expect(invalid.body).toEqual({

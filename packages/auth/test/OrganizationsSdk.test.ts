@@ -1,5 +1,5 @@
 import * as Node from "@core/http/node"
-import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from "@core/sdk"
+import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from "@core/sdk"
 import { Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { iamOrganizations } from "../../sdk/src/resources/iam-organizations.js"
@@ -49,8 +49,8 @@ describe("SDK client.iam organizations", () => {
     expect(detail).toMatchObject({ id: created.id, orgType: "tenant", platformId: expect.stringMatching(/^plt_/) })
 
     const taken = await me.organizations.create({ name: "Again", slug }).catch((error: unknown) => error)
-    expect(taken).toBeInstanceOf(BadRequestError)
-    expect(taken).toMatchObject({ status: 400, code: "ORGANIZATION_ALREADY_EXISTS", message: "Organization already exists" })
+    expect(taken).toBeInstanceOf(ConflictError)
+    expect(taken).toMatchObject({ status: 409, code: "ORGANIZATION_ALREADY_EXISTS", message: "Organization already exists" })
     const invalid = await me.organizations.create({ name: "", slug: "x" }).catch((error: unknown) => error)
     expect(invalid).toMatchObject({ code: "VALIDATION_ERROR", details: { issues: [{ path: "name" }] } })
     const anonymous = await iam().organizations.list().catch((error: unknown) => error)

@@ -74,6 +74,11 @@ export interface RouteSpec {
   readonly auth: RouteAuth
   /** For `caller` routes: the kinds of caller accepted. @default every kind */
   readonly callers?: ReadonlyArray<CallerKind>
+  /**
+   * For a `session-cookie` route: the route a bearer token or an API key calls instead (method and
+   * path, e.g. `"POST /api/auth/organization/create"`), named in the 401 such a caller gets here.
+   */
+  readonly bearerAlternative?: string
   /** The permission a caller needs in the organization the route acts on. */
   readonly permission?: Permission
   /** How the route's records are scoped to a tenant (another tenant's answer 404). */

@@ -126,6 +126,23 @@ const wrongKind = (route: RouteSpec) =>
       : "These credentials cannot call this route"
   })
 
+/**
+ * A `session-cookie` route without a session cookie: 401. A caller that did present a bearer token
+ * or an API key is told the route takes the cookie only, and which route to call instead.
+ */
+const cookieRequired = (route: RouteSpec, request: HttpServerRequest.HttpServerRequest) =>
+  Effect.flatMap(Callers, (callers) =>
+    Effect.flatMap(
+      Effect.orElseSucceed(callers.resolve(request), () => undefined),
+      (other) =>
+        Effect.fail(
+          other === undefined ? authenticationRequired : new Unauthorized({
+            message: "This route takes the session cookie only, not a bearer token or an API key" +
+              (route.bearerAlternative === undefined ? "" : `; with a bearer token, use ${route.bearerAlternative}`)
+          })
+        )
+    ))
+
 /** Resolve the caller a route needs: 401 without or with bad credentials, 403 for a non-operator. */
 const callerFor = (
   route: RouteSpec,
@@ -138,7 +155,7 @@ const callerFor = (
       Unauthorized | Forbidden,
       Callers
     > => {
-      if (caller === undefined) return Effect.fail(authenticationRequired)
+      if (caller === undefined) return route.auth === "session-cookie" ? cookieRequired(route, request) : Effect.fail(authenticationRequired)
       // An authenticated caller that is not the operator or the service: 403, as for a non-operator user.
       if (route.auth === "operator") return Effect.as(requireOperator(caller), caller)
       if (!isAccepted(caller, acceptedCallers(route))) return Effect.fail(wrongKind(route))

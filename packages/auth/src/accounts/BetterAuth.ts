@@ -27,6 +27,8 @@ const ACCOUNT_STATUS: Partial<Record<AccountErrorCode, number>> = {
  * answers are 404, also for another tenant's organization, member or invitation).
  */
 const ORGANIZATION_STATUS: Partial<Record<Iam.OrganizationErrorCode, number>> = {
+  // better-auth answers 400; a taken slug is 409 on every creation route (decision 0199).
+  ORGANIZATION_ALREADY_EXISTS: 409,
   ORGANIZATION_NOT_FOUND: 404,
   MEMBER_NOT_FOUND: 404,
   INVITATION_NOT_FOUND: 404,

@@ -84,7 +84,10 @@ export const OrganizationPluginRoutes = defineRoutes({
     ...base, method: "POST", path: "/api/auth/organization/create", summary: "Create an organization (and its platform); the caller owns it",
     changesTenant: true,
     request: { body: PluginCreateOrganizationBody },
-    responses: { 200: PluginOrganizationWithMembers, 400: errors[400], 401: errors[401], ...upstream }
+    responses: {
+      200: PluginOrganizationWithMembers, 400: errors[400], 401: errors[401],
+      409: pluginError("ORGANIZATION_ALREADY_EXISTS: the slug is taken"), ...upstream
+    }
   },
   listOrganizations: { ...list, method: "GET" },
   listOrganizationsPost: { ...list, method: "POST", changesTenant: true },

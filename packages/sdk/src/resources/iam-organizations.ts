@@ -1,6 +1,7 @@
 import type { Iam } from "@core/contracts"
 import { OrganizationRouteRefs } from "@core/contracts/routes"
 import { routeCaller } from "../call.js"
+import { UnauthorizedError } from "../errors.js"
 import type { Transport } from "../transport.js"
 
 /** Per-call options of the identity organization methods. */
@@ -46,7 +47,10 @@ export interface IamOrganizations {
     /**
      * `orgSetup`: organization and platform at once. It takes the session cookie
      * only (a bearer is refused): in a browser send credentials, elsewhere pass
-     * `headers: { cookie: "core.session_token=<token>" }`.
+     * `headers: { cookie: "core.session_token=<token>" }`. With a bearer token, call
+     * {@link create} instead (it creates the platform too). Its answer names the
+     * organization `orgId`; the plugin's records call it `id`, and the routes that take
+     * one call it `organizationId` (the seed's names; see the README).
      */
     readonly setup: (input: Iam.OrgSetupRequest, options?: IamOrganizationCallOptions) => Promise<Iam.OrgSetupResponse>
     /** `bootstrap` (static key or operator): the `core-operator` organization, created once. */
@@ -91,6 +95,24 @@ export interface IamOrganizations {
 const Routes = OrganizationRouteRefs
 
 /**
+ * A 401 of `organizations.setup` sent without a cookie says what to do in the SDK's terms (the
+ * server's message names the route; decision 0199).
+ */
+const withoutCookie = (error: unknown, options: IamOrganizationCallOptions | undefined): unknown => {
+  const cookie = Object.entries(options?.headers ?? {}).some(([name]) => name.toLowerCase() === "cookie")
+  if (!(error instanceof UnauthorizedError) || cookie) return error
+  return new UnauthorizedError({
+    status: error.status,
+    code: error.code,
+    message: `${error.message} (organizations.setup: pass headers: { cookie: "core.session_token=<token>" }, or call organizations.create with the bearer)`,
+    requestId: error.requestId,
+    details: error.details,
+    headers: error.headers,
+    body: error.body
+  })
+}
+
+/**
  * The organizations part of `client.iam`, on `transport`, under `basePath` (the gateway's identity
  * prefix by default; `""` for an identity service reached directly).
  */
@@ -107,7 +129,9 @@ export const iamOrganizations = (transport: Transport, basePath?: string): IamOr
       delete: (organizationId, options) => call(Routes.deleteOrganization, { body: { organizationId } }, options),
       createForOwner: (input, options) => call(Routes.createOrganizationForOwner, { body: input }, options),
       get: (slug, options) => call(Routes.getOrganizationBySlug, { params: { slug } }, options),
-      setup: (input, options) => call(Routes.orgSetup, { body: input }, options),
+      setup: (input, options) => call(Routes.orgSetup, { body: input }, options).catch((error: unknown) => {
+        throw withoutCookie(error, options)
+      }),
       bootstrap: (options) => call(Routes.bootstrap, {}, options)
     },
     members: {
