@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Browser, chromium } from "playwright-core"
@@ -37,7 +38,14 @@ describe.skipIf(!hasChromium)("signing up, creating an organization and approvin
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "core-browser-"))
     home = tempHome()
-    server = launch(["start"], { PORT: "0", CORE_DATA_DIR: dataDir })
+    // a known port, so that CORE_PUBLIC_URL (the mailed links' origin) names the address the browser uses
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port: free } = probe.address() as { port: number }
+        probe.close(() => resolve(free))
+      })
+    })
+    server = launch(["start"], { PORT: String(port), CORE_PUBLIC_URL: `http://127.0.0.1:${port}`, CORE_DATA_DIR: dataDir })
     ;[base, browser] = await Promise.all([
       ready(server),
       chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
@@ -117,6 +125,68 @@ describe.skipIf(!hasChromium)("signing up, creating an organization and approvin
     const credentials = home.read()
     expect(credentials).toMatchObject({ email, iamUrl: `${base}/api/v1/iam`, audience: "core-cli", refreshToken: expect.any(String) })
     expect(home.modes()).toEqual({ file: 0o600, dir: 0o700 })
+    await context.close()
+  })
+  it("signed out, verification_uri_complete says why to sign in, and comes back to the code after sign-up", async () => {
+    const issued = await fetch(`${base}/api/v1/iam/oauth/device/code`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "client_id=core-cli"
+    })
+    const { verification_uri_complete: complete, user_code: userCode } = await issued.json() as Record<string, string>
+    const context = await browser.newContext({ javaScriptEnabled: false })
+    const page = await context.newPage()
+    await page.goto(complete)
+    expect(new URL(page.url()).pathname).toBe("/api/v1/iam/sign-in")
+    expect(await page.locator("main").textContent()).toContain("Sign in to connect a device")
+    await page.getByRole("link", { name: "Create one" }).click()
+    await page.getByLabel("Name").fill("Device First")
+    await page.getByLabel("Email").fill(`device-first-${Date.now().toString(36)}@example.com`)
+    await page.getByLabel("Password").fill(PASSWORD)
+    await page.getByRole("button", { name: "Create account" }).click()
+    await page.waitForURL(complete)
+    expect(await page.locator("h1").textContent()).toBe("Connect Core CLI?")
+    expect(await page.locator(".code").textContent()).toBe(userCode)
+    await context.close()
+  })
+
+  it("forgot password: the link printed in development leads to the reset page, and the new password signs in", async () => {
+    const email = `forgot-${Date.now().toString(36)}@example.com`
+    const context = await browser.newContext({ javaScriptEnabled: false })
+    const page = await context.newPage()
+    await page.goto(`${base}/sign-up`)
+    await page.getByLabel("Name").fill("For Got")
+    await page.getByLabel("Email").fill(email)
+    await page.getByLabel("Password").fill(PASSWORD)
+    await page.getByRole("button", { name: "Create account" }).click()
+    await page.waitForURL(`${base}/org-setup`)
+    await context.clearCookies()
+
+    await page.goto(`${base}/sign-in`)
+    await page.getByRole("link", { name: "Forgot password?" }).click()
+    await page.getByLabel("Email").fill(email)
+    await page.getByRole("button", { name: "Send the link" }).click()
+    expect(await page.locator("h1").textContent()).toBe("Check your email")
+    const printed = new RegExp(`\\[core\\] mail to ${email.replace(".", "\\.")}: Reset your password\\n  (\\S+)`)
+    let link: string | undefined
+    for (let i = 0; i < 100 && link === undefined; i++) {
+      link = printed.exec(server.output.stderr)?.[1]
+      if (link === undefined) await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(link).toMatch(new RegExp(`^${base}/api/v1/iam/api/auth/reset-password/`))
+    await page.goto(link!)
+    expect(new URL(page.url()).pathname).toBe("/reset-password")
+    expect(await page.locator("h1").textContent()).toBe("Choose a new password")
+    await page.getByLabel("New password").fill("a brand new passphrase")
+    await page.getByRole("button", { name: "Change password" }).click()
+    await page.waitForURL(`${base}/sign-in?reset=1`)
+    await page.getByLabel("Email").fill(email)
+    await page.getByLabel("Password").fill("a brand new passphrase")
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.waitForURL(`${base}/account`)
+
+    await page.goto(link!)
+    expect(await page.locator("h1").textContent()).toBe("This reset link has expired")
     await context.close()
   })
 })

@@ -3,6 +3,7 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { SMTPServer } from "smtp-server"
+import { Iam } from "@core/contracts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { launch, ready, type Running, stop } from "../packages/server/test/ServerProcess.js"
 
@@ -157,6 +158,20 @@ describe("the web pages through core-server in production settings, signed out",
     const bare = await new Visitor(base).visit(plain)
     expect([bare.status, bare.location]).toEqual([303, "/api/v1/iam/sign-in?next=%2Fapi%2Fv1%2Fiam%2Fdevice"])
   }, 60_000)
+
+  it("every page, at the root and under /api/v1/iam, answers a signed-out browser with HTML or a redirect to sign-in, never 401 JSON", async () => {
+    for (const route of Object.values(Iam.WebRoutes)) {
+      if (route.method !== "GET") continue
+      for (const prefix of ["", "/api/v1/iam"]) {
+        const answer = await new Visitor(base).visit(`${prefix}${route.path}`)
+        const expected = answer.status === 303
+          ? [303, `${prefix}/sign-in?next=${encodeURIComponent(`${prefix}${route.path}`)}`]
+          : [route === Iam.WebRoutes.resetPasswordPage ? 400 : 200, "text/html; charset=utf-8"]
+        expect([`${prefix}${route.path}`, answer.status, answer.status === 303 ? answer.location : answer.type])
+          .toEqual([`${prefix}${route.path}`, ...expected])
+      }
+    }
+  })
 
   it("/sign-in and /api/v1/iam/sign-in answer the form to a signed-out browser", async () => {
     for (const path of ["/sign-in", "/api/v1/iam/sign-in", "/sign-up", "/api/v1/iam/sign-up", "/forgot-password", "/api/v1/iam/forgot-password"]) {
