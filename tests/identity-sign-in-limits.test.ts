@@ -2,7 +2,7 @@ import { AccountsLive, AuthorizationLive, IamMigrations, IdentityHandlers, Outbo
 import { Assemble, Upstream } from "@core/gateway"
 import { CoreConfig, ForwardedIdentity, Ids } from "@core/kernel"
 import { TestDatabase } from "@core/kernel/testing"
-import { Layer, Logger, ManagedRuntime } from "effect"
+import { Effect, Layer, Logger, ManagedRuntime } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -35,7 +35,7 @@ describe("sign-in limits through the gateway", () => {
   beforeAll(async () => {
     const config = await runtime.runPromise(CoreConfig)
     const trust = { key: ForwardedIdentity.keyFrom(config.secret), audience: "iam" }
-    const upstream = await runtime.runPromise(Upstream.fromHandlers("IAM", IdentityHandlers, { trust }) as never)
+    const upstream = await runtime.runPromise(Upstream.fromHandlers("IAM", IdentityHandlers, { trust }) as Effect.Effect<Upstream.Upstream>)
     const listener = await runtime.runPromise(Assemble.listener({ config, upstreams: [upstream] }))
     server = http.createServer(listener)
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))

@@ -49,6 +49,7 @@ const relayTo = (target: URL) =>
 describe.skipIf(REDIS_URL === undefined)("identity's limits and caches shared through Redis", () => {
   let database: ManagedRuntime.ManagedRuntime<Layer.Layer.Success<ReturnType<typeof TestDatabase.layer>>, unknown>
   const instances: Array<Harness> = []
+  type Instance = Awaited<ReturnType<typeof instance>>
 
   /** One identity instance over the shared database, with Redis at `url`. */
   const instance = async (url: string) => {
@@ -67,7 +68,7 @@ describe.skipIf(REDIS_URL === undefined)("identity's limits and caches shared th
       if (cookie !== undefined) headers.set("cookie", `core.session_token=${cookie}`)
       return harness.fetch(path, { ...rest, headers, method: rest.method ?? (rest.json === undefined ? "GET" : "POST") })
     }
-    const h = { ...harness, fetch } as Harness
+    const h = { ...harness, fetch }
     instances.push(h)
     return h
   }
@@ -75,8 +76,8 @@ describe.skipIf(REDIS_URL === undefined)("identity's limits and caches shared th
   const signIn = (h: Harness, email: string, password: string, ip: string) =>
     h.fetch("/api/auth/sign-in/email", { json: { email, password }, headers: { "x-forwarded-for": ip } })
 
-  let one: Harness
-  let two: Harness
+  let one: Instance
+  let two: Instance
   beforeAll(async () => {
     database = ManagedRuntime.make(TestDatabase.layer([IamMigrations]))
     one = await instance(REDIS_URL!)
@@ -124,9 +125,9 @@ describe.skipIf(REDIS_URL === undefined)("identity's limits and caches shared th
   })
 
   it("counts wrong user codes together: 10 wrong in one session across both instances refuse the 11th", async () => {
-    const start = (h: Harness) => h.run(Effect.flatMap(DeviceAuthorization, (device) => device.start({ clientId: "core-cli", scope: null })))
+    const start = (h: Instance) => h.run(Effect.flatMap(DeviceAuthorization, (device) => device.start({ clientId: "core-cli", scope: null })))
     const sessionId = `ses_shared_${freshEmail()}`
-    const lookup = (h: Harness, userCode: string) =>
+    const lookup = (h: Instance, userCode: string) =>
       h.run(Effect.either(Effect.flatMap(DeviceAuthorization, (device) => device.lookup(userCode, { ip: "192.0.2.44", sessionId }))))
     for (let i = 0; i < 10; i++) expect((await lookup(i % 2 === 0 ? one : two, "BBBB-BBBB"))._tag).toBe("Left")
     const { userCode } = await start(one)
