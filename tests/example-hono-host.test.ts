@@ -40,6 +40,17 @@ describe("examples/hono-host: Core's identity service inside a Hono app", () => 
     expect(session.status).toBe(200)
     expect(await session.json()).toMatchObject({ user: { email: "ada@example.com" }, role: null })
 
+    const code = await fetch(`${base}/identity/oauth/device/code`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-prefix": "/elsewhere" },
+      body: "client_id=core-cli"
+    })
+    const issued = await code.json() as { verification_uri: string; user_code: string; verification_uri_complete: string }
+    expect(issued.verification_uri).toBe(`${base}/identity/device`)
+    expect(issued.verification_uri_complete).toBe(`${base}/identity/device?user_code=${issued.user_code}`)
+    const page = await fetch(`${base}/identity/sign-up`)
+    expect(await page.text()).toContain(`<form method="post" action="/identity/sign-up" novalidate>`)
+
     const missing = await fetch(`${base}/identity/api/core/nothing-here`, { headers: { "x-request-id": "hono-404" } })
     expect([missing.status, await missing.json()]).toEqual([
       404,
