@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -38,6 +38,32 @@ describe("core-server start", () => {
     expect(messages.findIndex(([message]) => message === "migration applied")).toBeLessThan(
       messages.findIndex(([message]) => message === "listening")
     )
+  })
+
+  it("logs each migration once, in one wording", () => {
+    const lines = logLines(server.output.stdout).filter((line) => /migration/i.test(String(line.message)))
+    expect(new Set(lines.map((line) => line.message))).toEqual(new Set(["migration applied"]))
+    const applied = lines.map((line) => `${String(line.schema)}/${String(line.migration)}`)
+    expect(applied).toContain("iam/0001_identity")
+    expect(applied).toContain("registry/0001_platforms")
+    expect(new Set(applied).size).toBe(applied.length)
+  })
+
+  it("prints the development mail line on stderr: recipient and subject, then the link", async () => {
+    const response = await fetch(`${base}/api/v1/iam/api/auth/sign-in/magic-link`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "mail-line@example.com" })
+    })
+    expect([response.status, await response.json()]).toEqual([200, { status: true }])
+    const deadline = Date.now() + 5_000
+    while (!server.output.stderr.includes("[core] mail to mail-line@example.com") && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    const lines = server.output.stderr.split("\n")
+    const at = lines.indexOf("[core] mail to mail-line@example.com: Your sign-in link")
+    expect(at).toBeGreaterThanOrEqual(0)
+    expect(lines[at + 1]).toMatch(/^ {2}http:\/\/\S+\/api\/v1\/iam\/api\/auth\/magic-link\/verify\?token=\S+$/)
   })
 
   it("answers /ready with the database check", async () => {
@@ -115,7 +141,7 @@ describe("core-server start", () => {
     expect(existsSync(lockFile)).toBe(true)
     const finished = await stop(server, "SIGTERM")
     expect([finished.code, finished.signal]).toEqual([0, null])
-    expect(logLines(finished.stdout).map((line) => line.message).slice(-2)).toEqual(["shutting down", "stopped"])
+    expect(logLines(finished.stdout).map((line) => line.message).slice(-3)).toEqual(["shutting down", "requests drained", "stopped"])
     expect(existsSync(lockFile)).toBe(false)
   }, SLOW)
 })
@@ -171,6 +197,46 @@ describe("core-server on an existing data directory", () => {
     expect(restore.code).toBe(1)
     expect(restore.stderr).toContain(`core-server: Cannot read ${join(work, "missing.tar.gz")}`)
     expect(existsSync(join(dataDir, "pgdata", "PG_VERSION"))).toBe(true)
+  }, SLOW)
+})
+
+describe("core-server configuration", () => {
+  it("loads .env from the working directory (the environment wins) and takes start --port over PORT", async () => {
+    const project = join(work, "project")
+    const envDataDir = join(work, "from-dotenv")
+    mkdirSync(project, { recursive: true })
+    writeFileSync(join(project, ".env"), `CORE_DATA_DIR=${envDataDir}\nPORT=not-a-port\nLOG_LEVEL=debug\n`)
+    const server = launch(["start", "--port", "0"], { PORT: "also-not-a-port", LOG_LEVEL: "info" }, { cwd: project })
+    try {
+      const base = await ready(server)
+      expect((await fetch(`${base}/ready`)).status).toBe(200)
+      expect(server.output.stderr).toContain(`embedded PostgreSQL in ${envDataDir}`)
+      expect(existsSync(join(envDataDir, "pgdata", "PG_VERSION"))).toBe(true)
+      expect(logLines(server.output.stdout).some((line) => line.level === "debug")).toBe(false)
+      expect((await stop(server)).code).toBe(0)
+    } finally {
+      server.child.kill("SIGKILL")
+    }
+  }, SLOW)
+})
+
+describe("core-server with Redis down", () => {
+  it("answers /ready 200 degraded, naming redis, and serves the API on the in-process fallback", async () => {
+    const server = launch(["start"], { PORT: "0", CORE_DATA_DIR: ":memory:", REDIS_URL: "redis://127.0.0.1:1" })
+    try {
+      const base = await ready(server)
+      let answer = await fetch(`${base}/ready`)
+      for (let tries = 0; answer.status === 503 && tries < 100; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        answer = await fetch(`${base}/ready`)
+      }
+      expect([answer.status, await answer.json()]).toEqual([200, { status: "degraded", checks: { database: "ok", redis: "error" } }])
+      const session = await fetch(`${base}/api/v1/iam/api/core/session`)
+      expect(session.status).toBe(401)
+      expect((await stop(server)).code).toBe(0)
+    } finally {
+      server.child.kill("SIGKILL")
+    }
   }, SLOW)
 })
 

@@ -66,7 +66,7 @@ const migrateDomain = (sql: SqlClient.SqlClient, domain: Domain) =>
       table: table(domain.schema)
     })
     yield* Effect.forEach(applied, ([id, name]) =>
-      Effect.logInfo("Applied migration").pipe(
+      Effect.logInfo("migration applied").pipe(
         Effect.annotateLogs({ schema: domain.schema, migration: `${String(id).padStart(4, "0")}_${name}` })
       ), { discard: true })
     return applied.map(([id, name]): Applied => ({ schema: domain.schema, id, name }))

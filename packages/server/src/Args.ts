@@ -2,10 +2,10 @@ import { parseArgs } from "node:util"
 
 /** A command line `core-server` understood. */
 export type Command =
-  | { readonly _tag: "Start" }
+  | { readonly _tag: "Start"; readonly port: number | undefined }
   | { readonly _tag: "Migrate" }
   | { readonly _tag: "Backup"; readonly file: string }
-  | { readonly _tag: "Restore"; readonly file: string }
+  | { readonly _tag: "Restore"; readonly file: string; readonly yes: boolean }
   | { readonly _tag: "Serve"; readonly service: string; readonly port: number | undefined }
   | { readonly _tag: "Bootstrap"; readonly email: string }
   | { readonly _tag: "Help"; readonly topic: string | undefined }
@@ -21,10 +21,10 @@ export class UsageError {
 export const USAGE = `Usage: core-server <command> [options]
 
 Commands:
-  start                       Run the all-in-one server (gateway, services, embedded database)
+  start [--port <n>]          Run the all-in-one server (gateway, services, embedded database)
   migrate                     Run every domain's database migrations, then exit
   backup <file>               Copy the embedded database to <file> (.tar.gz); the server must be stopped
-  restore <file>              Replace the embedded database with the backup in <file>; the server must be stopped
+  restore <file> [--yes]      Replace the embedded database with the backup in <file>; the server must be stopped
   serve --service <name> [--port <n>]
                               Run one service in its own process
   bootstrap --email <email>   Make the user with that email an owner of the operator organization
@@ -33,14 +33,15 @@ Options:
   -h, --help                  Show this help (or a command's: core-server <command> --help)
   -v, --version               Show the version
 
-Configuration comes from environment variables (see .env.example): PORT (default 8787),
-CORE_DATA_DIR (default ./.core/data), DATABASE_URL, REDIS_URL, CORE_SECRET, LOG_LEVEL, ...`
+Configuration comes from environment variables (see .env.example), and from a .env file in the
+working directory for those not set: PORT (default 8787), CORE_DATA_DIR (default ./.core/data),
+DATABASE_URL, REDIS_URL, CORE_SECRET, LOG_LEVEL, ...`
 
 const COMMAND_USAGE: Readonly<Record<string, string>> = {
-  start: "Usage: core-server start\n\nRuns the all-in-one server on PORT (default 8787) with the embedded database under\nCORE_DATA_DIR, or PostgreSQL when DATABASE_URL is set. Stops gracefully on SIGTERM or SIGINT.",
+  start: "Usage: core-server start [--port <n>]\n\nRuns the all-in-one server on --port (default PORT, else 8787) with the embedded database under\nCORE_DATA_DIR, or PostgreSQL when DATABASE_URL is set. Stops gracefully on SIGTERM or SIGINT:\nrequests in flight finish (up to CORE_SHUTDOWN_GRACE_MS, default 10000), then the database closes.",
   migrate: "Usage: core-server migrate\n\nRuns every domain's migrations against the configured database, then exits.",
-  backup: "Usage: core-server backup <file>\n\nWrites the embedded database (CORE_DATA_DIR) to <file>. Stop the server first.\nNot available with DATABASE_URL: use pg_dump.",
-  restore: "Usage: core-server restore <file>\n\nReplaces the embedded database (CORE_DATA_DIR) with the backup in <file>. Stop the server first.\nNot available with DATABASE_URL: use pg_restore.",
+  backup: "Usage: core-server backup <file>\n\nWrites the embedded database (CORE_DATA_DIR) to <file> (mode 0600). Stop the server first.\nThe archive does not hold CORE_SECRET: without the same secret, the data restored is unreadable.\nNot available with DATABASE_URL: use pg_dump.",
+  restore: "Usage: core-server restore <file> [--yes]\n\nReplaces the embedded database (CORE_DATA_DIR) with the backup in <file>. Stop the server first.\nAsks before replacing a database (--yes answers for you); the replaced one is kept beside it\nas pgdata.before-restore-<time>. Not available with DATABASE_URL: use pg_restore.",
   serve: "Usage: core-server serve --service <name> [--port <n>]\n\nRuns one service in its own process on --port (default PORT).",
   bootstrap: "Usage: core-server bootstrap --email <email>\n\nCreates the operator organization (core-operator) if needed and makes the user with that\nemail its owner: that user becomes a platform operator. The user must have signed up first."
 }
@@ -70,7 +71,8 @@ const read = (argv: ReadonlyArray<string>) =>
       version: { type: "boolean", short: "v" },
       service: { type: "string" },
       port: { type: "string" },
-      email: { type: "string" }
+      email: { type: "string" },
+      yes: { type: "boolean", short: "y" }
     },
     allowPositionals: true,
     strict: true
@@ -94,21 +96,26 @@ export const parse = (argv: ReadonlyArray<string>): Command | UsageError => {
   if (values.version === true) return { _tag: "Version" }
   if (values.help === true || command === "help") return { _tag: "Help", topic: command === "help" ? rest[0] : command }
   if (command === undefined) return new UsageError("a command is required")
-  if (command !== "serve" && (values.service !== undefined || values.port !== undefined)) {
-    return new UsageError(`${command} takes no --service or --port`)
+  if (command !== "serve" && values.service !== undefined) return new UsageError(`${command} takes no --service`)
+  if (command !== "serve" && command !== "start" && values.port !== undefined) {
+    return new UsageError(`${command} takes no --port`)
   }
   if (command !== "bootstrap" && values.email !== undefined) return new UsageError(`${command} takes no --email`)
+  if (command !== "restore" && values.yes !== undefined) return new UsageError(`${command} takes no --yes`)
   switch (command) {
-    case "start":
+    case "start": {
+      if (rest.length > 0) return new UsageError(`start takes no arguments (got ${JSON.stringify(rest[0])})`)
+      const port = values.port === undefined ? undefined : parsePort(values.port)
+      if (port instanceof UsageError) return port
+      return { _tag: "Start", port }
+    }
     case "migrate":
-      return rest.length > 0
-        ? new UsageError(`${command} takes no arguments (got ${JSON.stringify(rest[0])})`)
-        : { _tag: command === "start" ? "Start" : "Migrate" }
+      return rest.length > 0 ? new UsageError(`migrate takes no arguments (got ${JSON.stringify(rest[0])})`) : { _tag: "Migrate" }
     case "backup":
     case "restore": {
       const file = one(command, rest, "<file>")
       if (file instanceof UsageError) return file
-      return command === "backup" ? { _tag: "Backup", file } : { _tag: "Restore", file }
+      return command === "backup" ? { _tag: "Backup", file } : { _tag: "Restore", file, yes: values.yes === true }
     }
     case "serve": {
       if (rest.length > 0) return new UsageError(`serve takes no arguments (got ${JSON.stringify(rest[0])})`)

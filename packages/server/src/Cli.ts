@@ -1,6 +1,7 @@
 import { type Configuration, Logging } from "@core/kernel"
 import { Cause, Effect, Exit, Option } from "effect"
 import * as Args from "./Args.js"
+import * as DotEnv from "./DotEnv.js"
 import { CommandFailed, failed, usage } from "./Failure.js"
 import * as Maintenance from "./Maintenance.js"
 import { bootstrap } from "./OperatorBootstrap.js"
@@ -9,10 +10,17 @@ import * as Settings from "./Settings.js"
 import { start } from "./Start.js"
 import { version } from "./Version.js"
 
-/** The whole configuration, the kernel's and every domain's, read from `process.env` once. */
-const configuration: Effect.Effect<Settings.Settings, CommandFailed> = Effect.suspend(() =>
-  Settings.load(process.env).pipe(Effect.mapError((error) => failed(error.message)))
-)
+/**
+ * The whole configuration, the kernel's and every domain's, read once from `process.env` after
+ * `.env` in the working directory filled in what the environment does not set (the environment
+ * wins), with the command line's `overrides` (`start --port`) over both.
+ */
+const configuration = (overrides: Readonly<Record<string, string>>): Effect.Effect<Settings.Settings, CommandFailed> =>
+  Effect.suspend(() => {
+    const loaded = DotEnv.load(process.env)
+    if (loaded instanceof DotEnv.DotEnvError) return Effect.fail(failed(loaded.message))
+    return Settings.load({ ...process.env, ...overrides }).pipe(Effect.mapError((error) => failed(error.message)))
+  })
 
 const print = (text: string): Effect.Effect<void> =>
   Effect.sync(() => {
@@ -20,8 +28,11 @@ const print = (text: string): Effect.Effect<void> =>
   })
 
 /** Run a command with the configuration; a bad value anywhere stops it first (exit 1, naming the variable). */
-const withConfig = (run: (config: Configuration) => Effect.Effect<void, CommandFailed, Settings.DomainSettings>) =>
-  Effect.flatMap(configuration, ({ config, domains }) =>
+const withConfig = (
+  run: (config: Configuration) => Effect.Effect<void, CommandFailed, Settings.DomainSettings>,
+  overrides: Readonly<Record<string, string>> = {}
+) =>
+  Effect.flatMap(configuration(overrides), ({ config, domains }) =>
     run(config).pipe(Effect.provide(domains), Effect.provide(Logging.layer({ level: config.logLevel }))))
 
 /** Run one parsed command line. */
@@ -33,13 +44,13 @@ export const run = (command: Args.Command | Args.UsageError): Effect.Effect<void
     case "Version":
       return print(version)
     case "Start":
-      return withConfig(start)
+      return withConfig(start, command.port === undefined ? {} : { PORT: String(command.port) })
     case "Migrate":
       return withConfig(Maintenance.migrate)
     case "Backup":
       return withConfig((config) => Maintenance.backup(config, command.file))
     case "Restore":
-      return withConfig((config) => Maintenance.restore(config, command.file))
+      return withConfig((config) => Maintenance.restore(config, command.file, { yes: command.yes }))
     case "Serve":
       return withConfig((config) => Serve.serve(config, command.service, command.port))
     case "Bootstrap":

@@ -6,6 +6,12 @@ import { Duration, Effect } from "effect"
 export interface ReadinessCheck {
   readonly name: string
   readonly check: Effect.Effect<unknown, unknown>
+  /**
+   * Whether the server cannot serve without it (`/ready` 503 when it fails). An optional one
+   * (Redis: every use has an in-process fallback) failing makes the server `degraded`, still 200.
+   * @default true
+   */
+  readonly required?: boolean
 }
 
 /** How long `/ready` waits for each check. @default 2 seconds */
@@ -17,10 +23,22 @@ export const databaseCheck: Effect.Effect<ReadinessCheck, never, SqlClient.SqlCl
   (sql) => ({ name: "database", check: sql`SELECT 1` })
 )
 
-/** The body of `/ready`: `{ status, checks: { <name>: "ok" | "error" | "timeout" } }`. */
+/**
+ * The body of `/ready`: `{ status, checks: { <name>: "ok" | "error" | "timeout" } }`; `degraded`
+ * when only optional checks fail.
+ */
 export interface Readiness {
-  readonly status: "ready" | "unavailable"
+  readonly status: "ready" | "degraded" | "unavailable"
   readonly checks: Readonly<Record<string, "ok" | "error" | "timeout">>
+}
+
+const statusOf = (
+  checks: ReadonlyArray<ReadinessCheck>,
+  results: ReadonlyArray<readonly [string, "ok" | "error" | "timeout"]>
+): Readiness["status"] => {
+  const failed = checks.filter((_, index) => results[index][1] !== "ok")
+  if (failed.length === 0) return "ready"
+  return failed.every((check) => check.required === false) ? "degraded" : "unavailable"
 }
 
 /** Run every check at once, each under `CHECK_TIMEOUT`. */
@@ -38,7 +56,7 @@ export const readiness = (checks: ReadonlyArray<ReadinessCheck>): Effect.Effect<
     { concurrency: "unbounded" }
   ).pipe(
     Effect.map((results) => ({
-      status: results.every(([, result]) => result === "ok") ? "ready" : "unavailable",
+      status: statusOf(checks, results),
       checks: Object.fromEntries(results)
     }))
   )
@@ -49,8 +67,8 @@ const noStore = { "cache-control": "no-store" }
 const liveness = HttpRouter.get("/health", Effect.succeed(HttpServerResponse.text("ok", { headers: noStore })))
 
 /**
- * `GET /health` (liveness: 200 `ok`, `text/plain`) and `GET /ready` (200 when every check
- * answers, else 503, with the `Readiness` body).
+ * `GET /health` (liveness: 200 `ok`, `text/plain`) and `GET /ready` (200 when every required
+ * check answers, `ready` or `degraded`, else 503, with the `Readiness` body).
  */
 export const routes = (checks: ReadonlyArray<ReadinessCheck>) =>
   HttpRouter.empty.pipe(
@@ -59,7 +77,7 @@ export const routes = (checks: ReadonlyArray<ReadinessCheck>) =>
       "/ready",
       Effect.map(readiness(checks), (body) =>
         HttpServerResponse.unsafeJson(body, {
-          status: body.status === "ready" ? 200 : 503,
+          status: body.status === "unavailable" ? 503 : 200,
           headers: noStore
         }))
     )

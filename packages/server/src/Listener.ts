@@ -2,6 +2,7 @@ import { type HttpApp, HttpServer, type HttpServerRequest } from "@effect/platfo
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Data, Duration, Effect, Layer, type Scope } from "effect"
 import * as http from "node:http"
+import { answer, answerOnSocket, describeClientError, description } from "./internal/clientErrors.js"
 
 /** The port could not be listened on. */
 export class ListenError extends Data.TaggedError("ListenError")<{ readonly message: string }> {}
@@ -13,6 +14,21 @@ export interface ListenOptions {
   readonly host?: string
   /** How long requests in flight may run once shutdown starts. @default 10 seconds */
   readonly grace?: Duration.DurationInput
+  /**
+   * How long a request body may stay silent (no byte received) before the request is answered
+   * 408 `REQUEST_TIMEOUT` and its connection closed. @default 30 seconds
+   */
+  readonly bodyTimeout?: Duration.DurationInput
+  /** Connections open at once; a further one is closed as it arrives. @default 1024 */
+  readonly maxConnections?: number
+}
+
+/** A listening server: the port bound, the requests in flight, and `close` (stop accepting, drain). */
+export interface Bound {
+  readonly port: number
+  readonly inFlight: () => number
+  /** Stop accepting and wait for the requests in flight (bounded by `grace`); idempotent. */
+  readonly close: Effect.Effect<void>
 }
 
 const IDLE_SWEEP_MS = 25
@@ -39,16 +55,73 @@ const drain = (server: http.Server, grace: Duration.DurationInput | undefined) =
   })
 }
 
+const hasBody = (request: http.IncomingMessage): boolean => {
+  const length = request.headers["content-length"]
+  return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0")
+}
+
 /**
- * Serve a `node:http` request listener (the gateway's `Assemble.listener`) until the scope closes,
- * closing as `listen` does. Answers the port actually bound.
+ * Watch a request's body: when no byte arrives for `timeoutMs` before it is complete, answer 408
+ * (if nothing was answered yet) and close the connection. Checked every `timeoutMs` against the
+ * bytes the socket has read, so a body that trickles in keeps its request alive.
+ */
+const watchBody = (request: http.IncomingMessage, response: http.ServerResponse, timeoutMs: number) => {
+  const socket = request.socket
+  let seen = socket.bytesRead
+  const check = () => {
+    if (request.complete || response.writableEnded || socket.destroyed) return
+    if (socket.bytesRead !== seen) {
+      seen = socket.bytesRead
+      timer = setTimeout(check, timeoutMs).unref()
+      return
+    }
+    if (!response.headersSent) {
+      answer(response, description(408, "REQUEST_TIMEOUT", `No part of the request body arrived for ${timeoutMs} ms`))
+      response.once("finish", () => socket.destroy())
+    } else {
+      socket.destroy()
+    }
+  }
+  let timer = setTimeout(check, timeoutMs).unref()
+  response.once("close", () => clearTimeout(timer))
+}
+
+/**
+ * What every server of this package does besides serving: a cap on connections, a body idle
+ * timeout, error envelopes for requests Node cannot parse (431 for a head over the header limit,
+ * instead of Node's empty answer), and a count of the requests in flight.
+ */
+const harden = (server: http.Server, options: ListenOptions): (() => number) => {
+  let inFlight = 0
+  const bodyTimeoutMs = Duration.toMillis(options.bodyTimeout ?? Duration.seconds(30))
+  server.maxConnections = options.maxConnections ?? 1_024
+  server.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
+    inFlight++
+    response.once("close", () => inFlight--)
+    if (hasBody(request)) watchBody(request, response, bodyTimeoutMs)
+  })
+  server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
+    if (error.code === "ECONNRESET" || !socket.writable || (socket as { _httpMessage?: unknown })._httpMessage) {
+      socket.destroy()
+      return
+    }
+    answerOnSocket(socket, describeClientError(error))
+  })
+  return () => inFlight
+}
+
+/**
+ * Serve a `node:http` request listener (the gateway's `Assemble.listener`) until the scope closes
+ * or `close` runs, closing as `listen` does. Answers the port actually bound.
  */
 export const listenNode = (
   listener: (request: http.IncomingMessage, response: http.ServerResponse) => void,
   options: ListenOptions
-): Effect.Effect<number, ListenError, Scope.Scope> =>
+): Effect.Effect<Bound, ListenError, Scope.Scope> =>
   Effect.gen(function*() {
-    const server = http.createServer(listener)
+    const server = http.createServer()
+    const inFlight = harden(server, options)
+    server.on("request", listener)
     yield* Effect.async<void, ListenError>((resume) => {
       const onError = (cause: unknown) =>
         resume(Effect.fail(new ListenError({ message: describeListenFailure(cause, options.port) })))
@@ -58,14 +131,17 @@ export const listenNode = (
         resume(Effect.void)
       })
     })
-    yield* Effect.addFinalizer(() =>
-      Effect.async<void>((resume) => {
+    const closed = new Promise<void>((resolve) => server.once("close", () => resolve()))
+    const close = Effect.suspend(() => {
+      if (server.listening) {
         drain(server, options.grace)
-        server.close(() => resume(Effect.void))
-      })
-    )
+        server.close()
+      }
+      return Effect.promise(() => closed)
+    })
+    yield* Effect.addFinalizer(() => close)
     const address = server.address()
-    return typeof address === "object" && address !== null ? address.port : options.port
+    return { port: typeof address === "object" && address !== null ? address.port : options.port, inFlight, close }
   })
 
 /**
@@ -79,6 +155,7 @@ export const listen = <E, R>(
 ): Effect.Effect<number, ListenError, Scope.Scope | Exclude<R, Scope.Scope | HttpServerRequest.HttpServerRequest>> =>
   Effect.gen(function*() {
     const server = http.createServer()
+    harden(server, options)
     const context = yield* Layer.build(
       HttpServer.serve(app).pipe(
         Layer.provideMerge(NodeHttpServer.layer(() => server, { port: options.port, host: options.host ?? "0.0.0.0" }))

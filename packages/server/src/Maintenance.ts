@@ -37,7 +37,7 @@ export const backup = (config: Configuration, file: string): Effect.Effect<void,
     ))
 
 /** `core-server restore <file>`: replace the embedded database with a backup. The server must be stopped. */
-export const restore = (config: Configuration, file: string): Effect.Effect<void, CommandFailed> =>
+export const restore = (config: Configuration, file: string, _options: { readonly yes: boolean } = { yes: false }): Effect.Effect<void, CommandFailed> =>
   Effect.flatMap(embeddedDataDir(config, "restore"), (dataDir) =>
     Backup.restore(file, dataDir).pipe(
       Effect.mapError((error) => failed(error.message)),

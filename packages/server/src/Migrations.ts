@@ -8,11 +8,11 @@ import { type CommandFailed, failed } from "./Failure.js"
 /** Every domain's migrations, in the order they run; each domain's issue adds its own. */
 export const DOMAINS: ReadonlyArray<Migrations.Domain> = [IamMigrations, RegistryMigrations]
 
-/** Bring every domain's schema up to date, logging each migration applied. */
+/**
+ * Bring every domain's schema up to date. The kernel logs each migration applied, once
+ * (`migration applied` with `schema` and `migration`, e.g. `0001_identity`).
+ */
 export const runAll: Effect.Effect<ReadonlyArray<Migrations.Applied>, CommandFailed, SqlClient.SqlClient> =
   Migrations.run(DOMAINS).pipe(
-    Effect.tap((applied) =>
-      Effect.forEach(applied, ({ id, name, schema }) =>
-        Effect.logInfo("migration applied").pipe(Effect.annotateLogs({ schema, id, name })), { discard: true })),
     Effect.mapError((error) => failed(`Migrations failed: ${error.message}`))
   )

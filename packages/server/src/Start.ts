@@ -1,23 +1,25 @@
 import { HttpRouter } from "@effect/platform"
 import { Assemble, Gateway, Metrics, RedisConnection } from "@core/gateway"
 import { type Configuration, CoreConfig, Database, DataDirLock } from "@core/kernel"
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
 import * as Banner from "./Banner.js"
 import { type CommandFailed, failed } from "./Failure.js"
 import * as Health from "./Health.js"
 import * as Listener from "./Listener.js"
 import * as Migrations from "./Migrations.js"
+import { ServerConfig } from "./ServerConfig.js"
 import * as Services from "./Services.js"
 import type { DomainSettings } from "./Settings.js"
+import * as Startup from "./Startup.js"
 import * as Storage from "./Storage.js"
 import { version } from "./Version.js"
 import * as WebPages from "./WebPages.js"
 
 /**
- * What the server answers while the database opens and migrates: `/health` and `/ready` from
- * `Health.startingRoutes`; the API has no upstreams yet, so it answers 502 envelopes.
+ * What answers `/health` and `/ready` while the database opens and migrates (`Health.startingRoutes`);
+ * every other request waits in the start-up gate (docs/decisions/0202).
  */
-const starting = Gateway.listener({ fallback: Health.startingRoutes })
+const probes = Gateway.listener({ fallback: Health.startingRoutes })
 
 /** Refuse early, before taking the port, when another process holds the embedded data directory. */
 const ensureDataDirFree = (config: Configuration): Effect.Effect<void, CommandFailed> =>
@@ -26,43 +28,68 @@ const ensureDataDirFree = (config: Configuration): Effect.Effect<void, CommandFa
     : DataDirLock.ensureFree(config.dataDir).pipe(Effect.mapError((error) => failed(error.message)))
 
 /**
- * `core-server start`: listen on `PORT` at once (liveness answers while the database boots), open
- * the database, run every domain's migrations, then serve the gateway (with `/health` and `/ready`
- * beside it) and print the first screen; run until interrupted (SIGTERM/SIGINT), then stop
- * accepting, finish requests in flight, close the database and release the data directory.
+ * Once SIGTERM or SIGINT interrupts the server: stop accepting, let the requests in flight finish
+ * (bounded by the grace period), and only then let the scope close what they use — the services
+ * (a worker releases its job leases there), Redis, and last the database (docs/decisions/0200).
+ */
+const shutdown = (bound: Listener.Bound) =>
+  Effect.gen(function*() {
+    const started = performance.now()
+    yield* Effect.logInfo("shutting down").pipe(Effect.annotateLogs({ inFlight: bound.inFlight() }))
+    yield* bound.close
+    yield* Effect.logInfo("requests drained").pipe(
+      Effect.annotateLogs({ durationMs: Math.round(performance.now() - started), cut: bound.inFlight() })
+    )
+  })
+
+/**
+ * `core-server start`: listen on `PORT` at once (liveness answers while the database boots, API
+ * requests wait for readiness), open the database, run every domain's migrations, then serve the
+ * gateway (with `/health` and `/ready` beside it) and print the first screen; run until
+ * interrupted (SIGTERM/SIGINT), then stop accepting, finish requests in flight, close the services
+ * and the database and release the data directory.
  */
 export const start = (config: Configuration): Effect.Effect<void, CommandFailed, DomainSettings> =>
   Effect.scoped(
     Effect.gen(function*() {
       yield* ensureDataDirFree(config)
-      let current: Gateway.NodeListener = yield* starting
-      const port = yield* Listener.listenNode((request, response) => current(request, response), { port: config.port }).pipe(
-        Effect.mapError((error) => failed(error.message))
-      )
-      const database = yield* Storage.open(config)
-      yield* Migrations.runAll.pipe(Effect.provide(database))
-      const metrics = Metrics.make()
-      const upstreams = yield* Services.upstreams(metrics.upstreamError).pipe(
-        Effect.provide(database),
-        Effect.provideService(CoreConfig, config)
-      )
-      const redis = config.redisUrl === undefined ? undefined : yield* RedisConnection.connect(config.redisUrl)
-      const checks: ReadonlyArray<Health.ReadinessCheck> = [
-        { name: "database", check: Database.ping.pipe(Effect.provide(database)) },
-        ...(redis === undefined ? [] : [{ name: "redis", check: RedisConnection.ping(redis) }])
-      ]
-      yield* Assemble.warnIfBypass(config)
-      current = yield* Assemble.listener({
-        config,
-        upstreams,
-        metrics,
-        ...(redis === undefined ? {} : { redis }),
-        fallback: HttpRouter.concatAll(Health.routes(checks), Metrics.route(metrics), WebPages.routes(upstreams))
-      })
-      yield* Effect.sync(() =>
-        process.stderr.write(Banner.firstScreen({ port, config, storage: Storage.describeStorage(config), version }))
-      )
-      yield* Effect.logInfo("listening").pipe(Effect.annotateLogs({ port, version }))
-      return yield* Effect.never.pipe(Effect.onInterrupt(() => Effect.logInfo("shutting down")))
+      const settings = yield* ServerConfig
+      const gate = Startup.make({ probes: yield* probes, waitMs: settings.startupWaitMs })
+      const bound = yield* Listener.listenNode(gate.listener, {
+        port: config.port,
+        grace: Duration.millis(settings.shutdownGraceMs),
+        bodyTimeout: Duration.millis(settings.bodyTimeoutMs),
+        maxConnections: settings.maxConnections
+      }).pipe(Effect.mapError((error) => failed(error.message)))
+      const port = bound.port
+      return yield* Effect.gen(function*() {
+        const database = yield* Storage.open(config)
+        yield* Migrations.runAll.pipe(Effect.provide(database))
+        const metrics = Metrics.make()
+        const upstreams = yield* Services.upstreams(metrics.upstreamError).pipe(
+          Effect.provide(database),
+          Effect.provideService(CoreConfig, config)
+        )
+        const redis = config.redisUrl === undefined ? undefined : yield* RedisConnection.connect(config.redisUrl)
+        const checks: ReadonlyArray<Health.ReadinessCheck> = [
+          { name: "database", check: Database.ping.pipe(Effect.provide(database)) },
+          ...(redis === undefined ? [] : [{ name: "redis", check: RedisConnection.ping(redis), required: false }])
+        ]
+        yield* Assemble.warnIfBypass(config)
+        gate.open(
+          yield* Assemble.listener({
+            config,
+            upstreams,
+            metrics,
+            ...(redis === undefined ? {} : { redis }),
+            fallback: HttpRouter.concatAll(Health.routes(checks), Metrics.route(metrics), WebPages.routes(upstreams))
+          })
+        )
+        yield* Effect.sync(() =>
+          process.stderr.write(Banner.firstScreen({ port, config, storage: Storage.describeStorage(config), version }))
+        )
+        yield* Effect.logInfo("listening").pipe(Effect.annotateLogs({ port, version }))
+        return yield* Effect.never
+      }).pipe(Effect.onInterrupt(() => shutdown(bound)))
     })
   ).pipe(Effect.onInterrupt(() => Effect.logInfo("stopped")))

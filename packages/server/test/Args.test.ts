@@ -9,10 +9,14 @@ const error = (argv: ReadonlyArray<string>) => {
 
 describe("Args", () => {
   it("reads every command", () => {
-    expect(parse(["start"])).toEqual({ _tag: "Start" })
+    expect(parse(["start"])).toEqual({ _tag: "Start", port: undefined })
+    expect(parse(["start", "--port", "8080"])).toEqual({ _tag: "Start", port: 8080 })
+    expect(parse(["start", "--port=0"])).toEqual({ _tag: "Start", port: 0 })
     expect(parse(["migrate"])).toEqual({ _tag: "Migrate" })
     expect(parse(["backup", "out.tar.gz"])).toEqual({ _tag: "Backup", file: "out.tar.gz" })
-    expect(parse(["restore", "in.tar.gz"])).toEqual({ _tag: "Restore", file: "in.tar.gz" })
+    expect(parse(["restore", "in.tar.gz"])).toEqual({ _tag: "Restore", file: "in.tar.gz", yes: false })
+    expect(parse(["restore", "in.tar.gz", "--yes"])).toEqual({ _tag: "Restore", file: "in.tar.gz", yes: true })
+    expect(parse(["restore", "-y", "in.tar.gz"])).toEqual({ _tag: "Restore", file: "in.tar.gz", yes: true })
     expect(parse(["serve", "--service", "iam", "--port", "9000"])).toEqual({ _tag: "Serve", service: "iam", port: 9000 })
     expect(parse(["serve", "--service=registry"])).toEqual({ _tag: "Serve", service: "registry", port: undefined })
   })
@@ -35,7 +39,10 @@ describe("Args", () => {
     expect(error(["serve"])).toBe("serve needs --service <name>")
     expect(error(["serve", "--service", "iam", "--port", "http"])).toBe("--port must be an integer between 0 and 65535 (got \"http\")")
     expect(error(["serve", "--service", "iam", "--port", "70000"])).toBe("--port must be an integer between 0 and 65535 (got \"70000\")")
-    expect(error(["start", "--port", "1"])).toBe("start takes no --service or --port")
+    expect(error(["start", "--port", "http"])).toBe("--port must be an integer between 0 and 65535 (got \"http\")")
+    expect(error(["start", "--service", "iam"])).toBe("start takes no --service")
+    expect(error(["migrate", "--port", "1"])).toBe("migrate takes no --port")
+    expect(error(["backup", "a.tar.gz", "--yes"])).toBe("backup takes no --yes")
     expect(error(["start", "--verbose"])).toMatch(/Unknown option '--verbose'/)
   })
 

@@ -28,6 +28,29 @@ describe("Health", () => {
       })
     }))
 
+  it.effect("is degraded, not unavailable, when only an optional dependency fails", () =>
+    Effect.gen(function*() {
+      const result = yield* Health.readiness([
+        { name: "database", check: Effect.void },
+        { name: "redis", check: Effect.fail(new Error("ECONNREFUSED")), required: false }
+      ])
+      expect(result).toEqual({ status: "degraded", checks: { database: "ok", redis: "error" } })
+      const both = yield* Health.readiness([
+        { name: "database", check: Effect.fail(new Error("down")) },
+        { name: "redis", check: Effect.fail(new Error("down")), required: false }
+      ])
+      expect(both.status).toBe("unavailable")
+    }))
+
+  it("answers /ready 200 when degraded", async () => {
+    const degraded = HttpApp.toWebHandler(Health.routes([
+      { name: "database", check: Effect.void },
+      { name: "redis", check: Effect.fail("down"), required: false }
+    ]))
+    const ready = await degraded(new Request("http://localhost/ready"))
+    expect([ready.status, await ready.json()]).toEqual([200, { status: "degraded", checks: { database: "ok", redis: "error" } }])
+  })
+
   it("answers /health with text ok and /ready with 200 or 503 JSON", async () => {
     const healthy = HttpApp.toWebHandler(Health.routes([{ name: "database", check: Effect.void }]))
     const health = await healthy(new Request("http://localhost/health"))

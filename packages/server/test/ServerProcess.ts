@@ -38,9 +38,18 @@ export interface Running {
   readonly exited: Promise<Finished>
 }
 
+/** Where a process runs: `cwd` (default the repository root, where `npm start` runs). */
+export interface LaunchOptions {
+  readonly cwd?: string
+}
+
 /** Start `node bin/core-server.mjs ...args` with a clean environment plus `env`. */
-export const launch = (args: ReadonlyArray<string>, env: Record<string, string>): Running => {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: environment(env), stdio: ["ignore", "pipe", "pipe"] })
+export const launch = (args: ReadonlyArray<string>, env: Record<string, string>, options: LaunchOptions = {}): Running => {
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: options.cwd ?? root,
+    env: environment(env),
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   const output = { stdout: "", stderr: "" }
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output.stdout += chunk))
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output.stderr += chunk))
@@ -51,7 +60,8 @@ export const launch = (args: ReadonlyArray<string>, env: Record<string, string>)
 }
 
 /** Run `core-server ...args` to its end. */
-export const run = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<Finished> => launch(args, env).exited
+export const run = (args: ReadonlyArray<string>, env: Record<string, string>, options: LaunchOptions = {}): Promise<Finished> =>
+  launch(args, env, options).exited
 
 /** The JSON log lines a process wrote on stdout. */
 export const logLines = (stdout: string): Array<Record<string, unknown>> =>
