@@ -45,9 +45,13 @@ describe("SDK client.iam device login", () => {
 
     const next = await device().oauth.refresh(tokens.refresh_token)
     expect(next.refresh_token).not.toBe(tokens.refresh_token)
+    // A duplicate within the grace window answers the same tokens (decision 0196) ...
+    expect(await device().oauth.refresh(tokens.refresh_token)).toEqual(next)
+    // ... until the new token is spent: then the old one is reuse, and the family is revoked.
+    const third = await device().oauth.refresh(next.refresh_token)
     const reused = await failure(device().oauth.refresh(tokens.refresh_token))
     expect([reused.status, reused.code]).toEqual([400, "invalid_grant"])
-    expect(await failure(device(next.access_token).whoami())).toBeInstanceOf(UnauthorizedError)
+    expect(await failure(device(third.access_token).whoami())).toBeInstanceOf(UnauthorizedError)
   })
 
   it("waitForToken ends with access_denied or expired_token", async () => {
