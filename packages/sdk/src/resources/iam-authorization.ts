@@ -15,7 +15,7 @@ export interface IamCallOptions {
  */
 export interface IamAuthorization {
   readonly roles: {
-    /** `listRoleMappings`: the organization's role mappings. */
+    /** `listRoleMappings` (`members:read`): the organization's role mappings. */
     readonly list: (orgId: string, options?: IamCallOptions) => Promise<Iam.RoleMappingList>
     /** `upsertRoleMapping`: create or replace a role's permissions. */
     readonly upsert: (input: Iam.UpsertRoleMappingRequest, options?: IamCallOptions) => Promise<Iam.RoleMapping>
@@ -23,7 +23,7 @@ export interface IamAuthorization {
     readonly delete: (orgId: string, role: string, options?: IamCallOptions) => Promise<void>
   }
   readonly grants: {
-    /** `listGrants`. */
+    /** `listGrants` (`members:read`): grants and denials, optionally of one user. */
     readonly list: (query: Iam.ListGrantsQuery, options?: IamCallOptions) => Promise<Iam.GrantList>
     /** `createGrant`: grant (`granted: true`) or deny (`false`) a permission to a member. */
     readonly create: (input: Iam.CreateGrantRequest, options?: IamCallOptions) => Promise<Iam.Grant>
