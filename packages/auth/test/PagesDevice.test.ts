@@ -74,6 +74,10 @@ for (const driver of TestDatabase.drivers) {
 
       const signIn = await browser.visit(first.location!)
       expect(signIn.html).toContain(`<a href="/sign-up?next=${encodeURIComponent(`/device?user_code=${device.user_code}`)}">Create one</a>`)
+      expect(signIn.html).toContain(`<p class="hint">Sign in to connect a device: a command-line login (such as core login) is waiting for you to approve it.`)
+      const signUpForm = await browser.visit(`/sign-up?next=${encodeURIComponent(`/device?user_code=${device.user_code}`)}`)
+      expect(signUpForm.html).toContain(`<p class="hint">Create an account to connect a device:`)
+      expect((await browser.visit("/sign-in?next=%2Faccount")).html).not.toContain("to connect a device")
       const email = freshEmail("device")
       const signedUp = await browser.submit(`/sign-up?next=${encodeURIComponent(`/device?user_code=${device.user_code}`)}`, {
         name: "Dev",

@@ -16,9 +16,12 @@ export interface SignInView {
   readonly fieldErrors?: FieldErrors
 }
 
-/** Said above the form when the sign-in is on the way to approving a device (`next` is the device page). */
-export const DEVICE_LOGIN_REASON =
-  "Sign in to connect a device: a command-line login (such as core login) is waiting for you to approve it. You will come back to its code next."
+/**
+ * Said above the form when signing in (or up) is on the way to approving a device (`next` is the
+ * device page): why the visitor is asked to, and what comes next.
+ */
+export const deviceLoginReason = (action: "Sign in" | "Create an account"): string =>
+  `${action} to connect a device: a command-line login (such as core login) is waiting for you to approve it. You will come back to its code next.`
 
 /** `GET /sign-in`: email and password, a link to sign up and one to reset a forgotten password. */
 export const signInPage = (view: SignInView): SafeHtml => {
@@ -26,7 +29,7 @@ export const signInPage = (view: SignInView): SafeHtml => {
   return layout({
     title: "Sign in",
     body: html`<h1>Sign in</h1>
-${notice(view.notice)}${isDeviceLogin(view.base, view.next) ? html`<p class="hint">${DEVICE_LOGIN_REASON}</p>` : ""}${alert(view.error)}
+${notice(view.notice)}${isDeviceLogin(view.base, view.next) ? html`<p class="hint">${deviceLoginReason("Sign in")}</p>` : ""}${alert(view.error)}
 <form method="post" action="${href(view.base, PAGE.signIn)}" novalidate>
 ${csrfField(view.csrf)}${hidden("next", view.next)}
 ${field({ name: "email", label: "Email", type: "email", value: view.email, error: view.fieldErrors?.email, autocomplete: "username", autofocus: focus === "email", spellcheck: false })}

@@ -3,7 +3,7 @@ import { alert, csrfField, type FieldErrors, field, focusOf, hidden } from "./Fo
 import { html, type SafeHtml } from "./Html.js"
 import { layout } from "./Layout.js"
 import { href, isDeviceLogin, PAGE } from "./Links.js"
-import { DEVICE_LOGIN_REASON } from "./SignInPage.js"
+import { deviceLoginReason } from "./SignInPage.js"
 
 /** What the sign-up page shows. */
 export interface SignUpView {
@@ -26,7 +26,7 @@ export const signUpPage = (view: SignUpView): SafeHtml => {
   return layout({
     title: "Create your account",
     body: html`<h1>Create your account</h1>
-${isDeviceLogin(view.base, view.next) ? html`<p class="hint">${DEVICE_LOGIN_REASON}</p>` : ""}${alert(view.error)}
+${isDeviceLogin(view.base, view.next) ? html`<p class="hint">${deviceLoginReason("Create an account")}</p>` : ""}${alert(view.error)}
 <form method="post" action="${href(view.base, PAGE.signUp)}" novalidate>
 ${csrfField(view.csrf)}${hidden("next", view.next)}
 ${field({ name: "name", label: "Name", value: view.name, error: view.fieldErrors?.name, autocomplete: "name", autofocus: focus === "name", maxlength: 100 })}
