@@ -4,8 +4,8 @@ import { Forwarding, type Upstream } from "@core/gateway"
 import { Effect } from "effect"
 
 /**
- * The identity web pages at the server's root (`/sign-in`, `/sign-up`, `/account`, `/sign-out`,
- * `/org-setup`, `/device`), answered by the IAM upstream — in process or over HTTP — as they are:
+ * The identity web pages at the server's root (`/`, `/sign-in`, `/sign-up`, `/account`, `/sign-out`,
+ * `/forgot-password`, `/reset-password`, `/org-setup`, `/device`: `PAGE_PATHS`), answered by the IAM upstream — in process or over HTTP — as they are:
  * no prefix (a client's `X-Forwarded-Prefix` is dropped), hop-by-hop headers removed. Nothing else
  * of identity is served at the root (docs/decisions/0154). Empty when the build has no IAM upstream.
  */
