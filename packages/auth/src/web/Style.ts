@@ -24,7 +24,7 @@ input[aria-invalid=true]{border-color:var(--danger)}
 .notice{border:1px solid var(--ok);color:var(--ok);border-radius:8px;padding:.6rem .8rem;margin:0 0 1rem}
 .actions{display:flex;gap:.75rem;margin-top:1.5rem}
 button{flex:1;padding:.65rem 1rem;font:inherit;font-weight:600;border-radius:8px;border:1px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer}
-a.button{flex:1;text-align:center;text-decoration:none;padding:.65rem 1rem;font-weight:600;border-radius:8px;border:1px solid var(--accent);background:var(--accent);color:#fff}
+a.button{flex:1;display:flex;align-items:center;justify-content:center;text-align:center;text-decoration:none;padding:.65rem 1rem;font-weight:600;border-radius:8px;border:1px solid var(--accent);background:var(--accent);color:#fff}
 a.button.secondary,button.secondary{background:transparent;color:var(--fg);border-color:var(--line)}
 .code{font:600 1.6rem/1.2 ui-monospace,SFMono-Regular,Menlo,monospace;letter-spacing:.12em;text-align:center;padding:.75rem;border:1px dashed var(--line);border-radius:8px;margin:1rem 0}
 dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;margin:1rem 0}
