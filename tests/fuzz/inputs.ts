@@ -1,0 +1,372 @@
+import type { RouteSpec } from "@core/contracts"
+import { z } from "zod"
+
+/**
+ * Bad inputs for a catalogued route, derived from its declared schemas: each case breaks one thing
+ * (a field, the body as a whole, its media type, a path parameter, the query) of a request that is
+ * otherwise well formed, so that the whole route is reached and not only its first check.
+ */
+
+/** Who sends a case: the credentials the route's `auth` allows, or none. */
+export type Sender = "owner" | "apikey" | "service" | "cookie" | "spare" | "anonymous"
+
+/** One request of the fuzz. */
+export interface FuzzCase {
+  readonly route: string
+  readonly label: string
+  readonly method: string
+  /** The path under the gateway prefix, parameters filled and encoded, with its query. */
+  readonly path: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body?: string | Uint8Array<ArrayBuffer>
+  readonly sender: Sender
+}
+
+/** The ids the fuzz signed in with, so that a well-formed rest reaches the handler. */
+export interface Known {
+  readonly orgId: string
+  readonly platformId: string
+  readonly userId: string
+}
+
+/** A deterministic PRNG (mulberry32). */
+export const random = (seed: number) => {
+  let state = seed >>> 0
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  return {
+    next,
+    pick: <A>(items: ReadonlyArray<A>): A => items[Math.floor(next() * items.length)],
+    sample: <A>(items: ReadonlyArray<A>, count: number): Array<A> => {
+      const pool = [...items]
+      const out: Array<A> = []
+      while (out.length < count && pool.length > 0) out.push(pool.splice(Math.floor(next() * pool.length), 1)[0])
+      return out
+    }
+  }
+}
+type Random = ReturnType<typeof random>
+
+interface JsonSchema {
+  readonly type?: string | ReadonlyArray<string>
+  readonly properties?: Readonly<Record<string, JsonSchema>>
+  readonly required?: ReadonlyArray<string>
+  readonly items?: JsonSchema
+  readonly anyOf?: ReadonlyArray<JsonSchema>
+  readonly oneOf?: ReadonlyArray<JsonSchema>
+  readonly allOf?: ReadonlyArray<JsonSchema>
+  readonly enum?: ReadonlyArray<unknown>
+  readonly const?: unknown
+  readonly minLength?: number
+  readonly maxLength?: number
+  readonly minimum?: number
+  readonly format?: string
+}
+
+const jsonSchemaOf = (schema: z.ZodType): JsonSchema =>
+  z.toJSONSchema(schema, { unrepresentable: "any", io: "input" }) as JsonSchema
+
+/** Values that name records the fuzz does not own: a well-formed request changes nothing of its callers. */
+const MISSING = "fuzz_missing_0123456789"
+
+const valueByName = (name: string, known: Known): unknown => {
+  switch (name) {
+    case "orgId":
+    case "organizationId":
+      return known.orgId
+    case "platformId":
+      return known.platformId
+    case "userId":
+    case "grantedBy":
+      return known.userId
+    case "permission":
+      return "org:read"
+    case "permissions":
+      return ["org:read"]
+    case "role":
+      return "member"
+    case "status":
+      return "active"
+    default:
+      return undefined
+  }
+}
+
+/** A well-formed value of a schema (the ids of `known` where a field names one). */
+const sample = (schema: JsonSchema, name: string, known: Known): unknown => {
+  const byName = valueByName(name, known)
+  if (byName !== undefined && schema.enum === undefined) return byName
+  if (schema.const !== undefined) return schema.const
+  if (schema.enum !== undefined) return byName !== undefined && schema.enum.includes(byName) ? byName : schema.enum[0]
+  const variant = schema.anyOf?.find((s) => s.type !== "null") ?? schema.oneOf?.[0]
+  if (variant !== undefined) return sample(variant, name, known)
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type
+  switch (type) {
+    case "object":
+      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([key, value]) => [key, sample(value, key, known)]))
+    case "array":
+      return schema.items === undefined ? [] : [sample(schema.items, name, known)]
+    case "integer":
+    case "number":
+      return schema.minimum ?? 1
+    case "boolean":
+      return true
+    case "string":
+      if (schema.format === "email") return "fuzz@example.com"
+      if (schema.format === "uri") return "https://example.com/fuzz"
+      if (schema.format === "date-time") return "2999-01-01T00:00:00Z"
+      if (name === "slug" || name === "organizationSlug") return "fuzz-slug"
+      if (/id$/i.test(name) || /token|code/i.test(name)) return MISSING
+      return "fuzz".padEnd(Math.max(schema.minLength ?? 1, 4), "z")
+    default:
+      return "fuzz"
+  }
+}
+
+const nested = (depth: number): unknown => {
+  let value: unknown = "bottom"
+  for (let i = 0; i < depth; i++) value = { a: value }
+  return value
+}
+
+/** The bad values of one field, from its schema: over its bound, text PostgreSQL cannot store, wrong types. */
+const badValues = (schema: JsonSchema): ReadonlyArray<readonly [string, unknown]> => {
+  const max = schema.maxLength ?? schema.anyOf?.find((s) => s.maxLength !== undefined)?.maxLength
+  return [
+    ...(max === undefined ? [] : [[`${max + 1} characters`, "x".repeat(max + 1)] as const]),
+    ["4,000 characters", "r".repeat(4_000)],
+    ["1,000,000 characters", "n".repeat(1_000_000)],
+    ["a lone high surrogate", "a\ud800"],
+    ["a lone low surrogate", "\udc00b"],
+    ["a NUL character", "a\u0000b"],
+    ["an empty string", ""],
+    ["a number", 12345],
+    ["a huge number", 1e308],
+    ["a negative number", -1],
+    ["an unsafe integer", 2 ** 64],
+    ["a fraction", 1.5],
+    ["a boolean", true],
+    ["null", null],
+    ["an array of strings", ["a", "b"]],
+    ["an object", { a: 1 }],
+    ["a deep object", nested(200)],
+    ["a lone surrogate key", { ["k\ud800"]: 1 }]
+  ]
+}
+
+/** Any code unit (surrogates and controls included), mostly ASCII. */
+const randomText = (rng: Random, length: number): string =>
+  Array.from({ length }, () => String.fromCharCode(rng.next() < 0.7 ? 32 + Math.floor(rng.next() * 95) : Math.floor(rng.next() * 0x10000))).join("")
+
+/** A random value of any JSON type: text of random code units, numbers of any magnitude, nested junk. */
+const randomValue = (rng: Random, depth = 0): unknown => {
+  const kind = Math.floor(rng.next() * (depth > 3 ? 4 : 6))
+  switch (kind) {
+    case 0:
+      return randomText(rng, Math.floor(rng.next() ** 3 * 5_000))
+    case 1:
+      return (rng.next() - 0.5) * 10 ** Math.floor(rng.next() * 308)
+    case 2:
+      return rng.next() < 0.5
+    case 3:
+      return null
+    case 4:
+      return Array.from({ length: Math.floor(rng.next() * 4) }, () => randomValue(rng, depth + 1))
+    default:
+      return Object.fromEntries(Array.from({ length: Math.floor(rng.next() * 4) }, () => [randomText(rng, 8), randomValue(rng, depth + 1)]))
+  }
+}
+
+/** Whole bodies that are not what the route reads. */
+const BAD_BODIES: ReadonlyArray<readonly [string, string | Uint8Array<ArrayBuffer>]> = [
+  ["truncated JSON", "{"],
+  ["an empty body", ""],
+  ["JSON null", "null"],
+  ["a JSON array", "[]"],
+  ["a JSON string", "\"s\""],
+  ["a number out of range", "1e999"],
+  ["invalid UTF-8", new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])],
+  ["a byte order mark", "\ufeff{}"],
+  ["a __proto__ key", "{\"__proto__\":{\"polluted\":true}}"],
+  ["an escaped lone surrogate key", "{\"\\ud800\":1}"],
+  ["deeply nested arrays", `${"[".repeat(20_000)}${"]".repeat(20_000)}`],
+  ["deeply nested objects", `${"{\"a\":".repeat(5_000)}1${"}".repeat(5_000)}`],
+  ["a long array", `[${"0,".repeat(100_000)}0]`]
+]
+
+const BAD_CONTENT_TYPES: ReadonlyArray<string | undefined> = [
+  undefined,
+  "text/plain",
+  "application/json; charset=latin1",
+  "multipart/form-data; boundary=x",
+  "application/x-www-form-urlencoded",
+  "application/xml",
+  "application/json;;;"
+]
+
+/** Path parameter values, already percent-encoded as they go in the URL. */
+const BAD_PARAMS: ReadonlyArray<readonly [string, string]> = [
+  ["129 characters", "p".repeat(129)],
+  ["4,000 characters", "p".repeat(4_000)],
+  ["an encoded lone surrogate", "%ED%A0%80"],
+  ["an encoded NUL", "a%00b"],
+  ["broken percent-encoding", "%E0%A4%A"],
+  ["a lone percent", "%"],
+  ["an encoded slash", "..%2F..%2Fetc"],
+  ["an emoji", "%F0%9F%98%80"],
+  ["spaces", "a%20b"]
+]
+
+/** Query values, already encoded. */
+const badQueryValues = (schema: JsonSchema): ReadonlyArray<readonly [string, string]> => {
+  const max = schema.maxLength ?? 4096
+  return [
+    [`${max + 1} characters`, "q".repeat(max + 1)],
+    ["an encoded lone surrogate", "%ED%A0%80"],
+    ["an encoded NUL", "a%00b"],
+    ["broken percent-encoding", "%E0%A4%A"],
+    ["an empty value", ""],
+    ["not a number", "abc"],
+    ["a huge number", "1e309"],
+    ["a long number", "9".repeat(400)]
+  ]
+}
+
+const fill = (path: string, params: Readonly<Record<string, string>>): string =>
+  path.replace(/:(\w+)|\{(\w+)\}/g, (_, a: string | undefined, b: string | undefined) => params[(a ?? b)!])
+
+const paramNames = (path: string): Array<string> => [...path.matchAll(/:(\w+)|\{(\w+)\}/g)].map((m) => (m[1] ?? m[2])!)
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/** `encodeURIComponent`, with a lone surrogate sent as the bytes it would have in CESU-8 (`%ED%A0%80`). */
+const encode = (text: string): string => text.split(LONE_SURROGATE).map(encodeURIComponent).join("%ED%A0%80")
+
+const encodeQuery = (values: Readonly<Record<string, unknown>>): string => {
+  const parts: Array<string> = []
+  for (const [key, value] of Object.entries(values)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item !== undefined) parts.push(`${encode(key)}=${encode(String(item))}`)
+    }
+  }
+  return parts.join("&")
+}
+
+const isForm = (route: RouteSpec) => route.request?.contentTypes?.[0] === "application/x-www-form-urlencoded"
+
+const bodyText = (route: RouteSpec, value: unknown): string =>
+  isForm(route) && typeof value === "object" && value !== null
+    ? encodeQuery(Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeof v === "object" && v !== null && !Array.isArray(v) ? JSON.stringify(v) : v])))
+    : JSON.stringify(value)
+
+/** Who sends the cases of a route: its kind of caller, rotating between the kinds a `caller` route takes. */
+const sendersOf = (name: string, route: RouteSpec, disposable: ReadonlySet<string>): ReadonlyArray<Sender> => {
+  if (disposable.has(name)) return ["spare"]
+  switch (route.auth) {
+    case "public":
+      return route.path.startsWith("/api/") ? ["anonymous", "owner"] : ["anonymous"]
+    case "session-cookie":
+      return ["cookie"]
+    case "operator":
+    case "service":
+      return ["service"]
+    case "caller":
+      return (route.callers ?? ["user", "apikey", "service"]).map((kind) => kind === "user" ? "owner" : kind)
+  }
+}
+
+/**
+ * Every bad input of one route: per field of its body and query and per path parameter, each bad
+ * value; then bad whole bodies and media types; then a stray query. The well-formed rest is built
+ * from the schemas with `known`'s ids (records named by id are ones that do not exist).
+ */
+export const casesOf = (
+  name: string,
+  route: RouteSpec,
+  known: Known,
+  rng: Random,
+  disposable: ReadonlySet<string>
+): Array<FuzzCase> => {
+  const senders = sendersOf(name, route, disposable)
+  let turn = 0
+  const sender = () => senders[turn++ % senders.length]
+  const request = route.request
+  const paramSchema = request?.params === undefined ? undefined : jsonSchemaOf(request.params)
+  const goodParams: Record<string, string> = Object.fromEntries(paramNames(route.path).map((param) => {
+    const value = sample(paramSchema?.properties?.[param] ?? { type: "string" }, param, known)
+    return [param, encodeURIComponent(String(value))]
+  }))
+  const querySchema = request?.query === undefined ? undefined : jsonSchemaOf(request.query)
+  const goodQuery = querySchema === undefined ? {} : sample(querySchema, "", known) as Record<string, unknown>
+  const bodySchema = request?.body === undefined ? undefined : jsonSchemaOf(request.body)
+  const goodBody = bodySchema === undefined ? undefined : sample(bodySchema, "", known)
+  const hasBody = route.method !== "GET" && route.method !== "HEAD"
+  const contentType = isForm(route) ? "application/x-www-form-urlencoded" : "application/json"
+  const cases: Array<FuzzCase> = []
+
+  const add = (label: string, parts: {
+    readonly params?: Record<string, string>
+    readonly query?: string
+    readonly body?: string | Uint8Array<ArrayBuffer>
+    readonly contentType?: string | null
+  }, from: Sender = sender()) => {
+    const query = parts.query ?? encodeQuery(goodQuery)
+    const body = hasBody ? parts.body ?? (goodBody === undefined ? undefined : bodyText(route, goodBody)) : undefined
+    const type = parts.contentType === null ? undefined : parts.contentType ?? (body === undefined ? undefined : contentType)
+    cases.push({
+      route: name,
+      label: `${name} (${route.method} ${route.path}): ${label}`,
+      method: route.method,
+      path: `${fill(route.path, parts.params ?? goodParams)}${query === "" ? "" : `?${query}`}`,
+      headers: type === undefined ? {} : { "content-type": type },
+      ...(body === undefined ? {} : { body }),
+      sender: from
+    })
+  }
+
+  // One field at a time, in the body: the rest stays well formed.
+  const fields = (schema: JsonSchema | undefined, at: ReadonlyArray<string>): void => {
+    let good = goodBody
+    for (const step of at) good = (good as Record<string, unknown>)[step]
+    if (schema === undefined || typeof good !== "object" || good === null || Array.isArray(good)) return
+    const properties = schema.properties ?? schema.oneOf?.[0]?.properties ?? {}
+    for (const [key, property] of Object.entries(properties)) {
+      const values = [...badValues(property), ...Array.from({ length: 3 }, (_, i) => [`random value ${i + 1}`, randomValue(rng)] as const)]
+      for (const [what, value] of values) {
+        const body = structuredClone(goodBody) as Record<string, unknown>
+        let target = body
+        for (const step of at) target = target[step] as Record<string, unknown>
+        target[key] = value
+        // Each field reaches the route as its first kind of caller (a member for most), which gets furthest.
+        add(`body ${[...at, key].join(".")} is ${what}`, { body: bodyText(route, body) }, senders[0])
+      }
+      const inner = property.anyOf?.find((s) => s.type === "object") ?? (property.type === "object" ? property : undefined)
+      if (inner?.properties !== undefined) fields(inner, [...at, key])
+    }
+  }
+  if (hasBody && bodySchema !== undefined) fields(bodySchema, [])
+
+  if (hasBody) {
+    for (const [what, body] of BAD_BODIES) add(`the body is ${what}`, { body })
+    for (const type of BAD_CONTENT_TYPES) add(`Content-Type ${type ?? "missing"}`, { contentType: type ?? null })
+  }
+
+  for (const param of paramNames(route.path)) {
+    for (const [what, value] of BAD_PARAMS) add(`path parameter ${param} is ${what}`, { params: { ...goodParams, [param]: value } })
+  }
+
+  for (const [key, property] of Object.entries(querySchema?.properties ?? {})) {
+    for (const [what, value] of badQueryValues(property)) {
+      const rest = encodeQuery({ ...goodQuery, [key]: undefined })
+      add(`query ${key} is ${what}`, { query: `${rest === "" ? "" : `${rest}&`}${encodeURIComponent(key)}=${value}` })
+    }
+    add(`query ${key} is repeated`, { query: encodeQuery({ ...goodQuery, [key]: ["a", "b"] }) })
+  }
+  add("a stray query with broken encoding", { query: `${encodeQuery(goodQuery)}&zz=%E0%A4%A&%ED%A0%80=1` })
+  return cases
+}
