@@ -64,6 +64,7 @@ interface JsonSchema {
   readonly const?: unknown
   readonly minLength?: number
   readonly maxLength?: number
+  readonly maxItems?: number
   readonly minimum?: number
   readonly format?: string
 }
@@ -139,6 +140,7 @@ const badValues = (schema: JsonSchema): ReadonlyArray<readonly [string, unknown]
   const max = schema.maxLength ?? schema.anyOf?.find((s) => s.maxLength !== undefined)?.maxLength
   return [
     ...(max === undefined ? [] : [[`${max + 1} characters`, "x".repeat(max + 1)] as const]),
+    ...(schema.maxItems === undefined ? [] : [[`${schema.maxItems + 1} items`, Array(schema.maxItems + 1).fill("org:read")] as const]),
     ["4,000 characters", "r".repeat(4_000)],
     ["1,000,000 characters", "n".repeat(1_000_000)],
     ["a lone high surrogate", "a\ud800"],

@@ -18,6 +18,8 @@ export const TEXT_MAX_LENGTH = 4096
 export const EMAIL_MAX_LENGTH = 254
 /** A metadata object, as UTF-8 JSON. */
 export const METADATA_MAX_BYTES = 8192
+/** Items of a list in a request (the permissions of a role or an API key). */
+export const LIST_MAX_ITEMS = 100
 
 /** An id, or an opaque token naming one record: 1 to 128 characters. */
 export const BoundedId = z.string().min(1).max(ID_MAX_LENGTH)

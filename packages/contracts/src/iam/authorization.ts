@@ -1,5 +1,5 @@
 import { z } from "zod"
-import { ID_MAX_LENGTH, NAME_MAX_LENGTH } from "../Bounds.js"
+import { ID_MAX_LENGTH, LIST_MAX_ITEMS, NAME_MAX_LENGTH } from "../Bounds.js"
 import { cursorPage, cursorParam, limitParam } from "../Pagination.js"
 import { isPermission } from "../Permissions.js"
 import { PlatformStatusValue } from "./accounts.js"
@@ -30,7 +30,7 @@ export const GrantExpiry = z.number().int().gt(0).lt(100_000_000_000)
 export const UpsertRoleMappingRequest = z.object({
   orgId: NonEmptyId,
   role: NonEmptyName,
-  permissions: z.array(CataloguePermission)
+  permissions: z.array(CataloguePermission).max(LIST_MAX_ITEMS)
 })
 export type UpsertRoleMappingRequest = z.infer<typeof UpsertRoleMappingRequest>
 
@@ -97,7 +97,7 @@ export const CreateApiKeyRequest = z.object({
   name: NonEmptyText.max(100).optional(),
   organizationId: NonEmptyId,
   platformId: NonEmptyId.optional(),
-  permissions: z.array(CataloguePermission).optional(),
+  permissions: z.array(CataloguePermission).max(LIST_MAX_ITEMS).optional(),
   expiresAt: IsoTimestamp.optional()
 })
 export type CreateApiKeyRequest = z.infer<typeof CreateApiKeyRequest>
