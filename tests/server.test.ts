@@ -1,4 +1,5 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -176,11 +177,38 @@ describe("core-server on an existing data directory", () => {
     const backup = await run(["backup", file], { CORE_DATA_DIR: dataDir })
     expect(backup.code).toBe(0)
     expect(statSync(file).size).toBeGreaterThan(1_000)
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    expect(backup.stderr).toContain(
+      `core-server: ${file} does not hold CORE_SECRET (kept in ${join(dataDir, "secret")}): keep that secret with the backup, the data is unreadable without it.`
+    )
+    const members = execFileSync("tar", ["tzf", file], { encoding: "utf8" }).split("\n").filter((name) => name !== "")
+    expect(members).toContain("PG_VERSION")
+    expect(members).toContain("core-backup.json")
+    expect(members.filter((name) => name.startsWith("/") || name.split("/").includes(".."))).toEqual([])
 
     const restored = join(work, "restored")
+    const otherSecret = await run(["restore", file], { CORE_DATA_DIR: restored })
+    expect(otherSecret.code).toBe(1)
+    expect(otherSecret.stderr).toContain(`core-server: ${file} was written under another CORE_SECRET, without which its data is unreadable`)
+    expect(existsSync(join(restored, "pgdata"))).toBe(false)
+
+    cpSync(join(dataDir, "secret"), join(restored, "secret"))
     const restore = await run(["restore", file], { CORE_DATA_DIR: restored })
     expect(restore.code).toBe(0)
     expect(existsSync(join(restored, "pgdata", "PG_VERSION"))).toBe(true)
+    expect(existsSync(join(restored, "pgdata", "core-backup.json"))).toBe(false)
+
+    const unconfirmed = await run(["restore", file], { CORE_DATA_DIR: restored })
+    expect([unconfirmed.code, unconfirmed.stderr]).toEqual([
+      2,
+      `core-server: restore replaces the database in ${restored} with ${file}; run it again with --yes to confirm\nRun core-server --help for usage.\n`
+    ])
+    const confirmed = await run(["restore", file, "--yes"], { CORE_DATA_DIR: restored })
+    expect(confirmed.code).toBe(0)
+    const kept = readdirSync(restored).filter((name) => name.startsWith("pgdata.before-restore-"))
+    expect(kept).toHaveLength(1)
+    expect(existsSync(join(restored, kept[0], "PG_VERSION"))).toBe(true)
+    expect(confirmed.stderr).toContain(`core-server: the database it replaced is kept in ${join(restored, kept[0])}`)
 
     const server = launch(["start"], { PORT: "0", CORE_DATA_DIR: restored })
     try {

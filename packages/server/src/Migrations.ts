@@ -5,8 +5,20 @@ import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { type CommandFailed, failed } from "./Failure.js"
 
+/**
+ * A migration that first lets the event loop turn (a timer tick): on embedded PGlite a chain of
+ * statements runs as one block of WebAssembly, and without a turn between them the whole run
+ * would stall `/health` and the requests waiting for readiness (docs/decisions/0202).
+ */
+const yielding = (domain: Migrations.Domain): Migrations.Domain => ({
+  schema: domain.schema,
+  migrations: Object.fromEntries(
+    Object.entries(domain.migrations).map(([name, migration]) => [name, Effect.zipRight(Effect.sleep(0), migration)])
+  )
+})
+
 /** Every domain's migrations, in the order they run; each domain's issue adds its own. */
-export const DOMAINS: ReadonlyArray<Migrations.Domain> = [IamMigrations, RegistryMigrations]
+export const DOMAINS: ReadonlyArray<Migrations.Domain> = [IamMigrations, RegistryMigrations].map(yielding)
 
 /**
  * Bring every domain's schema up to date. The kernel logs each migration applied, once

@@ -62,8 +62,10 @@ export const start = (config: Configuration): Effect.Effect<void, CommandFailed,
         maxConnections: settings.maxConnections
       }).pipe(Effect.mapError((error) => failed(error.message)))
       const port = bound.port
+      yield* Effect.logInfo("starting").pipe(Effect.annotateLogs({ port, version }))
       return yield* Effect.gen(function*() {
         const database = yield* Storage.open(config)
+        yield* Effect.sleep(0)
         yield* Migrations.runAll.pipe(Effect.provide(database))
         const metrics = Metrics.make()
         const upstreams = yield* Services.upstreams(metrics.upstreamError).pipe(

@@ -3,6 +3,7 @@ import { type Configuration, Database, Logging } from "@core/kernel"
 import { type Context, Effect, Layer, type Scope } from "effect"
 import type { Storage as BannerStorage } from "./Banner.js"
 import { type CommandFailed, failed } from "./Failure.js"
+import { initDataDir } from "./internal/initDataDir.js"
 
 /** The open database of a command. */
 export type Open = Context.Context<SqlClient.SqlClient | Database.Info>
@@ -24,11 +25,15 @@ const describe = (config: Configuration, error: { readonly _tag: string; readonl
 
 /**
  * Open the configured database until the scope closes: PostgreSQL when `DATABASE_URL` is set,
- * else embedded PGlite under `CORE_DATA_DIR` (locked against a second process) or in memory.
+ * else embedded PGlite under `CORE_DATA_DIR` (locked against a second process; a fresh one is
+ * created in a worker thread first) or in memory.
  */
 export const open = (config: Configuration): Effect.Effect<Open, CommandFailed, Scope.Scope> =>
-  Layer.build(Database.layer({ url: config.databaseUrl, dataDir: config.dataDir })).pipe(
-    Effect.mapError((error) => failed(describe(config, error)))
+  Effect.zipRight(
+    config.databaseUrl === undefined && config.dataDir !== undefined ? initDataDir(config.dataDir) : Effect.void,
+    Layer.build(Database.layer({ url: config.databaseUrl, dataDir: config.dataDir })).pipe(
+      Effect.mapError((error) => failed(describe(config, error)))
+    )
   )
 
 /** How the first screen names the storage. */

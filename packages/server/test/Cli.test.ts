@@ -54,7 +54,7 @@ describe("Cli", () => {
       ["SMTP_URL", "http://x", "core-server: Invalid configuration: SMTP_URL must be an smtp:// or smtps:// URL (got \"http://x\")"],
       ["PORT", "http", "core-server: Invalid configuration: PORT must be an integer between 0 and 65535 (got \"http\")"]
     ] as const) {
-      const exit = await withEnv({ NODE_ENV: "development", CORE_DATA_DIR: dir, [name]: value }, () => Effect.runPromiseExit(Cli.run({ _tag: "Start" })))
+      const exit = await withEnv({ NODE_ENV: "development", CORE_DATA_DIR: dir, [name]: value }, () => Effect.runPromiseExit(Cli.run({ _tag: "Start", port: undefined })))
       expect([Cli.exitCode(exit), Cli.report(exit)]).toEqual([1, expected])
     }
     expect(existsSync(dir)).toBe(false)

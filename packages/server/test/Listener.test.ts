@@ -1,5 +1,6 @@
-import { HttpRouter, HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Deferred, Effect, Exit, Scope } from "effect"
+import * as net from "node:net"
 import { describe, expect, it } from "vitest"
 import * as Listener from "../src/Listener.js"
 
@@ -62,4 +63,90 @@ describe("Listener", () => {
     expect(second).toEqual(Exit.fail(new Listener.ListenError({ message: `PORT ${first.value} is already in use` })))
     await first.close()
   })
+
+  it("answers 408 with an envelope when a request body stays silent past bodyTimeout, and closes the connection", async () => {
+    const app = HttpRouter.empty.pipe(
+      HttpRouter.post("/echo", Effect.map(HttpServerRequest.HttpServerRequest.pipe(Effect.flatMap((request) => request.text)), (text) => HttpServerResponse.text(text)))
+    )
+    const server = await open(Listener.listen(app, { port: 0, host: "127.0.0.1", bodyTimeout: "300 millis" }))
+    const raw = await exchange(server.value, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\nabc")
+    expect(raw.head).toMatch(/^HTTP\/1\.1 408 /)
+    expect(raw.head.toLowerCase()).toContain("connection: close")
+    expect(JSON.parse(raw.body)).toMatchObject({ error: { code: "REQUEST_TIMEOUT", details: null } })
+    expect(raw.closed).toBe(true)
+    await server.close()
+  })
+
+  it("keeps a body that trickles in, and a handler that works longer than bodyTimeout once the body is in", async () => {
+    const app = HttpRouter.empty.pipe(
+      HttpRouter.post(
+        "/slow",
+        HttpServerRequest.HttpServerRequest.pipe(
+          Effect.flatMap((request) => request.text),
+          Effect.delay("600 millis"),
+          Effect.map((text) => HttpServerResponse.text(`got ${text}`))
+        )
+      )
+    )
+    const server = await open(Listener.listen(app, { port: 0, host: "127.0.0.1", bodyTimeout: "300 millis" }))
+    const socket = net.connect(server.value, "127.0.0.1")
+    let received = ""
+    socket.setEncoding("utf8").on("data", (chunk: string) => (received += chunk))
+    socket.write("POST /slow HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 4\r\nConnection: close\r\n\r\n")
+    for (const byte of "abcd") {
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      socket.write(byte)
+    }
+    await new Promise((resolve) => socket.on("close", resolve))
+    expect(received).toMatch(/^HTTP\/1\.1 200 /)
+    expect(received.endsWith("got abcd")).toBe(true)
+    await server.close()
+  })
+
+  it("answers a URL over the header limit with a 431 envelope, not Node's empty answer", async () => {
+    const server = await open(Listener.listen(HttpRouter.empty, { port: 0, host: "127.0.0.1" }))
+    const response = await fetch(`http://127.0.0.1:${server.value}/api/v1/iam/x?q=${"a".repeat(20_000)}`)
+    expect(response.status).toBe(431)
+    expect(response.headers.get("content-type")).toBe("application/json")
+    expect(await response.json()).toMatchObject({
+      error: { code: "HEADERS_TOO_LARGE", message: "The request line and headers are larger than the server accepts", details: null }
+    })
+    const garbage = await exchange(server.value, "NOT HTTP\r\n\r\n")
+    expect(garbage.head).toMatch(/^HTTP\/1\.1 400 /)
+    expect(JSON.parse(garbage.body)).toMatchObject({ error: { code: "BAD_REQUEST" } })
+    await server.close()
+  })
+
+  it("closes connections over maxConnections as they arrive", async () => {
+    const app = HttpRouter.empty.pipe(HttpRouter.get("/ok", Effect.succeed(HttpServerResponse.text("ok"))))
+    const server = await open(Listener.listen(app, { port: 0, host: "127.0.0.1", maxConnections: 2 }))
+    const held = await Promise.all([connect(server.value), connect(server.value)])
+    const third = await exchange(server.value, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n")
+    expect([third.head, third.closed]).toEqual(["", true])
+    for (const socket of held) socket.destroy()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(await (await fetch(`http://127.0.0.1:${server.value}/ok`)).text()).toBe("ok")
+    await server.close()
+  })
 })
+
+const connect = (port: number) =>
+  new Promise<net.Socket>((resolve) => {
+    const socket = net.connect(port, "127.0.0.1", () => resolve(socket))
+  })
+
+/** Write `request` on a fresh connection and read until the server closes it. */
+const exchange = async (port: number, request: string) => {
+  const socket = await connect(port)
+  let received = ""
+  socket.setEncoding("utf8").on("data", (chunk: string) => (received += chunk))
+  socket.on("error", () => undefined)
+  socket.write(request)
+  await new Promise((resolve) => socket.on("close", resolve))
+  const split = received.indexOf("\r\n\r\n")
+  return {
+    head: split === -1 ? received : received.slice(0, split),
+    body: split === -1 ? "" : received.slice(split + 4),
+    closed: true
+  }
+}

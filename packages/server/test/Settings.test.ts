@@ -7,6 +7,8 @@ import { existsSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { readFileSync } from "node:fs"
+import { ServerConfig } from "../src/ServerConfig.js"
 import * as Settings from "../src/Settings.js"
 
 const load = (env: Record<string, string>) => Effect.runSync(Effect.either(Settings.load({ NODE_ENV: "test", ...env })))
@@ -32,6 +34,32 @@ describe("Settings", () => {
     expect(Option.map(Context.get(settings.domains, ProvisioningConfig).cloudflare, (cloudflare) => cloudflare.accountId))
       .toEqual(Option.some("0123456789abcdef0123456789abcdef"))
     expect(value(Context.get(settings.domains, DeployConfig).githubToken)).toEqual(Option.some("ghp_x"))
+  })
+
+  it("reads the server's limits, with defaults, and names a bad one", () => {
+    expect(Context.get(Either.getOrThrow(load({})).domains, ServerConfig)).toEqual({
+      shutdownGraceMs: 10_000,
+      bodyTimeoutMs: 30_000,
+      maxConnections: 1_024,
+      startupWaitMs: 10_000
+    })
+    const set = Either.getOrThrow(load({
+      CORE_SHUTDOWN_GRACE_MS: "2500",
+      CORE_BODY_TIMEOUT_MS: "5000",
+      CORE_MAX_CONNECTIONS: "64",
+      CORE_STARTUP_WAIT_MS: "3000"
+    }))
+    expect(Context.get(set.domains, ServerConfig)).toEqual({
+      shutdownGraceMs: 2_500,
+      bodyTimeoutMs: 5_000,
+      maxConnections: 64,
+      startupWaitMs: 3_000
+    })
+    expect(message({ CORE_MAX_CONNECTIONS: "0" })).toContain("CORE_MAX_CONNECTIONS must be a whole number from 1 to 1000000")
+    const example = readFileSync(new URL("../../../.env.example", import.meta.url), "utf8")
+    for (const name of ["CORE_SHUTDOWN_GRACE_MS", "CORE_BODY_TIMEOUT_MS", "CORE_MAX_CONNECTIONS", "CORE_STARTUP_WAIT_MS"]) {
+      expect(example).toMatch(new RegExp(`^#? ?${name}=`, "m"))
+    }
   })
 
   it("leaves every domain setting unset by default", () => {

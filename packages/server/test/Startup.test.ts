@@ -1,0 +1,86 @@
+import { Effect } from "effect"
+import * as http from "node:http"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import * as Startup from "../src/Startup.js"
+import { launch, logLines, stop } from "./ServerProcess.js"
+
+const work = mkdtempSync(join(tmpdir(), "core-startup-"))
+afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+const text = (status: number, body: string) => (_: http.IncomingMessage, response: http.ServerResponse) => {
+  response.writeHead(status, { "content-type": "text/plain" })
+  response.end(body)
+}
+
+const serve = async (gate: Startup.Gate) => {
+  const server = http.createServer(gate.listener)
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const address = server.address() as { port: number }
+  return {
+    base: `http://127.0.0.1:${address.port}`,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    })
+  }
+}
+
+describe("Startup gate", () => {
+  it("answers the probes at once, holds other requests until open, then serves them in order", async () => {
+    const gate = Startup.make({ probes: text(503, "starting"), waitMs: 10_000 })
+    const server = await serve(gate)
+    const probe = await fetch(`${server.base}/ready?x=1`)
+    expect([probe.status, await probe.text()]).toEqual([503, "starting"])
+    const first = fetch(`${server.base}/api/v1/a`).then(async (response) => [response.status, await response.text()])
+    const second = fetch(`${server.base}/api/v1/b`).then(async (response) => [response.status, await response.text()])
+    while (gate.waiting() < 2) await Effect.runPromise(Effect.sleep("10 millis"))
+    gate.open((request, response) => text(200, `served ${request.url}`)(request, response))
+    expect(await Promise.all([first, second])).toEqual([[200, "served /api/v1/a"], [200, "served /api/v1/b"]])
+    expect(gate.waiting()).toBe(0)
+    await server.close()
+  })
+
+  it("answers 503 STARTING with Retry-After when the server is not ready within the wait", async () => {
+    const gate = Startup.make({ probes: text(200, "ok"), waitMs: 200 })
+    const server = await serve(gate)
+    const response = await fetch(`${server.base}/api/v1/iam/api/core/session`)
+    expect([response.status, response.headers.get("retry-after"), response.headers.get("content-type")]).toEqual([
+      503,
+      "1",
+      "application/json"
+    ])
+    const body = (await response.json()) as { error: { requestId: string } }
+    expect(body).toEqual({
+      error: { code: "STARTING", message: "The server is starting; try again shortly", requestId: body.error.requestId, details: null }
+    })
+    expect(response.headers.get("x-request-id")).toBe(body.error.requestId)
+    expect(gate.waiting()).toBe(0)
+    await server.close()
+  })
+})
+
+describe("core-server start while starting", () => {
+  it("holds an API call made as soon as /health answers until the server is ready, then answers it (never 502)", async () => {
+    const server = launch(["start"], { PORT: "0", CORE_DATA_DIR: join(work, "fresh"), CORE_STARTUP_WAIT_MS: "120000" })
+    try {
+      const deadline = Date.now() + 120_000
+      let base: string | undefined
+      while (base === undefined && Date.now() < deadline) {
+        const port = logLines(server.output.stdout).find((line) => line.message === "starting")?.port
+        if (port !== undefined) base = `http://127.0.0.1:${String(port)}`
+        else await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+      expect((await fetch(`${base}/health`)).status).toBe(200)
+      const readyBefore = (await fetch(`${base}/ready`)).status
+      const session = await fetch(`${base}/api/v1/iam/api/core/session`)
+      expect([session.status, ((await session.json()) as { error: { code: string } }).error.code]).toEqual([401, "UNAUTHORIZED"])
+      process.stderr.write(`[startup] /ready was ${readyBefore} when the API call was made\n`)
+      expect((await stop(server)).code).toBe(0)
+    } finally {
+      server.child.kill("SIGKILL")
+    }
+  }, 180_000)
+})
