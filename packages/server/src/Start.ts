@@ -32,10 +32,11 @@ const ensureDataDirFree = (config: Configuration): Effect.Effect<void, CommandFa
  * (bounded by the grace period), and only then let the scope close what they use — the services
  * (a worker releases its job leases there), Redis, and last the database (docs/decisions/0200).
  */
-const shutdown = (bound: Listener.Bound) =>
+const shutdown = (bound: Listener.Bound, gate: Startup.Gate) =>
   Effect.gen(function*() {
     const started = performance.now()
     yield* Effect.logInfo("shutting down").pipe(Effect.annotateLogs({ inFlight: bound.inFlight() }))
+    gate.close()
     yield* bound.close
     yield* Effect.logInfo("requests drained").pipe(
       Effect.annotateLogs({ durationMs: Math.round(performance.now() - started), cut: bound.inFlight() })
@@ -92,6 +93,6 @@ export const start = (config: Configuration): Effect.Effect<void, CommandFailed,
         )
         yield* Effect.logInfo("listening").pipe(Effect.annotateLogs({ port, version }))
         return yield* Effect.never
-      }).pipe(Effect.onInterrupt(() => shutdown(bound)))
+      }).pipe(Effect.onInterrupt(() => shutdown(bound, gate)))
     })
   ).pipe(Effect.onInterrupt(() => Effect.logInfo("stopped")))

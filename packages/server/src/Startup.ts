@@ -10,6 +10,8 @@ export interface Gate {
   readonly open: (ready: Gateway.NodeListener) => void
   /** How many requests wait for readiness now. */
   readonly waiting: () => number
+  /** The server stops before it was ready: answer every waiting request 503 `STARTING` now. */
+  readonly close: () => void
 }
 
 /** The paths that answer at once while starting (liveness and readiness). */
@@ -30,6 +32,11 @@ export const make = (options: { readonly probes: Gateway.NodeListener; readonly 
   let target: Gateway.NodeListener | undefined
   const retryAfter = String(Math.max(1, Math.ceil(options.waitMs / 1_000)))
 
+  const refuse = (response: http.ServerResponse) => {
+    if (response.headersSent || response.destroyed) return
+    answer(response, description(503, "STARTING", "The server is starting; try again shortly", { "retry-after": retryAfter }))
+  }
+
   const listener: Gateway.NodeListener = (request, response) => {
     if (target !== undefined) return target(request, response)
     if (PROBES.has(pathOf(request.url))) return options.probes(request, response)
@@ -38,8 +45,7 @@ export const make = (options: { readonly probes: Gateway.NodeListener; readonly 
       response,
       timer: setTimeout(() => {
         queue.delete(entry)
-        if (response.headersSent || response.destroyed) return
-        answer(response, description(503, "STARTING", "The server is starting; try again shortly", { "retry-after": retryAfter }))
+        refuse(response)
       }, options.waitMs)
     }
     queue.add(entry)
@@ -58,5 +64,13 @@ export const make = (options: { readonly probes: Gateway.NodeListener; readonly 
     }
   }
 
-  return { listener, open, waiting: () => queue.size }
+  const close = () => {
+    for (const entry of queue) {
+      clearTimeout(entry.timer)
+      queue.delete(entry)
+      refuse(entry.response)
+    }
+  }
+
+  return { listener, open, waiting: () => queue.size, close }
 }

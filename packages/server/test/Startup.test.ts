@@ -62,6 +62,18 @@ describe("Startup gate", () => {
   })
 })
 
+describe("Startup gate on shutdown", () => {
+  it("answers every waiting request 503 STARTING at once when the server stops before it was ready", async () => {
+    const gate = Startup.make({ probes: text(200, "ok"), waitMs: 60_000 })
+    const server = await serve(gate)
+    const waiting = fetch(`${server.base}/api/v1/a`).then((response) => [response.status, response.headers.get("retry-after")])
+    while (gate.waiting() < 1) await Effect.runPromise(Effect.sleep("10 millis"))
+    gate.close()
+    expect(await waiting).toEqual([503, "60"])
+    await server.close()
+  })
+})
+
 describe("core-server start while starting", () => {
   it("holds an API call made as soon as /health answers until the server is ready, then answers it (never 502)", async () => {
     const server = launch(["start"], { PORT: "0", CORE_DATA_DIR: join(work, "fresh"), CORE_STARTUP_WAIT_MS: "120000" })
