@@ -196,6 +196,9 @@ for (const driver of TestDatabase.drivers) {
       expect([metadata.status, metadata.body.code, metadata.body.issues]).toEqual([400, "VALIDATION_ERROR", [{ path: "data.metadata.a", message: LONE }]])
       const created = await send(base, "POST", "/api/auth/organization/create", `{"name":"Lone","slug":"lone-org","metadata":{"\\ud800":1}}`, bearer)
       expect([created.status, created.body.issues[0].message]).toEqual([400, LONE])
+      const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`
+      const nested = await send(base, "POST", "/api/auth/organization/update", `{"organizationId":"${known.orgId}","data":{"metadata":{"a":${deep}}}}`, bearer)
+      expect([nested.status, nested.body.issues[0].message]).toEqual([400, "Must not nest deeper than 64 levels"])
       const organization = await get(base, `/api/auth/organization/get-full-organization?organizationId=${known.orgId}`, bearer)
       expect(organization.body.metadata ?? null).toBeNull()
       const slug = await send(base, "POST", "/api/auth/organization/check-slug", JSON.stringify({ slug: "lone-org" }), bearer)

@@ -55,6 +55,7 @@ type Random = ReturnType<typeof random>
 interface JsonSchema {
   readonly type?: string | ReadonlyArray<string>
   readonly properties?: Readonly<Record<string, JsonSchema>>
+  readonly additionalProperties?: JsonSchema | boolean
   readonly required?: ReadonlyArray<string>
   readonly items?: JsonSchema
   readonly anyOf?: ReadonlyArray<JsonSchema>
@@ -135,6 +136,10 @@ const nested = (depth: number): unknown => {
   return value
 }
 
+/** Stands for a value nested 100,000 levels deep, spliced into the JSON text (`JSON.stringify` would overflow). */
+const DEEP = "\u0001fuzz-deep\u0001"
+const DEEP_JSON = `${"[".repeat(100_000)}${"]".repeat(100_000)}`
+
 /** The bad values of one field, from its schema: over its bound, text PostgreSQL cannot store, wrong types. */
 const badValues = (schema: JsonSchema): ReadonlyArray<readonly [string, unknown]> => {
   const max = schema.maxLength ?? schema.anyOf?.find((s) => s.maxLength !== undefined)?.maxLength
@@ -157,6 +162,7 @@ const badValues = (schema: JsonSchema): ReadonlyArray<readonly [string, unknown]
     ["an array of strings", ["a", "b"]],
     ["an object", { a: 1 }],
     ["a deep object", nested(200)],
+    ["nested 100,000 levels deep", DEEP],
     ["a lone surrogate key", { ["k\ud800"]: 1 }]
   ]
 }
@@ -264,7 +270,7 @@ const isForm = (route: RouteSpec) => route.request?.contentTypes?.[0] === "appli
 const bodyText = (route: RouteSpec, value: unknown): string =>
   isForm(route) && typeof value === "object" && value !== null
     ? encodeQuery(Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeof v === "object" && v !== null && !Array.isArray(v) ? JSON.stringify(v) : v])))
-    : JSON.stringify(value)
+    : JSON.stringify(value).replace(JSON.stringify(DEEP), DEEP_JSON)
 
 /** Who sends the cases of a route: its kind of caller, rotating between the kinds a `caller` route takes. */
 const sendersOf = (name: string, route: RouteSpec, disposable: ReadonlySet<string>): ReadonlyArray<Sender> => {
@@ -349,6 +355,16 @@ export const casesOf = (
       }
       const inner = property.anyOf?.find((s) => s.type === "object") ?? (property.type === "object" ? property : undefined)
       if (inner?.properties !== undefined) fields(inner, [...at, key])
+      // A record (metadata): each bad value under a key of its own, so that its own checks run.
+      if (typeof inner?.additionalProperties === "object") {
+        for (const [what, value] of badValues(inner.additionalProperties)) {
+          const body = structuredClone(goodBody) as Record<string, unknown>
+          let target = body
+          for (const step of at) target = target[step] as Record<string, unknown>
+          target[key] = { key: value }
+          add(`body ${[...at, key, "key"].join(".")} is ${what}`, { body: bodyText(route, body) }, senders[0])
+        }
+      }
     }
   }
   if (hasBody && bodySchema !== undefined) fields(bodySchema, [])
