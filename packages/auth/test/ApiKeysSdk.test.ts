@@ -78,7 +78,7 @@ describe("SDK client.iam authorization", () => {
   })
 
   it("throws the SDK's status-keyed errors", async () => {
-    await expect(iam(tenant.member.token).roles.list(tenant.org.id)).rejects.toBeInstanceOf(ForbiddenError)
+    await expect(iam(tenant.member.token).roles.delete(tenant.org.id, "admin")).rejects.toBeInstanceOf(ForbiddenError)
     await expect(iam(other.owner.token).grants.list({ orgId: tenant.org.id })).rejects.toBeInstanceOf(NotFoundError)
     await expect(iam("nope").apiKeys.list(tenant.org.id)).rejects.toBeInstanceOf(UnauthorizedError)
   })

@@ -87,9 +87,14 @@ describe("openid-client against a running identity service", () => {
     expect((await api("/api/core/session", { token: refreshed.access_token })).status).toBe(200)
     expect((await api("/api/core/session", { token: tokens.access_token })).status).toBe(401)
 
+    // A duplicate of the spent token within the grace window answers the same new tokens (decision 0196).
+    const replayed = await client.refreshTokenGrant(config, tokens.refresh_token!)
+    expect([replayed.access_token, replayed.refresh_token]).toEqual([refreshed.access_token, refreshed.refresh_token])
+    // Once its successor is spent, the old token is reuse: the whole family is revoked.
+    const next = await client.refreshTokenGrant(config, refreshed.refresh_token!)
     expect(await oauthErrorOf(client.refreshTokenGrant(config, tokens.refresh_token!))).toBe("invalid_grant")
-    expect((await api("/api/core/session", { token: refreshed.access_token })).status).toBe(401)
-    expect(await oauthErrorOf(client.refreshTokenGrant(config, refreshed.refresh_token!))).toBe("invalid_grant")
+    expect((await api("/api/core/session", { token: next.access_token })).status).toBe(401)
+    expect(await oauthErrorOf(client.refreshTokenGrant(config, next.refresh_token!))).toBe("invalid_grant")
   })
 
   it("a denied code ends the polling with access_denied", async () => {
