@@ -66,6 +66,7 @@ const gatewayOptions = (options: AssembleOptions): Gateway.GatewayOptions => ({
   upstreams: options.upstreams,
   ...(options.fallback === undefined ? {} : { fallback: options.fallback }),
   ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+  trustProxy: options.config.trustProxy,
   guards: guardsOf(options)
 })
 

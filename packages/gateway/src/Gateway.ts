@@ -1,5 +1,5 @@
 import { Headers, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { RequestContext } from "@core/kernel"
+import { CoreConfig, RequestContext } from "@core/kernel"
 import { Context, Effect, FiberRef, Option, type Scope } from "effect"
 import { rewrite } from "./Forwarding.js"
 import * as Inbound from "./Inbound.js"
@@ -45,6 +45,13 @@ export interface GatewayOptions {
   readonly guards?: Guards
   /** Request counts and latencies, observed as each response's head is sent. */
   readonly metrics?: Metrics.Metrics
+  /**
+   * Behind a trusted proxy (`CORE_TRUST_PROXY`): the client address `make` hands in-process upstreams
+   * (in their `RequestContext`) is the first `X-Forwarded-For` address, else the socket's — the rule
+   * the Node listener's upstreams apply themselves (decision 0211). @default `CoreConfig`'s
+   * `trustProxy` where the app runs, else false
+   */
+  readonly trustProxy?: boolean
 }
 
 /**
@@ -86,7 +93,8 @@ const answerResponse = (answer: Answer) => HttpServerResponse.empty({ status: an
 /**
  * The gateway as an `@effect/platform` app, for hosts that embed it (`HttpApp.toWebHandler`,
  * another Effect server): the same chain, guards and routing as `listener`, with each request's
- * `HttpServerRequest` and `RequestContext` provided inside. `core-server start` serves `listener`.
+ * `HttpServerRequest` and `RequestContext` provided inside (the client address by `trustProxy`,
+ * decision 0211). `core-server start` serves `listener`.
  *
  * @example
  * const app = Gateway.make({ upstreams: [Upstream.fromWebHandler("IAM", iam.fetch)] })
@@ -98,7 +106,10 @@ export const make = (options: GatewayOptions = {}): HttpApp.Default<never, Scope
   const route = router(options.upstreams ?? [])
   const fallback = options.fallback ?? notFoundApp
   const metrics = options.metrics
-  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (raw) => {
+  const trusted = options.trustProxy === undefined
+    ? Effect.map(Effect.serviceOption(CoreConfig), Option.exists((config) => config.trustProxy))
+    : Effect.succeed(options.trustProxy)
+  return Effect.flatMap(Effect.zip(HttpServerRequest.HttpServerRequest, trusted), ([raw, trustProxy]) => {
     const start = performance.now()
     const { requestId, request } = Inbound.of(raw)
     const target = targetOf(raw.url)
@@ -127,7 +138,7 @@ export const make = (options: GatewayOptions = {}): HttpApp.Default<never, Scope
       return frame.traceId === undefined ? app : Effect.annotateLogs(app, "traceId", frame.traceId)
     })
     const context = Context.make(HttpServerRequest.HttpServerRequest, request).pipe(
-      Context.add(RequestContext.RequestContext, RequestContext.fromRequest(request))
+      Context.add(RequestContext.RequestContext, RequestContext.fromRequest(request, undefined, trustProxy))
     )
     return Effect.provide(inner, context).pipe(
       Effect.catchAllCause((cause) => envelopeOf(cause, pathname, request)),
