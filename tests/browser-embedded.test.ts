@@ -1,17 +1,20 @@
 import { serve } from "@hono/node-server"
 import { spawn } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
-import type { AddressInfo } from "node:net"
+import { type AddressInfo, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type Browser, chromium, type Page } from "playwright-core"
+import { SMTPServer } from "smtp-server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeHost } from "../examples/hono-host/src/app.js"
 
 /**
  * The identity pages embedded in host apps under a prefix, in headless Chromium with JavaScript off:
- * every link and form action follows the mount (`@core/http` sends it as `X-Forwarded-Prefix`).
+ * every link and form action follows the mount (`@core/http` sends it as `X-Forwarded-Prefix`), and
+ * the links identity mails follow the mount the host configures (decision 0212). Mail goes to an SMTP
+ * server of the test's own.
  */
 
 const CHROMIUM = "/usr/bin/chromium"
@@ -21,7 +24,55 @@ if (!hasChromium) console.warn(`tests/browser-embedded.test.ts skipped: no Chrom
 
 const PASSWORD = "correct horse battery staple"
 const SECRET = "embedded-host-secret-0123456789abcdef"
+const NEW_PASSWORD = "a brand new horse battery staple"
 const root = fileURLToPath(new URL("..", import.meta.url))
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+
+/** Mail received by the test's SMTP server, by recipient. */
+const mails: Array<{ to: string; text: string }> = []
+const mailTo = async (email: string) => {
+  for (let i = 0; i < 200; i++) {
+    const found = mails.filter((mail) => mail.to === email)
+    if (found.length > 0) return found[found.length - 1]!
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`no mail to ${email}`)
+}
+
+/**
+ * Signed out: sign-in → "Forgot password?" → the mailed link → the new-password form → signed in with
+ * the new password, every address under `mount`.
+ */
+const resetByMail = async (page: Page, origin: string, mount: string, email: string) => {
+  await page.goto(`${origin}${mount}/sign-in`)
+  await page.getByRole("link", { name: "Forgot password?" }).click()
+  await page.waitForURL(`${origin}${mount}/forgot-password`)
+  await page.getByLabel("Email").fill(email)
+  await page.getByRole("button", { name: "Send the link" }).click()
+  await page.waitForURL(`${origin}${mount}/forgot-password`)
+  expect(await page.locator("h1").textContent()).toBe("Check your email")
+
+  const link = /https?:\/\/\S+/.exec((await mailTo(email)).text)![0]
+  expect(link).toMatch(new RegExp(`^${origin}${mount}/api/auth/reset-password/[A-Za-z0-9_-]{43}\\?callbackURL=`))
+  await page.goto(link)
+  await page.waitForURL(new RegExp(`^${origin}${mount}/reset-password\\?token=`))
+  expect(await page.locator("h1").textContent()).toBe("Choose a new password")
+  await page.getByLabel("New password").fill(NEW_PASSWORD)
+  await page.getByRole("button", { name: "Change password" }).click()
+  await page.waitForURL(`${origin}${mount}/sign-in?reset=1`)
+  await page.getByLabel("Email").fill(email)
+  await page.getByLabel("Password").fill(NEW_PASSWORD)
+  await page.getByRole("button", { name: "Sign in" }).click()
+  await page.waitForURL(`${origin}${mount}/account`)
+  expect(await page.locator("main").textContent()).toContain(email)
+}
 
 /** Sign up under `mount`, land on organization setup, see the home page, sign out and in again. */
 const signUpAndIn = async (page: Page, origin: string, mount: string) => {
@@ -62,16 +113,44 @@ describe.skipIf(!hasChromium)("identity pages embedded under a prefix, in Chromi
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
     closers.push(() => browser.close())
 
-    const host = makeHost({ env: { NODE_ENV: "test", CORE_DATA_DIR: ":memory:", CORE_SECRET: SECRET } })
-    hono = await new Promise<string>((resolve) => {
-      const server = serve({ fetch: host.app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) =>
-        resolve(`http://127.0.0.1:${info.port}`))
+    const smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ["STARTTLS"],
+      logger: false,
+      onData(stream, session, callback) {
+        const chunks: Array<Buffer> = []
+        stream.on("data", (chunk: Buffer) => chunks.push(chunk))
+        stream.on("end", () => {
+          const raw = Buffer.concat(chunks).toString("utf8").replace(/=\r?\n/g, "").replace(/=3D/g, "=")
+          mails.push({ to: session.envelope.rcptTo.map((a) => a.address).join(","), text: raw })
+          callback()
+        })
+      }
+    })
+    await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve))
+    closers.push(() => new Promise<void>((done) => smtp.close(() => done())))
+    const SMTP_URL = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`
+
+    const honoPort = await freePort()
+    hono = `http://127.0.0.1:${honoPort}`
+    const host = makeHost({ env: { NODE_ENV: "test", CORE_DATA_DIR: ":memory:", CORE_SECRET: SECRET, CORE_PUBLIC_URL: hono, SMTP_URL } })
+    await new Promise<void>((resolve) => {
+      const server = serve({ fetch: host.app.fetch, port: honoPort, hostname: "127.0.0.1" }, () => resolve())
       closers.push(() => new Promise<void>((done) => server.close(() => done())), () => host.dispose())
     })
 
+    const expressPort = await freePort()
     const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "tests/fixtures/express-identity-host.ts"], {
       cwd: root,
-      env: { PATH: process.env.PATH, NODE_ENV: "test", CORE_DATA_DIR: join(work, "express"), CORE_SECRET: SECRET },
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: "test",
+        PORT: String(expressPort),
+        CORE_PUBLIC_URL: `http://127.0.0.1:${expressPort}`,
+        CORE_DATA_DIR: join(work, "express"),
+        CORE_SECRET: SECRET,
+        SMTP_URL
+      },
       stdio: ["ignore", "pipe", "inherit"]
     })
     express = await new Promise<string>((resolve, reject) => {
@@ -86,24 +165,32 @@ describe.skipIf(!hasChromium)("identity pages embedded under a prefix, in Chromi
     if (work !== "") rmSync(work, { recursive: true, force: true })
   })
 
-  it("Hono (examples/hono-host, /identity): sign-up → signed in, every step under the prefix", async () => {
+  it("Hono (examples/hono-host, /identity): sign-up → signed in, then forgot password → mailed link → reset → signed in, every step under the prefix", async () => {
     const context = await browser.newContext({ javaScriptEnabled: false })
     const page = await context.newPage()
     const posts: Array<string> = []
     page.on("request", (request) => void (request.method() === "POST" && posts.push(new URL(request.url()).pathname)))
-    await signUpAndIn(page, hono, "/identity")
+    const email = await signUpAndIn(page, hono, "/identity")
     expect(posts).toEqual(["/identity/sign-up", "/identity/sign-out", "/identity/sign-in"])
     await context.close()
+
+    const signedOut = await browser.newContext({ javaScriptEnabled: false })
+    await resetByMail(await signedOut.newPage(), hono, "/identity", email)
+    await signedOut.close()
   }, 60_000)
 
-  it("Express (@core/http/express, /auth): sign-up → signed in, every step under the prefix", async () => {
+  it("Express (@core/http/express, /auth): sign-up → signed in, then forgot password → mailed link → reset → signed in, every step under the prefix", async () => {
     const context = await browser.newContext({ javaScriptEnabled: false })
     const page = await context.newPage()
     const posts: Array<string> = []
     page.on("request", (request) => void (request.method() === "POST" && posts.push(new URL(request.url()).pathname)))
-    await signUpAndIn(page, express, "/auth")
+    const email = await signUpAndIn(page, express, "/auth")
     expect(posts).toEqual(["/auth/sign-up", "/auth/sign-out", "/auth/sign-in"])
     await context.close()
+
+    const signedOut = await browser.newContext({ javaScriptEnabled: false })
+    await resetByMail(await signedOut.newPage(), express, "/auth", email)
+    await signedOut.close()
   }, 60_000)
 
   it("the pages as a person sees them: every error at once, focus on the first in error, no second post on refresh", async () => {

@@ -9,7 +9,7 @@ export { IamMigrations } from "./migrations/index.js"
 
 /* accounts/ — better-auth's /api/auth/*, profile, sessions. */
 export { CurrentSession } from "./accounts/CurrentSession.js"
-export { AuthUrls } from "./accounts/AuthUrls.js"
+export { AuthUrls, IdentityMount } from "./accounts/AuthUrls.js"
 export { AccountsHandlers, AccountsLive, AccountsRouter } from "./accounts/Http.js"
 export { SessionContext } from "./accounts/SessionContext.js"
 export { Sessions } from "./accounts/Sessions.js"

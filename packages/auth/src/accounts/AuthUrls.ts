@@ -1,15 +1,33 @@
 import { CoreConfig } from "@core/kernel"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { AccountError, type AccountErrorCode } from "./AccountErrors.js"
 
 /** Where identity's links point and which redirect targets are trusted. */
 export interface AuthUrlsOptions {
   /** The address people reach (`CORE_PUBLIC_URL`), without a trailing slash. */
   readonly publicUrl: string
-  /** The path under which identity is reached there. @default "/api/v1/iam" (the gateway's prefix) */
+  /** The path under which identity's API is reached there. @default "/api/v1/iam" (the gateway's prefix) */
   readonly basePath?: string
+  /** The path under which identity's pages are reached there. @default "" (the gateway serves them at the root) */
+  readonly pagesPath?: string
   /** Other origins a redirect may go to (`CORE_CORS_ORIGINS`). */
   readonly trustedOrigins?: ReadonlyArray<string>
+}
+
+/**
+ * Where identity is reached under the public address (`CORE_PUBLIC_URL`), for what it writes outside
+ * a request — the links it mails, a reset's default landing page (decision 0212). Behind the gateway
+ * (the default) the API is under `/api/v1/iam` and the pages at the root; a host that mounts identity
+ * elsewhere says where: `IdentityApp` with `IdentityLive.pipe(Layer.provide(IdentityMount.at("/identity")))`.
+ */
+export class IdentityMount extends Context.Reference<IdentityMount>()("@core/auth/IdentityMount", {
+  defaultValue: (): { readonly apiPath: string; readonly pagesPath: string } => ({ apiPath: "/api/v1/iam", pagesPath: "" })
+}) {
+  /** Identity's pages and API both under `path` (`/identity`, `/auth`), as a host mounts `IdentityApp`. */
+  static readonly at = (path: string) => {
+    const mounted = `/${path.replace(/^\/+|\/+$/g, "")}`.replace(/^\/$/, "")
+    return Layer.succeed(IdentityMount, { apiPath: mounted, pagesPath: mounted })
+  }
 }
 
 /** Which redirect parameter is being checked (it names the error code). */
@@ -26,6 +44,7 @@ const INVALID: Record<RedirectParameter, AccountErrorCode> = {
 export const make = (options: AuthUrlsOptions) => {
   const publicUrl = options.publicUrl.replace(/\/+$/, "")
   const base = `${publicUrl}${(options.basePath ?? "/api/v1/iam").replace(/\/+$/, "")}`
+  const pagesPath = (options.pagesPath ?? "").replace(/\/+$/, "")
   const trusted = new Set([new URL(publicUrl).origin, ...(options.trustedOrigins ?? [])])
 
   /** An absolute link to one of identity's own routes (`/api/auth/...`) with query parameters. */
@@ -34,6 +53,9 @@ export const make = (options: AuthUrlsOptions) => {
     for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, value)
     return url.toString()
   }
+
+  /** The path of one of identity's pages (`/reset-password`) on the public address, as a redirect target. */
+  const page = (path: string): string => `${pagesPath}${path}`
 
   /**
    * A redirect target as an absolute URL: a path on the public address (`/dashboard`) or an absolute
@@ -57,12 +79,18 @@ export const make = (options: AuthUrlsOptions) => {
   const checkRedirect = (value: string | undefined, parameter: RedirectParameter): Effect.Effect<void, AccountError> =>
     value === undefined ? Effect.void : Effect.asVoid(redirectTarget(value, parameter))
 
-  return { base, link, redirectTarget, checkRedirect } as const
+  return { base, link, page, redirectTarget, checkRedirect } as const
 }
 
-/** The links and redirect rules of this process. */
+/** The links and redirect rules of this process: `CORE_PUBLIC_URL`, `CORE_CORS_ORIGINS` and the `IdentityMount`. */
 export class AuthUrls extends Effect.Service<AuthUrls>()("@core/auth/AuthUrls", {
-  effect: Effect.map(CoreConfig, (config) => make({ publicUrl: config.publicUrl, trustedOrigins: config.corsOrigins }))
+  effect: Effect.map(Effect.zip(CoreConfig, IdentityMount), ([config, mount]) =>
+    make({
+      publicUrl: config.publicUrl,
+      basePath: mount.apiPath,
+      pagesPath: mount.pagesPath,
+      trustedOrigins: config.corsOrigins
+    }))
 }) {
   /** Links and redirect rules from explicit options (a service mounted elsewhere, tests). */
   static readonly layerWith = (options: AuthUrlsOptions) => Layer.succeed(AuthUrls, AuthUrls.make(make(options)))

@@ -86,7 +86,7 @@ export class Credentials extends Effect.Service<Credentials>()("@core/auth/Crede
         yield* verifications.retire("password_reset", user.email)
         const token = yield* verifications.issue({ purpose: "password_reset", email: user.email, userId: user.id })
         const link = urls.link(buildPath(Iam.AccountRoutes.resetPasswordLanding.path, { token }), {
-          callbackURL: input.redirectTo ?? Iam.WebRoutes.resetPasswordPage.path
+          callbackURL: input.redirectTo ?? urls.page(Iam.WebRoutes.resetPasswordPage.path)
         })
         yield* deliver(mailer, Templates.passwordReset(user.email, link))
         yield* recordChange(user.id, "user.password_reset_request", facts)
