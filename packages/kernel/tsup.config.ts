@@ -1,7 +1,8 @@
 import { defineConfig } from "tsup"
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/testing/index.ts"],
+  // The PGlite worker thread's script is an entry of its own: PgliteClient starts it by its path.
+  entry: ["src/index.ts", "src/testing/index.ts", "src/internal/pgliteWorker.ts"],
   format: ["esm"],
   dts: true,
   clean: true,

@@ -35,6 +35,12 @@ export interface Options {
    * database in memory that disappears with the process.
    */
   readonly dataDir?: string | undefined
+  /**
+   * Run embedded PGlite in a worker thread, off the event loop (docs/decisions/0210): the server
+   * does, so that opening the database and the migrations never stall its requests. Ignored with
+   * `url`. @default false
+   */
+  readonly thread?: boolean | undefined
 }
 
 /** The default data directory (`CORE_DATA_DIR`). */
@@ -69,15 +75,15 @@ const pgLayer = (url: Redacted.Redacted<string>) =>
     applicationName: "core"
   }).pipe(Layer.map(Context.add(Info, { driver: "pg", dataDir: undefined })))
 
-const pgliteLayer = (dataDir: string | undefined) =>
+const pgliteLayer = (dataDir: string | undefined, thread: boolean | undefined) =>
   isMemory(dataDir)
-    ? PgliteClient.layer({ dataDir: "memory://" }).pipe(
+    ? PgliteClient.layer({ dataDir: "memory://", thread }).pipe(
       Layer.map(Context.add(Info, { driver: "pglite", dataDir: undefined }))
     )
     : Layer.unwrapScoped(
       Effect.as(
         DataDirLock.acquire(dataDir),
-        PgliteClient.layer({ dataDir: pgDataDir(dataDir) }).pipe(
+        PgliteClient.layer({ dataDir: pgDataDir(dataDir), thread }).pipe(
           Layer.map(Context.add(Info, { driver: "pglite", dataDir: Path.resolve(dataDir) }))
         )
       )
@@ -85,7 +91,7 @@ const pgliteLayer = (dataDir: string | undefined) =>
 
 /**
  * The database: `@effect/sql-pg` when `url` is given, otherwise embedded PGlite under `dataDir`
- * (locked against a second process). Both read values alike (decision 0010) and compile SQL
+ * (locked against a second process), in a worker thread with `thread`. Both read values alike (decision 0010) and compile SQL
  * with the PostgreSQL dialect.
  *
  * @example
@@ -95,7 +101,7 @@ export const layer = (
   options: Options
 ): Layer.Layer<SqlClient.SqlClient | Info, SqlError | DataDirLock.DataDirLockError> => {
   const url = Redacted.isRedacted(options.url) ? Redacted.value(options.url) : options.url
-  return url === undefined || url === "" ? pgliteLayer(options.dataDir) : pgLayer(Redacted.make(url))
+  return url === undefined || url === "" ? pgliteLayer(options.dataDir, options.thread) : pgLayer(Redacted.make(url))
 }
 
 /**

@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as PgliteThread from "./internal/pgliteThread.js"
 import { elementParsers, prepareParam } from "./internal/pgTypes.js"
 
 /**
@@ -20,10 +21,16 @@ import { elementParsers, prepareParam } from "./internal/pgTypes.js"
  * transaction (or `sql.reserve`) holds that permit until it ends, so a query from another fiber
  * waits for the transaction instead of interleaving with it, and queries of the transaction's own
  * fiber (which carries its connection) run on the held connection.
+ *
+ * With `thread: true` PGlite runs in a worker thread (docs/decisions/0210): the same client, whose
+ * statements travel by messages, so PostgreSQL's WebAssembly never stalls this thread's event loop.
  */
 export interface PgliteClient extends SqlClient.SqlClient {
-  /** The PGlite instance, for driver-specific operations. Queries must go through the client. */
-  readonly pglite: PGlite
+  /**
+   * The PGlite instance, for driver-specific operations; `undefined` when it runs in a worker
+   * thread. Queries must go through the client.
+   */
+  readonly pglite: PGlite | undefined
   /** The data directory as a gzip tarball, taken while no other query runs. */
   readonly dump: Effect.Effect<Blob, SqlError>
   /** Payloads sent to `channel` with `NOTIFY`, as `PgClient.listen` gives them. */
@@ -44,6 +51,28 @@ export interface PgliteClientConfig {
   readonly dataDir?: string | undefined
   /** A tarball from `dumpDataDir` to start from (a clone); the data directory must be empty. */
   readonly loadDataDir?: Blob | undefined
+  /**
+   * Run PGlite in a worker thread (docs/decisions/0210): opening the database and every statement
+   * run there, off this thread's event loop, at the cost of a message each way per statement.
+   * @default false
+   */
+  readonly thread?: boolean | undefined
+}
+
+/**
+ * The worker's script beside this module: `internal/pgliteWorker.ts` in the source,
+ * `internal/pgliteWorker.js` in the build (tsup emits it as an entry of its own).
+ */
+const workerUrl = (): URL =>
+  new URL(`./internal/pgliteWorker.${import.meta.url.endsWith(".ts") ? "ts" : "js"}`, import.meta.url)
+
+const openSession = async (config: PgliteClientConfig): Promise<{ pglite?: PGlite; session: PgliteThread.PgliteSession }> => {
+  const dataDir = config.dataDir ?? "memory://"
+  if (config.thread === true) {
+    return { session: await PgliteThread.open(workerUrl(), { dataDir, loadDataDir: config.loadDataDir }) }
+  }
+  const pglite = await PGlite.create({ dataDir, loadDataDir: config.loadDataDir, parsers: elementParsers })
+  return { pglite, session: PgliteThread.sessionOf(pglite) }
 }
 
 const quote = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`
@@ -60,20 +89,15 @@ export const make = (
   config: PgliteClientConfig
 ): Effect.Effect<PgliteClient, SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function*() {
-    const pglite = yield* Effect.acquireRelease(
+    const { pglite, session } = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () =>
-          PGlite.create({
-            dataDir: config.dataDir ?? "memory://",
-            loadDataDir: config.loadDataDir,
-            parsers: elementParsers
-          }),
+        try: () => openSession(config),
         catch: fail("PgliteClient: failed to open the database")
       }),
-      (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+      ({ session }) => Effect.promise(() => session.close()).pipe(Effect.ignore)
     )
     yield* Effect.tryPromise({
-      try: () => pglite.exec("SET TimeZone TO 'UTC'"),
+      try: () => session.exec("SET TimeZone TO 'UTC'", "object"),
       catch: fail("PgliteClient: failed to set the session time zone")
     })
     const permit = yield* Effect.makeSemaphore(1)
@@ -86,8 +110,8 @@ export const make = (
 
     const raw = (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
       params.length === 0
-        ? run(() => pglite.exec(sql, { rowMode }))
-        : Effect.map(run(() => pglite.query(sql, params.map(prepareParam), { rowMode })), (result) => [result])
+        ? run(() => session.exec(sql, rowMode))
+        : Effect.map(run(() => session.query(sql, params.map(prepareParam), rowMode)), (result) => [result])
 
     const makeConnection = (exclusive: boolean): Connection => {
       const guard = <A, E>(effect: Effect.Effect<A, E>) => exclusive ? permit.withPermits(1)(effect) : effect
@@ -140,12 +164,12 @@ export const make = (
 
     return Object.assign(client, {
       pglite,
-      dump: permit.withPermits(1)(run(() => pglite.dumpDataDir("gzip"), "PgliteClient: failed to dump the database")),
+      dump: permit.withPermits(1)(run(() => session.dumpDataDir("gzip"), "PgliteClient: failed to dump the database")),
       listen: (channel: string) =>
         Stream.asyncPush<string, SqlError>((emit) =>
           Effect.acquireRelease(
             Effect.suspend(() => {
-              const off = pglite.onNotification((name, payload) => name === channel && payload && emit.single(payload))
+              const off = session.onNotification((name, payload) => name === channel && payload && emit.single(payload))
               const listeners = listening.get(channel) ?? 0
               listening.set(channel, listeners + 1)
               const start = listeners === 0 ? client.unsafe(`LISTEN ${quote(channel)}`) : Effect.void

@@ -104,6 +104,9 @@ export const upstreams = (
       SERVICES.filter((service) => !remote.some((upstream) => upstream.service === service.upstream)),
       (service) =>
         Effect.gen(function*() {
+          // A turn of the event loop before each service is built: building one is a block of work
+          // that would otherwise join the next into one stall while the server starts (decision 0210).
+          yield* Effect.sleep(0)
           const context = yield* contextOf(service)
           const options = { ...(service.base === undefined ? {} : { base: service.base }), trust: trustOf(service, config) }
           return yield* (Upstream.fromHandlers(service.upstream, service.handlers, options) as Effect.Effect<

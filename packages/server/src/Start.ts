@@ -28,6 +28,20 @@ const ensureDataDirFree = (config: Configuration): Effect.Effect<void, CommandFa
     : DataDirLock.ensureFree(config.dataDir).pipe(Effect.mapError((error) => failed(error.message)))
 
 /**
+ * The configuration once the port is bound: with `PORT=0` the system chose the port, and a public
+ * URL that was not configured (the default `http://localhost:<PORT>`) follows it, so mailed links,
+ * redirects and origin checks name the port the server answers on, not `http://localhost:0`.
+ */
+export const boundConfig = (config: Configuration, port: number): Configuration =>
+  config.port === port
+    ? config
+    : {
+      ...config,
+      port,
+      publicUrl: config.publicUrl === `http://localhost:${config.port}` ? `http://localhost:${port}` : config.publicUrl
+    }
+
+/**
  * Once SIGTERM or SIGINT interrupts the server: stop accepting, let the requests in flight finish
  * (bounded by the grace period), and only then let the scope close what they use — the services
  * (a worker releases its job leases there), Redis, and last the database (docs/decisions/0200).
@@ -50,49 +64,53 @@ const shutdown = (bound: Listener.Bound, gate: Startup.Gate) =>
  * interrupted (SIGTERM/SIGINT), then stop accepting, finish requests in flight, close the services
  * and the database and release the data directory.
  */
-export const start = (config: Configuration): Effect.Effect<void, CommandFailed, DomainSettings> =>
+export const start = (configured: Configuration): Effect.Effect<void, CommandFailed, DomainSettings> =>
   Effect.scoped(
     Effect.gen(function*() {
-      yield* ensureDataDirFree(config)
+      yield* ensureDataDirFree(configured)
       const settings = yield* ServerConfig
       const gate = Startup.make({ probes: yield* probes, waitMs: settings.startupWaitMs })
       const bound = yield* Listener.listenNode(gate.listener, {
-        port: config.port,
+        port: configured.port,
         grace: Duration.millis(settings.shutdownGraceMs),
         bodyTimeout: Duration.millis(settings.bodyTimeoutMs),
         maxConnections: settings.maxConnections
       }).pipe(Effect.mapError((error) => failed(error.message)))
       const port = bound.port
+      const config = boundConfig(configured, port)
       yield* Effect.logInfo("starting").pipe(Effect.annotateLogs({ port, version }))
+      const starting = Startup.startingScheduler()
       return yield* Effect.gen(function*() {
         const database = yield* Storage.open(config)
         yield* Effect.sleep(0)
         yield* Migrations.runAll.pipe(Effect.provide(database))
+        yield* Effect.sleep(0)
         const metrics = Metrics.make()
         const upstreams = yield* Services.upstreams(metrics.upstreamError).pipe(
           Effect.provide(database),
           Effect.provideService(CoreConfig, config)
         )
+        yield* Effect.sleep(0)
         const redis = config.redisUrl === undefined ? undefined : yield* RedisConnection.connect(config.redisUrl)
         const checks: ReadonlyArray<Health.ReadinessCheck> = [
           { name: "database", check: Database.ping.pipe(Effect.provide(database)) },
           ...(redis === undefined ? [] : [{ name: "redis", check: RedisConnection.ping(redis), required: false }])
         ]
         yield* Assemble.warnIfBypass(config)
-        gate.open(
-          yield* Assemble.listener({
-            config,
-            upstreams,
-            metrics,
-            ...(redis === undefined ? {} : { redis }),
-            fallback: HttpRouter.concatAll(Health.routes(checks), Metrics.route(metrics), WebPages.routes(upstreams))
-          })
-        )
+        const ready = yield* Assemble.listener({
+          config,
+          upstreams,
+          metrics,
+          ...(redis === undefined ? {} : { redis }),
+          fallback: HttpRouter.concatAll(Health.routes(checks), Metrics.route(metrics), WebPages.routes(upstreams))
+        })
+        starting.done()
+        gate.open(ready)
         yield* Effect.sync(() =>
           process.stderr.write(Banner.firstScreen({ port, config, storage: Storage.describeStorage(config), version }))
         )
         yield* Effect.logInfo("listening").pipe(Effect.annotateLogs({ port, version }))
         return yield* Effect.never
-      }).pipe(Effect.onInterrupt(() => shutdown(bound, gate)))
+      }).pipe(Effect.withScheduler(starting.scheduler), Effect.onInterrupt(() => shutdown(bound, gate)))
     })
   ).pipe(Effect.onInterrupt(() => Effect.logInfo("stopped")))

@@ -1,4 +1,5 @@
 import type { Gateway } from "@core/gateway"
+import { Scheduler } from "effect"
 import type * as http from "node:http"
 import { answer, description } from "./internal/clientErrors.js"
 
@@ -73,4 +74,20 @@ export const make = (options: { readonly probes: Gateway.NodeListener; readonly 
   }
 
   return { listener, open, waiting: () => queue.size, close }
+}
+
+/**
+ * A scheduler under which a fiber that has run its share of operations lets the event loop turn
+ * (`setImmediate`) before it goes on, while the server starts: building the services is a block of
+ * Effect work of a few hundred milliseconds that would otherwise stall `/health` and the gate's
+ * timers (docs/decisions/0210). After `done()` it is the default scheduler (the runtime the
+ * listeners capture keeps it).
+ */
+export const startingScheduler = (): { readonly scheduler: Scheduler.Scheduler; readonly done: () => void } => {
+  let starting = true
+  const scheduler = Scheduler.make(
+    (task, priority) => starting ? void setImmediate(task) : Scheduler.defaultScheduler.scheduleTask(task, priority),
+    (fiber) => Scheduler.defaultScheduler.shouldYield(fiber)
+  )
+  return { scheduler, done: () => (starting = false) }
 }

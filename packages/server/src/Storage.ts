@@ -26,12 +26,13 @@ const describe = (config: Configuration, error: { readonly _tag: string; readonl
 /**
  * Open the configured database until the scope closes: PostgreSQL when `DATABASE_URL` is set,
  * else embedded PGlite under `CORE_DATA_DIR` (locked against a second process; a fresh one is
- * created in a worker thread first) or in memory.
+ * created in a worker thread first) or in memory — PGlite runs in a worker thread of its own, so
+ * its WebAssembly never stalls the event loop (docs/decisions/0210).
  */
 export const open = (config: Configuration): Effect.Effect<Open, CommandFailed, Scope.Scope> =>
   Effect.zipRight(
     config.databaseUrl === undefined && config.dataDir !== undefined ? initDataDir(config.dataDir) : Effect.void,
-    Layer.build(Database.layer({ url: config.databaseUrl, dataDir: config.dataDir })).pipe(
+    Layer.build(Database.layer({ url: config.databaseUrl, dataDir: config.dataDir, thread: true })).pipe(
       Effect.mapError((error) => failed(describe(config, error)))
     )
   )

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import * as Startup from "../src/Startup.js"
-import { launch, logLines, stop } from "./ServerProcess.js"
+import { launch, logLines, ready, stop } from "./ServerProcess.js"
 
 const work = mkdtempSync(join(tmpdir(), "core-startup-"))
 afterAll(() => rmSync(work, { recursive: true, force: true }))
@@ -90,6 +90,31 @@ describe("core-server start while starting", () => {
       const session = await fetch(`${base}/api/v1/iam/api/core/session`)
       expect([session.status, ((await session.json()) as { error: { code: string } }).error.code]).toEqual([401, "UNAUTHORIZED"])
       process.stderr.write(`[startup] /ready was ${readyBefore} when the API call was made\n`)
+      expect((await stop(server)).code).toBe(0)
+    } finally {
+      server.child.kill("SIGKILL")
+    }
+  }, 180_000)
+})
+
+describe("core-server start on PORT=0", () => {
+  it("without CORE_PUBLIC_URL, links and redirects point at the bound port (not http://localhost:0)", async () => {
+    const server = launch(["start"], { PORT: "0", CORE_DATA_DIR: join(work, "port-0") })
+    try {
+      const base = await ready(server)
+      const port = new URL(base).port
+      const response = await fetch(`${base}/api/v1/iam/api/auth/sign-up/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: `http://localhost:${port}` },
+        body: JSON.stringify({
+          name: "Port Zero",
+          email: "port-zero@example.com",
+          password: "a long enough password",
+          callbackURL: `http://localhost:${port}/welcome`
+        })
+      })
+      const body = (await response.json()) as { user?: { email: string }; code?: string }
+      expect([response.status, body.user?.email ?? body.code]).toEqual([200, "port-zero@example.com"])
       expect((await stop(server)).code).toBe(0)
     } finally {
       server.child.kill("SIGKILL")
