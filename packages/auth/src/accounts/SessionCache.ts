@@ -1,5 +1,5 @@
 import { Duration, Effect } from "effect"
-import { SharedState } from "../internal/SharedState.js"
+import { memoDecoder, SharedState } from "../internal/SharedState.js"
 import type { DescribedSession } from "./SessionContext.js"
 
 /** How long a session's context may be answered from the cache (decision 0106). */
@@ -47,11 +47,12 @@ const decode = (text: string): DescribedSession | undefined => {
  */
 export const make = Effect.gen(function*() {
   const { caches } = yield* SharedState
+  const decoded = memoDecoder(decode)
 
   /** A live cached context, if any, and the version to store a fresh one with. */
   const get = (tokenHash: string): Effect.Effect<CachedSession> =>
     Effect.map(Effect.zip(caches.get(GROUP, tokenHash), Effect.clockWith((clock) => clock.currentTimeMillis)), ([cached, now]) => {
-      const value = cached.value === undefined ? undefined : decode(cached.value)
+      const value = cached.value === undefined ? undefined : decoded(tokenHash, cached.value)
       return { value: value !== undefined && value.session.expiresAt.getTime() > now ? value : undefined, version: cached.version }
     })
 

@@ -2,7 +2,7 @@ import { CONCRETE_PERMISSIONS, permissionCovers as covers } from "@core/contract
 import { Clock, Effect } from "effect"
 import { type PermissionSources, PermissionsRepo } from "./PermissionsRepo.js"
 import { SessionCache } from "../accounts/SessionCache.js"
-import { SharedState } from "../internal/SharedState.js"
+import { memoDecoder, SharedState } from "../internal/SharedState.js"
 
 /** Whether a set of effective permissions allows `required`. */
 export const allows = (effective: ReadonlyArray<string>, required: string): boolean =>
@@ -64,6 +64,7 @@ export class Permissions extends Effect.Service<Permissions>()("@core/auth/Permi
     const repo = yield* PermissionsRepo
     const sessions = yield* SessionCache
     const { caches } = yield* SharedState
+    const decoded = memoDecoder((text) => JSON.parse(text) as Membership | null)
 
     /** The user's role and effective permissions in the organization; `null` for a non-member. */
     const membership: (userId: string, organizationId: string) => Effect.Effect<Membership | null> = Effect.fn(
@@ -72,7 +73,7 @@ export class Permissions extends Effect.Service<Permissions>()("@core/auth/Permi
       function*(userId: string, organizationId: string) {
         const group = membershipsOf(organizationId)
         const cached = yield* caches.get(group, userId)
-        if (cached.value !== undefined) return JSON.parse(cached.value) as Membership | null
+        if (cached.value !== undefined) return decoded(`${group}\n${userId}`, cached.value)
         const now = yield* Clock.currentTimeMillis
         const sources = yield* repo.sources(userId, organizationId)
         const nowSeconds = Math.floor(now / 1000)

@@ -75,6 +75,24 @@ const fromMemory = (memory: SharedMemory.SharedMemory): Context.Tag.Service<Shar
   }
 }
 
+/**
+ * A decoder of cached texts that keeps the last value decoded per key: a warm read of an unchanged
+ * entry gives back the same object (no parse, and what was derived from that object — such as a
+ * serialized answer — stays valid). Compares the text, so it is right whatever store the text came
+ * from; bounded like the memory store (emptied past 10,000 keys).
+ */
+export const memoDecoder = <A>(decode: (text: string) => A) => {
+  const last = new Map<string, { readonly text: string; readonly value: A }>()
+  return (key: string, text: string): A => {
+    const memo = last.get(key)
+    if (memo !== undefined && memo.text === text) return memo.value
+    const value = decode(text)
+    if (last.size >= 10_000) last.clear()
+    last.set(key, { text, value })
+    return value
+  }
+}
+
 /** The longest a request waits for Redis before answering from memory. */
 const REDIS_TIMEOUT = Duration.millis(250)
 
