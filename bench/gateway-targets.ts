@@ -32,7 +32,7 @@ export const targets: Record<string, (config: Configuration) => Started> = {
       const metrics = Metrics.make()
       const iam = yield* Upstream.fromHttpApp("IAM", yield* identityApp(config))
       const registry = yield* Upstream.fromHttpApp("REGISTRY", registryApp(config))
-      const port = yield* Listener.listenNode(yield* Assemble.listener({ config, upstreams: [iam, registry], metrics }), loopback)
+      const { port } = yield* Listener.listenNode(yield* Assemble.listener({ config, upstreams: [iam, registry], metrics }), loopback)
       const token = yield* Effect.promise(() => signedUpOwner(`http://127.0.0.1:${port}/api/v1/iam`))
       return `${port} ${token}`
     }),
@@ -56,7 +56,7 @@ export const targets: Record<string, (config: Configuration) => Started> = {
         trustProxy: config.trustProxy,
         onError: metrics.upstreamError
       })
-      return String(yield* Listener.listenNode(yield* Assemble.listener({ config, upstreams: [iam], metrics }), loopback))
+      return String((yield* Listener.listenNode(yield* Assemble.listener({ config, upstreams: [iam], metrics }), loopback)).port)
     }),
 
   /** The Fastify reference proxy in front of the identity service at `CORE_UPSTREAM_IAM_URL`. */
