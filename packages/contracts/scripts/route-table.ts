@@ -37,7 +37,8 @@ export const CATALOGUES: ReadonlyArray<CatalogueEntry> = [
   { namespace: "Iam", name: "DeviceRoutes", service: "identity" },
   { namespace: "Iam", name: "WebRoutes", service: "identity" },
   { namespace: "Iam", name: "ServiceRoutes", service: "identity" },
-  { namespace: "Registry", name: "PlatformRoutes", service: "registry" }
+  { namespace: "Registry", name: "PlatformRoutes", service: "registry" },
+  { namespace: "Stacks", name: "StackRoutes", service: "stacks" }
 ]
 
 /** Where the generated file goes. */

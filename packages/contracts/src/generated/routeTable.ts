@@ -2,7 +2,7 @@
 // After changing a catalogue, run `npm run generate -w @core/contracts` (test/RouteTable.test.ts checks).
 // Only types come from the catalogue, so this module (and `@core/contracts/routes`) carries no zod.
 import { GATEWAY_PREFIXES } from "../GatewayPrefixes.js"
-import type { Iam, Registry } from "../index.js"
+import type { Iam, Registry, Stacks } from "../index.js"
 import type { RouteRefs } from "../RouteRefs.js"
 
 const identity = GATEWAY_PREFIXES.identity
@@ -131,8 +131,21 @@ export const PlatformRouteRefs: RouteRefs<typeof Registry.PlatformRoutes> = {
   getPlatform: { method: "GET", path: "/api/v1/platforms/{platformId}", successStatus: 200, prefix: "" }
 } as const
 
+/** `Stacks.StackRoutes` without its schemas (stacks, /api/v1/stacks). */
+export const StackRouteRefs: RouteRefs<typeof Stacks.StackRoutes> = {
+  listStacks: { method: "GET", path: "/api/v1/stacks", successStatus: 200, prefix: "" },
+  createStack: { method: "POST", path: "/api/v1/stacks", successStatus: 201, prefix: "" },
+  getStack: { method: "GET", path: "/api/v1/stacks/{name}", successStatus: 200, prefix: "" },
+  updateStack: { method: "PATCH", path: "/api/v1/stacks/{name}", successStatus: 200, prefix: "" },
+  listStackVersions: { method: "GET", path: "/api/v1/stacks/{name}/versions", successStatus: 200, prefix: "" },
+  createStackVersion: { method: "POST", path: "/api/v1/stacks/{name}/versions", successStatus: 201, prefix: "" },
+  getStackVersion: { method: "GET", path: "/api/v1/stacks/{name}/{version}", successStatus: 200, prefix: "" },
+  deprecateStackVersion: { method: "DELETE", path: "/api/v1/stacks/{name}/{version}", successStatus: 200, prefix: "" }
+} as const
+
 /** Every catalogue's refs, by namespace and catalogue name. */
 export const ROUTE_REFS = {
   Iam: { AccountRoutes: AccountRouteRefs, OrganizationRoutes: OrganizationRouteRefs, AuthorizationRoutes: AuthorizationRouteRefs, DeviceRoutes: DeviceRouteRefs, WebRoutes: WebRouteRefs, ServiceRoutes: ServiceRouteRefs },
-  Registry: { PlatformRoutes: PlatformRouteRefs }
+  Registry: { PlatformRoutes: PlatformRouteRefs },
+  Stacks: { StackRoutes: StackRouteRefs }
 } as const
