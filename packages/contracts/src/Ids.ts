@@ -5,7 +5,7 @@ import { z } from "zod"
  * platforms, entities, resources, feature activations, jobs, dead letters, stacks, stack versions,
  * deployments, secrets; and organization memberships (`mem`), one-time verification tokens (`vrf`),
  * outgoing mail (`eml`), audit log entries (`aud`), device codes (`dvc`), refresh tokens (`rft`) and
- * their rotation families (`fam`).
+ * their rotation families (`fam`), and platform lifecycle events (`lce`).
  */
 export const ID_PREFIXES = [
   "usr",
@@ -30,7 +30,8 @@ export const ID_PREFIXES = [
   "aud",
   "dvc",
   "rft",
-  "fam"
+  "fam",
+  "lce"
 ] as const
 export const IdPrefix = z.enum(ID_PREFIXES)
 export type IdPrefix = z.infer<typeof IdPrefix>

@@ -1,9 +1,11 @@
 import type { Registry } from "@core/contracts"
-import { type Caller, type Callers, type Conflict, type Forbidden, Ids, type NotFound } from "@core/kernel"
+import { type Caller, type Callers, type Conflict, Cursor, type Forbidden, Ids, type InvalidState, type NotFound, Policy, type ValidationError } from "@core/kernel"
+import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { platformConflict, platformNotFound } from "./Errors.js"
-import { type PlatformRow, PlatformsRepo, type PlatformTier } from "./PlatformsRepo.js"
-import { canRead } from "./Policy.js"
+import * as Lifecycle from "./Lifecycle.js"
+import { type LifecycleEventRow, type PlatformRow, PlatformsRepo, type PlatformTier } from "./PlatformsRepo.js"
+import { canManage, canOperate, canRead, listScope } from "./Policy.js"
 
 /** A new platform. Platforms created for an organization by identity's setup start on `free`. */
 export interface CreatePlatformInput {
@@ -15,6 +17,14 @@ export interface CreatePlatformInput {
   readonly ownerUserId?: string | null
 }
 
+/** A page of rows, as the registry's `Page<T>` wants it. */
+export interface RowPage<A> {
+  readonly data: ReadonlyArray<A>
+  readonly pagination: { readonly hasMore: boolean; readonly nextCursor: string | null; readonly total: number }
+}
+
+const iso = (date: Date | null) => (date === null ? null : date.toISOString())
+
 /** A platform as the registry answers it (seed 002's PlatformRecord). */
 export const toRecord = (row: PlatformRow): Registry.PlatformRecord => ({
   id: row.id,
@@ -24,30 +34,46 @@ export const toRecord = (row: PlatformRow): Registry.PlatformRecord => ({
   tier: row.tier,
   organizationId: row.organizationId,
   ownerUserId: row.ownerUserId,
-  edgeAccountId: null,
-  repoName: null,
-  paymentCustomerId: null,
-  cancelledAt: null,
-  cancellationReason: null,
-  suspendedAt: null,
-  suspensionReason: null,
-  trialEndsAt: null,
+  edgeAccountId: row.edgeAccountId,
+  repoName: row.repoName,
+  paymentCustomerId: row.paymentCustomerId,
+  cancelledAt: iso(row.cancelledAt),
+  cancellationReason: row.cancellationReason,
+  suspendedAt: iso(row.suspendedAt),
+  suspensionReason: row.suspensionReason,
+  trialEndsAt: iso(row.trialEndsAt),
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
-  deletedAt: row.deletedAt === null ? null : row.deletedAt.toISOString()
+  deletedAt: iso(row.deletedAt)
 })
 
-/** The registry's platforms: creation and lookup (the lifecycle arrives with the registry issue). */
+/** A lifecycle event as the registry answers it (seed 002's LifecycleEvent). */
+export const toEventRecord = (row: LifecycleEventRow): Registry.LifecycleEvent => ({
+  ...row,
+  createdAt: row.createdAt.toISOString()
+})
+
+const keyOf = (row: { readonly createdAt: Date; readonly id: string }) => ({ createdAt: row.createdAt.toISOString(), id: row.id })
+const afterOf = (cursor: string | undefined) =>
+  Effect.map(Cursor.decodeOptional(Cursor.CreatedAtId, cursor), (key) =>
+    key === undefined ? undefined : { createdAt: new Date(key.createdAt), id: key.id })
+
+type Failure = NotFound | Forbidden | InvalidState
+
+/** The registry's platforms: creation, reads, updates and the lifecycle (DESIGN §7). */
 export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platforms", {
   effect: Effect.gen(function*() {
     const repo = yield* PlatformsRepo
     const ids = yield* Ids.Ids
+    const sql = yield* SqlClient.SqlClient
+    const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+    const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as Effect.Effect<A, E, R>
 
     /** Create an `active` platform; `Conflict` when the slug is taken or the organization has one. */
     const create: (input: CreatePlatformInput) => Effect.Effect<PlatformRow, Conflict> = Effect.fn("Platforms.create")(
       function*(input: CreatePlatformInput) {
         const id = yield* ids.make("plt")
-        const now = new Date(yield* Clock.currentTimeMillis)
         const inserted = yield* repo.insert({
           id,
           organizationId: input.organizationId ?? null,
@@ -55,7 +81,7 @@ export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platf
           name: input.name,
           slug: input.slug,
           tier: input.tier ?? "starter",
-          now
+          now: yield* now
         })
         if (Option.isSome(inserted)) return inserted.value
         const slugTaken = Option.isSome(yield* repo.findBySlug(input.slug))
@@ -78,7 +104,110 @@ export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platf
       return platform
     })
 
-    return { create, get, read } as const
+    /** A page of the platforms the caller may see (its own tenant's; every one for operators). */
+    const list: (
+      caller: Caller,
+      query: Registry.ListPlatformsQuery
+    ) => Effect.Effect<RowPage<PlatformRow>, Forbidden | ValidationError, Callers> = Effect.fn("Platforms.list")(
+      function*(caller: Caller, query: Registry.ListPlatformsQuery) {
+        const after = yield* afterOf(query.cursor)
+        const scope = yield* listScope(caller)
+        if (scope === null) return { data: [], pagination: { hasMore: false, nextCursor: null, total: 0 } }
+        const filter = { organizationId: scope, status: query.status, tier: query.tier, slug: query.slug }
+        const [rows, total] = yield* Effect.all([repo.list({ ...filter, after, limit: query.limit + 1 }), repo.count(filter)])
+        const { data, hasMore, nextCursor } = Cursor.page(rows, query.limit, keyOf)
+        return { data, pagination: { hasMore, nextCursor, total } }
+      }
+    )
+
+    /** Lock a platform (`FOR UPDATE`) and check that the caller sees it. */
+    const lockFor = (caller: Caller, id: string) =>
+      Effect.flatMap(repo.lockById(id), (found) =>
+        Option.isNone(found) ? Effect.fail(platformNotFound) : Effect.as(canRead(caller, found.value), found.value))
+
+    /** Apply an allowed action to a locked platform and record its event, in the caller's transaction. */
+    const transition = (caller: Caller, platform: PlatformRow, action: Lifecycle.LifecycleAction, reason: string | null, extra?: Partial<PlatformRow>) =>
+      Effect.gen(function*() {
+        const invalid = Lifecycle.check(action, platform.status)
+        if (invalid !== undefined) return yield* invalid
+        const at = yield* now
+        const updated = yield* repo.update(platform.id, { ...Lifecycle.apply({ ...platform, ...extra }, action, reason, at) })
+        const privileged = yield* Policy.isPrivileged(caller)
+        yield* repo.insertEvent({
+          id: yield* ids.make("lce"),
+          platformId: platform.id,
+          fromStatus: platform.status,
+          toStatus: updated.status,
+          ...Lifecycle.triggerOf(caller, privileged),
+          reason,
+          metadata: action === "delete" ? { mode: "hard" } : action === "softDelete" ? { mode: "soft" } : {},
+          createdAt: at
+        })
+        return updated
+      })
+
+    /**
+     * Suspend, restore, cancel or delete a platform: under its row lock, so concurrent changes
+     * serialize; the change and its LifecycleEvent in one transaction. Cancel is the owner's and
+     * admins' too; the rest the operators' and the service key's.
+     */
+    const changeLifecycle: (
+      caller: Caller,
+      id: string,
+      action: Lifecycle.LifecycleAction,
+      reason?: string
+    ) => Effect.Effect<PlatformRow, Failure, Callers> = Effect.fn("Platforms.changeLifecycle")(
+      function*(caller: Caller, id: string, action: Lifecycle.LifecycleAction, reason?: string) {
+        return yield* inTransaction(Effect.gen(function*() {
+          const platform = yield* lockFor(caller, id)
+          yield* action === "cancel" ? canManage(caller, platform) : canOperate(caller, platform)
+          return yield* transition(caller, platform, action, reason ?? null)
+        }))
+      }
+    )
+
+    /**
+     * `PATCH`: `name` for the owner and admins; `tier` and `status` for operators and the service
+     * key. A status change follows the lifecycle (and writes its event); a deleted platform is final.
+     */
+    const update: (
+      caller: Caller,
+      id: string,
+      body: Registry.UpdatePlatformRequest
+    ) => Effect.Effect<PlatformRow, Failure, Callers> = Effect.fn("Platforms.update")(
+      function*(caller: Caller, id: string, body: Registry.UpdatePlatformRequest) {
+        return yield* inTransaction(Effect.gen(function*() {
+          const platform = yield* lockFor(caller, id)
+          const tierChanges = body.tier !== undefined && body.tier !== platform.tier
+          const statusChanges = body.status !== undefined && body.status !== platform.status
+          yield* tierChanges || statusChanges ? canOperate(caller, platform) : canManage(caller, platform)
+          const renamed = { name: body.name ?? platform.name, tier: body.tier ?? platform.tier }
+          if (statusChanges) return yield* transition(caller, platform, Lifecycle.actionForStatus(body.status!), null, renamed)
+          if (platform.status === "deleted") {
+            return yield* Lifecycle.check("softDelete", platform.status)!
+          }
+          if (renamed.name === platform.name && renamed.tier === platform.tier) return platform
+          return yield* repo.update(platform.id, { ...platform, ...renamed, updatedAt: yield* now })
+        }))
+      }
+    )
+
+    /** A page of a platform's lifecycle events, oldest first. */
+    const events: (
+      caller: Caller,
+      id: string,
+      query: { readonly cursor?: string | undefined; readonly limit: number }
+    ) => Effect.Effect<RowPage<LifecycleEventRow>, NotFound | Forbidden | ValidationError, Callers> = Effect.fn("Platforms.events")(
+      function*(caller: Caller, id: string, query: { readonly cursor?: string | undefined; readonly limit: number }) {
+        yield* read(caller, id)
+        const after = yield* afterOf(query.cursor)
+        const [rows, total] = yield* Effect.all([repo.listEvents(id, after, query.limit + 1), repo.countEvents(id)])
+        const { data, hasMore, nextCursor } = Cursor.page(rows, query.limit, keyOf)
+        return { data, pagination: { hasMore, nextCursor, total } }
+      }
+    )
+
+    return { create, get, read, list, update, changeLifecycle, events } as const
   }),
   dependencies: [PlatformsRepo.Default]
 }) {}

@@ -12,3 +12,35 @@ export const canRead = (caller: Caller, platform: PlatformRow): Effect.Effect<vo
   platform.organizationId === null
     ? Effect.flatMap(Policy.isPrivileged(caller), (privileged) => (privileged ? Effect.void : Effect.fail(platformNotFound)))
     : Policy.requirePermission(caller, platform.organizationId, "platforms:read", platformNotFound)
+
+/**
+ * Who may rename and cancel a platform: `platforms:manage` in its organization (the owner and
+ * admins), operators and the service key. Another tenant's platform: 404; a member: 403.
+ */
+export const canManage = (caller: Caller, platform: PlatformRow): Effect.Effect<void, NotFound | Forbidden, Callers> =>
+  Effect.zipRight(
+    canRead(caller, platform),
+    platform.organizationId === null ? Effect.void : Policy.requirePermission(caller, platform.organizationId, "platforms:manage", platformNotFound)
+  )
+
+/**
+ * Who may change a platform's tier or status, suspend, restore and delete it: operators and the
+ * service key only (an owner must not lift its own suspension nor raise its own tier). Another
+ * tenant's platform still answers 404 first; its own tenant gets 403.
+ */
+export const canOperate = (caller: Caller, platform: PlatformRow): Effect.Effect<void, NotFound | Forbidden, Callers> =>
+  Effect.zipRight(canRead(caller, platform), Policy.requireOperator(caller))
+
+/**
+ * The organization whose platforms a caller lists: `undefined` for operators and the service key
+ * (every tenant), the caller's own organization otherwise, `null` when it acts in none.
+ */
+export const listScope = (caller: Caller): Effect.Effect<string | undefined | null, Forbidden, Callers> =>
+  Effect.flatMap(Policy.isPrivileged(caller), (privileged) => {
+    if (privileged) return Effect.succeed(undefined)
+    const organizationId = caller.kind === "service" ? null : caller.organizationId
+    if (organizationId === null) return Effect.succeed(null)
+    return Effect.as(Policy.requirePermission(caller, organizationId, "platforms:read"), organizationId).pipe(
+      Effect.catchTag("NotFound", () => Effect.succeed(null))
+    )
+  })

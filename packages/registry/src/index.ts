@@ -1,8 +1,10 @@
 /**
- * @core/registry — platforms, on the domain package template (STYLE.md): `Platforms` (use cases),
- * `PlatformsRepo` (SQL), `Policy` (who may read), `Errors`, `Http` (one handle per catalogued route).
- * The rest of the registry (lifecycle, entities, resources, features) arrives with its issue.
+ * @core/registry — platforms and their lifecycle, on the domain package template (STYLE.md):
+ * `Platforms` (use cases), `Lifecycle` (the transition table), `PlatformsRepo` (SQL), `Policy`
+ * (who may do what), `Errors`, `Http` (one handle per catalogued route). Entities, resources and
+ * features arrive with issue 12.
  */
+export * as Lifecycle from "./Lifecycle.js"
 export * from "./Platforms.js"
 export * from "./PlatformsRepo.js"
 export { RegistryHandlers, RegistryRouter } from "./Http.js"

@@ -127,8 +127,16 @@ export const ServiceRouteRefs: RouteRefs<typeof Iam.ServiceRoutes> = {
 
 /** `Registry.PlatformRoutes` without its schemas (registry, /api/v1/platforms). */
 export const PlatformRouteRefs: RouteRefs<typeof Registry.PlatformRoutes> = {
+  listPlatforms: { method: "GET", path: "/api/v1/platforms", successStatus: 200, prefix: "" },
   createPlatform: { method: "POST", path: "/api/v1/platforms", successStatus: 201, prefix: "" },
-  getPlatform: { method: "GET", path: "/api/v1/platforms/{platformId}", successStatus: 200, prefix: "" }
+  getPlatform: { method: "GET", path: "/api/v1/platforms/{platformId}", successStatus: 200, prefix: "" },
+  updatePlatform: { method: "PATCH", path: "/api/v1/platforms/{platformId}", successStatus: 200, prefix: "" },
+  deletePlatform: { method: "DELETE", path: "/api/v1/platforms/{platformId}", successStatus: 200, prefix: "" },
+  suspendPlatform: { method: "POST", path: "/api/v1/platforms/{platformId}/suspend", successStatus: 200, prefix: "" },
+  restorePlatform: { method: "POST", path: "/api/v1/platforms/{platformId}/restore", successStatus: 200, prefix: "" },
+  cancelPlatform: { method: "POST", path: "/api/v1/platforms/{platformId}/cancel", successStatus: 200, prefix: "" },
+  hardDeletePlatform: { method: "POST", path: "/api/v1/platforms/{platformId}/delete", successStatus: 200, prefix: "" },
+  listPlatformLifecycle: { method: "GET", path: "/api/v1/platforms/{platformId}/lifecycle", successStatus: 200, prefix: "" }
 } as const
 
 /** `Stacks.StackRoutes` without its schemas (stacks, /api/v1/stacks). */

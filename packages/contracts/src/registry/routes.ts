@@ -1,13 +1,51 @@
 import { defineRoutes } from "../Routes.js"
-import { CreatePlatformRequest, PlatformParams, PlatformRecord } from "./schemas.js"
+import {
+  CreatePlatformRequest,
+  LifecycleActionRequest,
+  LifecyclePage,
+  LifecycleQuery,
+  ListPlatformsQuery,
+  PlatformPage,
+  PlatformParams,
+  PlatformRecord,
+  SuccessResponse,
+  UpdatePlatformRequest
+} from "./schemas.js"
 
 const tags = ["registry: platforms"]
 
+/** A platform read or change: another tenant's platform answers 404 (never 403). */
+const onePlatform = { 400: null, 401: null, 403: null, 404: null } as const
+
+/** A lifecycle action on one platform (`reason` optional); 409 `INVALID_STATE` for a forbidden transition. */
+const lifecycleAction = (action: string, summary: string) => ({
+  method: "POST" as const,
+  path: `/api/v1/platforms/{platformId}/${action}`,
+  summary,
+  auth: "caller" as const,
+  permission: "platforms:manage" as const,
+  tenant: "organization" as const,
+  request: { params: PlatformParams, body: LifecycleActionRequest },
+  responses: { 200: PlatformRecord, ...onePlatform, 409: null },
+  tags
+})
+
 /**
- * The registry's routes under `/api/v1/platforms` (the gateway strips that prefix; the registry
- * serves both). The rest of seed 002's registry arrives with the registry issue, on this template.
+ * The registry's platform routes under `/api/v1/platforms` (the gateway strips that prefix; the
+ * registry serves both). Lifecycle: docs/registry.md.
  */
 export const PlatformRoutes = defineRoutes({
+  listPlatforms: {
+    method: "GET",
+    path: "/api/v1/platforms",
+    summary: "List platforms (a tenant sees its own; operators and the service key see all)",
+    auth: "caller",
+    permission: "platforms:read",
+    tenant: "organization",
+    request: { query: ListPlatformsQuery },
+    responses: { 200: PlatformPage, 400: null, 401: null, 403: null },
+    tags
+  },
   createPlatform: {
     method: "POST",
     path: "/api/v1/platforms",
@@ -25,7 +63,44 @@ export const PlatformRoutes = defineRoutes({
     permission: "platforms:read",
     tenant: "organization",
     request: { params: PlatformParams },
-    responses: { 200: PlatformRecord, 400: null, 401: null, 403: null, 404: null },
+    responses: { 200: PlatformRecord, ...onePlatform },
+    tags
+  },
+  updatePlatform: {
+    method: "PATCH",
+    path: "/api/v1/platforms/{platformId}",
+    summary: "Rename a platform (owner, admins); change its tier or status (operators, the service key)",
+    auth: "caller",
+    permission: "platforms:manage",
+    tenant: "organization",
+    request: { params: PlatformParams, body: UpdatePlatformRequest },
+    responses: { 200: PlatformRecord, ...onePlatform, 409: null },
+    tags
+  },
+  deletePlatform: {
+    method: "DELETE",
+    path: "/api/v1/platforms/{platformId}",
+    summary: "Soft-delete a platform (operators, the service key)",
+    auth: "caller",
+    permission: "platforms:manage",
+    tenant: "organization",
+    request: { params: PlatformParams },
+    responses: { 200: SuccessResponse, ...onePlatform, 409: null },
+    tags
+  },
+  suspendPlatform: lifecycleAction("suspend", "Suspend a platform (operators, the service key): active → suspended"),
+  restorePlatform: lifecycleAction("restore", "Restore a suspended platform (operators, the service key): suspended → active"),
+  cancelPlatform: lifecycleAction("cancel", "Cancel a platform (owner, admins, operators): active | suspended → cancelled"),
+  hardDeletePlatform: lifecycleAction("delete", "Hard-delete a platform (operators, the service key): any → deleted"),
+  listPlatformLifecycle: {
+    method: "GET",
+    path: "/api/v1/platforms/{platformId}/lifecycle",
+    summary: "The platform's lifecycle events, oldest first",
+    auth: "caller",
+    permission: "platforms:read",
+    tenant: "organization",
+    request: { params: PlatformParams, query: LifecycleQuery },
+    responses: { 200: LifecyclePage, ...onePlatform },
     tags
   }
 })

@@ -1,6 +1,7 @@
 import { z } from "zod"
-import { NAME_MAX_LENGTH, SLUG_MAX_LENGTH } from "../Bounds.js"
+import { NAME_MAX_LENGTH, SLUG_MAX_LENGTH, TEXT_MAX_LENGTH } from "../Bounds.js"
 import { PlatformId, UserId } from "../Ids.js"
+import { cursorParam, limitParam, page } from "../Pagination.js"
 
 /** Tiers a platform can be on (seed 002: `starter`, `growth`, `scale`; DESIGN §5 adds identity's `free`). */
 export const PlatformTier = z.enum(["free", "starter", "growth", "scale"])
@@ -14,9 +15,8 @@ export type PlatformStatus = z.infer<typeof PlatformStatus>
 export const Slug = z.string().min(1).max(SLUG_MAX_LENGTH).regex(/^[a-z0-9-]+$/, { error: "Use lower-case letters, digits and dashes" })
 
 /**
- * A platform as the registry answers it (seed 002, PlatformRecord). Fields the registry does not
- * keep yet (edge account, repository, payment customer, cancellation, suspension, trial) are `null`
- * until the registry's lifecycle arrives.
+ * A platform as the registry answers it (seed 002, PlatformRecord). Timestamps are ISO 8601 text;
+ * fields not set (no suspension, no cancellation, not deleted, no edge account yet) are `null`.
  */
 export const PlatformRecord = z.object({
   id: z.string(),
@@ -51,3 +51,63 @@ export type CreatePlatformRequest = z.input<typeof CreatePlatformRequest>
 
 /** The path of one platform. */
 export const PlatformParams = z.object({ platformId: PlatformId })
+
+/**
+ * `GET /api/v1/platforms`: `cursor`, `limit` (default 25, 1 to 100) and the filters `status`, `tier`
+ * and `slug`. Soft-deleted platforms are listed only when `status=deleted` is asked for.
+ */
+export const ListPlatformsQuery = z.object({
+  cursor: cursorParam,
+  limit: limitParam(),
+  status: PlatformStatus.optional(),
+  tier: PlatformTier.optional(),
+  slug: Slug.optional()
+})
+export type ListPlatformsQuery = z.output<typeof ListPlatformsQuery>
+
+/** A page of platforms. */
+export const PlatformPage = page(PlatformRecord)
+export type PlatformPage = z.infer<typeof PlatformPage>
+
+/** The statuses `PATCH` may set (seed 002: `active`, `suspended`, `deleted`). */
+export const SettablePlatformStatus = z.enum(["active", "suspended", "deleted"])
+
+/** `PATCH /api/v1/platforms/{platformId}`: the seed's unnamed string is `name` (DESIGN §7). */
+export const UpdatePlatformRequest = z.object({
+  name: z.string().min(1).max(NAME_MAX_LENGTH).optional(),
+  tier: PlatformTier.optional(),
+  status: SettablePlatformStatus.optional()
+})
+export type UpdatePlatformRequest = z.input<typeof UpdatePlatformRequest>
+
+/** The body of suspend, restore, cancel and hard delete: an optional `reason`. */
+export const LifecycleActionRequest = z.object({ reason: z.string().min(1).max(TEXT_MAX_LENGTH).optional() })
+export type LifecycleActionRequest = z.input<typeof LifecycleActionRequest>
+
+/** Who triggered a lifecycle change. */
+export const TriggerType = z.enum(["user", "operator", "service", "system"])
+export type TriggerType = z.infer<typeof TriggerType>
+
+/** One change of a platform's status (seed 002, LifecycleEvent). */
+export const LifecycleEvent = z.object({
+  id: z.string(),
+  platformId: z.string(),
+  fromStatus: PlatformStatus.nullable(),
+  toStatus: PlatformStatus,
+  triggeredBy: z.string(),
+  triggerType: TriggerType,
+  reason: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  createdAt: z.string()
+})
+export type LifecycleEvent = z.infer<typeof LifecycleEvent>
+
+/** `GET /api/v1/platforms/{platformId}/lifecycle`: `cursor` and `limit`, oldest event first. */
+export const LifecycleQuery = z.object({ cursor: cursorParam, limit: limitParam() })
+
+/** A page of lifecycle events. */
+export const LifecyclePage = page(LifecycleEvent)
+export type LifecyclePage = z.infer<typeof LifecyclePage>
+
+/** `{ success: true }`, the answer of a soft delete. */
+export const SuccessResponse = z.object({ success: z.literal(true) })

@@ -1,10 +1,12 @@
 import type { Migrations } from "@core/kernel"
 import platforms from "./0001_platforms.js"
+import platformLifecycle from "./0002_platform_lifecycle.js"
 
 /** The registry's migrations (schema `registry`). */
 export const RegistryMigrations: Migrations.Domain = {
   schema: "registry",
   migrations: {
-    "0001_platforms": platforms
+    "0001_platforms": platforms,
+    "0002_platform_lifecycle": platformLifecycle
   }
 }
