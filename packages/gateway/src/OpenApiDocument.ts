@@ -1,5 +1,5 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
-import { defineRoutes, Iam, type OpenApiDocument, Registry, type RouteSpec, toOpenApi } from "@core/contracts"
+import { defineRoutes, Iam, type OpenApiDocument, Registry, type RouteSpec, Stacks, toOpenApi } from "@core/contracts"
 import { Effect } from "effect"
 import { isUnder, type ServiceName } from "./Routes.js"
 
@@ -89,6 +89,13 @@ export const CONTRACTS: ReadonlyArray<ServiceContract> = [
     base: "/api/v1/platforms",
     tag: { name: "registry", description: "Registry (/api/v1/platforms): platforms" },
     catalogues: [Registry.RegistryRoutes]
+  },
+  {
+    service: "STACKS",
+    prefix: "/api/v1/stacks",
+    base: "/api/v1/stacks",
+    tag: { name: "stacks", description: "Stack catalogue (/api/v1/stacks): templates and their versioned definitions" },
+    catalogues: [Stacks.StackRoutes]
   }
 ]
 

@@ -1,5 +1,5 @@
 import { HttpApp, HttpRouter, HttpServerResponse } from "@effect/platform"
-import { defineRoutes, Iam, Registry, type RouteSpec, toOpenApiPath } from "@core/contracts"
+import { defineRoutes, Iam, Registry, type RouteSpec, Stacks, toOpenApiPath } from "@core/contracts"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
@@ -16,6 +16,8 @@ const identityRoutes: Array<[string, RouteSpec]> = Object.entries(Iam.IdentityRo
 const identityPaths = new Set(identityRoutes.map(([, route]) => toOpenApiPath(route.path)))
 const registryRoutes: Array<[string, RouteSpec]> = Object.entries(Registry.RegistryRoutes)
 const registryPaths = new Set(registryRoutes.map(([, route]) => toOpenApiPath(route.path)))
+const stacksRoutes: Array<[string, RouteSpec]> = Object.entries(Stacks.StackRoutes)
+const stacksPaths = new Set(stacksRoutes.map(([, route]) => toOpenApiPath(route.path)))
 
 describe("OpenApiDocument.document", () => {
   it("is a structurally valid OpenAPI 3.1 document, the same object every time", () => {
@@ -47,6 +49,13 @@ describe("OpenApiDocument.document", () => {
     expect(document.paths["/api/v1/platforms/{platformId}"].get.tags).toEqual(["registry: platforms"])
   })
 
+  it("has the stack catalogue's routes under /api/v1/stacks, its base replaced by the prefix", () => {
+    const document = OpenApiDocument.document()
+    expect(document.paths["/api/v1/stacks"].get.operationId).toBe("listStacks")
+    expect(document.paths["/api/v1/stacks/{name}/versions"].post.operationId).toBe("createStackVersion")
+    expect(document.paths["/api/v1/stacks/{name}/{version}"].delete.tags).toEqual(["stacks"])
+  })
+
   it("has nothing but the gateway's own routes and the prefixed services' routes", () => {
     const document = OpenApiDocument.document()
     const prefixes = Routes.ROUTES.map((route) => route.prefix)
@@ -54,8 +63,8 @@ describe("OpenApiDocument.document", () => {
     for (const [path] of operations(document)) {
       expect(own.includes(path) || prefixes.some((prefix) => Routes.isUnder(path, prefix)), path).toBe(true)
     }
-    expect(operations(document)).toHaveLength(identityRoutes.length + registryRoutes.length + own.length)
-    expect(Object.keys(document.paths)).toHaveLength(identityPaths.size + registryPaths.size + own.length)
+    expect(operations(document)).toHaveLength(identityRoutes.length + registryRoutes.length + stacksRoutes.length + own.length)
+    expect(Object.keys(document.paths)).toHaveLength(identityPaths.size + registryPaths.size + stacksPaths.size + own.length)
     console.log(`openapi.json: ${identityRoutes.length} identity operations on ${identityPaths.size} paths; ${operations(document).length} operations on ${Object.keys(document.paths).length} paths in all`)
     expect(document.paths["/health"].get["x-core-auth"]).toBe("public")
     expect(document.paths["/api/v1/openapi.json"].get["x-core-auth"]).toBe("public")
@@ -70,7 +79,8 @@ describe("OpenApiDocument.document", () => {
     expect(document["x-tagGroups"]).toEqual([
       { name: "gateway", tags: ["gateway"] },
       { name: "identity", tags: identityTags },
-      { name: "registry", tags: ["registry: platforms"] }
+      { name: "registry", tags: ["registry: platforms"] },
+      { name: "stacks", tags: ["stacks"] }
     ])
   })
 

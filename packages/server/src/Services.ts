@@ -5,6 +5,7 @@ import { HttpUpstream, Upstream } from "@core/gateway"
 import { IdentityHandlers, IdentityLive } from "@core/auth"
 import { type Configuration, CoreConfig, ForwardedCallers, ForwardedIdentity, Ids, Route } from "@core/kernel"
 import { Platforms, RegistryHandlers } from "@core/registry"
+import { Catalogue, StacksHandlers } from "@core/stacks"
 import { Context, Duration, Effect, Layer, type Scope } from "effect"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
 import type { DomainSettings } from "./Settings.js"
@@ -60,8 +61,20 @@ const registry: ServiceDefinition = {
   layer: Layer.mergeAll(Platforms.Default, ForwardedCallers.layer).pipe(Layer.provideMerge(Ids.layer))
 }
 
+/**
+ * The stack catalogue: templates and versions, platform-wide. Behind the gateway like the registry
+ * (`ForwardedCallers`), in process or alone with `serve --service stacks`.
+ */
+const stacks: ServiceDefinition = {
+  name: "stacks",
+  upstream: "STACKS",
+  handlers: StacksHandlers,
+  base: "/api/v1/stacks",
+  layer: Layer.mergeAll(Catalogue.Default, ForwardedCallers.layer).pipe(Layer.provideMerge(Ids.layer))
+}
+
 /** The services of this build; each domain's issue adds its own. */
-export const SERVICES: ReadonlyArray<ServiceDefinition> = [iam, registry]
+export const SERVICES: ReadonlyArray<ServiceDefinition> = [iam, registry, stacks]
 
 /** The definition named `name`, if this build has it. */
 export const find = (name: string): ServiceDefinition | undefined =>

@@ -1,0 +1,154 @@
+import { Stacks } from "@core/contracts"
+import { createClient } from "@core/sdk"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { launch, ready, type Running, useServer } from "../packages/server/test/ServerProcess.js"
+
+/**
+ * The stack catalogue as a caller meets it: behind the gateway of the real all-in-one server
+ * (`core-server start`, the gateway signs the caller for the catalogue), then alone
+ * (`core-server serve --service stacks`) behind a gateway in another process on
+ * `CORE_UPSTREAM_STACKS_URL`. Every authenticated caller reads; the static key writes; a member
+ * and an API key get 403 on every write.
+ */
+const SLOW = 180_000
+const STATIC_KEY = "e2e-static-key-0123456789abcdef"
+const SECRET = "e2e-secret-e2e-secret-e2e-secret-0123456789"
+const SERVICE = { authorization: `Bearer ${STATIC_KEY}` }
+
+interface Member {
+  readonly token: string
+  readonly orgId: string
+  readonly client: ReturnType<typeof createClient>
+}
+
+/** Sign a user up through the gateway and set up its organization. */
+const memberOf = async (base: string, name: string, slug: string): Promise<Member> => {
+  const { token } = await createClient({ baseUrl: base }).iam.signUp({ name, email: `${slug}@example.com`, password: "correct horse battery" })
+  const setup = await fetch(`${base}/api/v1/iam/api/core/org-setup`, {
+    method: "POST",
+    headers: { "content-type": "application/json", cookie: `core.session_token=${token}` },
+    body: JSON.stringify({ name, slug })
+  })
+  expect(setup.status).toBe(201)
+  const { orgId } = (await setup.json()) as { orgId: string }
+  const client = createClient({ baseUrl: base, token })
+  await client.iam.organizations.setActive({ organizationId: orgId })
+  return { token, orgId, client }
+}
+
+const call = (base: string, method: string, path: string, headers: Record<string, string>, body?: unknown) =>
+  fetch(`${base}${path}`, {
+    method,
+    headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+
+const codeOf = async (response: Response) => ((await response.json()) as { error: { code: string } }).error.code
+
+const definition = { resources: [{ type: "sql_db", name: "main", environment: "prod", config: {} }] }
+
+/** The catalogue's whole round trip through a gateway at `base`, as the static key and a member. */
+const roundTrip = async (base: string, member: Member, name: string) => {
+  const bearer = { authorization: `Bearer ${member.token}` }
+  const created = await call(base, "POST", "/api/v1/stacks", SERVICE, { name, displayName: "Web app", description: "Pages and a database" })
+  expect(created.status).toBe(201)
+  for (const version of ["1.0.0", "1.2.0", "2.0.0-beta.1"]) {
+    const published = await call(base, "POST", `/api/v1/stacks/${name}/versions`, SERVICE, { version, stackDefinition: definition, coreSdkVersion: "0.1.0" })
+    expect(published.status, version).toBe(201)
+  }
+  const again = await call(base, "POST", `/api/v1/stacks/${name}/versions`, SERVICE, { version: "1.2.0", stackDefinition: definition, coreSdkVersion: "0.1.0" })
+  expect([again.status, await codeOf(again)]).toEqual([409, "CONFLICT"])
+  const unknown = await call(base, "POST", "/api/v1/stacks/no-such/versions", SERVICE, { version: "1.0.0", stackDefinition: definition, coreSdkVersion: "0.1.0" })
+  expect([unknown.status, await codeOf(unknown)]).toEqual([404, "NOT_FOUND"])
+  const bad = await call(base, "POST", `/api/v1/stacks/${name}/versions`, SERVICE, { version: "v1.3.0", stackDefinition: definition, coreSdkVersion: "0.1.0" })
+  expect([bad.status, await codeOf(bad)]).toEqual([400, "VALIDATION_ERROR"])
+
+  // The member reads the whole catalogue.
+  const detail = Stacks.StackTemplateDetail.parse(await (await call(base, "GET", `/api/v1/stacks/${name}`, bearer)).json())
+  expect([detail.template.latest_version, detail.latestVersion?.version]).toEqual(["1.2.0", "1.2.0"])
+  const list = Stacks.StackTemplateList.parse(await (await call(base, "GET", "/api/v1/stacks", { cookie: `core.session_token=${member.token}` })).json())
+  expect(list.data.map((template) => template.name)).toContain(name)
+  const versions = Stacks.StackVersionList.parse(await (await call(base, "GET", `/api/v1/stacks/${name}/versions`, bearer)).json())
+  expect(versions.data.map((version) => version.version)).toEqual(["2.0.0-beta.1", "1.2.0", "1.0.0"])
+  expect((await call(base, "GET", `/api/v1/stacks/${name}/1.0.0`, bearer)).status).toBe(200)
+
+  // A member and its API key cannot write; nor can anyone without credentials.
+  const key = await member.client.iam.apiKeys.create({ organizationId: member.orgId, name: "all", permissions: ["*"] })
+  for (const headers of [bearer, { "x-api-key": key.key }]) {
+    const writes = [
+      call(base, "POST", "/api/v1/stacks", headers, { name: `${name}-mine`, displayName: "Mine", description: "Mine" }),
+      call(base, "PATCH", `/api/v1/stacks/${name}`, headers, { status: "deprecated" }),
+      call(base, "POST", `/api/v1/stacks/${name}/versions`, headers, { version: "9.0.0", stackDefinition: definition, coreSdkVersion: "0.1.0" }),
+      call(base, "DELETE", `/api/v1/stacks/${name}/1.2.0`, headers)
+    ]
+    for (const response of await Promise.all(writes)) expect([response.status, await codeOf(response)]).toEqual([403, "FORBIDDEN"])
+  }
+  expect((await call(base, "GET", "/api/v1/stacks", {})).status).toBe(401)
+
+  // DELETE deprecates; the latest version moves down; template deprecation hides it from the list.
+  expect(await (await call(base, "DELETE", `/api/v1/stacks/${name}/1.2.0`, SERVICE)).json()).toEqual({ ok: true })
+  expect(Stacks.StackTemplateDetail.parse(await (await call(base, "GET", `/api/v1/stacks/${name}`, bearer)).json()).template.latest_version).toBe("1.0.0")
+  expect(await (await call(base, "PATCH", `/api/v1/stacks/${name}`, SERVICE, { status: "deprecated" })).json()).toEqual({ ok: true })
+  const after = Stacks.StackTemplateList.parse(await (await call(base, "GET", "/api/v1/stacks", bearer)).json())
+  expect(after.data.map((template) => template.name)).not.toContain(name)
+}
+
+describe("the stack catalogue through the all-in-one server's gateway", () => {
+  const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW)
+  let ada: Member
+
+  beforeAll(async () => {
+    ada = await memberOf(server.base, "Ada", "ada-stacks")
+  }, SLOW)
+
+  it("publishes, reads, deprecates; members read and never write", async () => {
+    await roundTrip(server.base, ada, "web-app")
+  }, SLOW)
+
+  it("publishes the catalogue's routes in the gateway's OpenAPI document", async () => {
+    const document = (await (await fetch(`${server.base}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> }
+    expect(document.paths["/api/v1/stacks"].get.operationId).toBe("listStacks")
+    expect(document.paths["/api/v1/stacks/{name}/versions"].post.operationId).toBe("createStackVersion")
+    expect(document.paths["/api/v1/stacks/{name}/{version}"].delete.operationId).toBe("deprecateStackVersion")
+  }, SLOW)
+})
+
+describe("the stack catalogue alone (serve --service stacks) behind a gateway in another process", () => {
+  const work = mkdtempSync(join(tmpdir(), "core-e2e-stacks-"))
+  let stacks: Running
+  let gateway: Running
+  let base = ""
+  let stacksUrl = ""
+
+  beforeAll(async () => {
+    stacks = launch(["serve", "--service", "stacks", "--port", "0"], { CORE_DATA_DIR: join(work, "stacks"), CORE_SECRET: SECRET })
+    stacksUrl = await ready(stacks)
+    gateway = launch(["start"], {
+      PORT: "0",
+      CORE_DATA_DIR: join(work, "gateway"),
+      CORE_SECRET: SECRET,
+      CORE_STATIC_API_KEY: STATIC_KEY,
+      CORE_UPSTREAM_STACKS_URL: stacksUrl
+    })
+    base = await ready(gateway)
+  }, SLOW)
+
+  afterAll(() => {
+    stacks?.child.kill("SIGKILL")
+    gateway?.child.kill("SIGKILL")
+    rmSync(work, { recursive: true, force: true })
+  })
+
+  it("serves the callers the gateway signed over HTTP, and nobody who calls it directly", async () => {
+    const carol = await memberOf(base, "Carol", "carol-stacks")
+    await roundTrip(base, carol, "remote-app")
+    const direct = await call(stacksUrl, "GET", "/", { ...SERVICE, "x-core-role": "service" })
+    expect(direct.status).toBe(401)
+    // The catalogue's rows live in the stacks process's database, not the gateway's.
+    const created = await call(base, "POST", "/api/v1/stacks", SERVICE, { name: "remote-two", displayName: "Two", description: "Two" })
+    expect(created.status).toBe(201)
+  }, SLOW)
+})
