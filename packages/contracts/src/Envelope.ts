@@ -10,6 +10,7 @@ export const ErrorCode = z.enum([
   "NOT_FOUND",
   "CONFLICT",
   "INVALID_STATE",
+  "PRECONDITION_FAILED",
   "PAYLOAD_TOO_LARGE",
   "UNSUPPORTED_MEDIA_TYPE",
   "RATE_LIMITED",

@@ -41,6 +41,8 @@ export const describe = (error: CoreError): ErrorDescription => {
       return { ...plain(409, "CONFLICT", error.message), details: error.details ?? null }
     case "InvalidState":
       return { ...plain(409, "INVALID_STATE", error.message), details: { from: error.from, to: error.to } }
+    case "PreconditionFailed":
+      return plain(412, "PRECONDITION_FAILED", error.message)
     case "PayloadTooLarge":
       return { ...plain(413, "PAYLOAD_TOO_LARGE", error.message), details: { limit: error.limit } }
     case "UnsupportedMediaType":
@@ -75,6 +77,7 @@ const CORE_ERROR_TAGS = new Set<string>([
   "NotFound",
   "Conflict",
   "InvalidState",
+  "PreconditionFailed",
   "PayloadTooLarge",
   "UnsupportedMediaType",
   "RateLimited",

@@ -38,6 +38,9 @@ export class InvalidState extends Data.TaggedError("InvalidState")<{
   readonly to: string
 }> {}
 
+/** An `If-Match` that names another version of the record. 412 `PRECONDITION_FAILED`. */
+export class PreconditionFailed extends Data.TaggedError("PreconditionFailed")<{ readonly message: string }> {}
+
 /** The body is over the route's limit. 413 `PAYLOAD_TOO_LARGE`. */
 export class PayloadTooLarge extends Data.TaggedError("PayloadTooLarge")<{
   readonly message: string
@@ -89,6 +92,7 @@ export type CoreError =
   | NotFound
   | Conflict
   | InvalidState
+  | PreconditionFailed
   | PayloadTooLarge
   | UnsupportedMediaType
   | RateLimited

@@ -1,14 +1,22 @@
 import { Registry } from "@core/contracts"
 import { Route } from "@core/kernel"
+import type { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 import type { LifecycleAction } from "./Lifecycle.js"
-import { Platforms, toEventRecord, toRecord } from "./Platforms.js"
+import { etagOf, Platforms, toEventRecord, toRecord } from "./Platforms.js"
+import type { PlatformRow } from "./PlatformsRepo.js"
+
+/** A platform answered with its `ETag` (decision 0229). */
+const withEtag = (row: PlatformRow, status = 200) => Route.json(toRecord(row), { status, headers: { etag: etagOf(row) } })
+
+/** The request's `If-Match`, if any. */
+const ifMatchOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => request.headers["if-match"]
 
 const lifecycle = (route: typeof Registry.PlatformRoutes.suspendPlatform, action: LifecycleAction) =>
-  Route.handle(route, ({ caller, params, body }) =>
+  Route.handle(route, ({ caller, params, body, request }) =>
     Effect.gen(function*() {
       const platforms = yield* Platforms
-      return toRecord(yield* platforms.changeLifecycle(caller, params.platformId, action, body.reason))
+      return withEtag(yield* platforms.changeLifecycle(caller, params.platformId, action, body.reason, ifMatchOf(request)))
     }))
 
 /** The registry's routes, one `handle` per catalogued route (`Registry.RegistryRoutes`). */
@@ -22,22 +30,22 @@ export const RegistryHandlers = [
   Route.handle(Registry.PlatformRoutes.createPlatform, ({ body }) =>
     Effect.gen(function*() {
       const platforms = yield* Platforms
-      return toRecord(yield* platforms.create(body))
+      return withEtag(yield* platforms.create(body), 201)
     })),
   Route.handle(Registry.PlatformRoutes.getPlatform, ({ caller, params }) =>
     Effect.gen(function*() {
       const platforms = yield* Platforms
-      return toRecord(yield* platforms.read(caller, params.platformId))
+      return withEtag(yield* platforms.read(caller, params.platformId))
     })),
-  Route.handle(Registry.PlatformRoutes.updatePlatform, ({ body, caller, params }) =>
+  Route.handle(Registry.PlatformRoutes.updatePlatform, ({ body, caller, params, request }) =>
     Effect.gen(function*() {
       const platforms = yield* Platforms
-      return toRecord(yield* platforms.update(caller, params.platformId, body))
+      return withEtag(yield* platforms.update(caller, params.platformId, body, ifMatchOf(request)))
     })),
-  Route.handle(Registry.PlatformRoutes.deletePlatform, ({ caller, params }) =>
+  Route.handle(Registry.PlatformRoutes.deletePlatform, ({ caller, params, request }) =>
     Effect.gen(function*() {
       const platforms = yield* Platforms
-      yield* platforms.changeLifecycle(caller, params.platformId, "softDelete")
+      yield* platforms.changeLifecycle(caller, params.platformId, "softDelete", undefined, ifMatchOf(request))
       return { success: true as const }
     })),
   lifecycle(Registry.PlatformRoutes.suspendPlatform, "suspend"),

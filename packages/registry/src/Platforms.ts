@@ -1,5 +1,5 @@
 import type { Registry } from "@core/contracts"
-import { type Caller, type Callers, type Conflict, Cursor, type Forbidden, Ids, type InvalidState, type NotFound, Policy, type ValidationError } from "@core/kernel"
+import { type Caller, type Callers, type Conflict, Cursor, type Forbidden, Ids, type InvalidState, type NotFound, Policy, PreconditionFailed, type ValidationError } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { platformConflict, platformNotFound } from "./Errors.js"
@@ -58,7 +58,23 @@ const afterOf = (cursor: string | undefined) =>
   Effect.map(Cursor.decodeOptional(Cursor.CreatedAtId, cursor), (key) =>
     key === undefined ? undefined : { createdAt: new Date(key.createdAt), id: key.id })
 
-type Failure = NotFound | Forbidden | InvalidState
+type Failure = NotFound | Forbidden | InvalidState | PreconditionFailed
+
+/** A platform's `ETag`: its version, bumped by every change (decision 0229). */
+export const etagOf = (row: PlatformRow): string => `"${row.version}"`
+
+/**
+ * Whether an `If-Match` header admits the platform: absent or `*` always; else one of its
+ * comma-separated tags (a weak `W/` prefix ignored) must be the platform's current `ETag`.
+ */
+export const matches = (ifMatch: string | undefined, row: PlatformRow): boolean => {
+  if (ifMatch === undefined || ifMatch.trim() === "*") return true
+  const current = etagOf(row)
+  return ifMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === current)
+}
+
+const stale = new PreconditionFailed({ message: "The platform has changed since it was read (If-Match does not match its ETag)" })
+const requireMatch = (ifMatch: string | undefined, row: PlatformRow) => (matches(ifMatch, row) ? Effect.void : Effect.fail(stale))
 
 /** The registry's platforms: creation, reads, updates and the lifecycle (DESIGN §7). */
 export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platforms", {
@@ -149,18 +165,20 @@ export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platf
     /**
      * Suspend, restore, cancel or delete a platform: under its row lock, so concurrent changes
      * serialize; the change and its LifecycleEvent in one transaction. Cancel is the owner's and
-     * admins' too; the rest the operators' and the service key's.
+     * admins' too; the rest the operators' and the service key's. A stale `If-Match`: 412.
      */
     const changeLifecycle: (
       caller: Caller,
       id: string,
       action: Lifecycle.LifecycleAction,
-      reason?: string
+      reason?: string,
+      ifMatch?: string
     ) => Effect.Effect<PlatformRow, Failure, Callers> = Effect.fn("Platforms.changeLifecycle")(
-      function*(caller: Caller, id: string, action: Lifecycle.LifecycleAction, reason?: string) {
+      function*(caller: Caller, id: string, action: Lifecycle.LifecycleAction, reason?: string, ifMatch?: string) {
         return yield* inTransaction(Effect.gen(function*() {
           const platform = yield* lockFor(caller, id)
           yield* action === "cancel" ? canManage(caller, platform) : canOperate(caller, platform)
+          yield* requireMatch(ifMatch, platform)
           return yield* transition(caller, platform, action, reason ?? null)
         }))
       }
@@ -173,14 +191,16 @@ export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platf
     const update: (
       caller: Caller,
       id: string,
-      body: Registry.UpdatePlatformRequest
+      body: Registry.UpdatePlatformRequest,
+      ifMatch?: string
     ) => Effect.Effect<PlatformRow, Failure, Callers> = Effect.fn("Platforms.update")(
-      function*(caller: Caller, id: string, body: Registry.UpdatePlatformRequest) {
+      function*(caller: Caller, id: string, body: Registry.UpdatePlatformRequest, ifMatch?: string) {
         return yield* inTransaction(Effect.gen(function*() {
           const platform = yield* lockFor(caller, id)
           const tierChanges = body.tier !== undefined && body.tier !== platform.tier
           const statusChanges = body.status !== undefined && body.status !== platform.status
           yield* tierChanges || statusChanges ? canOperate(caller, platform) : canManage(caller, platform)
+          yield* requireMatch(ifMatch, platform)
           const renamed = { name: body.name ?? platform.name, tier: body.tier ?? platform.tier }
           if (statusChanges) return yield* transition(caller, platform, Lifecycle.actionForStatus(body.status!), null, renamed)
           if (platform.status === "deleted") {

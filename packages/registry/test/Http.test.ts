@@ -217,6 +217,39 @@ for (const driver of TestDatabase.drivers) {
       })
     })
 
+    describe("ETag and If-Match", () => {
+      it("answers every platform record with its ETag; a stale If-Match on PATCH and lifecycle actions is 412 and changes nothing", async () => {
+        const created = await h.fetch("/api/v1/platforms", { method: "POST", token: "static", json: { name: "Tagged", slug: "tagged" } })
+        expect(created.status).toBe(201)
+        expect(created.headers.get("etag")).toBe('"1"')
+        const { id } = await created.json()
+        expect((await h.fetch(`/${id}`, { token: "static" })).headers.get("etag")).toBe('"1"')
+        const renamed = await h.fetch(`/${id}`, { method: "PATCH", token: "static", headers: { "if-match": '"1"' }, json: { name: "Tagged 2" } })
+        expect(renamed.status).toBe(200)
+        expect(renamed.headers.get("etag")).toBe('"2"')
+        const before = await query(`SELECT name, status, version FROM registry.platforms WHERE id = '${id}'`)
+        const stalePatch = await h.fetch(`/${id}`, { method: "PATCH", token: "static", headers: { "if-match": '"1"' }, json: { name: "Lost update" } })
+        expect(stalePatch.status).toBe(412)
+        expect((await stalePatch.json()).error).toMatchObject({ code: "PRECONDITION_FAILED" })
+        for (const action of ["suspend", "restore", "cancel", "delete"]) {
+          const stale = await h.fetch(`/${id}/${action}`, { method: "POST", token: "static", headers: { "if-match": '"1"' }, json: {} })
+          expect(stale.status, action).toBe(412)
+        }
+        expect((await h.fetch(`/${id}`, { method: "DELETE", token: "static", headers: { "if-match": '"1"' } })).status).toBe(412)
+        expect(await query(`SELECT name, status, version FROM registry.platforms WHERE id = '${id}'`)).toEqual(before)
+        expect(await query(`SELECT id FROM registry.lifecycle_events WHERE platform_id = '${id}'`)).toEqual([])
+        const suspended = await h.fetch(`/${id}/suspend`, { method: "POST", token: "static", headers: { "if-match": 'W/"2", "9"' }, json: {} })
+        expect(suspended.status).toBe(200)
+        expect(suspended.headers.get("etag")).toBe('"3"')
+        expect((await h.fetch(`/${id}/restore`, { method: "POST", token: "static", headers: { "if-match": "*" }, json: {} })).status).toBe(200)
+      })
+
+      it("answers another tenant 404 and a member 403 before looking at If-Match", async () => {
+        expect((await h.fetch(`/${otherPlatform}`, { method: "PATCH", token: "usr_owner", headers: { "if-match": '"999"' }, json: { name: "x" } })).status).toBe(404)
+        expect((await h.fetch(`/${tenantPlatform}`, { method: "PATCH", token: "usr_member", headers: { "if-match": '"999"' }, json: { name: "x" } })).status).toBe(403)
+      })
+    })
+
     describe("another tenant's ids", () => {
       it("answer 404 on every route, to sessions and API keys, and change nothing", async () => {
         const before = await query(`SELECT name, tier, status, version FROM registry.platforms WHERE id = '${otherPlatform}'`)
