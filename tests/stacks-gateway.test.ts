@@ -108,6 +108,26 @@ describe("the stack catalogue through the all-in-one server's gateway", () => {
     await roundTrip(server.base, ada, "web-app")
   }, SLOW)
 
+  it("is client.stacks in the SDK: typed calls over the catalogued routes, errors as CoreApiError", async () => {
+    const operator = createClient({ baseUrl: server.base, token: STATIC_KEY })
+    expect(await operator.stacks.create({ name: "sdk-app", displayName: "SDK app", description: "Made by the SDK" })).toMatchObject({ id: expect.stringMatching(/^stk_/) })
+    await operator.stacks.versions.publish("sdk-app", { version: "0.2.0", stackDefinition: definition, coreSdkVersion: "0.1.0" })
+    await operator.stacks.versions.publish("sdk-app", { version: "0.10.0", stackDefinition: definition, coreSdkVersion: "0.1.0" })
+    expect(await operator.stacks.update("sdk-app", { description: "Changed" })).toEqual({ ok: true })
+
+    const detail = await ada.client.stacks.get("sdk-app")
+    expect([detail.template.latest_version, detail.template.description]).toEqual(["0.10.0", "Changed"])
+    expect((await ada.client.stacks.list()).data.map((template) => template.name)).toContain("sdk-app")
+    expect((await ada.client.stacks.versions.list("sdk-app")).data.map((version) => version.version)).toEqual(["0.10.0", "0.2.0"])
+    expect(JSON.parse((await ada.client.stacks.versions.get("sdk-app", "0.2.0")).stack_definition)).toEqual(definition)
+
+    await expect(ada.client.stacks.versions.deprecate("sdk-app", "0.10.0")).rejects.toMatchObject({ status: 403, code: "FORBIDDEN" })
+    await expect(operator.stacks.versions.publish("sdk-app", { version: "0.2.0", stackDefinition: definition, coreSdkVersion: "0.1.0" }))
+      .rejects.toMatchObject({ status: 409, code: "CONFLICT" })
+    expect(await operator.stacks.versions.deprecate("sdk-app", "0.10.0")).toEqual({ ok: true })
+    expect((await ada.client.stacks.get("sdk-app")).latestVersion?.version).toBe("0.2.0")
+  }, SLOW)
+
   it("publishes the catalogue's routes in the gateway's OpenAPI document", async () => {
     const document = (await (await fetch(`${server.base}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> }
     expect(document.paths["/api/v1/stacks"].get.operationId).toBe("listStacks")

@@ -5,6 +5,7 @@ import { iamAccounts, type IamAccounts } from "./resources/iam-accounts.js"
 import { iamAuthorization, type IamAuthorization } from "./resources/iam-authorization.js"
 import { iamDevice, type IamDevice } from "./resources/iam-device.js"
 import { iamOrganizations, type IamOrganizations } from "./resources/iam-organizations.js"
+import { stacks, type StacksClient } from "./resources/stacks.js"
 import { createTransport, type ClientOptions, type HttpMethod, type RequestOptions } from "./transport.js"
 
 /** The identity service's namespace (`client.iam`): accounts and sessions, organizations, authorization, device login. */
@@ -39,6 +40,8 @@ export interface CoreClient {
   readonly health: (options?: HealthOptions) => Promise<string>
   /** The identity service through the gateway (`/api/v1/iam/...`). */
   readonly iam: IamClient
+  /** The stack catalogue through the gateway (`/api/v1/stacks/...`). */
+  readonly stacks: StacksClient
 }
 
 /**
@@ -58,6 +61,7 @@ export const createClient = (options: ClientOptions): CoreClient => {
     call: routeCaller(transport).call,
     paginate: (path, paginateOptions) => paginate(transport, path, paginateOptions),
     health: health(transport),
-    iam: { ...iamAccounts(transport), ...iamAuthorization(transport), ...iamOrganizations(transport), ...iamDevice(transport) }
+    iam: { ...iamAccounts(transport), ...iamAuthorization(transport), ...iamOrganizations(transport), ...iamDevice(transport) },
+    stacks: stacks(transport)
   }
 }

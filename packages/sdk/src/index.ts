@@ -12,6 +12,7 @@ export type { IamAccountCallOptions, IamAccounts } from "./resources/iam-account
 export type { IamAuthorization, IamCallOptions } from "./resources/iam-authorization.js"
 export type { IamOrganizationCallOptions, IamOrganizations, InvitationListQuery } from "./resources/iam-organizations.js"
 export type { IamDevice, IamDeviceCallOptions, WaitForTokenOptions } from "./resources/iam-device.js"
+export type { StacksCallOptions, StacksClient } from "./resources/stacks.js"
 export {
   BadRequestError,
   ConflictError,
