@@ -29,6 +29,7 @@ export { Grants } from "./authorization/Grants.js"
 export { AuthorizationHandlers, AuthorizationLive, AuthorizationRouter } from "./authorization/Http.js"
 export { Permissions } from "./authorization/Permissions.js"
 export { PlatformStatus } from "./authorization/PlatformStatus.js"
+export { PlatformStatusRepo } from "./authorization/PlatformStatusRepo.js"
 export { RoleMappings } from "./authorization/RoleMappings.js"
 export { SERVICE_TOKEN_ALG, ServiceTokens } from "./authorization/ServiceTokens.js"
 

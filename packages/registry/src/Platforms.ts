@@ -6,6 +6,7 @@ import { platformConflict, platformNotFound } from "./Errors.js"
 import * as Lifecycle from "./Lifecycle.js"
 import { type LifecycleEventRow, type PlatformRow, PlatformsRepo, type PlatformTier } from "./PlatformsRepo.js"
 import { canManage, canOperate, canRead, listScope } from "./Policy.js"
+import { PlatformStatusSink } from "./ports/PlatformStatusSink.js"
 
 /** A new platform. Platforms created for an organization by identity's setup start on `free`. */
 export interface CreatePlatformInput {
@@ -73,6 +74,10 @@ export const matches = (ifMatch: string | undefined, row: PlatformRow): boolean 
   return ifMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === current)
 }
 
+/** Whether a platform's callers are refused (451 at the gateway): suspended, deleted, or cancelled while suspended. */
+export const isBlocked = (row: Pick<PlatformRow, "status" | "suspendedAt">): boolean =>
+  row.status === "suspended" || row.status === "deleted" || (row.status === "cancelled" && row.suspendedAt !== null)
+
 const stale = new PreconditionFailed({ message: "The platform has changed since it was read (If-Match does not match its ETag)" })
 const requireMatch = (ifMatch: string | undefined, row: PlatformRow) => (matches(ifMatch, row) ? Effect.void : Effect.fail(stale))
 
@@ -82,6 +87,7 @@ export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platf
     const repo = yield* PlatformsRepo
     const ids = yield* Ids.Ids
     const sql = yield* SqlClient.SqlClient
+    const sink = yield* Effect.serviceOption(PlatformStatusSink)
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
     const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as Effect.Effect<A, E, R>
@@ -149,12 +155,16 @@ export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platf
         const at = yield* now
         const updated = yield* repo.update(platform.id, { ...Lifecycle.apply({ ...platform, ...extra }, action, reason, at) })
         const privileged = yield* Policy.isPrivileged(caller)
+        const trigger = Lifecycle.triggerOf(caller, privileged)
+        if (Option.isSome(sink) && isBlocked(platform) !== isBlocked(updated)) {
+          yield* sink.value.publish(platform.id, isBlocked(updated) ? "suspended" : "active", trigger.triggeredBy)
+        }
         yield* repo.insertEvent({
           id: yield* ids.make("lce"),
           platformId: platform.id,
           fromStatus: platform.status,
           toStatus: updated.status,
-          ...Lifecycle.triggerOf(caller, privileged),
+          ...trigger,
           reason,
           metadata: action === "delete" ? { mode: "hard" } : action === "softDelete" ? { mode: "soft" } : {},
           createdAt: at

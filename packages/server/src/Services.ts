@@ -8,6 +8,7 @@ import { Platforms, RegistryHandlers } from "@core/registry"
 import { Catalogue, StacksHandlers } from "@core/stacks"
 import { Context, Duration, Effect, Layer, type Scope } from "effect"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
+import { PlatformStatusSinkLive } from "./PlatformStatusSinkLive.js"
 import type { DomainSettings } from "./Settings.js"
 
 /**
@@ -52,13 +53,16 @@ const iam: ServiceDefinition = {
 /**
  * The registry: platforms. It sits behind the gateway, which signs the caller for it
  * (`ForwardedCallers`: no identity database needed, in process or alone with `serve --service registry`).
+ * Its suspensions reach identity's platform status on a shared database (`PlatformStatusSinkLive`).
  */
 const registry: ServiceDefinition = {
   name: "registry",
   upstream: "REGISTRY",
   handlers: RegistryHandlers,
   base: "/api/v1/platforms",
-  layer: Layer.mergeAll(Platforms.Default, ForwardedCallers.layer).pipe(Layer.provideMerge(Ids.layer))
+  layer: Layer.mergeAll(Platforms.Default.pipe(Layer.provide(PlatformStatusSinkLive)), ForwardedCallers.layer).pipe(
+    Layer.provideMerge(Ids.layer)
+  )
 }
 
 /**

@@ -1,0 +1,29 @@
+import { PlatformStatusRepo } from "@core/auth"
+import { PlatformStatusSink } from "@core/registry"
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Layer } from "effect"
+
+/**
+ * The registry's `PlatformStatusSink` over identity's platform status, on the same database and in
+ * the registry's transaction: a suspension (or deletion) made in the registry is what the gateway
+ * reads through identity (451 within the session and credential caches' few seconds). A registry
+ * whose database has no identity schema (alone, on a database of its own) publishes nothing.
+ */
+export const PlatformStatusSinkLive = Layer.effect(
+  PlatformStatusSink,
+  Effect.gen(function*() {
+    const repo = yield* PlatformStatusRepo
+    const sql = yield* SqlClient.SqlClient
+    const identityPresent = sql<{ present: boolean }>`SELECT to_regclass('iam.platform_status') IS NOT NULL AS present`.pipe(
+      Effect.map((rows) => rows[0]?.present === true),
+      Effect.orDie
+    )
+    return PlatformStatusSink.of({
+      publish: (platformId, status, updatedBy) =>
+        Effect.gen(function*() {
+          if (!(yield* identityPresent)) return
+          yield* repo.upsert(platformId, status, updatedBy, new Date(yield* Clock.currentTimeMillis))
+        }).pipe(Effect.withSpan("PlatformStatusSink.publish"))
+    })
+  })
+).pipe(Layer.provide(PlatformStatusRepo.Default))

@@ -1,0 +1,83 @@
+import { createClient } from "@core/sdk"
+import { beforeAll, describe, expect, it } from "vitest"
+import { useServer } from "../packages/server/test/ServerProcess.js"
+
+/**
+ * One suspension everywhere: a platform suspended (or deleted) in the registry is refused at the
+ * gateway of the all-in-one server with 451 `PLATFORM_SUSPENDED` within 5 seconds, and served again
+ * once restored (decision 0229's companion: the registry publishes to identity's platform status).
+ */
+const SLOW = 180_000
+const STATIC_KEY = "e2e-static-key-0123456789abcdef"
+
+const tenantOf = async (base: string, name: string, slug: string) => {
+  const anonymous = createClient({ baseUrl: base })
+  const { token } = await anonymous.iam.signUp({ name, email: `${slug}@example.com`, password: "correct horse battery" })
+  const setup = await fetch(`${base}/api/v1/iam/api/core/org-setup`, {
+    method: "POST",
+    headers: { "content-type": "application/json", cookie: `core.session_token=${token}` },
+    body: JSON.stringify({ name, slug })
+  })
+  expect(setup.status).toBe(201)
+  const { orgId, platformId } = await setup.json() as { orgId: string; platformId: string }
+  await createClient({ baseUrl: base, token }).iam.organizations.setActive({ organizationId: orgId })
+  return { token, platformId }
+}
+
+/** Poll `probe` until it answers `status`, for at most 5 seconds; the statuses seen. */
+const eventually = async (probe: () => Promise<Response>, status: number): Promise<number> => {
+  const deadline = Date.now() + 5_000
+  for (;;) {
+    const response = await probe()
+    await response.body?.cancel()
+    if (response.status === status || Date.now() > deadline) return response.status
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+describe("a suspension made in the registry, at the gateway", () => {
+  const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW)
+  let ada: { token: string; platformId: string }
+  let bob: { token: string; platformId: string }
+
+  beforeAll(async () => {
+    ada = await tenantOf(server.base, "Ada", "ada-suspended")
+    bob = await tenantOf(server.base, "Bob", "bob-deleted")
+  }, SLOW)
+
+  const asOperator = (path: string, body: unknown = {}) =>
+    fetch(`${server.base}/api/v1/platforms/${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${STATIC_KEY}` },
+      body: JSON.stringify(body)
+    })
+
+  it("answers 451 to the suspended tenant within 5 seconds, and serves it again once restored", async () => {
+    const probe = () => fetch(`${server.base}/api/v1/platforms/${ada.platformId}`, { headers: { authorization: `Bearer ${ada.token}` } })
+    expect((await probe()).status).toBe(200)
+    const suspended = await asOperator(`${ada.platformId}/suspend`, { reason: "unpaid" })
+    expect(suspended.status).toBe(200)
+    expect(await suspended.json()).toMatchObject({ status: "suspended", suspensionReason: "unpaid" })
+    expect(await eventually(probe, 451)).toBe(451)
+    const refused = await probe()
+    expect((await refused.json()).error).toMatchObject({ code: "PLATFORM_SUSPENDED" })
+    // Bob's platform is untouched.
+    expect((await fetch(`${server.base}/api/v1/platforms/${bob.platformId}`, { headers: { authorization: `Bearer ${bob.token}` } })).status).toBe(200)
+
+    expect((await asOperator(`${ada.platformId}/restore`)).status).toBe(200)
+    expect(await eventually(probe, 200)).toBe(200)
+  }, SLOW)
+
+  it("answers 451 to a deleted platform's callers; a cancelled one keeps working", async () => {
+    const probe = () => fetch(`${server.base}/api/v1/platforms/${bob.platformId}`, { headers: { authorization: `Bearer ${bob.token}` } })
+    const cancelled = await fetch(`${server.base}/api/v1/platforms/${bob.platformId}/cancel`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${bob.token}` },
+      body: JSON.stringify({ reason: "done" })
+    })
+    expect(cancelled.status).toBe(200)
+    expect((await probe()).status).toBe(200)
+    expect((await asOperator(`${bob.platformId}/delete`)).status).toBe(200)
+    expect(await eventually(probe, 451)).toBe(451)
+  }, SLOW)
+})
