@@ -1,9 +1,10 @@
 import { Stacks } from "@core/contracts"
 import { createClient } from "@core/sdk"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { core, tempHome } from "../packages/cli/test/login-support.js"
 import { launch, ready, type Running, useServer } from "../packages/server/test/ServerProcess.js"
 
 /**
@@ -126,6 +127,52 @@ describe("the stack catalogue through the all-in-one server's gateway", () => {
       .rejects.toMatchObject({ status: 409, code: "CONFLICT" })
     expect(await operator.stacks.versions.deprecate("sdk-app", "0.10.0")).toEqual({ ok: true })
     expect((await ada.client.stacks.get("sdk-app")).latestVersion?.version).toBe("0.2.0")
+  }, SLOW)
+
+  it("is core stacks in the CLI: create, publish a definition file, list, show, deprecate, with --json; a member cannot write", async () => {
+    const operator = tempHome()
+    const member = tempHome()
+    try {
+      const env = { CORE_API_URL: server.base }
+      // The static key is no identity token, so `core login --token` refuses it: its credential file is written as login would.
+      mkdirSync(operator.dir, { recursive: true, mode: 0o700 })
+      writeFileSync(operator.file, JSON.stringify({
+        token: STATIC_KEY, refreshToken: null, email: "ci-user", platformId: null, role: "operator",
+        expiresAt: "2999-01-01T00:00:00.000Z", iamUrl: `${server.base}/api/v1/iam`, apiUrl: server.base, audience: "core-cli"
+      }), { mode: 0o600 })
+      expect((await core(member, ["login", "--token", ada.token], env)).code).toBe(0)
+      const file = join(operator.home, "stack.json")
+      writeFileSync(file, JSON.stringify(definition))
+
+      expect(await core(operator, ["stacks", "create", "cli-app", "--display-name", "CLI app", "--description", "From the CLI"], env))
+        .toMatchObject({ code: 0, stdout: expect.stringMatching(/^Created stack template cli-app \(stk_\w+\)\.\n$/), stderr: "" })
+      for (const version of ["1.0.0", "1.1.0"]) {
+        expect(await core(operator, ["stacks", "publish", "cli-app", version, "--file", file, "--sdk", "0.1.0"], env))
+          .toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^Published cli-app ${version} \\(ver_\\w+\\)\\.\\n$`)) })
+      }
+      const listed = await core(member, ["stacks", "list"], env)
+      expect(listed.code).toBe(0)
+      expect(listed.stdout).toMatch(/^NAME\s+DISPLAY NAME\s+LATEST\s+DOMAIN\n/)
+      expect(listed.stdout).toMatch(/\ncli-app\s+CLI app\s+1\.1\.0\s+-\n/)
+      const shown = JSON.parse((await core(member, ["stacks", "show", "cli-app", "--json"], env)).stdout)
+      expect([shown.template.latest_version, shown.versions.map((v: { version: string }) => v.version)]).toEqual(["1.1.0", ["1.1.0", "1.0.0"]])
+      expect((await core(member, ["stacks", "show", "cli-app"], env)).stdout).toMatch(/^CLI app \(cli-app\)\n[\s\S]*VERSION\s+STATUS\s+SDK\s+PUBLISHED\n1\.1\.0\s+published\s+0\.1\.0\s+\d{4}-/)
+
+      const refused = await core(member, ["stacks", "deprecate", "cli-app", "1.1.0", "--yes"], env)
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain("FORBIDDEN")
+      const bad = await core(operator, ["stacks", "publish", "cli-app", "v2.0.0", "--file", file, "--sdk", "0.1.0"], env)
+      expect([bad.code, bad.stderr.includes("version")]).toEqual([1, true])
+      expect((await core(operator, ["stacks", "deprecate", "cli-app", "1.1.0"], env)).code).toBe(2) // no --yes without a terminal
+      expect(await core(operator, ["stacks", "deprecate", "cli-app", "1.1.0", "--yes", "--json"], env))
+        .toMatchObject({ code: 0, stdout: `${JSON.stringify({ name: "cli-app", version: "1.1.0", status: "deprecated" }, null, 2)}\n` })
+      expect(JSON.parse((await core(member, ["stacks", "show", "cli-app", "--json"], env)).stdout).template.latest_version).toBe("1.0.0")
+      expect((await core(operator, ["stacks", "deprecate", "cli-app", "--yes"], env)).stdout).toBe("Deprecated the stack template cli-app: it is no longer listed.\n")
+      expect(JSON.parse((await core(member, ["stacks", "list", "--json"], env)).stdout).map((t: { name: string }) => t.name)).not.toContain("cli-app")
+    } finally {
+      operator.remove()
+      member.remove()
+    }
   }, SLOW)
 
   it("publishes the catalogue's routes in the gateway's OpenAPI document", async () => {
