@@ -1,4 +1,4 @@
-import { Registry, type RouteSpec } from "@core/contracts"
+import { Registry, type RouteSpec, toOpenApi } from "@core/contracts"
 import { Route } from "@core/kernel"
 import { describe, expect, it } from "vitest"
 import { RegistryHandlers } from "../src/index.js"
@@ -12,5 +12,24 @@ describe("the registry and its catalogue", () => {
     const catalogued = Object.values(Registry.RegistryRoutes) as ReadonlyArray<RouteSpec>
     expect(served.map(key).sort()).toEqual(catalogued.map(key).sort())
     expect(served.every((route) => catalogued.includes(route))).toBe(true)
+  })
+
+  it("documents the ETag of one platform and the 412 of every conditional change", () => {
+    const document = toOpenApi({ title: "registry", version: "0", routes: Registry.RegistryRoutes })
+    const responses = (path: string, method: string) => document.paths[path][method].responses as Record<string, { headers?: Record<string, unknown> }>
+    expect(Object.keys(responses("/api/v1/platforms/{platformId}", "get")["200"].headers ?? {})).toContain("etag")
+    expect(Object.keys(responses("/api/v1/platforms", "post")["201"].headers ?? {})).toContain("etag")
+    for (const [path, method] of [["/api/v1/platforms/{platformId}", "patch"], ["/api/v1/platforms/{platformId}", "delete"], ...["suspend", "restore", "cancel", "delete"].map((action) => [`/api/v1/platforms/{platformId}/${action}`, "post"])]) {
+      expect(responses(path, method), `${method} ${path}`).toHaveProperty("412")
+    }
+    expect(Object.keys(document.paths).sort()).toEqual([
+      "/api/v1/platforms",
+      "/api/v1/platforms/{platformId}",
+      "/api/v1/platforms/{platformId}/cancel",
+      "/api/v1/platforms/{platformId}/delete",
+      "/api/v1/platforms/{platformId}/lifecycle",
+      "/api/v1/platforms/{platformId}/restore",
+      "/api/v1/platforms/{platformId}/suspend"
+    ])
   })
 })

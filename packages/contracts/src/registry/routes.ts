@@ -17,6 +17,12 @@ const tags = ["registry: platforms"]
 /** A platform read or change: another tenant's platform answers 404 (never 403). */
 const onePlatform = { 400: null, 401: null, 403: null, 404: null } as const
 
+/** One platform, with its `ETag` (its version; decision 0229). */
+const taggedPlatform = { schema: PlatformRecord, headers: { etag: "The platform's version, for If-Match" } }
+
+/** A conditional change: a stale `If-Match` answers 412 `PRECONDITION_FAILED`. */
+const conditional = { 412: null } as const
+
 /** A lifecycle action on one platform (`reason` optional); 409 `INVALID_STATE` for a forbidden transition. */
 const lifecycleAction = (action: string, summary: string) => ({
   method: "POST" as const,
@@ -26,7 +32,7 @@ const lifecycleAction = (action: string, summary: string) => ({
   permission: "platforms:manage" as const,
   tenant: "organization" as const,
   request: { params: PlatformParams, body: LifecycleActionRequest },
-  responses: { 200: PlatformRecord, ...onePlatform, 409: null },
+  responses: { 200: taggedPlatform, ...onePlatform, 409: null, ...conditional },
   tags
 })
 
@@ -52,7 +58,7 @@ export const PlatformRoutes = defineRoutes({
     summary: "Create a platform (the service key or an operator; identity's organization setup creates its own)",
     auth: "operator",
     request: { body: CreatePlatformRequest },
-    responses: { 201: PlatformRecord, 400: null, 401: null, 403: null, 409: null },
+    responses: { 201: taggedPlatform, 400: null, 401: null, 403: null, 409: null },
     tags
   },
   getPlatform: {
@@ -63,7 +69,7 @@ export const PlatformRoutes = defineRoutes({
     permission: "platforms:read",
     tenant: "organization",
     request: { params: PlatformParams },
-    responses: { 200: PlatformRecord, ...onePlatform },
+    responses: { 200: taggedPlatform, ...onePlatform },
     tags
   },
   updatePlatform: {
@@ -74,7 +80,7 @@ export const PlatformRoutes = defineRoutes({
     permission: "platforms:manage",
     tenant: "organization",
     request: { params: PlatformParams, body: UpdatePlatformRequest },
-    responses: { 200: PlatformRecord, ...onePlatform, 409: null },
+    responses: { 200: taggedPlatform, ...onePlatform, 409: null, ...conditional },
     tags
   },
   deletePlatform: {
@@ -85,7 +91,7 @@ export const PlatformRoutes = defineRoutes({
     permission: "platforms:manage",
     tenant: "organization",
     request: { params: PlatformParams },
-    responses: { 200: SuccessResponse, ...onePlatform, 409: null },
+    responses: { 200: SuccessResponse, ...onePlatform, 409: null, ...conditional },
     tags
   },
   suspendPlatform: lifecycleAction("suspend", "Suspend a platform (operators, the service key): active → suspended"),
