@@ -175,6 +175,15 @@ describe("the stack catalogue through the all-in-one server's gateway", () => {
     }
   }, SLOW)
 
+  it("answers a path no route matches (a name over the router's limit, broken encoding, a lone surrogate) 404 in the envelope", async () => {
+    const bearer = { authorization: `Bearer ${ada.token}` }
+    for (const path of [`/api/v1/stacks/${"p".repeat(200)}`, "/api/v1/stacks/%E0%A4%A", "/api/v1/stacks/%ED%A0%80"]) {
+      const response = await call(server.base, "GET", path, bearer)
+      expect(response.status, path).toBe(404)
+      expect(((await response.json()) as { error: unknown }).error).toMatchObject({ code: "NOT_FOUND", message: "Route not found", details: null })
+    }
+  }, SLOW)
+
   it("publishes the catalogue's routes in the gateway's OpenAPI document", async () => {
     const document = (await (await fetch(`${server.base}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> }
     expect(document.paths["/api/v1/stacks"].get.operationId).toBe("listStacks")

@@ -68,8 +68,8 @@ describe("the stack catalogue under bad input", () => {
         expect(response.status, fuzz.label).toBeLessThan(500)
         if (response.status >= 400) {
           // A path parameter past the router's 100-character limit, broken percent-encoding or an encoded
-          // lone surrogate matches no route: the kernel router's bare 404, counted and printed (the
-          // registry's test notes the same for the length; the router, not this package, answers it).
+          // lone surrogate matches no route: the web-standard router's bare 404, counted and printed. The
+          // server's Node runner answers those in the envelope (tests/stacks-gateway.test.ts).
           if (text === "" && response.status === 404 && fuzz.label.includes(": path parameter ")) {
             unmatched++
             continue
