@@ -1,29 +1,16 @@
 import { type RouteSpec, Stacks } from "@core/contracts"
-import { Callers, Ids, Unauthorized } from "@core/kernel"
+import { Ids } from "@core/kernel"
 import { makeHttpHarness, type HttpHarness, TestDatabase } from "@core/kernel/testing"
-import { Effect, Layer } from "effect"
+import { Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { casesOf, random, type Sender } from "../../../tests/fuzz/inputs.js"
 import { Catalogue, StacksMigrations, StacksRouter } from "../src/index.js"
+import { TestCallers } from "./Callers.js"
 
 /**
  * Every route of `Stacks.StackRoutes` under the bad inputs the identity fuzz derives from a route's
  * declared schemas (tests/fuzz/inputs.ts), from a fixed seed: never a 5xx, every 4xx the envelope.
  */
-const TestCallers = Layer.succeed(Callers, {
-  resolve: (request) => {
-    const key = request.headers["x-api-key"]
-    if (key === "core_a") return Effect.succeed({ kind: "apikey", keyId: "key_a", organizationId: "org_a", platformId: "plt_a", permissions: ["*"] })
-    if (key !== undefined) return Effect.fail(new Unauthorized({ message: "Invalid API key" }))
-    const bearer = request.headers.authorization?.slice(7)
-    if (bearer === undefined) return Effect.succeed(undefined)
-    if (bearer === "static") return Effect.succeed({ kind: "service" })
-    return Effect.succeed({ kind: "user", userId: bearer, sessionId: "ses_1", email: `${bearer}@example.com`, organizationId: "org_a", via: "bearer" })
-  },
-  isOperator: () => Effect.succeed(false),
-  permissionsOf: () => Effect.succeed(undefined)
-})
-
 const TestLayer = Catalogue.Default.pipe(
   Layer.provideMerge(Layer.mergeAll(TestCallers, Ids.layer)),
   Layer.provideMerge(TestDatabase.layer([StacksMigrations]))

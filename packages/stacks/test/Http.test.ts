@@ -1,10 +1,11 @@
 import { Stacks } from "@core/contracts"
-import { Callers, Ids, Unauthorized } from "@core/kernel"
+import { Ids } from "@core/kernel"
 import { makeHttpHarness, type HttpHarness, TestDatabase } from "@core/kernel/testing"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Catalogue, StacksMigrations, StacksRouter } from "../src/index.js"
+import { TestCallers } from "./Callers.js"
 
 /**
  * The stack catalogue's routes served from their declarations (`Stacks.StackRoutes`) on the shared
@@ -12,20 +13,6 @@ import { Catalogue, StacksMigrations, StacksRouter } from "../src/index.js"
  * for identity: bearer `usr_*` tokens are members of `org_a`, `usr_operator` an operator, `static`
  * the service key, `core_a` an API key of `org_a`.
  */
-const TestCallers = Layer.succeed(Callers, {
-  resolve: (request) => {
-    const key = request.headers["x-api-key"]
-    if (key === "core_a") return Effect.succeed({ kind: "apikey", keyId: "key_a", organizationId: "org_a", platformId: "plt_a", permissions: ["*"] })
-    if (key !== undefined) return Effect.fail(new Unauthorized({ message: "Invalid API key" }))
-    const bearer = request.headers.authorization?.slice(7)
-    if (bearer === undefined) return Effect.succeed(undefined)
-    if (bearer === "static") return Effect.succeed({ kind: "service" })
-    return Effect.succeed({ kind: "user", userId: bearer, sessionId: "ses_1", email: `${bearer}@example.com`, organizationId: "org_a", via: "bearer" })
-  },
-  isOperator: (userId) => Effect.succeed(userId === "usr_operator"),
-  permissionsOf: (userId, organizationId) => Effect.succeed(organizationId === "org_a" && userId === "usr_member" ? ["*"] : undefined)
-})
-
 const layerOn = (driver: "pglite" | "pg") =>
   Catalogue.Default.pipe(
     Layer.provideMerge(Layer.mergeAll(TestCallers, Ids.layer)),
