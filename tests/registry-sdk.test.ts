@@ -1,4 +1,4 @@
-import { NotFoundError, createClient } from "@core/sdk"
+import { ForbiddenError, NotFoundError, createClient } from "@core/sdk"
 import { describe, expect, it } from "vitest"
 import { useServer } from "../packages/server/test/ServerProcess.js"
 
@@ -38,5 +38,27 @@ describe("client.registry.platforms through the gateway", () => {
     expect((await core.registry.platforms.hardDelete(id)).status).toBe("deleted")
 
     await expect(core.registry.platforms.get("plt_01JDQ3V6X4TQ7K9ZC2M8N5P0RS")).rejects.toBeInstanceOf(NotFoundError)
+  }, SLOW)
+
+  it("pages a tenant over its own platform only; another's answers NotFoundError, a write ForbiddenError", async () => {
+    const core = createClient({ baseUrl: server.base, token: STATIC_KEY })
+    const others = await core.registry.platforms.create({ name: "Elsewhere", slug: "sdk-elsewhere" })
+    const { token } = await createClient({ baseUrl: server.base }).iam.signUp({ name: "Ada", email: "ada-sdk@example.com", password: "correct horse battery" })
+    const setup = await fetch(`${server.base}/api/v1/iam/api/core/org-setup`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie: `core.session_token=${token}` },
+      body: JSON.stringify({ name: "Ada", slug: "ada-sdk" })
+    })
+    expect(setup.status).toBe(201)
+    const { orgId, platformId } = (await setup.json()) as { orgId: string; platformId: string }
+    const ada = createClient({ baseUrl: server.base, token })
+    await ada.iam.organizations.setActive({ organizationId: orgId })
+
+    const seen: Array<string> = []
+    for await (const platform of ada.registry.platforms.all({ limit: 1 })) seen.push(platform.id)
+    expect(seen).toEqual([platformId])
+    await expect(ada.registry.platforms.get(others.id)).rejects.toBeInstanceOf(NotFoundError)
+    await expect(ada.registry.platforms.suspend(platformId)).rejects.toBeInstanceOf(ForbiddenError)
+    expect((await ada.registry.platforms.get(platformId)).status).toBe("active")
   }, SLOW)
 })

@@ -239,42 +239,26 @@ export const commands: ReadonlyArray<CommandSpec> = [
   },
   {
     name: "platforms",
-    summary: "The platform registry: list, show and create platforms, and move them through their lifecycle",
+    summary: "The platform registry: list, show, create, and move platforms through their lifecycle",
     usage: "core platforms <list|show|create|suspend|restore|cancel|delete> [options]",
     options: [],
     subcommands: [
       {
         name: "list",
-        summary: "Your organization's platforms (operators and the static key: all), one page or --all",
-        usage: "core platforms list [--limit <n>] [--status <status>] [--tier <tier>] [--cursor <cursor>] [--all]",
-        options: [
-          { flags: "--limit <n>", description: "Platforms per page, 1 to 100 (default 25)" },
-          { flags: "--status <status>, --tier <tier>", description: "Filters: active|suspended|cancelled|deleted; free|starter|growth|scale" },
-          { flags: "--cursor <cursor>", description: "The page after the one that printed it" },
-          { flags: "--all", description: "Every page" }
-        ]
+        summary: "Your platforms (operators: all), one page or --all",
+        usage: "core platforms list [--limit <n>] [--status <s>] [--tier <t>] [--cursor <c>] [--all]",
+        options: [limit, { flags: "--cursor <c>, --all", description: "The next page, or every page" }]
       },
       { name: "show", summary: "One platform", usage: "core platforms show <platform-id>", options: [] },
-      {
-        name: "create",
-        summary: "A new platform (operators and the static key)",
-        usage: "core platforms create <slug> --name <text> [--tier <tier>] [--owner <user-id>]",
-        options: [
-          { flags: "--name <text>", description: "1 to 128 characters" },
-          { flags: "--tier <tier>", description: "free|starter|growth|scale (default starter)" },
-          { flags: "--owner <user-id>", description: "Optional owner" }
-        ]
-      },
-      { name: "suspend", summary: "Suspend an active platform (operators)", usage: "core platforms suspend <platform-id> [--reason <text>]", options: [{ flags: "--reason <text>", description: "Recorded in its lifecycle" }] },
-      { name: "restore", summary: "Restore a suspended platform (operators)", usage: "core platforms restore <platform-id> [--reason <text>]", options: [{ flags: "--reason <text>", description: "Recorded in its lifecycle" }] },
-      { name: "cancel", summary: "Cancel a platform (asks first)", usage: "core platforms cancel <platform-id> [--reason <text>] [--yes]", options: [{ flags: "--reason <text>", description: "Recorded in its lifecycle" }, yes] },
-      { name: "delete", summary: "Hard-delete a platform (operators; asks first)", usage: "core platforms delete <platform-id> [--reason <text>] [--yes]", options: [{ flags: "--reason <text>", description: "Recorded in its lifecycle" }, yes] }
+      { name: "create", summary: "A new platform (operators)", usage: "core platforms create <slug> --name <text> [--tier <t>] [--owner <user-id>]", options: [] },
+      ...Object.entries({ suspend: "Suspend an active platform", restore: "Restore a suspended platform", cancel: "Cancel a platform (asks first)", delete: "Hard-delete a platform (asks first)" }).map(([name, summary]) => ({
+        name,
+        summary,
+        usage: `core platforms ${name} <platform-id> [--reason <text>]${name === "cancel" || name === "delete" ? " [--yes]" : ""}`,
+        options: [{ flags: "--reason <text>", description: "Recorded in its lifecycle" }, ...(name === "cancel" || name === "delete" ? [yes] : [])]
+      }))
     ],
-    examples: [
-      "core platforms list --status active",
-      "core platforms create acme --name Acme --tier growth",
-      "core platforms cancel plt_01JDQ3V6X4TQ7K9ZC2M8N5P0RS --reason leaving --yes"
-    ],
+    examples: ["core platforms list --status active", "core platforms cancel plt_01JDQ3V6X4TQ7K9ZC2M8N5P0RS --yes"],
     environment: [apiUrl, home],
     load: () => import("./commands/platforms.js")
   }
