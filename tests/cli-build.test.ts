@@ -37,7 +37,8 @@ describe("core (bundled by tsup into dist/core.js)", () => {
   it("answers exactly as the source does", async () => {
     const cases = [["--help"], ["--version"], ["--version", "--json"], ["--help", "--json"], ["help", "help"], ["hepl"], ["--frob"], ["nope", "--json"],
       ["help", "keys", "create"], ["keys", "--help"], ["whoami", "--jsn"], ["keys", "revoke", "key_1"], ["keys", "list", "--limit", "0", "--json"],
-      ["help", "stacks", "publish"], ["stacks", "deprecate", "web-app", "1.0.0"], ["stacks", "publish", "web-app", "1.0.0"]]
+      ["help", "stacks", "publish"], ["stacks", "deprecate", "web-app", "1.0.0"], ["stacks", "publish", "web-app", "1.0.0"],
+      ["help", "platforms", "list"], ["platforms", "cancel", "plt_1"], ["platforms", "list", "--tier", "gold", "--json"]]
     for (const args of cases) {
       const [built, source] = await Promise.all([runCore(args, { bin: builtLauncher }), runCore(args, { env: { CORE_CLI_SOURCE: "1" } })])
       expect({ args, ...built }).toEqual({ args, ...source })

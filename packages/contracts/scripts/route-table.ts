@@ -38,6 +38,7 @@ export const CATALOGUES: ReadonlyArray<CatalogueEntry> = [
   { namespace: "Iam", name: "WebRoutes", service: "identity" },
   { namespace: "Iam", name: "ServiceRoutes", service: "identity" },
   { namespace: "Registry", name: "PlatformRoutes", service: "registry" },
+  { namespace: "Registry", name: "EntityRoutes", service: "registry" },
   { namespace: "Stacks", name: "StackRoutes", service: "stacks" }
 ]
 

@@ -79,7 +79,7 @@ describe("OpenApiDocument.document", () => {
     expect(document["x-tagGroups"]).toEqual([
       { name: "gateway", tags: ["gateway"] },
       { name: "identity", tags: identityTags },
-      { name: "registry", tags: ["registry: platforms"] },
+      { name: "registry", tags: [...new Set(registryRoutes.flatMap(([, route]) => route.tags ?? []))] },
       { name: "stacks", tags: ["stacks"] }
     ])
   })

@@ -87,7 +87,7 @@ describe("RouteRules.compile", () => {
       ["GET", "/api/v1/iam/api/core/nothing-here"],
       ["GET", "/api/v1/iam"],
       ["POST", "/api/v1/iam/api/auth/sign-in/email/"],
-      ["GET", "/api/v1/platforms/plt_1/entities"],
+      ["GET", "/api/v1/platforms/plt_1/nothing-here"],
       ["PUT", "/api/v1/platforms/plt_1"],
       ["POST", "/api/v1/iam/api/auth/sign-in/%65mail"]
     ] as const) {

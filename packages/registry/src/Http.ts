@@ -2,6 +2,7 @@ import { Registry } from "@core/contracts"
 import { Route } from "@core/kernel"
 import type { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
+import { Entities, toEntityRecord } from "./Entities.js"
 import type { LifecycleAction } from "./Lifecycle.js"
 import { etagOf, Platforms, toEventRecord, toRecord } from "./Platforms.js"
 import type { PlatformRow } from "./PlatformsRepo.js"
@@ -57,7 +58,34 @@ export const RegistryHandlers = [
       const platforms = yield* Platforms
       const page = yield* platforms.events(caller, params.platformId, query)
       return { data: page.data.map(toEventRecord), pagination: page.pagination }
-    }))
+    })),
+  Route.handle(Registry.EntityRoutes.listEntities, ({ caller, params, query }) =>
+    Effect.gen(function*() {
+      const page = yield* (yield* Entities).list(caller, params.platformId, query)
+      return { data: page.data.map(toEntityRecord), pagination: page.pagination }
+    })),
+  Route.handle(Registry.EntityRoutes.createEntity, ({ body, caller, params }) =>
+    Effect.gen(function*() {
+      const entity = yield* (yield* Entities).create(caller, params.platformId, body)
+      return Route.json(toEntityRecord(entity), { status: 201 })
+    })),
+  Route.handle(Registry.EntityRoutes.getEntity, ({ caller, params }) =>
+    Effect.map(Effect.flatMap(Entities, (e) => e.get(caller, params.platformId, params.entityId)), toEntityRecord)),
+  Route.handle(Registry.EntityRoutes.updateEntity, ({ body, caller, params }) =>
+    Effect.map(Effect.flatMap(Entities, (e) => e.update(caller, params.platformId, params.entityId, body)), toEntityRecord)),
+  Route.handle(Registry.EntityRoutes.deleteEntity, ({ caller, params, query }) =>
+    Effect.as(
+      Effect.flatMap(Entities, (e) => e.remove(caller, params.platformId, params.entityId, query.cascade === "true")),
+      { success: true as const }
+    )),
+  Route.handle(Registry.EntityRoutes.listEntityAncestors, ({ caller, params }) =>
+    Effect.map(Effect.flatMap(Entities, (e) => e.ancestors(caller, params.platformId, params.entityId)), (rows) => ({
+      data: rows.map(toEntityRecord)
+    }))),
+  Route.handle(Registry.EntityRoutes.listEntityDescendants, ({ caller, params }) =>
+    Effect.map(Effect.flatMap(Entities, (e) => e.descendants(caller, params.platformId, params.entityId)), (rows) => ({
+      data: rows.map(toEntityRecord)
+    })))
 ]
 
 /**

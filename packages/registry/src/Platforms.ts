@@ -92,19 +92,25 @@ export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platf
     const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as Effect.Effect<A, E, R>
 
-    /** Create an `active` platform; `Conflict` when the slug is taken or the organization has one. */
+    /** Create an `active` platform and its default tenant in one transaction; `Conflict` when the slug is taken or the organization has one. */
     const create: (input: CreatePlatformInput) => Effect.Effect<PlatformRow, Conflict> = Effect.fn("Platforms.create")(
       function*(input: CreatePlatformInput) {
         const id = yield* ids.make("plt")
-        const inserted = yield* repo.insert({
-          id,
-          organizationId: input.organizationId ?? null,
-          ownerUserId: input.ownerUserId ?? null,
-          name: input.name,
-          slug: input.slug,
-          tier: input.tier ?? "starter",
-          now: yield* now
-        })
+        const at = yield* now
+        const inserted = yield* inTransaction(Effect.gen(function*() {
+          const row = yield* repo.insert({
+            id,
+            organizationId: input.organizationId ?? null,
+            ownerUserId: input.ownerUserId ?? null,
+            name: input.name,
+            slug: input.slug,
+            tier: input.tier ?? "starter",
+            now: at
+          })
+          // Every platform has its default tenant from its first moment (decision 0230).
+          if (Option.isSome(row)) yield* repo.insertDefaultTenant(row.value.id, yield* ids.make("ent"), at)
+          return row
+        }))
         if (Option.isSome(inserted)) return inserted.value
         const slugTaken = Option.isSome(yield* repo.findBySlug(input.slug))
         return yield* platformConflict(slugTaken ? "slug" : "organizationId")

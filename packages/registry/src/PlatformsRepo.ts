@@ -142,6 +142,15 @@ export class PlatformsRepo extends Effect.Service<PlatformsRepo>()("@core/regist
         ON CONFLICT DO NOTHING
         RETURNING ${columns}`.pipe(one("PlatformsRepo.insert"))
 
+    /** A new platform's default tenant (slug `default`, decision 0230), in the creation's transaction. */
+    const insertDefaultTenant = (platformId: string, entityId: string, now: Date) =>
+      sql`INSERT INTO registry.entities (id, platform_id, parent_id, type, name, slug, status, depth, created_at, updated_at)
+        VALUES (${entityId}, ${platformId}, NULL, 'tenant', 'Default', 'default', 'active', 0, ${now}, ${now})`.pipe(
+        Effect.asVoid,
+        Effect.orDie,
+        Effect.withSpan("PlatformsRepo.insertDefaultTenant")
+      )
+
     const findById = (id: string) =>
       sql<Record<string, unknown>>`SELECT ${columns} FROM registry.platforms WHERE id = ${id}`.pipe(one("PlatformsRepo.findById"))
 
@@ -232,6 +241,6 @@ export class PlatformsRepo extends Effect.Service<PlatformsRepo>()("@core/regist
         Effect.withSpan("PlatformsRepo.countEvents")
       )
 
-    return { insert, findById, lockById, findBySlug, findByOrganization, update, list, count, insertEvent, listEvents, countEvents } as const
+    return { insert, insertDefaultTenant, findById, lockById, findBySlug, findByOrganization, update, list, count, insertEvent, listEvents, countEvents } as const
   })
 }) {}

@@ -1,9 +1,10 @@
 /**
  * @core/registry — platforms and their lifecycle, on the domain package template (STYLE.md):
  * `Platforms` (use cases), `Lifecycle` (the transition table), `PlatformsRepo` (SQL), `Policy`
- * (who may do what), `Errors`, `Http` (one handle per catalogued route). Entities, resources and
- * features arrive with issue 12.
+ * (who may do what), `Errors`, `Http` (one handle per catalogued route). `Entities` (a
+ * platform's tenants and subtenants). Resources and features arrive with issue 12.
  */
+export * from "./Entities.js"
 export * as Lifecycle from "./Lifecycle.js"
 export * from "./Platforms.js"
 export * from "./PlatformsRepo.js"

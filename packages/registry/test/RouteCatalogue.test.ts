@@ -27,6 +27,10 @@ describe("the registry and its catalogue", () => {
       "/api/v1/platforms/{platformId}",
       "/api/v1/platforms/{platformId}/cancel",
       "/api/v1/platforms/{platformId}/delete",
+      "/api/v1/platforms/{platformId}/entities",
+      "/api/v1/platforms/{platformId}/entities/{entityId}",
+      "/api/v1/platforms/{platformId}/entities/{entityId}/ancestors",
+      "/api/v1/platforms/{platformId}/entities/{entityId}/descendants",
       "/api/v1/platforms/{platformId}/lifecycle",
       "/api/v1/platforms/{platformId}/restore",
       "/api/v1/platforms/{platformId}/suspend"

@@ -5,6 +5,7 @@ import { iamAccounts, type IamAccounts } from "./resources/iam-accounts.js"
 import { iamAuthorization, type IamAuthorization } from "./resources/iam-authorization.js"
 import { iamDevice, type IamDevice } from "./resources/iam-device.js"
 import { iamOrganizations, type IamOrganizations } from "./resources/iam-organizations.js"
+import { registry, type RegistryClient } from "./resources/registry.js"
 import { stacks, type StacksClient } from "./resources/stacks.js"
 import { createTransport, type ClientOptions, type HttpMethod, type RequestOptions } from "./transport.js"
 
@@ -42,6 +43,8 @@ export interface CoreClient {
   readonly iam: IamClient
   /** The stack catalogue through the gateway (`/api/v1/stacks/...`). */
   readonly stacks: StacksClient
+  /** The platform registry through the gateway (`/api/v1/platforms/...`). */
+  readonly registry: RegistryClient
 }
 
 /**
@@ -62,6 +65,7 @@ export const createClient = (options: ClientOptions): CoreClient => {
     paginate: (path, paginateOptions) => paginate(transport, path, paginateOptions),
     health: health(transport),
     iam: { ...iamAccounts(transport), ...iamAuthorization(transport), ...iamOrganizations(transport), ...iamDevice(transport) },
-    stacks: stacks(transport)
+    stacks: stacks(transport),
+    registry: registry(transport)
   }
 }

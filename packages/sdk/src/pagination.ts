@@ -2,15 +2,21 @@ import { CoreResponseValidationError } from "./errors.js"
 import type { ResponseSchema } from "./schema.js"
 import type { Query, RequestOptions, Transport } from "./transport.js"
 
-/**
- * One page of a cursor-paged list, in either form the services answer:
- * `{ data, nextCursor, hasMore }` or `{ data, cursor }`.
- */
-export interface CursorPage<T> {
-  readonly data: ReadonlyArray<T>
+/** Where a page says whether another follows: the page itself, or its `pagination` object. */
+export interface CursorFields {
   readonly nextCursor?: string | null
   readonly hasMore?: boolean
   readonly cursor?: string | null
+}
+
+/**
+ * One page of a cursor-paged list, in any form the services answer: `{ data, nextCursor, hasMore }`,
+ * `{ data, cursor }`, or the registry's `{ data, pagination: { hasMore, nextCursor, total } }`
+ * (decision 0234).
+ */
+export interface CursorPage<T> extends CursorFields {
+  readonly data: ReadonlyArray<T>
+  readonly pagination?: CursorFields | null
 }
 
 /** Options of {@link paginate}. */
@@ -25,9 +31,15 @@ export interface PaginateOptions<T> {
   readonly signal?: AbortSignal
 }
 
+const hasCursorFields = (fields: CursorFields): boolean =>
+  fields.nextCursor !== undefined || fields.cursor !== undefined || fields.hasMore !== undefined
+
+/** The cursor of the next page: from the top level when it has one, else from `pagination`. */
 const nextCursorOf = (page: CursorPage<unknown>): string | null => {
-  if (page.hasMore === false) return null
-  const cursor = page.nextCursor !== undefined ? page.nextCursor : page.cursor
+  const nested = typeof page.pagination === "object" && page.pagination !== null ? page.pagination : undefined
+  const fields: CursorFields = hasCursorFields(page) || nested === undefined ? page : nested
+  if (fields.hasMore === false) return null
+  const cursor = fields.nextCursor !== undefined ? fields.nextCursor : fields.cursor
   return typeof cursor === "string" && cursor !== "" ? cursor : null
 }
 

@@ -27,6 +27,21 @@ describe("paginate", () => {
     ])
   })
 
+  it("follows the registry's { data, pagination: { hasMore, nextCursor } } form (decision 0234)", async () => {
+    server = await startScriptServer([
+      { status: 200, body: { data: [{ id: 1 }], pagination: { hasMore: true, nextCursor: "n2", total: 3 } } },
+      { status: 200, body: { data: [{ id: 2 }], pagination: { hasMore: true, nextCursor: "n3", total: 3 } } },
+      { status: 200, body: { data: [{ id: 3 }], pagination: { hasMore: false, nextCursor: null, total: 3 } } }
+    ])
+    const items = await collect(createClient({ baseUrl: server.url }).paginate<{ id: number }>("/api/v1/platforms", { query: { limit: 1 } }))
+    expect(items.map((item) => item.id)).toEqual([1, 2, 3])
+    expect(server.requests.map((r) => r.url)).toEqual([
+      "/api/v1/platforms?limit=1",
+      "/api/v1/platforms?limit=1&cursor=n2",
+      "/api/v1/platforms?limit=1&cursor=n3"
+    ])
+  })
+
   it("follows the { data, cursor } form until the cursor is null", async () => {
     server = await startScriptServer([
       { status: 200, body: { data: ["a"], cursor: "2" } },

@@ -4,7 +4,7 @@ import type { Routes } from "@core/gateway"
 import { HttpUpstream, Upstream } from "@core/gateway"
 import { IdentityHandlers, IdentityLive } from "@core/auth"
 import { type Configuration, CoreConfig, ForwardedCallers, ForwardedIdentity, Ids, Route } from "@core/kernel"
-import { Platforms, RegistryHandlers } from "@core/registry"
+import { Entities, Platforms, RegistryHandlers } from "@core/registry"
 import { Catalogue, StacksHandlers } from "@core/stacks"
 import { Context, Duration, Effect, Layer, type Scope } from "effect"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
@@ -60,7 +60,8 @@ const registry: ServiceDefinition = {
   upstream: "REGISTRY",
   handlers: RegistryHandlers,
   base: "/api/v1/platforms",
-  layer: Layer.mergeAll(Platforms.Default.pipe(Layer.provide(PlatformStatusSinkLive)), ForwardedCallers.layer).pipe(
+  layer: Entities.DefaultWithoutDependencies.pipe(
+    Layer.provideMerge(Layer.mergeAll(Platforms.Default.pipe(Layer.provide(PlatformStatusSinkLive)), ForwardedCallers.layer)),
     Layer.provideMerge(Ids.layer)
   )
 }

@@ -139,6 +139,17 @@ export const PlatformRouteRefs: RouteRefs<typeof Registry.PlatformRoutes> = {
   listPlatformLifecycle: { method: "GET", path: "/api/v1/platforms/{platformId}/lifecycle", successStatus: 200, prefix: "" }
 } as const
 
+/** `Registry.EntityRoutes` without its schemas (registry, /api/v1/platforms). */
+export const EntityRouteRefs: RouteRefs<typeof Registry.EntityRoutes> = {
+  listEntities: { method: "GET", path: "/api/v1/platforms/{platformId}/entities", successStatus: 200, prefix: "" },
+  createEntity: { method: "POST", path: "/api/v1/platforms/{platformId}/entities", successStatus: 201, prefix: "" },
+  getEntity: { method: "GET", path: "/api/v1/platforms/{platformId}/entities/{entityId}", successStatus: 200, prefix: "" },
+  updateEntity: { method: "PATCH", path: "/api/v1/platforms/{platformId}/entities/{entityId}", successStatus: 200, prefix: "" },
+  deleteEntity: { method: "DELETE", path: "/api/v1/platforms/{platformId}/entities/{entityId}", successStatus: 200, prefix: "" },
+  listEntityAncestors: { method: "GET", path: "/api/v1/platforms/{platformId}/entities/{entityId}/ancestors", successStatus: 200, prefix: "" },
+  listEntityDescendants: { method: "GET", path: "/api/v1/platforms/{platformId}/entities/{entityId}/descendants", successStatus: 200, prefix: "" }
+} as const
+
 /** `Stacks.StackRoutes` without its schemas (stacks, /api/v1/stacks). */
 export const StackRouteRefs: RouteRefs<typeof Stacks.StackRoutes> = {
   listStacks: { method: "GET", path: "/api/v1/stacks", successStatus: 200, prefix: "" },
@@ -154,6 +165,6 @@ export const StackRouteRefs: RouteRefs<typeof Stacks.StackRoutes> = {
 /** Every catalogue's refs, by namespace and catalogue name. */
 export const ROUTE_REFS = {
   Iam: { AccountRoutes: AccountRouteRefs, OrganizationRoutes: OrganizationRouteRefs, AuthorizationRoutes: AuthorizationRouteRefs, DeviceRoutes: DeviceRouteRefs, WebRoutes: WebRouteRefs, ServiceRoutes: ServiceRouteRefs },
-  Registry: { PlatformRoutes: PlatformRouteRefs },
+  Registry: { PlatformRoutes: PlatformRouteRefs, EntityRoutes: EntityRouteRefs },
   Stacks: { StackRoutes: StackRouteRefs }
 } as const

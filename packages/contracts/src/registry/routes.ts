@@ -1,6 +1,15 @@
 import { defineRoutes } from "../Routes.js"
 import {
+  CreateEntityRequest,
   CreatePlatformRequest,
+  DeleteEntityQuery,
+  EntitiesParams,
+  EntityList,
+  EntityPage,
+  EntityParams,
+  EntityRecord,
+  ListEntitiesQuery,
+  UpdateEntityRequest,
   LifecycleActionRequest,
   LifecyclePage,
   LifecycleQuery,
@@ -111,5 +120,75 @@ export const PlatformRoutes = defineRoutes({
   }
 })
 
+const entityTags = ["registry: entities"]
+const entities = "/api/v1/platforms/{platformId}/entities"
+/** Another tenant's platform or entity answers 404 (never 403). */
+const oneEntity = { 400: null, 401: null, 403: null, 404: null } as const
+const readEntity = { auth: "caller", permission: "platforms:read", tenant: "organization", tags: entityTags } as const
+const writeEntity = { auth: "caller", permission: "platforms:manage", tenant: "organization", tags: entityTags } as const
+
+/**
+ * A platform's tenants and subtenants (seed 002): a tree of depth at most 16, slugs unique among
+ * siblings; the owner and admins write, members read, operators and the service key do all.
+ */
+export const EntityRoutes = defineRoutes({
+  listEntities: {
+    method: "GET",
+    path: entities,
+    summary: "List a platform's entities (filters type, status, parentId)",
+    ...readEntity,
+    request: { params: EntitiesParams, query: ListEntitiesQuery },
+    responses: { 200: EntityPage, ...oneEntity }
+  },
+  createEntity: {
+    method: "POST",
+    path: entities,
+    summary: "Create a tenant (at the root) or a subtenant (under parentId)",
+    ...writeEntity,
+    request: { params: EntitiesParams, body: CreateEntityRequest },
+    responses: { 201: EntityRecord, ...oneEntity, 409: null }
+  },
+  getEntity: {
+    method: "GET",
+    path: `${entities}/{entityId}`,
+    summary: "Read an entity",
+    ...readEntity,
+    request: { params: EntityParams },
+    responses: { 200: EntityRecord, ...oneEntity }
+  },
+  updateEntity: {
+    method: "PATCH",
+    path: `${entities}/{entityId}`,
+    summary: "Rename an entity or set its status",
+    ...writeEntity,
+    request: { params: EntityParams, body: UpdateEntityRequest },
+    responses: { 200: EntityRecord, ...oneEntity, 409: null }
+  },
+  deleteEntity: {
+    method: "DELETE",
+    path: `${entities}/{entityId}`,
+    summary: "Soft-delete an entity (409 while it has live children, unless cascade=true)",
+    ...writeEntity,
+    request: { params: EntityParams, query: DeleteEntityQuery },
+    responses: { 200: SuccessResponse, ...oneEntity, 409: null }
+  },
+  listEntityAncestors: {
+    method: "GET",
+    path: `${entities}/{entityId}/ancestors`,
+    summary: "The entity's ancestors, from the root",
+    ...readEntity,
+    request: { params: EntityParams },
+    responses: { 200: EntityList, ...oneEntity }
+  },
+  listEntityDescendants: {
+    method: "GET",
+    path: `${entities}/{entityId}/descendants`,
+    summary: "The entity's descendants, from the nearest level down",
+    ...readEntity,
+    request: { params: EntityParams },
+    responses: { 200: EntityList, ...oneEntity }
+  }
+})
+
 /** Every route of the registry. */
-export const RegistryRoutes = { ...PlatformRoutes } as const
+export const RegistryRoutes = { ...PlatformRoutes, ...EntityRoutes } as const

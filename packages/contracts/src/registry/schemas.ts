@@ -1,6 +1,6 @@
 import { z } from "zod"
 import { NAME_MAX_LENGTH, SLUG_MAX_LENGTH, TEXT_MAX_LENGTH } from "../Bounds.js"
-import { PlatformId, UserId } from "../Ids.js"
+import { EntityId, PlatformId, UserId } from "../Ids.js"
 import { cursorParam, limitParam, page } from "../Pagination.js"
 
 /** Tiers a platform can be on (seed 002: `starter`, `growth`, `scale`; DESIGN §5 adds identity's `free`). */
@@ -111,3 +111,68 @@ export type LifecyclePage = z.infer<typeof LifecyclePage>
 
 /** `{ success: true }`, the answer of a soft delete. */
 export const SuccessResponse = z.object({ success: z.literal(true) })
+
+/** An entity's type: a `tenant` at the root of a platform's tree, a `subtenant` below (seed 002). */
+export const EntityType = z.enum(["tenant", "subtenant"])
+export type EntityType = z.infer<typeof EntityType>
+
+/** An entity's status (seed 002: `active`, `suspended`, `deleted`). */
+export const EntityStatus = z.enum(["active", "suspended", "deleted"])
+export type EntityStatus = z.infer<typeof EntityStatus>
+
+/** A tenant or subtenant as the registry answers it (seed 002, EntityRecord). */
+export const EntityRecord = z.object({
+  id: z.string(),
+  platformId: z.string(),
+  parentId: z.string().nullable(),
+  type: EntityType,
+  name: z.string(),
+  slug: z.string(),
+  status: EntityStatus,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  deletedAt: z.string().nullable()
+})
+export type EntityRecord = z.infer<typeof EntityRecord>
+
+/** `POST .../entities`: the seed's unnamed optional string is `parentId` (decision 0230). */
+export const CreateEntityRequest = z.object({
+  name: z.string().min(1).max(NAME_MAX_LENGTH),
+  slug: Slug,
+  type: EntityType,
+  parentId: EntityId.optional()
+})
+export type CreateEntityRequest = z.input<typeof CreateEntityRequest>
+
+/** `PATCH .../entities/{entityId}`: the seed's unnamed string is `name`. */
+export const UpdateEntityRequest = z.object({
+  name: z.string().min(1).max(NAME_MAX_LENGTH).optional(),
+  status: EntityStatus.optional()
+})
+export type UpdateEntityRequest = z.input<typeof UpdateEntityRequest>
+
+/** The path of a platform's entities. */
+export const EntitiesParams = z.object({ platformId: PlatformId })
+
+/** The path of one entity. */
+export const EntityParams = z.object({ platformId: PlatformId, entityId: EntityId })
+
+/** `GET .../entities`: `cursor`, `limit` and the filters `type`, `status`, `parentId`; deleted ones only by `status=deleted`. */
+export const ListEntitiesQuery = z.object({
+  cursor: cursorParam,
+  limit: limitParam(),
+  type: EntityType.optional(),
+  status: EntityStatus.optional(),
+  parentId: EntityId.optional()
+})
+export type ListEntitiesQuery = z.output<typeof ListEntitiesQuery>
+
+/** `DELETE .../entities/{entityId}?cascade=true` soft-deletes the live descendants too. */
+export const DeleteEntityQuery = z.object({ cascade: z.enum(["true", "false"]).optional() })
+
+/** A page of entities. */
+export const EntityPage = page(EntityRecord)
+export type EntityPage = z.infer<typeof EntityPage>
+
+/** Ancestors or descendants of an entity, ordered from the root. */
+export const EntityList = z.object({ data: z.array(EntityRecord) })

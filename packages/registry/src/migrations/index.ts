@@ -1,12 +1,14 @@
 import type { Migrations } from "@core/kernel"
 import platforms from "./0001_platforms.js"
 import platformLifecycle from "./0002_platform_lifecycle.js"
+import entities from "./0003_entities.js"
 
 /** The registry's migrations (schema `registry`). */
 export const RegistryMigrations: Migrations.Domain = {
   schema: "registry",
   migrations: {
     "0001_platforms": platforms,
-    "0002_platform_lifecycle": platformLifecycle
+    "0002_platform_lifecycle": platformLifecycle,
+    "0003_entities": entities
   }
 }
