@@ -12,12 +12,35 @@ export type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: Arra
 const GLOBAL_FLAGS = ["--json", "--help", "--version"]
 
 /**
+ * `--opt <value>` where the value starts with a dash (a token or key can: base64url uses `-`) is
+ * joined to `--opt=<value>`, which `parseArgs` would otherwise refuse as ambiguous; a value that is
+ * itself one of the command's options (`--token --json`: the value was forgotten) is left alone.
+ */
+const joinDashValues = (argv: ReadonlyArray<string>, options: Options): Array<string> => {
+  const flags = new Set([...Object.keys(options).map((name) => `--${name}`), ...GLOBAL_FLAGS])
+  const out: Array<string> = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    const next = argv[i + 1]
+    const name = arg.startsWith("--") ? arg.slice(2) : undefined
+    const takesValue = name !== undefined && options[name]?.type === "string"
+    if (takesValue && next !== undefined && next !== "--" && next.length > 1 && next.startsWith("-") && !flags.has(next.split("=")[0]!)) {
+      out.push(`${arg}=${next}`)
+      i++
+    } else {
+      out.push(arg)
+    }
+  }
+  return out
+}
+
+/**
  * Parses a command's arguments with `node:util`'s `parseArgs` (strict), turning its errors into
  * one-line usage errors (exit 2) that name the command and suggest the closest option.
  */
 export const parseOptions = <O extends Options>(argv: ReadonlyArray<string>, options: O, usage: string): Parsed<O> => {
   try {
-    return parseArgs({ args: [...argv], options, allowPositionals: true, strict: true })
+    return parseArgs({ args: joinDashValues(argv, options), options, allowPositionals: true, strict: true })
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     const unknown = /Unknown option '([^']+)'/.exec(message)
