@@ -14,6 +14,7 @@ export type { IamOrganizationCallOptions, IamOrganizations, InvitationListQuery 
 export type { IamDevice, IamDeviceCallOptions, WaitForTokenOptions } from "./resources/iam-device.js"
 export type { StacksCallOptions, StacksClient } from "./resources/stacks.js"
 export type { LifecycleQuery, ListPlatformsQuery, RegistryCallOptions, RegistryClient, RegistryPlatforms } from "./resources/registry.js"
+export type { ListEntitiesQuery, RegistryEntities, RemoveEntityOptions } from "./resources/registry.js"
 export {
   BadRequestError,
   ConflictError,

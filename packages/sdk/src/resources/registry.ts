@@ -1,5 +1,5 @@
 import type { Registry } from "@core/contracts"
-import { PlatformRouteRefs } from "@core/contracts/routes"
+import { EntityRouteRefs, PlatformRouteRefs } from "@core/contracts/routes"
 import { type CallOptions, type CallResult, type PageItem, routeCaller } from "../call.js"
 import type { Transport } from "../transport.js"
 
@@ -7,6 +7,7 @@ import type { Transport } from "../transport.js"
 export type RegistryCallOptions = Pick<CallOptions, "signal" | "headers" | "idempotencyKey">
 
 const Routes = PlatformRouteRefs
+const EntityRoutes = EntityRouteRefs
 
 /** The query of `platforms.list` and `platforms.all`: `cursor`, `limit` (1 to 100), and filters. */
 export interface ListPlatformsQuery {
@@ -52,9 +53,51 @@ export interface RegistryPlatforms {
   readonly lifecycle: (platformId: string, query?: LifecycleQuery, options?: RegistryCallOptions) => Promise<CallResult<typeof Routes.listPlatformLifecycle>>
 }
 
+/** The query of `entities.list` and `entities.all`: `cursor`, `limit` (1 to 100), and filters. */
+export interface ListEntitiesQuery {
+  readonly cursor?: string
+  readonly limit?: number
+  readonly type?: Registry.EntityType
+  /** Deleted entities are listed only by `status: "deleted"`. */
+  readonly status?: Registry.EntityStatus
+  /** Only the children of this entity. */
+  readonly parentId?: string
+}
+
+/** The options of `entities.remove`: `cascade` soft-deletes its live descendants too. */
+export interface RemoveEntityOptions extends RegistryCallOptions {
+  readonly cascade?: boolean
+}
+
+/**
+ * A platform's tenants and subtenants (`client.registry.entities`,
+ * `/api/v1/platforms/{platformId}/entities`), one method per route of `Registry.EntityRoutes`
+ * (named in each comment). Every method takes the platform first; another tenant's platform or
+ * entity is a `NotFoundError`.
+ */
+export interface RegistryEntities {
+  /** `listEntities`: one page (`{ data, pagination: { hasMore, nextCursor, total } }`). */
+  readonly list: (platformId: string, query?: ListEntitiesQuery, options?: RegistryCallOptions) => Promise<CallResult<typeof EntityRoutes.listEntities>>
+  /** `listEntities`, every page: `for await (const entity of client.registry.entities.all(platformId))`. */
+  readonly all: (platformId: string, query?: Omit<ListEntitiesQuery, "cursor">, options?: RegistryCallOptions) => AsyncGenerator<PageItem<typeof EntityRoutes.listEntities>, void, undefined>
+  /** `getEntity`. */
+  readonly get: (platformId: string, entityId: string, options?: RegistryCallOptions) => Promise<CallResult<typeof EntityRoutes.getEntity>>
+  /** `createEntity`: a `tenant` at the root, or a `subtenant` under `parentId` (16 levels at most). */
+  readonly create: (platformId: string, input: Registry.CreateEntityRequest, options?: RegistryCallOptions) => Promise<CallResult<typeof EntityRoutes.createEntity>>
+  /** `updateEntity`: rename it or set its status. */
+  readonly update: (platformId: string, entityId: string, input: Registry.UpdateEntityRequest, options?: RegistryCallOptions) => Promise<CallResult<typeof EntityRoutes.updateEntity>>
+  /** `deleteEntity`: soft delete; a `ConflictError` while it has live children unless `{ cascade: true }`. */
+  readonly remove: (platformId: string, entityId: string, options?: RemoveEntityOptions) => Promise<CallResult<typeof EntityRoutes.deleteEntity>>
+  /** `listEntityAncestors`: `{ data }`, from the root down to its parent. */
+  readonly ancestors: (platformId: string, entityId: string, options?: RegistryCallOptions) => Promise<CallResult<typeof EntityRoutes.listEntityAncestors>>
+  /** `listEntityDescendants`: `{ data }`, from its children down. */
+  readonly descendants: (platformId: string, entityId: string, options?: RegistryCallOptions) => Promise<CallResult<typeof EntityRoutes.listEntityDescendants>>
+}
+
 /** The registry's namespace (`client.registry`). */
 export interface RegistryClient {
   readonly platforms: RegistryPlatforms
+  readonly entities: RegistryEntities
 }
 
 /** `client.registry` on `transport`, under `basePath` (the routes' own `/api/v1/platforms` by default). */
@@ -73,6 +116,17 @@ export const registry = (transport: Transport, basePath?: string): RegistryClien
       cancel: (platformId, input = {}, options) => call(Routes.cancelPlatform, { params: { platformId }, body: input }, options),
       hardDelete: (platformId, input = {}, options) => call(Routes.hardDeletePlatform, { params: { platformId }, body: input }, options),
       lifecycle: (platformId, query = {}, options) => call(Routes.listPlatformLifecycle, { params: { platformId }, query }, options)
+    },
+    entities: {
+      list: (platformId, query = {}, options) => call(EntityRoutes.listEntities, { params: { platformId }, query }, options),
+      all: (platformId, query = {}, options) => pages(EntityRoutes.listEntities, { params: { platformId }, query }, options),
+      get: (platformId, entityId, options) => call(EntityRoutes.getEntity, { params: { platformId, entityId } }, options),
+      create: (platformId, input, options) => call(EntityRoutes.createEntity, { params: { platformId }, body: input }, options),
+      update: (platformId, entityId, input, options) => call(EntityRoutes.updateEntity, { params: { platformId, entityId }, body: input }, options),
+      remove: (platformId, entityId, { cascade, ...options } = {}) =>
+        call(EntityRoutes.deleteEntity, { params: { platformId, entityId }, query: cascade === true ? { cascade: "true" } : {} }, options),
+      ancestors: (platformId, entityId, options) => call(EntityRoutes.listEntityAncestors, { params: { platformId, entityId } }, options),
+      descendants: (platformId, entityId, options) => call(EntityRoutes.listEntityDescendants, { params: { platformId, entityId } }, options)
     }
   }
 }
