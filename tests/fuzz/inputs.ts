@@ -27,6 +27,8 @@ export interface Known {
   readonly orgId: string
   readonly platformId: string
   readonly userId: string
+  /** Further ids by parameter or field name (`entityId`, `resourceId`, …), so that lookups succeed. */
+  readonly ids?: Readonly<Record<string, string>>
 }
 
 /** A deterministic PRNG (mulberry32). */
@@ -95,7 +97,7 @@ const valueByName = (name: string, known: Known): unknown => {
     case "status":
       return "active"
     default:
-      return undefined
+      return known.ids?.[name]
   }
 }
 
@@ -287,6 +289,10 @@ const sendersOf = (name: string, route: RouteSpec, disposable: ReadonlySet<strin
       return (route.callers ?? ["user", "apikey", "service"]).map((kind) => kind === "user" ? "owner" : kind)
   }
 }
+
+/** A well-formed body of a route (the ids of `known` where a field names one), or undefined when it takes none. */
+export const wellFormedBody = (route: RouteSpec, known: Known): unknown =>
+  route.request?.body === undefined ? undefined : sample(jsonSchemaOf(route.request.body), "", known)
 
 /**
  * Every bad input of one route: per field of its body and query and per path parameter, each bad

@@ -3,6 +3,9 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import type { Database } from "@core/kernel"
+import { TestDatabase } from "@core/kernel/testing"
+import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll } from "vitest"
 
 /** The launcher in the repository: `packages/server/bin/core-server.mjs`. */
@@ -102,18 +105,34 @@ export interface SharedServer {
 
 /**
  * Start `core-server start` on a fresh data directory in `beforeAll` (with `env` added) and kill it
- * and remove the directory in `afterAll`; read `base` inside the tests.
+ * and remove the directory in `afterAll`; read `base` inside the tests. With `driver: "pg"` the
+ * server runs on a scratch database of `CORE_TEST_DATABASE_URL`, dropped afterwards.
  */
-export const useServer = (env: Record<string, string>, timeoutMs = 180_000): SharedServer => {
+export const useServer = (
+  env: Record<string, string>,
+  timeoutMs = 180_000,
+  options: { readonly driver?: Database.Driver } = {}
+): SharedServer => {
   const work = mkdtempSync(join(tmpdir(), "core-e2e-"))
   const shared = { base: "", running: undefined as unknown as Running }
+  const scope = Effect.runSync(Scope.make())
   beforeAll(async () => {
-    shared.running = launch(["start"], { PORT: "0", CORE_DATA_DIR: join(work, "data"), ...env })
+    const databaseUrl = options.driver === "pg"
+      ? await Effect.runPromise(Scope.extend(TestDatabase.scratchDatabase(TestDatabase.url!), scope))
+      : undefined
+    shared.running = launch(["start"], {
+      PORT: "0",
+      CORE_DATA_DIR: join(work, "data"),
+      ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
+      ...env
+    })
     shared.base = await ready(shared.running)
   }, timeoutMs)
-  afterAll(() => {
+  afterAll(async () => {
     shared.running?.child.kill("SIGKILL")
+    await shared.running?.exited
+    await Effect.runPromise(Scope.close(scope, Exit.void))
     rmSync(work, { recursive: true, force: true })
-  })
+  }, timeoutMs)
   return shared
 }

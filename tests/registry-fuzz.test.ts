@@ -1,0 +1,159 @@
+import { Registry, type RouteSpec } from "@core/contracts"
+import { TestDatabase } from "@core/kernel/testing"
+import { describe, expect, it } from "vitest"
+import { logLines, useServer } from "../packages/server/test/ServerProcess.js"
+import { casesOf, type FuzzCase, type Known, random, type Sender, wellFormedBody } from "./fuzz/inputs.js"
+
+/**
+ * Every registry route of the catalogue, through the real all-in-one server (its gateway in front of
+ * the registry), on PGlite and on PostgreSQL when `CORE_TEST_DATABASE_URL` is set:
+ *
+ * - tenancy: a platform's owner sends every route with another platform's ids (and its own platform
+ *   with another platform's entity): 404 `NOT_FOUND` each time, never 403, and nothing changes;
+ * - bad input: the cases tests/fuzz/inputs.ts derives from each route's schemas, from a fixed seed:
+ *   no 5xx, every 4xx the error envelope, no error in the server's log.
+ */
+const SLOW = 240_000
+const SEED = 0x2e_6157
+const STATIC_KEY = "fuzz-static-key-0123456789abcdef"
+const PASSWORD = "correct horse battery"
+const CONCURRENCY = 4
+const SERVICE = { authorization: `Bearer ${STATIC_KEY}` }
+
+/** Every catalogued registry route, by name (each group of `Registry` whose name ends in `Routes`). */
+const ROUTES: ReadonlyArray<readonly [string, RouteSpec]> = (() => {
+  const seen = new Map<string, readonly [string, RouteSpec]>()
+  for (const [group, routes] of Object.entries(Registry)) {
+    if (!group.endsWith("Routes") || typeof routes !== "object" || routes === null) continue
+    for (const [name, route] of Object.entries(routes as Record<string, RouteSpec>)) {
+      if (typeof route?.path === "string" && typeof route.method === "string") seen.set(`${route.method} ${route.path}`, [name, route])
+    }
+  }
+  return [...seen.values()]
+})()
+
+/** Routes whose well-formed rest could end the fuzz's own platform or tree: sent last. */
+const LAST = /delete|suspend|cancel|restore|remove|deactivate/i
+
+const call = async (base: string, method: string, path: string, headers: Record<string, string>, body?: unknown) => {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  const text = await response.text()
+  return { status: response.status, body: text === "" ? undefined : JSON.parse(text) as any }
+}
+
+/** A user with an organization and so a platform (identity's setup creates it in the registry). */
+const owner = async (base: string, slug: string) => {
+  const signUp = await call(base, "POST", "/api/v1/iam/api/auth/sign-up/email", {}, { name: slug, email: `${slug}@fuzz.example`, password: PASSWORD })
+  expect(signUp.status).toBe(200)
+  const token = signUp.body.token as string
+  const setup = await call(base, "POST", "/api/v1/iam/api/core/org-setup", { cookie: `core.session_token=${token}` }, { name: slug, slug })
+  expect(setup.status).toBe(201)
+  const bearer = { authorization: `Bearer ${token}` }
+  expect((await call(base, "POST", "/api/v1/iam/api/auth/organization/set-active", bearer, { organizationId: setup.body.orgId })).status).toBe(200)
+  const platformId = setup.body.platformId as string
+  const entities = await call(base, "GET", `/api/v1/platforms/${platformId}/entities`, bearer)
+  expect([entities.status, entities.body]).toMatchObject([200, {}])
+  const root = (entities.body.data as Array<{ id: string; slug: string }>).find((entity) => entity.slug === "default")!
+  const child = await call(base, "POST", `/api/v1/platforms/${platformId}/entities`, bearer, { name: "Child", slug: "child", type: "subtenant", parentId: root.id })
+  expect(child.status).toBe(201)
+  return { token, bearer, orgId: setup.body.orgId as string, userId: signUp.body.user.id as string, platformId, entityId: child.body.id as string }
+}
+
+const fill = (path: string, ids: Readonly<Record<string, string>>) =>
+  path.replace(/\{(\w+)\}|:(\w+)/g, (_, a: string | undefined, b: string | undefined) => encodeURIComponent(ids[(a ?? b)!] ?? "fuzz_missing_0123456789"))
+
+for (const driver of TestDatabase.drivers) {
+  describe(`the registry's routes through the gateway, on ${driver}`, () => {
+    const server = useServer({
+      CORE_STATIC_API_KEY: STATIC_KEY,
+      CORE_RATE_LIMIT_PER_MINUTE: "1000000",
+      CORE_RATE_LIMIT_AUTH_PER_MINUTE: "1000000"
+    }, SLOW, { driver })
+
+    it("answers every route with another platform's ids 404, and changes nothing", async () => {
+      const { base } = server
+      const a = await owner(base, "tenant-a")
+      const b = await owner(base, "tenant-b")
+      const before = await call(base, "GET", `/api/v1/platforms/${b.platformId}`, SERVICE)
+      const beforeEntity = await call(base, "GET", `/api/v1/platforms/${b.platformId}/entities/${b.entityId}`, SERVICE)
+      const scoped = ROUTES.filter(([, route]) => /[{:]platformId/.test(route.path))
+      expect(scoped.length).toBeGreaterThanOrEqual(15)
+      const wrong: Array<string> = []
+      const probe = async (name: string, route: RouteSpec, ids: Record<string, string>, label: string) => {
+        const known = { orgId: b.orgId, platformId: ids.platformId!, userId: b.userId, ids }
+        const body = route.method === "GET" || route.method === "DELETE" ? undefined : wellFormedBody(route, known) ?? {}
+        const answer = await call(base, route.method, fill(route.path, ids), a.bearer, body)
+        if (answer.status !== 404 || answer.body?.error?.code !== "NOT_FOUND") wrong.push(`${name} ${label}: ${answer.status} ${JSON.stringify(answer.body)}`)
+      }
+      for (const [name, route] of scoped) {
+        await probe(name, route, { platformId: b.platformId, entityId: b.entityId, parentId: b.entityId }, "with the other platform's ids")
+        if (/[{:]entityId/.test(route.path)) await probe(name, route, { platformId: a.platformId, entityId: b.entityId, parentId: b.entityId }, "with the other platform's entity")
+      }
+      expect(wrong).toEqual([])
+      expect(await call(base, "GET", `/api/v1/platforms/${b.platformId}`, SERVICE)).toEqual(before)
+      expect(await call(base, "GET", `/api/v1/platforms/${b.platformId}/entities/${b.entityId}`, SERVICE)).toEqual(beforeEntity)
+      const events = await call(base, "GET", `/api/v1/platforms/${b.platformId}/lifecycle`, SERVICE)
+      expect(events.body.pagination.total).toBe(0)
+    }, SLOW)
+
+    it("answers every bad input without a 5xx, every 4xx in the error envelope", async () => {
+      const { base } = server
+      const a = await owner(base, "fuzz-owner")
+      const key = await call(base, "POST", "/api/v1/iam/api/core/apikeys", a.bearer, {
+        organizationId: a.orgId, name: "fuzz", permissions: ["platforms:read", "platforms:manage"]
+      })
+      expect(key.status).toBe(201)
+      const known: Known = { orgId: a.orgId, platformId: a.platformId, userId: a.userId, ids: { entityId: a.entityId, parentId: a.entityId } }
+      const credentials: Record<Sender, Record<string, string>> = {
+        owner: a.bearer,
+        spare: a.bearer,
+        cookie: { cookie: `core.session_token=${a.token}` },
+        apikey: { "x-api-key": key.body.key as string },
+        service: SERVICE,
+        anonymous: {}
+      }
+      const rng = random(SEED)
+      const ordered = [...ROUTES.filter(([name]) => !LAST.test(name)), ...ROUTES.filter(([name]) => LAST.test(name))]
+      const cases: Array<FuzzCase> = ordered.flatMap(([name, route]) => casesOf(name, route, known, rng, new Set()))
+      expect(new Set(cases.map((c) => c.route)).size).toBe(new Set(ROUTES.map(([name]) => name)).size)
+      expect(cases.length).toBeGreaterThanOrEqual(1_000)
+
+      const statuses = new Map<number, number>()
+      const findings: Array<string> = []
+      let next = 0
+      const worker = async () => {
+        while (next < cases.length) {
+          const fuzz = cases[next++]!
+          const response = await fetch(`${base}${fuzz.path}`, {
+            method: fuzz.method,
+            headers: { ...fuzz.headers, ...credentials[fuzz.sender] },
+            ...(fuzz.body === undefined ? {} : { body: fuzz.body }),
+            redirect: "manual"
+          })
+          const text = await response.text()
+          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1)
+          if (response.status >= 500) findings.push(`${fuzz.label}: ${response.status} ${text.slice(0, 300)}`)
+          else if (response.status >= 400) {
+            let envelope = false
+            try {
+              const error = (JSON.parse(text) as { error?: { code?: unknown; message?: unknown; requestId?: unknown } }).error
+              envelope = typeof error?.code === "string" && typeof error.message === "string" && typeof error.requestId === "string"
+            } catch {
+              envelope = false
+            }
+            if (!envelope) findings.push(`${fuzz.label}: ${response.status} not the envelope: ${text.slice(0, 300)}`)
+          }
+        }
+      }
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker))
+      const counts = [...statuses].sort(([x], [y]) => x - y).map(([status, count]) => `${status}×${count}`).join(" ")
+      console.info(`registry fuzz on ${driver}: ${cases.length} bad inputs over ${ROUTES.length} routes: ${counts}`)
+      expect(findings).toEqual([])
+      expect(logLines(server.running.output.stdout).filter((line) => line.level === "error")).toEqual([])
+    }, SLOW)
+  })
+}
