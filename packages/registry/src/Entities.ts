@@ -1,5 +1,5 @@
 import type { Registry } from "@core/contracts"
-import { type Caller, Conflict, Cursor, Ids, InvalidState, NotFound, Rows, ValidationError } from "@core/kernel"
+import { type Caller, Conflict, Cursor, Ids, InvalidState, NotFound, PreconditionFailed, Rows, ValidationError } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { Platforms, type RowPage } from "./Platforms.js"
@@ -18,6 +18,8 @@ export interface EntityRow {
   readonly slug: string
   readonly status: Registry.EntityStatus
   readonly depth: number
+  /** Bumped by every change (migration 0008): the record's `ETag`. */
+  readonly version: number
   readonly createdAt: Date
   readonly updatedAt: Date
   readonly deletedAt: Date | null
@@ -32,6 +34,7 @@ const toRow = (raw: Record<string, unknown>): EntityRow => ({
   slug: raw.slug as string,
   status: raw.status as Registry.EntityStatus,
   depth: Number(raw.depth),
+  version: Number(raw.version),
   createdAt: Rows.toDate(raw.createdAt),
   updatedAt: Rows.toDate(raw.updatedAt),
   deletedAt: Rows.toDateOrNull(raw.deletedAt)
@@ -51,13 +54,28 @@ export const toEntityRecord = (row: EntityRow): Registry.EntityRecord => ({
   deletedAt: row.deletedAt === null ? null : row.deletedAt.toISOString()
 })
 
+/** An entity's `ETag`: its version, bumped by every change (decision 0261, as a platform's: decision 0229). */
+export const entityEtagOf = (row: EntityRow): string => `"${row.version}"`
+
+/**
+ * Whether an `If-Match` lets a change of the entity through: absent or `*` does; otherwise one of its
+ * comma-separated tags (a weak `W/` prefix ignored) must be the entity's current `ETag`.
+ */
+export const entityMatches = (ifMatch: string | undefined, row: EntityRow): boolean => {
+  if (ifMatch === undefined || ifMatch.trim() === "*") return true
+  const current = entityEtagOf(row)
+  return ifMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === current)
+}
+
+const staleEntity = new PreconditionFailed({ message: "The entity has changed since it was read (If-Match does not match its ETag)" })
+
 export const entityNotFound = new NotFound({ message: "Entity not found" })
 const slugTaken = new Conflict({ message: "Entity slug already taken among its siblings", details: { field: "slug" } })
 const invalid = (path: string, message: string) => new ValidationError({ message: "Invalid request body", issues: [{ path, message }] })
 
 /** The SQL of `registry.entities` (one recursive query each for ancestors and descendants). */
 const makeRepo = (sql: SqlClient.SqlClient) => {
-  const columns = sql.literal(`id, platform_id AS "platformId", parent_id AS "parentId", type, name, slug, status, depth,
+  const columns = sql.literal(`id, platform_id AS "platformId", parent_id AS "parentId", type, name, slug, status, depth, version,
     created_at AS "createdAt", updated_at AS "updatedAt", deleted_at AS "deletedAt"`)
   const rows = <E, R>(query: Effect.Effect<ReadonlyArray<Record<string, unknown>>, E, R>) =>
     query.pipe(Effect.map((found) => found.map(toRow)), Effect.orDie)
@@ -84,7 +102,7 @@ const makeRepo = (sql: SqlClient.SqlClient) => {
         WHERE platform_id = ${platformId} AND id = ${id} FOR UPDATE`),
     update: (id: string, name: string, status: Registry.EntityStatus, now: Date) =>
       first(sql<Record<string, unknown>>`UPDATE registry.entities SET name = ${name}, status = ${status}, updated_at = ${now},
-          deleted_at = ${status === "deleted" ? now : null}
+          deleted_at = ${status === "deleted" ? now : null}, version = version + 1
         WHERE id = ${id} RETURNING ${columns}`),
     liveChildren: (id: string) =>
       sql<{ count: unknown }>`SELECT count(*) AS count FROM registry.entities WHERE parent_id = ${id} AND deleted_at IS NULL`.pipe(
@@ -98,7 +116,7 @@ const makeRepo = (sql: SqlClient.SqlClient) => {
           UNION ALL
           SELECT e.id FROM registry.entities e JOIN tree ON e.parent_id = tree.id WHERE e.deleted_at IS NULL
         )
-        UPDATE registry.entities SET status = 'deleted', deleted_at = ${now}, updated_at = ${now}
+        UPDATE registry.entities SET status = 'deleted', deleted_at = ${now}, updated_at = ${now}, version = version + 1
         WHERE id IN (SELECT id FROM tree)`.pipe(Effect.asVoid, Effect.orDie),
     ancestors: (id: string) =>
       rows(sql<Record<string, unknown>>`WITH RECURSIVE up AS (
@@ -107,13 +125,18 @@ const makeRepo = (sql: SqlClient.SqlClient) => {
           SELECT e.parent_id FROM registry.entities e JOIN up ON e.id = up.id WHERE e.parent_id IS NOT NULL
         )
         SELECT ${columns} FROM registry.entities WHERE id IN (SELECT id FROM up) ORDER BY depth`),
-    descendants: (id: string) =>
+    /**
+     * The entity (first) and its live descendants (nearest level first), in one recursive statement
+     * carrying the rows (no second pass over the table: decision 0260); empty when the platform has
+     * no such entity.
+     */
+    subtree: (platformId: string, id: string) =>
       rows(sql<Record<string, unknown>>`WITH RECURSIVE down AS (
-          SELECT id FROM registry.entities WHERE parent_id = ${id} AND deleted_at IS NULL
+          SELECT * FROM registry.entities WHERE platform_id = ${platformId} AND id = ${id}
           UNION ALL
-          SELECT e.id FROM registry.entities e JOIN down ON e.parent_id = down.id WHERE e.deleted_at IS NULL
+          SELECT e.* FROM registry.entities e JOIN down ON e.parent_id = down.id WHERE e.deleted_at IS NULL
         )
-        SELECT ${columns} FROM registry.entities WHERE id IN (SELECT id FROM down) ORDER BY depth, created_at, id`),
+        SELECT ${columns} FROM down ORDER BY depth, created_at, id`),
     list: (platformId: string, query: Registry.ListEntitiesQuery, after: { createdAt: Date; id: string } | undefined) => {
       const clauses = filterClauses(platformId, query)
       if (after !== undefined) clauses.push(sql`(created_at, id) > (${after.createdAt}, ${after.id})`)
@@ -161,7 +184,7 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
         const at = yield* now
         const inserted = yield* repo.insert({
           id: yield* ids.make("ent"), platformId, parentId: body.parentId ?? null, type: body.type, name: body.name,
-          slug: body.slug, status: "active", depth, createdAt: at, updatedAt: at, deletedAt: null
+          slug: body.slug, status: "active", depth, version: 1, createdAt: at, updatedAt: at, deletedAt: null
         })
         return Option.isSome(inserted) ? inserted.value : yield* slugTaken
       }))
@@ -190,10 +213,21 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
         yield* repo.deleteTree(entity.id, yield* now)
       })
 
-    const update = Effect.fn("Entities.update")(function*(caller: Caller, platformId: string, id: string, body: Registry.UpdateEntityRequest) {
+    /** The entity under its row lock, if `If-Match` names its current `ETag` (412 otherwise). */
+    const lockMatching = (platformId: string, id: string, ifMatch: string | undefined) =>
+      Effect.flatMap(Effect.flatMap(repo.lock(platformId, id), found), (entity) =>
+        entityMatches(ifMatch, entity) ? Effect.succeed(entity) : Effect.fail(staleEntity))
+
+    const update = Effect.fn("Entities.update")(function*(
+      caller: Caller,
+      platformId: string,
+      id: string,
+      body: Registry.UpdateEntityRequest,
+      ifMatch?: string
+    ) {
       yield* platformFor(caller, platformId, true)
       return yield* inTransaction(Effect.gen(function*() {
-        const entity = yield* Effect.flatMap(repo.lock(platformId, id), found)
+        const entity = yield* lockMatching(platformId, id, ifMatch)
         if (entity.status === "deleted") {
           return yield* new InvalidState({ message: "A deleted entity cannot change", from: "deleted", to: body.status ?? "deleted" })
         }
@@ -204,10 +238,10 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
       }))
     })
 
-    const remove = Effect.fn("Entities.remove")(function*(caller: Caller, platformId: string, id: string, cascade: boolean) {
+    const remove = Effect.fn("Entities.remove")(function*(caller: Caller, platformId: string, id: string, cascade: boolean, ifMatch?: string) {
       yield* platformFor(caller, platformId, true)
       yield* inTransaction(Effect.gen(function*() {
-        const entity = yield* Effect.flatMap(repo.lock(platformId, id), found)
+        const entity = yield* lockMatching(platformId, id, ifMatch)
         if (entity.deletedAt !== null) return
         yield* softDelete(entity, cascade)
       }))
@@ -218,9 +252,11 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
       return yield* repo.ancestors(entity.id)
     })
 
+    /** The live descendants, nearest level first: the platform's read, then one statement (decision 0260). */
     const descendants = Effect.fn("Entities.descendants")(function*(caller: Caller, platformId: string, id: string) {
-      const entity = yield* get(caller, platformId, id)
-      return yield* repo.descendants(entity.id)
+      yield* platformFor(caller, platformId, false)
+      const [entity, ...below] = yield* repo.subtree(platformId, id)
+      return entity === undefined ? yield* entityNotFound : below
     })
 
     return { create, get, list, update, remove, ancestors, descendants } as const

@@ -2,13 +2,16 @@ import { Registry } from "@core/contracts"
 import { Route } from "@core/kernel"
 import type { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
-import { Entities, toEntityRecord } from "./Entities.js"
+import { Entities, type EntityRow, entityEtagOf, toEntityRecord } from "./Entities.js"
 import type { LifecycleAction } from "./Lifecycle.js"
 import { etagOf, Platforms, toEventRecord, toRecord } from "./Platforms.js"
 import type { PlatformRow } from "./PlatformsRepo.js"
 
 /** A platform answered with its `ETag` (decision 0229). */
 const withEtag = (row: PlatformRow, status = 200) => Route.json(toRecord(row), { status, headers: { etag: etagOf(row) } })
+
+/** An entity answered with its `ETag` (decision 0261). */
+const entityWithEtag = (row: EntityRow, status = 200) => Route.json(toEntityRecord(row), { status, headers: { etag: entityEtagOf(row) } })
 
 /** The request's `If-Match`, if any. */
 const ifMatchOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => request.headers["if-match"]
@@ -67,15 +70,18 @@ export const RegistryHandlers = [
   Route.handle(Registry.EntityRoutes.createEntity, ({ body, caller, params }) =>
     Effect.gen(function*() {
       const entity = yield* (yield* Entities).create(caller, params.platformId, body)
-      return Route.json(toEntityRecord(entity), { status: 201 })
+      return entityWithEtag(entity, 201)
     })),
   Route.handle(Registry.EntityRoutes.getEntity, ({ caller, params }) =>
-    Effect.map(Effect.flatMap(Entities, (e) => e.get(caller, params.platformId, params.entityId)), toEntityRecord)),
-  Route.handle(Registry.EntityRoutes.updateEntity, ({ body, caller, params }) =>
-    Effect.map(Effect.flatMap(Entities, (e) => e.update(caller, params.platformId, params.entityId, body)), toEntityRecord)),
-  Route.handle(Registry.EntityRoutes.deleteEntity, ({ caller, params, query }) =>
+    Effect.map(Effect.flatMap(Entities, (e) => e.get(caller, params.platformId, params.entityId)), (row) => entityWithEtag(row))),
+  Route.handle(Registry.EntityRoutes.updateEntity, ({ body, caller, params, request }) =>
+    Effect.map(
+      Effect.flatMap(Entities, (e) => e.update(caller, params.platformId, params.entityId, body, ifMatchOf(request))),
+      (row) => entityWithEtag(row)
+    )),
+  Route.handle(Registry.EntityRoutes.deleteEntity, ({ caller, params, query, request }) =>
     Effect.as(
-      Effect.flatMap(Entities, (e) => e.remove(caller, params.platformId, params.entityId, query.cascade === "true")),
+      Effect.flatMap(Entities, (e) => e.remove(caller, params.platformId, params.entityId, query.cascade === "true", ifMatchOf(request))),
       { success: true as const }
     )),
   Route.handle(Registry.EntityRoutes.listEntityAncestors, ({ caller, params }) =>

@@ -126,6 +126,8 @@ const entities = "/api/v1/platforms/{platformId}/entities"
 const oneEntity = { 400: null, 401: null, 403: null, 404: null } as const
 const readEntity = { auth: "caller", permission: "platforms:read", tenant: "organization", tags: entityTags } as const
 const writeEntity = { auth: "caller", permission: "platforms:manage", tenant: "organization", tags: entityTags } as const
+/** One entity, with its `ETag` (its version; decision 0261). */
+const taggedEntity = { schema: EntityRecord, headers: { etag: "The entity's version, for If-Match" } }
 
 /**
  * A platform's tenants and subtenants (seed 002): a tree of depth at most 16, slugs unique among
@@ -146,7 +148,7 @@ export const EntityRoutes = defineRoutes({
     summary: "Create a tenant (at the root) or a subtenant (under parentId)",
     ...writeEntity,
     request: { params: EntitiesParams, body: CreateEntityRequest },
-    responses: { 201: EntityRecord, ...oneEntity, 409: null }
+    responses: { 201: taggedEntity, ...oneEntity, 409: null }
   },
   getEntity: {
     method: "GET",
@@ -154,7 +156,7 @@ export const EntityRoutes = defineRoutes({
     summary: "Read an entity",
     ...readEntity,
     request: { params: EntityParams },
-    responses: { 200: EntityRecord, ...oneEntity }
+    responses: { 200: taggedEntity, ...oneEntity }
   },
   updateEntity: {
     method: "PATCH",
@@ -162,7 +164,7 @@ export const EntityRoutes = defineRoutes({
     summary: "Rename an entity or set its status",
     ...writeEntity,
     request: { params: EntityParams, body: UpdateEntityRequest },
-    responses: { 200: EntityRecord, ...oneEntity, 409: null }
+    responses: { 200: taggedEntity, ...oneEntity, 409: null, ...conditional }
   },
   deleteEntity: {
     method: "DELETE",
@@ -170,7 +172,7 @@ export const EntityRoutes = defineRoutes({
     summary: "Soft-delete an entity (409 while it has live children, unless cascade=true)",
     ...writeEntity,
     request: { params: EntityParams, query: DeleteEntityQuery },
-    responses: { 200: SuccessResponse, ...oneEntity, 409: null }
+    responses: { 200: SuccessResponse, ...oneEntity, 409: null, ...conditional }
   },
   listEntityAncestors: {
     method: "GET",

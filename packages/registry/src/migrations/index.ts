@@ -2,6 +2,7 @@ import type { Migrations } from "@core/kernel"
 import platforms from "./0001_platforms.js"
 import platformLifecycle from "./0002_platform_lifecycle.js"
 import entities from "./0003_entities.js"
+import entityVersion from "./0008_entity_version.js"
 
 /** The registry's migrations (schema `registry`). */
 export const RegistryMigrations: Migrations.Domain = {
@@ -9,6 +10,7 @@ export const RegistryMigrations: Migrations.Domain = {
   migrations: {
     "0001_platforms": platforms,
     "0002_platform_lifecycle": platformLifecycle,
-    "0003_entities": entities
+    "0003_entities": entities,
+    "0008_entity_version": entityVersion
   }
 }
