@@ -1,11 +1,7 @@
-import { execFile } from "node:child_process"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { promisify } from "node:util"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { beforeAll, describe, expect, it } from "vitest"
+import { builtCli } from "../packages/cli/test/built-cli.js"
 import { core, tempHome } from "../packages/cli/test/login-support.js"
-import { cliRoot } from "../packages/cli/test/run-core.js"
 import { useServer } from "../packages/server/test/ServerProcess.js"
 
 /**
@@ -15,15 +11,12 @@ import { useServer } from "../packages/server/test/ServerProcess.js"
  */
 const SLOW = 180_000
 const STATIC_KEY = "cli-static-key-0123456789abcdef"
-const staging = mkdtempSync(join(tmpdir(), "core-cli-platforms-"))
-const bin = join(staging, "dist", "core.js")
+let bin = ""
 
+// The one build every test of the real binary shares (packages/cli/test/built-cli.ts, decision 0266).
 beforeAll(async () => {
-  const tsup = join(cliRoot, "..", "..", "node_modules", ".bin", "tsup")
-  await promisify(execFile)(tsup, ["--out-dir", join(staging, "dist")], { cwd: cliRoot, timeout: 120_000 })
+  bin = (await builtCli()).bundle
 }, SLOW)
-
-afterAll(() => rmSync(staging, { recursive: true, force: true }))
 
 describe("core platforms (built binary) through the gateway", () => {
   const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW)
