@@ -1,11 +1,7 @@
 import { CONCRETE_PERMISSIONS, GATEWAY_PREFIXES, Iam, type RouteSpec } from "@core/contracts"
 import { TestDatabase } from "@core/kernel/testing"
-import { Effect, Exit, Scope } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launch, logLines, ready, type Running } from "../packages/server/test/ServerProcess.js"
+import { beforeAll, describe, expect, it } from "vitest"
+import { logLines, useServer } from "../packages/server/test/ServerProcess.js"
 import { casesOf, type FuzzCase, type Known, random, type Sender } from "./fuzz/inputs.js"
 
 /**
@@ -54,39 +50,6 @@ const isErrorBody = (route: RouteSpec, name: string, contentType: string, text: 
   if (route.path.startsWith("/api/auth/")) return typeof code === "string" && typeof message === "string"
   if (route.path.startsWith("/oauth/")) return typeof error === "string"
   return false
-}
-
-interface Server {
-  readonly base: string
-  readonly running: Running
-  readonly close: () => Promise<void>
-}
-
-const startServer = async (driver: "pglite" | "pg"): Promise<Server> => {
-  const work = mkdtempSync(join(tmpdir(), "core-fuzz-"))
-  const scope = Effect.runSync(Scope.make())
-  const databaseUrl = driver === "pg"
-    ? await Effect.runPromise(Scope.extend(TestDatabase.scratchDatabase(TestDatabase.url!), scope))
-    : undefined
-  const running = launch(["start"], {
-    PORT: "0",
-    CORE_DATA_DIR: join(work, "data"),
-    CORE_STATIC_API_KEY: STATIC_KEY,
-    CORE_RATE_LIMIT_PER_MINUTE: "1000000",
-    CORE_RATE_LIMIT_AUTH_PER_MINUTE: "1000000",
-    ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl })
-  })
-  const base = await ready(running)
-  return {
-    base,
-    running,
-    close: async () => {
-      running.child.kill("SIGKILL")
-      await running.exited
-      await Effect.runPromise(Scope.close(scope, Exit.void))
-      rmSync(work, { recursive: true, force: true })
-    }
-  }
 }
 
 const post = async (base: string, path: string, body: unknown, headers: Record<string, string> = {}) => {
@@ -166,13 +129,15 @@ interface Finding {
 
 for (const driver of TestDatabase.drivers) {
   describe(`every identity route under bad input, through the gateway, on ${driver}`, () => {
-    let server: Server
+    const server = useServer({
+      CORE_STATIC_API_KEY: STATIC_KEY,
+      CORE_RATE_LIMIT_PER_MINUTE: "1000000",
+      CORE_RATE_LIMIT_AUTH_PER_MINUTE: "1000000"
+    }, SLOW, { driver })
     let owner: Awaited<ReturnType<typeof signIn>>
     beforeAll(async () => {
-      server = await startServer(driver)
       owner = await signIn(server.base)
     }, SLOW)
-    afterAll(() => server?.close())
 
     it("refuses the reported inputs with 400 and the field, and stores nothing of them", async () => {
       const { base } = server
