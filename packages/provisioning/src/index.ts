@@ -1,5 +1,18 @@
 /**
- * @core/provisioning — see README.md. The domain arrives with its issue; until then it holds only its
- * own settings (`ProvisioningConfig`: the Cloudflare account), which the server reads and checks at start.
+ * @core/provisioning — the job queue and its worker, the feature job types, the `EdgeProvider`
+ * port and its local adapter, provisioning's view of platform status, and its settings. Issue 13
+ * grows it into the full queue (every job type, operator controls, dead letters, Cloudflare).
  */
 export { type Cloudflare, ProvisioningConfig, type ProvisioningSettings } from "./Config.js"
+export * as Jobs from "./Jobs.js"
+export type { Enqueued, JobRow, NewJob } from "./Jobs.js"
+export { type JobContext, JobFailed, type JobHandler, JobHandlers } from "./JobHandlers.js"
+export { JobQueue } from "./JobQueue.js"
+export * as Worker from "./Worker.js"
+export { FEATURE_ACTIVATE, FEATURE_DEACTIVATE, type FeaturePayload, FeatureJobsLive } from "./FeatureJobs.js"
+export { type EdgeFeature, EdgeProvider } from "./ports/EdgeProvider.js"
+export { type ActivationOutcome, FeatureActivations } from "./ports/FeatureActivations.js"
+export { EdgeProviderLocal } from "./adapters/EdgeProviderLocal.js"
+export { PlatformStatuses } from "./PlatformStatuses.js"
+export { ProvisioningHandlers, ProvisioningRouter } from "./Http.js"
+export { ProvisioningMigrations } from "./migrations/index.js"

@@ -1,0 +1,32 @@
+import { defineRoutes } from "../Routes.js"
+import { JobParams, JobRecord, PlatformStatusRequest, PlatformStatusResponse } from "./schemas.js"
+
+const tags = ["provisioning: jobs"]
+
+/**
+ * The provisioning service's routes (seed 001, "Provisioning routes"), documented under
+ * `/api/v1/provision`; through the gateway at `/api/v1/provisioning/<path>` (the service serves its
+ * documented paths and the stripped ones, DESIGN §3). Issue 13 adds the job-creating and operator routes.
+ */
+export const ProvisioningRoutes = defineRoutes({
+  getJob: {
+    method: "GET",
+    path: "/api/v1/provision/jobs/{jobId}",
+    summary: "Read a provisioning job: status, attempts, steps, progress, result (another tenant's job: 404)",
+    auth: "caller",
+    permission: "platforms:read",
+    tenant: "organization",
+    request: { params: JobParams },
+    responses: { 200: JobRecord, 400: null, 401: null, 403: null, 404: null },
+    tags
+  },
+  setPlatformStatus: {
+    method: "POST",
+    path: "/internal/platform-status",
+    summary: "Suspend or restore a platform's edge resources (the service key; the registry's suspend calls it)",
+    auth: "service",
+    request: { body: PlatformStatusRequest },
+    responses: { 200: PlatformStatusResponse, 400: null, 401: null, 403: null },
+    tags: ["provisioning: internal"]
+  }
+})

@@ -1,0 +1,17 @@
+import { Provisioning } from "@core/contracts"
+import { Route } from "@core/kernel"
+import { Effect } from "effect"
+import { JobQueue } from "./JobQueue.js"
+import { toJobRecord } from "./Jobs.js"
+import { PlatformStatuses } from "./PlatformStatuses.js"
+
+/** Provisioning's routes, one `handle` per catalogued route (`Provisioning.ProvisioningRoutes`). */
+export const ProvisioningHandlers = [
+  Route.handle(Provisioning.ProvisioningRoutes.getJob, ({ caller, params }) =>
+    Effect.map(Effect.flatMap(JobQueue, (jobs) => jobs.get(caller, params.jobId)), toJobRecord)),
+  Route.handle(Provisioning.ProvisioningRoutes.setPlatformStatus, ({ body }) =>
+    Effect.flatMap(PlatformStatuses, (statuses) => statuses.set(body.platformId, body.status)))
+]
+
+/** Provisioning as an app: its routes under `/api/v1/provision` and at the paths the gateway forwards. */
+export const ProvisioningRouter = Route.router(ProvisioningHandlers, { base: "/api/v1/provision" })

@@ -1,0 +1,30 @@
+import { Context, Data, type Effect, Layer } from "effect"
+import type { JobRow } from "./Jobs.js"
+
+/** A handler's failure: retried with backoff until the job's attempts are spent. */
+export class JobFailed extends Data.TaggedError("JobFailed")<{ readonly message: string }> {}
+
+/** What a running handler may do besides its work: record steps and progress. */
+export interface JobContext {
+  /**
+   * Run `name` once: a step already completed in an earlier attempt is skipped (steps are
+   * memoized, DESIGN §7), else it runs and is recorded with its start, end and error.
+   */
+  readonly step: (name: string, work: Effect.Effect<void, JobFailed>) => Effect.Effect<void, JobFailed>
+  /** The job's progress, 0 to 1. */
+  readonly progress: (fraction: number) => Effect.Effect<void>
+}
+
+/** The work of one job type; its dependencies are captured when its layer is built. */
+export interface JobHandler {
+  /** Attempts before the job fails for good. @default DEFAULT_MAX_ATTEMPTS (of the enqueued job) */
+  readonly maxAttempts?: number
+  readonly run: (job: JobRow, context: JobContext) => Effect.Effect<Record<string, unknown> | void, JobFailed>
+}
+
+/** The handlers by job type, which the worker runs. A type without a handler fails its job. */
+export class JobHandlers extends Context.Tag("@core/provisioning/JobHandlers")<JobHandlers, ReadonlyMap<string, JobHandler>>() {
+  /** A registry of the given handlers. */
+  static readonly layer = (handlers: Record<string, JobHandler>): Layer.Layer<JobHandlers> =>
+    Layer.succeed(JobHandlers, new Map(Object.entries(handlers)))
+}

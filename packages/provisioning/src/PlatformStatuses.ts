@@ -1,0 +1,18 @@
+import { Clock, Effect } from "effect"
+import { EdgeProvider } from "./ports/EdgeProvider.js"
+
+/**
+ * Provisioning's view of whether a platform is served (seed 001, `/internal/platform-status`): a
+ * suspended platform's edge resources stop serving until it is active again. The registry's
+ * suspend and restore drive it (the server's `PlatformStatusSinkLive`).
+ */
+export class PlatformStatuses extends Effect.Service<PlatformStatuses>()("@core/provisioning/PlatformStatuses", {
+  effect: Effect.gen(function*() {
+    const edge = yield* EdgeProvider
+    const set = Effect.fn("PlatformStatuses.set")(function*(platformId: string, status: "active" | "suspended") {
+      yield* edge.setPlatformStatus(platformId, status)
+      return { platformId, status, updatedAt: new Date(yield* Clock.currentTimeMillis).toISOString() }
+    })
+    return { set } as const
+  })
+}) {}

@@ -1,0 +1,61 @@
+import type { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import { COLUMNS, type JobRow, type JobStep, toRow } from "./Jobs.js"
+
+/**
+ * The worker's side of the queue: claim, extend, finish. Every change after the claim is guarded
+ * by `locked_by`, so a worker whose lease ran out (and whose job another worker took) changes
+ * nothing any more.
+ */
+export const makeQueue = (sql: SqlClient.SqlClient) => {
+  const columns = sql.literal(COLUMNS)
+  return {
+    /**
+     * Take the next due job: a queued one whose `run_at` has come, or a running one whose lease
+     * ended (its worker crashed). `FOR UPDATE SKIP LOCKED`: two workers never take one job.
+     */
+    claim: (workerId: string, now: Date, leaseUntil: Date): Effect.Effect<Option.Option<JobRow>> =>
+      sql<Record<string, unknown>>`UPDATE provisioning.jobs SET status = 'RUNNING', attempts = attempts + 1,
+          lease_until = ${leaseUntil}, locked_by = ${workerId}, started_at = COALESCE(started_at, ${now}), updated_at = ${now}
+        WHERE id = (
+          SELECT id FROM provisioning.jobs
+          WHERE (status = 'QUEUED' AND run_at <= ${now}) OR (status = 'RUNNING' AND lease_until < ${now})
+          ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED
+        )
+        RETURNING ${columns}`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRow)),
+        Effect.orDie
+      ),
+    /** Extend the lease while the handler runs; `false` when the job is no longer this worker's. */
+    heartbeat: (id: string, workerId: string, leaseUntil: Date, now: Date): Effect.Effect<boolean> =>
+      sql`UPDATE provisioning.jobs SET lease_until = ${leaseUntil}, updated_at = ${now}
+        WHERE id = ${id} AND locked_by = ${workerId} AND status = 'RUNNING' RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orDie
+      ),
+    /** Record the steps and progress so far. */
+    saveSteps: (id: string, workerId: string, steps: ReadonlyArray<JobStep>, progress: number, now: Date) =>
+      sql`UPDATE provisioning.jobs SET steps = ${JSON.stringify(steps)}::jsonb, progress = ${progress}, updated_at = ${now}
+        WHERE id = ${id} AND locked_by = ${workerId} AND status = 'RUNNING'`.pipe(Effect.asVoid, Effect.orDie),
+    complete: (id: string, workerId: string, result: Record<string, unknown>, now: Date) =>
+      sql`UPDATE provisioning.jobs SET status = 'COMPLETED', result = ${JSON.stringify(result)}::jsonb, progress = 1,
+          error = NULL, lease_until = NULL, finished_at = ${now}, updated_at = ${now}
+        WHERE id = ${id} AND locked_by = ${workerId} AND status = 'RUNNING'`.pipe(Effect.asVoid, Effect.orDie),
+    /** Queue the job again at `retryAt`, or fail it for good when `retryAt` is `undefined`. */
+    fail: (id: string, workerId: string, error: string, now: Date, retryAt: Date | undefined) =>
+      (retryAt === undefined
+        ? sql`UPDATE provisioning.jobs SET status = 'FAILED', error = ${error}, lease_until = NULL, finished_at = ${now},
+            updated_at = ${now} WHERE id = ${id} AND locked_by = ${workerId} AND status = 'RUNNING'`
+        : sql`UPDATE provisioning.jobs SET status = 'QUEUED', error = ${error}, lease_until = NULL, locked_by = NULL,
+            run_at = ${retryAt}, updated_at = ${now} WHERE id = ${id} AND locked_by = ${workerId} AND status = 'RUNNING'`
+      ).pipe(Effect.asVoid, Effect.orDie),
+    /** Give a job back at shutdown: queued again at once, this attempt not counted. */
+    release: (id: string, workerId: string, now: Date) =>
+      sql`UPDATE provisioning.jobs SET status = 'QUEUED', attempts = GREATEST(attempts - 1, 0), lease_until = NULL,
+          locked_by = NULL, run_at = ${now}, updated_at = ${now}
+        WHERE id = ${id} AND locked_by = ${workerId} AND status = 'RUNNING'`.pipe(Effect.asVoid, Effect.orDie)
+  }
+}
+
+/** The queue's operations over one client. */
+export type Queue = ReturnType<typeof makeQueue>

@@ -1,0 +1,130 @@
+import { Database } from "@core/kernel"
+import { SqlClient } from "@effect/sql"
+import { Cause, Clock, Duration, Effect, Exit, Layer, Option, Queue, Random, Ref, Schedule, Stream } from "effect"
+import { type JobContext, JobFailed, JobHandlers } from "./JobHandlers.js"
+import { CHANNEL, type JobRow, type JobStep } from "./Jobs.js"
+import { makeQueue } from "./Queue.js"
+
+/** How a worker runs (decision 0252). */
+export interface WorkerOptions {
+  /** Names this worker in `locked_by`. @default a random `worker-…` */
+  readonly workerId?: string
+  /** Jobs run at once. @default 2 */
+  readonly concurrency?: number
+  /** How long a claim holds before another worker may take the job; the heartbeat extends it every third of it. @default 15 000 */
+  readonly leaseMs?: number
+  /** How often an idle worker looks for due jobs without a wake-up. @default 250 on PGlite, 1 000 on PostgreSQL */
+  readonly pollMs?: number
+  /** The first retry's delay; each further retry doubles it, with jitter. @default 1 000 */
+  readonly backoffBaseMs?: number
+  /** The longest delay between attempts. @default 300 000 */
+  readonly backoffMaxMs?: number
+}
+
+const message = (cause: Cause.Cause<unknown>): string => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) {
+    const error = failure.value
+    return typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)
+  }
+  return Cause.pretty(cause).split("\n")[0] ?? "The handler died"
+}
+
+/** The delay before attempt `attempts + 1`: exponential from `base`, capped at `max`, with jitter (half to all of it). */
+export const backoff = (attempts: number, base: number, max: number): Effect.Effect<number> =>
+  Effect.map(Random.next, (random) => Math.round(Math.min(max, base * 2 ** Math.max(0, attempts - 1)) * (0.5 + random / 2)))
+
+/**
+ * The worker: `concurrency` loops, each claiming the next due job, running its type's handler
+ * under a lease that a heartbeat extends, and completing it, queueing it again after a backoff, or
+ * failing it once its attempts are spent. Woken by `NOTIFY` (`Jobs.enqueue`) and by polling. When
+ * its scope closes, it stops claiming and gives back the jobs it runs (queued again at once).
+ */
+export const run = (options: WorkerOptions = {}) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const handlers = yield* JobHandlers
+    const info = yield* Effect.serviceOption(Database.Info)
+    const queue = makeQueue(sql)
+    const workerId = options.workerId ?? `worker-${(yield* Random.nextInt).toString(36)}`
+    const leaseMs = options.leaseMs ?? 15_000
+    const pollMs = options.pollMs ?? (Option.isSome(info) && info.value.driver === "pg" ? 1_000 : 250)
+    const backoffBaseMs = options.backoffBaseMs ?? 1_000
+    const backoffMaxMs = options.backoffMaxMs ?? 300_000
+    const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+    const later = (ms: number) => Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis + ms))
+
+    const wake = yield* Queue.sliding<void>(1)
+    yield* Database.listen(CHANNEL).pipe(
+      Stream.runForEach(() => wake.offer(undefined)),
+      Effect.catchAllCause((cause) => Effect.logDebug("provisioning worker: no LISTEN, polling only", cause)),
+      Effect.forkScoped
+    )
+
+    const perform = (job: JobRow) =>
+      Effect.gen(function*() {
+        const handler = handlers.get(job.type)
+        const steps = yield* Ref.make<ReadonlyArray<JobStep>>(job.steps)
+        const progress = yield* Ref.make(job.progress)
+        const save = Effect.flatMap(Effect.all([Ref.get(steps), Ref.get(progress), now]), ([s, p, at]) =>
+          queue.saveSteps(job.id, workerId, s, p, at))
+        const context: JobContext = {
+          step: (name, work) =>
+            Effect.gen(function*() {
+              if ((yield* Ref.get(steps)).some((s) => s.name === name && s.status === "completed")) return
+              const startedAt = (yield* now).toISOString()
+              const mark = (status: JobStep["status"], error: string | null) =>
+                Effect.flatMap(now, (at) =>
+                  Ref.update(steps, (all) => [
+                    ...all.filter((s) => s.name !== name),
+                    { name, status, startedAt, finishedAt: status === "running" ? null : at.toISOString(), error }
+                  ]))
+              yield* mark("running", null)
+              yield* save
+              yield* work.pipe(Effect.tapError((e) => Effect.zipRight(mark("failed", e.message), save)))
+              yield* mark("completed", null)
+              yield* save
+            }),
+          progress: (fraction) => Effect.zipRight(Ref.set(progress, Math.min(1, Math.max(0, fraction))), save)
+        }
+        const work = handler === undefined
+          ? Effect.fail(new JobFailed({ message: `No handler for job type ${job.type}` }))
+          : handler.run(job, context)
+        const heartbeat = Effect.flatMap(Effect.all([later(leaseMs), now]), ([until, at]) => queue.heartbeat(job.id, workerId, until, at)).pipe(
+          Effect.repeat(Schedule.spaced(Duration.millis(Math.max(10, Math.floor(leaseMs / 3))))),
+          Effect.delay(Duration.millis(Math.max(10, Math.floor(leaseMs / 3))))
+        )
+        const exit = yield* Effect.exit(Effect.raceFirst(work, Effect.zipRight(heartbeat, Effect.never)))
+        const at = yield* now
+        if (Exit.isSuccess(exit)) return yield* queue.complete(job.id, workerId, exit.value ?? {}, at)
+        if (Exit.isInterrupted(exit)) return yield* queue.release(job.id, workerId, at)
+        const error = message(exit.cause)
+        const attempts = handler?.maxAttempts ?? job.maxAttempts
+        const retryAt = handler === undefined || job.attempts >= attempts
+          ? undefined
+          : new Date(at.getTime() + (yield* backoff(job.attempts, backoffBaseMs, backoffMaxMs)))
+        yield* Effect.logWarning("provisioning job failed").pipe(
+          Effect.annotateLogs({ jobId: job.id, type: job.type, attempt: job.attempts, retry: retryAt !== undefined, error })
+        )
+        yield* queue.fail(job.id, workerId, error, at, retryAt)
+      }).pipe(
+        Effect.onInterrupt(() => Effect.flatMap(now, (at) => queue.release(job.id, workerId, at))),
+        Effect.withSpan("Worker.perform", { attributes: { jobId: job.id, type: job.type } })
+      )
+
+    const slot = Effect.gen(function*() {
+      const claimed = yield* Effect.flatMap(Effect.all([now, later(leaseMs)]), ([at, until]) => queue.claim(workerId, at, until))
+      if (Option.isSome(claimed)) return yield* perform(claimed.value)
+      yield* Effect.raceFirst(wake.take, Effect.sleep(Duration.millis(pollMs)))
+    }).pipe(
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.zipRight(Effect.logError("provisioning worker", cause), Effect.sleep(Duration.millis(pollMs)))),
+      Effect.forever
+    )
+    yield* Effect.forEach(Array.from({ length: options.concurrency ?? 2 }), () => Effect.forkScoped(slot), { discard: true })
+    yield* Effect.logDebug("provisioning worker started").pipe(Effect.annotateLogs({ workerId, pollMs, leaseMs }))
+  })
+
+/** The worker as a layer: it runs while the layer's scope is open (the server's services). */
+export const layer = (options: WorkerOptions = {}): Layer.Layer<never, never, SqlClient.SqlClient | JobHandlers> =>
+  Layer.scopedDiscard(run(options))
