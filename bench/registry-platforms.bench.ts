@@ -20,15 +20,24 @@ const operator = Layer.succeed(Callers, {
   permissionsOf: () => Effect.succeed(undefined)
 })
 
-const time = async (runs: number, once: () => Promise<unknown>): Promise<number> => {
-  for (let i = 0; i < Math.min(20, runs); i++) await once()
-  const samples: Array<number> = []
-  for (let i = 0; i < runs; i++) {
-    const started = process.hrtime.bigint()
-    await once()
-    samples.push(Number(process.hrtime.bigint() - started) / 1e6)
+/** The medians of two calls timed in turn (so a busy machine weighs on both alike), after a warm-up. */
+const compare = async (runs: number, a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<readonly [number, number]> => {
+  for (let i = 0; i < Math.min(20, runs); i++) {
+    await a()
+    await b()
   }
-  return median(samples)
+  const samples: [Array<number>, Array<number>] = [[], []]
+  const once = async (which: 0 | 1) => {
+    const started = process.hrtime.bigint()
+    await (which === 0 ? a() : b())
+    samples[which].push(Number(process.hrtime.bigint() - started) / 1e6)
+  }
+  for (let i = 0; i < runs; i++) {
+    const first = i % 2 === 0 ? 0 : 1
+    await once(first)
+    await once(first === 0 ? 1 : 0)
+  }
+  return [median(samples[0]), median(samples[1])]
 }
 
 const measure = async (driver: "pglite" | "pg") => {
@@ -65,8 +74,7 @@ const measure = async (driver: "pglite" | "pg") => {
         ])))
     const page = await viaService()
     if (page.data.length !== 25 || page.data[0].tier !== "growth") throw new Error("the page is not what the bench expects")
-    const sqlMs = await time(ITERATIONS, handWritten)
-    const serviceMs = await time(ITERATIONS, viaService)
+    const [sqlMs, serviceMs] = await compare(ITERATIONS, handWritten, viaService)
     return { sqlMs, serviceMs, ratio: serviceMs / sqlMs }
   } finally {
     await runtime.dispose()
