@@ -1,3 +1,4 @@
+import { Registry, toOpenApi } from "@core/contracts"
 import { Ids } from "@core/kernel"
 import { makeHttpHarness, type HttpHarness, TestDatabase } from "@core/kernel/testing"
 import { SqlClient } from "@effect/sql"
@@ -12,6 +13,18 @@ const makeLayer = (driver: "pglite" | "pg") =>
     Layer.provideMerge(Layer.mergeAll(TestCallers, Ids.layer)),
     Layer.provideMerge(TestDatabase.layer([RegistryMigrations], { driver }))
   )
+
+describe("the entity routes' catalogue", () => {
+  it("documents the ETag of one entity and the 412 of its PATCH and DELETE", () => {
+    const document = toOpenApi({ title: "registry", version: "0", routes: Registry.EntityRoutes })
+    const responses = (path: string, method: string) => document.paths[path][method].responses as Record<string, { headers?: Record<string, unknown> }>
+    const one = "/api/v1/platforms/{platformId}/entities/{entityId}"
+    expect(Object.keys(responses("/api/v1/platforms/{platformId}/entities", "post")["201"].headers ?? {})).toEqual(["etag"])
+    for (const method of ["get", "patch"]) expect(Object.keys(responses(one, method)["200"].headers ?? {}), method).toEqual(["etag"])
+    for (const method of ["patch", "delete"]) expect(responses(one, method), method).toHaveProperty("412")
+    expect(responses(one, "get")).not.toHaveProperty("412")
+  })
+})
 
 /** An entity's ETag (its version) and If-Match on its PATCH and DELETE (decision 0261), on each driver. */
 for (const driver of TestDatabase.drivers) {
