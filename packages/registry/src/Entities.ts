@@ -100,9 +100,11 @@ const makeRepo = (sql: SqlClient.SqlClient) => {
     lock: (platformId: string, id: string) =>
       first(sql<Record<string, unknown>>`SELECT ${columns} FROM registry.entities
         WHERE platform_id = ${platformId} AND id = ${id} FOR UPDATE`),
+    /** Rename or set the status, bumping the version once (not again after `deleteTree` in the same change). */
     update: (id: string, name: string, status: Registry.EntityStatus, now: Date) =>
       first(sql<Record<string, unknown>>`UPDATE registry.entities SET name = ${name}, status = ${status}, updated_at = ${now},
-          deleted_at = ${status === "deleted" ? now : null}, version = version + 1
+          deleted_at = ${status === "deleted" ? now : null},
+          version = CASE WHEN deleted_at = ${now} THEN version ELSE version + 1 END
         WHERE id = ${id} RETURNING ${columns}`),
     liveChildren: (id: string) =>
       sql<{ count: unknown }>`SELECT count(*) AS count FROM registry.entities WHERE parent_id = ${id} AND deleted_at IS NULL`.pipe(
@@ -205,12 +207,12 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
     })
 
     /** Soft-delete under the entity's lock: 409 while it has live children, unless `cascade`. */
-    const softDelete = (entity: EntityRow, cascade: boolean) =>
+    const softDelete = (entity: EntityRow, cascade: boolean, at: Date) =>
       Effect.gen(function*() {
         if (!cascade && (yield* repo.liveChildren(entity.id)) > 0) {
           return yield* new Conflict({ message: "The entity has live children (delete with cascade=true)", details: { field: "children" } })
         }
-        yield* repo.deleteTree(entity.id, yield* now)
+        yield* repo.deleteTree(entity.id, at)
       })
 
     /** The entity under its row lock, if `If-Match` names its current `ETag` (412 otherwise). */
@@ -233,8 +235,9 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
         }
         const name = body.name ?? entity.name
         const status = body.status ?? entity.status
-        if (status === "deleted") yield* softDelete(entity, false)
-        return yield* Effect.map(repo.update(entity.id, name, status, yield* now), Option.getOrThrow)
+        const at = yield* now
+        if (status === "deleted") yield* softDelete(entity, false, at)
+        return yield* Effect.map(repo.update(entity.id, name, status, at), Option.getOrThrow)
       }))
     })
 
@@ -243,7 +246,7 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
       yield* inTransaction(Effect.gen(function*() {
         const entity = yield* lockMatching(platformId, id, ifMatch)
         if (entity.deletedAt !== null) return
-        yield* softDelete(entity, cascade)
+        yield* softDelete(entity, cascade, yield* now)
       }))
     })
 

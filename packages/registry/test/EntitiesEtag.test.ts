@@ -134,6 +134,18 @@ for (const driver of TestDatabase.drivers) {
       expect((await state([leaf]))[0]!.version).toBe(2)
     })
 
+    it("PATCH status deleted is one change: the version moves by one", async () => {
+      const id = await make("patch-deleted")
+      const deleted = await patch(id, { name: "Gone", status: "deleted" }, '"1"')
+      expect(deleted.status).toBe(200)
+      expect(deleted.headers.get("etag")).toBe('"2"')
+      expect(await deleted.json()).toMatchObject({ id, name: "Gone", status: "deleted" })
+      expect(await query(`SELECT name, status, version FROM registry.entities WHERE id = '${id}'`)).toEqual([{ name: "Gone", status: "deleted", version: 2 }])
+      // A PATCH that keeps a live entity's fields is still a change: its tag moves.
+      const kept = await make("patch-kept")
+      expect((await patch(kept, { name: "patch-kept" }, '"1"')).headers.get("etag")).toBe('"2"')
+    })
+
     it("answers another tenant 404 and a member 403 before looking at If-Match, and changes nothing", async () => {
       const id = await make("guarded")
       const otherRoot = (await query(`SELECT id FROM registry.entities WHERE platform_id = '${otherPlatform}'`))[0]!.id as string
