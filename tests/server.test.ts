@@ -311,6 +311,6 @@ describe.concurrent("core-server command line", () => {
     expect(restore.code).toBe(1)
     expect(restore.stderr).toContain("use pg_restore for PostgreSQL")
     const serve = await run(["serve", "--service", "billing", "--port", "0"], { CORE_DATA_DIR: join(work, "serve") })
-    expect([serve.code, serve.stderr]).toEqual([1, "core-server: the billing service is not part of this build (available: iam, registry, stacks)\n"])
+    expect([serve.code, serve.stderr]).toEqual([1, "core-server: the billing service is not part of this build (available: iam, registry, stacks, provisioning)\n"])
   }, SLOW)
 })

@@ -39,6 +39,8 @@ export const CATALOGUES: ReadonlyArray<CatalogueEntry> = [
   { namespace: "Iam", name: "ServiceRoutes", service: "identity" },
   { namespace: "Registry", name: "PlatformRoutes", service: "registry" },
   { namespace: "Registry", name: "EntityRoutes", service: "registry" },
+  { namespace: "Registry", name: "FeatureRoutes", service: "registry" },
+  { namespace: "Provisioning", name: "ProvisioningRoutes", service: "provisioning" },
   { namespace: "Stacks", name: "StackRoutes", service: "stacks" }
 ]
 

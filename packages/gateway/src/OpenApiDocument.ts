@@ -1,5 +1,5 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
-import { defineRoutes, Iam, type OpenApiDocument, Registry, type RouteSpec, Stacks, toOpenApi } from "@core/contracts"
+import { defineRoutes, Iam, type OpenApiDocument, Provisioning, Registry, type RouteSpec, Stacks, toOpenApi } from "@core/contracts"
 import { Effect } from "effect"
 import { isUnder, type ServiceName } from "./Routes.js"
 
@@ -96,6 +96,13 @@ export const CONTRACTS: ReadonlyArray<ServiceContract> = [
     base: "/api/v1/stacks",
     tag: { name: "stacks", description: "Stack catalogue (/api/v1/stacks): templates and their versioned definitions" },
     catalogues: [Stacks.StackRoutes]
+  },
+  {
+    service: "PROVISIONING",
+    prefix: "/api/v1/provisioning",
+    base: "/api/v1/provision",
+    tag: { name: "provisioning", description: "Provisioning (/api/v1/provisioning): jobs and the platform-status hook" },
+    catalogues: [Provisioning.ProvisioningRoutes]
   }
 ]
 

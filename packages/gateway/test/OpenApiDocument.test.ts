@@ -1,5 +1,5 @@
 import { HttpApp, HttpRouter, HttpServerResponse } from "@effect/platform"
-import { defineRoutes, Iam, Registry, type RouteSpec, Stacks, toOpenApiPath } from "@core/contracts"
+import { defineRoutes, Iam, Provisioning, Registry, type RouteSpec, Stacks, toOpenApiPath } from "@core/contracts"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
@@ -18,6 +18,7 @@ const registryRoutes: Array<[string, RouteSpec]> = Object.entries(Registry.Regis
 const registryPaths = new Set(registryRoutes.map(([, route]) => toOpenApiPath(route.path)))
 const stacksRoutes: Array<[string, RouteSpec]> = Object.entries(Stacks.StackRoutes)
 const stacksPaths = new Set(stacksRoutes.map(([, route]) => toOpenApiPath(route.path)))
+const provisioningRoutes: Array<[string, RouteSpec]> = Object.entries(Provisioning.ProvisioningRoutes)
 
 describe("OpenApiDocument.document", () => {
   it("is a structurally valid OpenAPI 3.1 document, the same object every time", () => {
@@ -63,8 +64,8 @@ describe("OpenApiDocument.document", () => {
     for (const [path] of operations(document)) {
       expect(own.includes(path) || prefixes.some((prefix) => Routes.isUnder(path, prefix)), path).toBe(true)
     }
-    expect(operations(document)).toHaveLength(identityRoutes.length + registryRoutes.length + stacksRoutes.length + own.length)
-    expect(Object.keys(document.paths)).toHaveLength(identityPaths.size + registryPaths.size + stacksPaths.size + own.length)
+    expect(operations(document)).toHaveLength(identityRoutes.length + registryRoutes.length + stacksRoutes.length + provisioningRoutes.length + own.length)
+    expect(Object.keys(document.paths)).toHaveLength(identityPaths.size + registryPaths.size + stacksPaths.size + provisioningRoutes.length + own.length)
     console.log(`openapi.json: ${identityRoutes.length} identity operations on ${identityPaths.size} paths; ${operations(document).length} operations on ${Object.keys(document.paths).length} paths in all`)
     expect(document.paths["/health"].get["x-core-auth"]).toBe("public")
     expect(document.paths["/api/v1/openapi.json"].get["x-core-auth"]).toBe("public")
@@ -80,8 +81,15 @@ describe("OpenApiDocument.document", () => {
       { name: "gateway", tags: ["gateway"] },
       { name: "identity", tags: identityTags },
       { name: "registry", tags: [...new Set(registryRoutes.flatMap(([, route]) => route.tags ?? []))] },
-      { name: "stacks", tags: ["stacks"] }
+      { name: "stacks", tags: ["stacks"] },
+      { name: "provisioning", tags: ["provisioning: jobs", "provisioning: internal"] }
     ])
+  })
+
+  it("has provisioning's routes under /api/v1/provisioning, its base /api/v1/provision replaced by the prefix", () => {
+    const document = OpenApiDocument.document()
+    expect(document.paths["/api/v1/provisioning/jobs/{jobId}"].get.operationId).toBe("getJob")
+    expect(document.paths["/api/v1/provisioning/internal/platform-status"].post["x-core-auth"]).toBe("service")
   })
 
   it("writes component schemas a JSON Schema 2020-12 validator compiles", () => {

@@ -5,6 +5,7 @@ import { Effect } from "effect"
 import { Entities, type EntityRow, entityEtagOf, toEntityRecord } from "./Entities.js"
 import type { LifecycleAction } from "./Lifecycle.js"
 import { etagOf, Platforms, toEventRecord, toRecord } from "./Platforms.js"
+import { FeatureHandlers } from "./FeaturesHttp.js"
 import type { PlatformRow } from "./PlatformsRepo.js"
 
 /** A platform answered with its `ETag` (decision 0229). */
@@ -91,7 +92,8 @@ export const RegistryHandlers = [
   Route.handle(Registry.EntityRoutes.listEntityDescendants, ({ caller, params }) =>
     Effect.map(Effect.flatMap(Entities, (e) => e.descendants(caller, params.platformId, params.entityId)), (rows) => ({
       data: rows.map(toEntityRecord)
-    })))
+    }))),
+  ...FeatureHandlers
 ]
 
 /**

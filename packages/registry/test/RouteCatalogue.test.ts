@@ -31,6 +31,11 @@ describe("the registry and its catalogue", () => {
       "/api/v1/platforms/{platformId}/entities/{entityId}",
       "/api/v1/platforms/{platformId}/entities/{entityId}/ancestors",
       "/api/v1/platforms/{platformId}/entities/{entityId}/descendants",
+      "/api/v1/platforms/{platformId}/entities/{entityId}/features",
+      "/api/v1/platforms/{platformId}/entities/{entityId}/features/activate",
+      "/api/v1/platforms/{platformId}/entities/{entityId}/features/deactivate",
+      "/api/v1/platforms/{platformId}/entities/{entityId}/features/{activationId}",
+      "/api/v1/platforms/{platformId}/entities/{entityId}/manifest",
       "/api/v1/platforms/{platformId}/lifecycle",
       "/api/v1/platforms/{platformId}/restore",
       "/api/v1/platforms/{platformId}/suspend"

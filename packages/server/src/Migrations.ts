@@ -1,5 +1,6 @@
 import { IamMigrations } from "@core/auth"
 import { Migrations } from "@core/kernel"
+import { ProvisioningMigrations } from "@core/provisioning"
 import { RegistryMigrations } from "@core/registry"
 import { StacksMigrations } from "@core/stacks"
 import type { SqlClient } from "@effect/sql"
@@ -19,7 +20,7 @@ const yielding = (domain: Migrations.Domain): Migrations.Domain => ({
 })
 
 /** Every domain's migrations, in the order they run; each domain's issue adds its own. */
-export const DOMAINS: ReadonlyArray<Migrations.Domain> = [IamMigrations, RegistryMigrations, StacksMigrations].map(yielding)
+export const DOMAINS: ReadonlyArray<Migrations.Domain> = [IamMigrations, RegistryMigrations, StacksMigrations, ProvisioningMigrations].map(yielding)
 
 /**
  * Bring every domain's schema up to date. The kernel logs each migration applied, once

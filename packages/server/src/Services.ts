@@ -4,7 +4,8 @@ import type { Routes } from "@core/gateway"
 import { HttpUpstream, Upstream } from "@core/gateway"
 import { IdentityHandlers, IdentityLive } from "@core/auth"
 import { type Configuration, CoreConfig, ForwardedCallers, ForwardedIdentity, Ids, Route } from "@core/kernel"
-import { Entities, Platforms, RegistryHandlers } from "@core/registry"
+import { Entities, FeatureActivationsLive, Features, Platforms, RegistryHandlers } from "@core/registry"
+import { EdgeProviderLocal, FeatureJobsLive, JobQueue, PlatformStatuses, ProvisioningHandlers, Worker } from "@core/provisioning"
 import { Catalogue, StacksHandlers } from "@core/stacks"
 import { Context, Duration, Effect, Layer, type Scope } from "effect"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
@@ -60,7 +61,7 @@ const registry: ServiceDefinition = {
   upstream: "REGISTRY",
   handlers: RegistryHandlers,
   base: "/api/v1/platforms",
-  layer: Entities.DefaultWithoutDependencies.pipe(
+  layer: Layer.mergeAll(Entities.DefaultWithoutDependencies, Features.DefaultWithoutDependencies).pipe(
     Layer.provideMerge(Layer.mergeAll(Platforms.Default.pipe(Layer.provide(PlatformStatusSinkLive)), ForwardedCallers.layer)),
     Layer.provideMerge(Ids.layer)
   )
@@ -78,8 +79,27 @@ const stacks: ServiceDefinition = {
   layer: Layer.mergeAll(Catalogue.Default, ForwardedCallers.layer).pipe(Layer.provideMerge(Ids.layer))
 }
 
+/**
+ * Provisioning: the job routes and `/internal/platform-status`, and the worker that runs the jobs
+ * (it lives in the services' scope: started with them, its jobs given back when the server stops,
+ * before the database closes; decision 0200). Feature jobs deploy on the local edge provider and
+ * move the registry's activations on the shared database (`FeatureActivationsLive`).
+ */
+const provisioning: ServiceDefinition = {
+  name: "provisioning",
+  upstream: "PROVISIONING",
+  handlers: ProvisioningHandlers,
+  base: "/api/v1/provision",
+  layer: Layer.mergeAll(
+    JobQueue.Default,
+    PlatformStatuses.Default,
+    ForwardedCallers.layer,
+    Worker.layer().pipe(Layer.provide(FeatureJobsLive), Layer.provide(FeatureActivationsLive), Layer.provide(Features.Default))
+  ).pipe(Layer.provideMerge(EdgeProviderLocal), Layer.provideMerge(Ids.layer))
+}
+
 /** The services of this build; each domain's issue adds its own. */
-export const SERVICES: ReadonlyArray<ServiceDefinition> = [iam, registry, stacks]
+export const SERVICES: ReadonlyArray<ServiceDefinition> = [iam, registry, stacks, provisioning]
 
 /** The definition named `name`, if this build has it. */
 export const find = (name: string): ServiceDefinition | undefined =>

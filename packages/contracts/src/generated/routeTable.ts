@@ -2,10 +2,11 @@
 // After changing a catalogue, run `npm run generate -w @core/contracts` (test/RouteTable.test.ts checks).
 // Only types come from the catalogue, so this module (and `@core/contracts/routes`) carries no zod.
 import { GATEWAY_PREFIXES } from "../GatewayPrefixes.js"
-import type { Iam, Registry, Stacks } from "../index.js"
+import type { Iam, Registry, Provisioning, Stacks } from "../index.js"
 import type { RouteRefs } from "../RouteRefs.js"
 
 const identity = GATEWAY_PREFIXES.identity
+const provisioning = GATEWAY_PREFIXES.provisioning
 
 /** `Iam.AccountRoutes` without its schemas (identity, /api/v1/iam). */
 export const AccountRouteRefs: RouteRefs<typeof Iam.AccountRoutes> = {
@@ -150,6 +151,21 @@ export const EntityRouteRefs: RouteRefs<typeof Registry.EntityRoutes> = {
   listEntityDescendants: { method: "GET", path: "/api/v1/platforms/{platformId}/entities/{entityId}/descendants", successStatus: 200, prefix: "" }
 } as const
 
+/** `Registry.FeatureRoutes` without its schemas (registry, /api/v1/platforms). */
+export const FeatureRouteRefs: RouteRefs<typeof Registry.FeatureRoutes> = {
+  listFeatures: { method: "GET", path: "/api/v1/platforms/{platformId}/entities/{entityId}/features", successStatus: 200, prefix: "" },
+  activateFeature: { method: "POST", path: "/api/v1/platforms/{platformId}/entities/{entityId}/features/activate", successStatus: 200, prefix: "" },
+  deactivateFeature: { method: "POST", path: "/api/v1/platforms/{platformId}/entities/{entityId}/features/deactivate", successStatus: 200, prefix: "" },
+  getFeature: { method: "GET", path: "/api/v1/platforms/{platformId}/entities/{entityId}/features/{activationId}", successStatus: 200, prefix: "" },
+  getManifest: { method: "GET", path: "/api/v1/platforms/{platformId}/entities/{entityId}/manifest", successStatus: 200, prefix: "" }
+} as const
+
+/** `Provisioning.ProvisioningRoutes` without its schemas (provisioning, /api/v1/provisioning). */
+export const ProvisioningRouteRefs: RouteRefs<typeof Provisioning.ProvisioningRoutes> = {
+  getJob: { method: "GET", path: "/api/v1/provision/jobs/{jobId}", successStatus: 200, prefix: provisioning },
+  setPlatformStatus: { method: "POST", path: "/internal/platform-status", successStatus: 200, prefix: provisioning }
+} as const
+
 /** `Stacks.StackRoutes` without its schemas (stacks, /api/v1/stacks). */
 export const StackRouteRefs: RouteRefs<typeof Stacks.StackRoutes> = {
   listStacks: { method: "GET", path: "/api/v1/stacks", successStatus: 200, prefix: "" },
@@ -165,6 +181,7 @@ export const StackRouteRefs: RouteRefs<typeof Stacks.StackRoutes> = {
 /** Every catalogue's refs, by namespace and catalogue name. */
 export const ROUTE_REFS = {
   Iam: { AccountRoutes: AccountRouteRefs, OrganizationRoutes: OrganizationRouteRefs, AuthorizationRoutes: AuthorizationRouteRefs, DeviceRoutes: DeviceRouteRefs, WebRoutes: WebRouteRefs, ServiceRoutes: ServiceRouteRefs },
-  Registry: { PlatformRoutes: PlatformRouteRefs, EntityRoutes: EntityRouteRefs },
+  Registry: { PlatformRoutes: PlatformRouteRefs, EntityRoutes: EntityRouteRefs, FeatureRoutes: FeatureRouteRefs },
+  Provisioning: { ProvisioningRoutes: ProvisioningRouteRefs },
   Stacks: { StackRoutes: StackRouteRefs }
 } as const

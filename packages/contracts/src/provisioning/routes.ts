@@ -26,7 +26,7 @@ export const ProvisioningRoutes = defineRoutes({
     summary: "Suspend or restore a platform's edge resources (the service key; the registry's suspend calls it)",
     auth: "service",
     request: { body: PlatformStatusRequest },
-    responses: { 200: PlatformStatusResponse, 400: null, 401: null, 403: null },
+    responses: { 200: PlatformStatusResponse, 400: null, 401: null },
     tags: ["provisioning: internal"]
   }
 })

@@ -1,4 +1,5 @@
 import { defineRoutes } from "../Routes.js"
+import { FeatureRoutes } from "./features.js"
 import {
   CreateEntityRequest,
   CreatePlatformRequest,
@@ -193,4 +194,4 @@ export const EntityRoutes = defineRoutes({
 })
 
 /** Every route of the registry. */
-export const RegistryRoutes = { ...PlatformRoutes, ...EntityRoutes } as const
+export const RegistryRoutes = { ...PlatformRoutes, ...EntityRoutes, ...FeatureRoutes } as const

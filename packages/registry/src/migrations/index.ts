@@ -2,6 +2,7 @@ import type { Migrations } from "@core/kernel"
 import platforms from "./0001_platforms.js"
 import platformLifecycle from "./0002_platform_lifecycle.js"
 import entities from "./0003_entities.js"
+import featureActivations from "./0007_feature_activations.js"
 import entityVersion from "./0008_entity_version.js"
 
 /** The registry's migrations (schema `registry`). */
@@ -11,6 +12,7 @@ export const RegistryMigrations: Migrations.Domain = {
     "0001_platforms": platforms,
     "0002_platform_lifecycle": platformLifecycle,
     "0003_entities": entities,
+    "0007_feature_activations": featureActivations,
     "0008_entity_version": entityVersion
   }
 }
