@@ -1,4 +1,4 @@
-import { Context, Data, type Effect, Layer } from "effect"
+import { Context, Data, Effect, Layer } from "effect"
 import type { JobRow } from "./Jobs.js"
 
 /** A handler's failure: retried with backoff until the job's attempts are spent. */
@@ -27,4 +27,22 @@ export class JobHandlers extends Context.Tag("@core/provisioning/JobHandlers")<J
   /** A registry of the given handlers. */
   static readonly layer = (handlers: Record<string, JobHandler>): Layer.Layer<JobHandlers> =>
     Layer.succeed(JobHandlers, new Map(Object.entries(handlers)))
+
+  /**
+   * One registry of several (each domain's job types: `FeatureJobsLive`, the registry's onboarding,
+   * …); a type registered twice keeps the later handler.
+   *
+   * @example
+   * Worker.layer().pipe(Layer.provide(JobHandlers.merge(FeatureJobsLive, OnboardJobLive)))
+   */
+  static readonly merge = <const L extends ReadonlyArray<Layer.Layer<JobHandlers, any, any>>>(
+    ...layers: L
+  ): Layer.Layer<JobHandlers, Layer.Layer.Error<L[number]>, Layer.Layer.Context<L[number]>> =>
+    Layer.scoped(
+      JobHandlers,
+      Effect.map(
+        Effect.forEach(layers, (layer) => Effect.map(Layer.build(layer), (context) => Context.get(context, JobHandlers))),
+        (maps) => new Map(maps.flatMap((map) => [...map]))
+      )
+    )
 }
