@@ -40,6 +40,11 @@ export const CATALOGUES: ReadonlyArray<CatalogueEntry> = [
   { namespace: "Registry", name: "PlatformRoutes", service: "registry" },
   { namespace: "Registry", name: "EntityRoutes", service: "registry" },
   { namespace: "Registry", name: "FeatureRoutes", service: "registry" },
+  { namespace: "Registry", name: "ResourceRoutes", service: "registry" },
+  { namespace: "Registry", name: "ResourceFamilyRoutes", service: "resources" },
+  { namespace: "Registry", name: "LookupRoutes", service: "lookup" },
+  { namespace: "Registry", name: "DnsRecordRoutes", service: "registry" },
+  { namespace: "Registry", name: "SecretRoutes", service: "registry" },
   { namespace: "Provisioning", name: "ProvisioningRoutes", service: "provisioning" },
   { namespace: "Stacks", name: "StackRoutes", service: "stacks" }
 ]

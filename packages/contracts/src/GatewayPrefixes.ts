@@ -11,6 +11,10 @@ export const GATEWAY_PREFIXES = {
   identity: "/api/v1/iam",
   /** The registry (`REGISTRY`): platforms. Its catalogue declares the full gateway path. */
   registry: "/api/v1/platforms",
+  /** The registry's resource family (`REGISTRY`), forwarded with the prefix kept (decision 0242). */
+  resources: "/api/v1/resources",
+  /** The registry's lookup by edge name (`REGISTRY`), forwarded with the prefix kept. */
+  lookup: "/api/v1/lookup",
   /** The billing service (`BILLING`). */
   billing: "/api/v1/billing",
   /** The provisioning service (`PROVISIONING`). */

@@ -5,7 +5,7 @@ import { z } from "zod"
  * platforms, entities, resources, feature activations, jobs, dead letters, stacks, stack versions,
  * deployments, secrets; and organization memberships (`mem`), one-time verification tokens (`vrf`),
  * outgoing mail (`eml`), audit log entries (`aud`), device codes (`dvc`), refresh tokens (`rft`) and
- * their rotation families (`fam`), and platform lifecycle events (`lce`).
+ * their rotation families (`fam`), and platform lifecycle events (`lce`), and registry DNS records (`dns`).
  */
 export const ID_PREFIXES = [
   "usr",
@@ -31,7 +31,8 @@ export const ID_PREFIXES = [
   "dvc",
   "rft",
   "fam",
-  "lce"
+  "lce",
+  "dns"
 ] as const
 export const IdPrefix = z.enum(ID_PREFIXES)
 export type IdPrefix = z.infer<typeof IdPrefix>

@@ -91,6 +91,14 @@ export const CONTRACTS: ReadonlyArray<ServiceContract> = [
     catalogues: [Registry.RegistryRoutes]
   },
   {
+    // The registry's other public paths: the resource family under /api/v1/resources and the
+    // lookups, declared at their gateway paths and forwarded whole (decision 0242).
+    service: "REGISTRY",
+    prefix: "",
+    tag: { name: "registry", description: "Registry (/api/v1/platforms): platforms" },
+    catalogues: [Registry.ResourceFamilyRoutes, Registry.LookupRoutes]
+  },
+  {
     service: "STACKS",
     prefix: "/api/v1/stacks",
     base: "/api/v1/stacks",
@@ -162,9 +170,10 @@ export const make = (options: {
   return {
     ...document,
     tags: (document.tags ?? []).filter((tag) => used.has(tag.name)),
-    "x-tagGroups": contracts.map((contract, i) => ({
-      name: contract.tag.name,
-      tags: [...new Set(routes[i].flatMap((route) => route.tags ?? []))]
+    // One group per service tag: a service of several contracts (the registry) is one group.
+    "x-tagGroups": [...new Set(contracts.map((contract) => contract.tag.name))].map((name) => ({
+      name,
+      tags: [...new Set(contracts.flatMap((contract, i) => (contract.tag.name === name ? routes[i].flatMap((route) => route.tags ?? []) : [])))]
     }))
   }
 }

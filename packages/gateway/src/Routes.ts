@@ -18,6 +18,13 @@ export interface Route {
    * folds both into each request's rule.
    */
   readonly suspensionExempt?: true
+  /**
+   * The upstream receives the whole path, the prefix kept: for a prefix that is one of several of
+   * a service whose catalogue declares full gateway paths (the registry's `/api/v1/resources` and
+   * `/api/v1/lookup` beside `/api/v1/platforms`; stripped, `/api/v1/lookup` would be `/`, the
+   * platform list). Decision 0242.
+   */
+  readonly keepPrefix?: true
 }
 
 /** The public base every routed path starts with. */
@@ -31,7 +38,9 @@ export const ROUTES: ReadonlyArray<Route> = [
   { prefix: "/api/v1/provisioning", service: "PROVISIONING" },
   { prefix: "/api/v1/stacks", service: "STACKS" },
   { prefix: "/api/v1/cli", service: "CLI" },
-  { prefix: "/api/v1/onboarding", service: "REGISTRY" }
+  { prefix: "/api/v1/onboarding", service: "REGISTRY" },
+  { prefix: "/api/v1/resources", service: "REGISTRY", keepPrefix: true },
+  { prefix: "/api/v1/lookup", service: "REGISTRY", keepPrefix: true }
 ]
 
 /** A request target split into its normalized path and its raw query (with the `?`, or empty). */
@@ -91,6 +100,7 @@ export const matchTarget = (routes: ReadonlyArray<Route>, { pathname, search }: 
     }
   }
   if (best === undefined) return undefined
+  if (best.keepPrefix === true) return { route: best, url: `${pathname}${search}` }
   const rest = pathname.slice(best.prefix.length)
   return { route: best, url: `${rest === "" ? "/" : rest}${search}` }
 }

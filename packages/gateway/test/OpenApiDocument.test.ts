@@ -14,7 +14,9 @@ const operations = (document: OpenApiDocument.GatewayDocument): Array<[string, s
 
 const identityRoutes: Array<[string, RouteSpec]> = Object.entries(Iam.IdentityRoutes)
 const identityPaths = new Set(identityRoutes.map(([, route]) => toOpenApiPath(route.path)))
-const registryRoutes: Array<[string, RouteSpec]> = Object.entries(Registry.RegistryRoutes)
+/** The registry's routes under /api/v1/platforms, and its resource family (/api/v1/resources) and lookup (/api/v1/lookup). */
+const registryRoutes: Array<[string, RouteSpec]> = [Registry.RegistryRoutes, Registry.ResourceFamilyRoutes, Registry.LookupRoutes].flatMap((routes) =>
+  Object.entries(routes) as Array<[string, RouteSpec]>)
 const registryPaths = new Set(registryRoutes.map(([, route]) => toOpenApiPath(route.path)))
 const stacksRoutes: Array<[string, RouteSpec]> = Object.entries(Stacks.StackRoutes)
 const stacksPaths = new Set(stacksRoutes.map(([, route]) => toOpenApiPath(route.path)))
@@ -48,6 +50,17 @@ describe("OpenApiDocument.document", () => {
     expect(document.paths["/api/v1/platforms"].post.operationId).toBe("createPlatform")
     expect(document.paths["/api/v1/platforms/{platformId}"].get.operationId).toBe("getPlatform")
     expect(document.paths["/api/v1/platforms/{platformId}"].get.tags).toEqual(["registry: platforms"])
+  })
+
+  it("has the registry's resource routes in both path families and both lookups, at their declared paths", () => {
+    const document = OpenApiDocument.document()
+    expect(document.paths["/api/v1/platforms/{platformId}/resources/{resourceId}"].patch.operationId).toBe("updateResource")
+    expect(document.paths["/api/v1/resources/platforms/{platformId}/resources/{resourceId}"].patch.operationId).toBe("updateResourceInResourcesFamily")
+    expect(document.paths["/api/v1/lookup"].get.operationId).toBe("lookupResource")
+    expect(document.paths["/api/v1/resources/lookup"].get.operationId).toBe("lookupResourceInResourcesFamily")
+    expect(document.paths["/api/v1/resources/lookup"].get.tags).toEqual(["registry: resources"])
+    expect(document.paths["/api/v1/platforms/{platformId}/dns-records"].post.operationId).toBe("createDnsRecord")
+    expect(document.paths["/api/v1/platforms/{platformId}/resources/{resourceId}/secrets/{secretName}"].put.operationId).toBe("setResourceSecret")
   })
 
   it("has the stack catalogue's routes under /api/v1/stacks, its base replaced by the prefix", () => {

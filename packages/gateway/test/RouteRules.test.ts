@@ -50,6 +50,20 @@ describe("RouteRules.compile", () => {
     })
   })
 
+  it("gives the registry's resource family (/api/v1/resources) and lookups their catalogue paths", () => {
+    expect(rules.ruleOf("PATCH", "/api/v1/resources/platforms/plt_1/resources/res_1")).toMatchObject({
+      public: false,
+      crossSiteCheck: true,
+      path: "/api/v1/resources/platforms/{platformId}/resources/{resourceId}"
+    })
+    expect(rules.ruleOf("GET", "/api/v1/platforms/plt_1/resources/res_1").path).toBe("/api/v1/platforms/{platformId}/resources/{resourceId}")
+    expect(rules.ruleOf("GET", "/api/v1/lookup")).toMatchObject({ public: false, path: "/api/v1/lookup" })
+    expect(rules.ruleOf("GET", "/api/v1/resources/lookup")).toMatchObject({ public: false, path: "/api/v1/resources/lookup" })
+    expect(rules.ruleOf("PUT", "/api/v1/platforms/plt_1/resources/res_1/secrets/API_KEY").path).toBe(
+      "/api/v1/platforms/{platformId}/resources/{resourceId}/secrets/{secretName}"
+    )
+  })
+
   it("matches path parameters one whole segment each", () => {
     const reset = "/api/v1/iam/api/auth/reset-password/:token"
     expect(rules.ruleOf("GET", "/api/v1/iam/api/auth/reset-password/tok_0123456789-abc_DEF")).toMatchObject({ public: true, path: reset })

@@ -10,8 +10,18 @@ describe("Routes", () => {
       ["/api/v1/provisioning", "PROVISIONING"],
       ["/api/v1/stacks", "STACKS"],
       ["/api/v1/cli", "CLI"],
-      ["/api/v1/onboarding", "REGISTRY"]
+      ["/api/v1/onboarding", "REGISTRY"],
+      ["/api/v1/resources", "REGISTRY"],
+      ["/api/v1/lookup", "REGISTRY"]
     ])
+  })
+
+  it("forwards the whole path for a prefix that keeps it (the registry's resource family and lookup)", () => {
+    const resources = ROUTES.find((route) => route.prefix === "/api/v1/resources")
+    expect(match(ROUTES, "/api/v1/resources/platforms/p1/resources?limit=2")).toEqual({ route: resources, url: "/api/v1/resources/platforms/p1/resources?limit=2" })
+    expect(match(ROUTES, "/api/v1/lookup?edgeName=a%20b")?.url).toBe("/api/v1/lookup?edgeName=a%20b")
+    expect(match(ROUTES, "/api/v1/lookup")?.route.service).toBe("REGISTRY")
+    expect(match(ROUTES, "/api/v1/lookups")).toBeUndefined()
   })
 
   it("strips the prefix and keeps the query verbatim", () => {
@@ -34,7 +44,7 @@ describe("Routes", () => {
 
   it("prefers the longest prefix", () => {
     const routes = [...ROUTES, { prefix: "/api/v1/iam/admin", service: "VAULT" as const }]
-    expect(match(routes, "/api/v1/iam/admin/x")).toEqual({ route: routes[7], url: "/x" })
+    expect(match(routes, "/api/v1/iam/admin/x")).toEqual({ route: routes[routes.length - 1], url: "/x" })
     expect(match(routes, "/api/v1/iam/administrators")?.route.service).toBe("IAM")
   })
 

@@ -7,6 +7,7 @@ import type { LifecycleAction } from "./Lifecycle.js"
 import { etagOf, Platforms, toEventRecord, toRecord } from "./Platforms.js"
 import { FeatureHandlers } from "./FeaturesHttp.js"
 import type { PlatformRow } from "./PlatformsRepo.js"
+import { ResourceHandlers } from "./ResourcesHttp.js"
 
 /** A platform answered with its `ETag` (decision 0229). */
 const withEtag = (row: PlatformRow, status = 200) => Route.json(toRecord(row), { status, headers: { etag: etagOf(row) } })
@@ -93,11 +94,13 @@ export const RegistryHandlers = [
     Effect.map(Effect.flatMap(Entities, (e) => e.descendants(caller, params.platformId, params.entityId)), (rows) => ({
       data: rows.map(toEntityRecord)
     }))),
-  ...FeatureHandlers
+  ...FeatureHandlers,
+  ...ResourceHandlers
 ]
 
 /**
  * The registry as an app: its routes at their documented paths under `/api/v1/platforms`, and at the
- * paths the gateway forwards with that prefix stripped (DESIGN §3).
+ * paths the gateway forwards with that prefix stripped (DESIGN §3). The resource family under
+ * `/api/v1/resources` and the lookups are served at their whole paths, which the gateway forwards as they are.
  */
 export const RegistryRouter = Route.router(RegistryHandlers, { base: "/api/v1/platforms" })

@@ -2,7 +2,8 @@
  * @core/registry — platforms and their lifecycle, on the domain package template (STYLE.md):
  * `Platforms` (use cases), `Lifecycle` (the transition table), `PlatformsRepo` (SQL), `Policy`
  * (who may do what), `Errors`, `Http` (one handle per catalogued route). `Entities` (a
- * platform's tenants and subtenants). Resources and features arrive with issue 12.
+ * platform's tenants and subtenants). `Resources` (both path families and the lookups), `DnsRecords`
+ * (`ports/DnsApplier`), `Secrets` (encrypted at rest): `ResourcesLive`, `ResourceHandlers`.
  */
 export * from "./Entities.js"
 export * as Lifecycle from "./Lifecycle.js"
@@ -10,6 +11,13 @@ export * from "./Platforms.js"
 export * from "./PlatformsRepo.js"
 export { RegistryHandlers, RegistryRouter } from "./Http.js"
 export { PlatformStatusSink } from "./ports/PlatformStatusSink.js"
+export * from "./Resources.js"
+export * from "./ResourcesRepo.js"
+export * from "./DnsRecords.js"
+export * from "./Secrets.js"
+export { ResourceHandlers } from "./ResourcesHttp.js"
+export { ResourcesLive } from "./ResourcesLive.js"
+export { DnsApplier } from "./ports/DnsApplier.js"
 export * from "./Features.js"
 export { type ActivationRow } from "./FeaturesRepo.js"
 export { FeatureActivationsLive, FeatureHandlers } from "./FeaturesHttp.js"

@@ -5,11 +5,16 @@ import { RegistryHandlers } from "../src/index.js"
 
 const key = (route: RouteSpec) => `${route.method} ${route.path}`
 
-/** The registry serves exactly what `Registry.RegistryRoutes` declares, each route from its own declaration. */
+/**
+ * The registry serves exactly what `Registry.RegistryRoutes`, `Registry.ResourceFamilyRoutes` and
+ * `Registry.LookupRoutes` declare, each route from its own declaration.
+ */
 describe("the registry and its catalogue", () => {
   it("serves every catalogued route once, and nothing else", () => {
     const served = Route.served(RegistryHandlers)
-    const catalogued = Object.values(Registry.RegistryRoutes) as ReadonlyArray<RouteSpec>
+    // Under /api/v1/platforms, and the resource family under /api/v1/resources and the lookups.
+    const catalogued = [Registry.RegistryRoutes, Registry.ResourceFamilyRoutes, Registry.LookupRoutes].flatMap((routes) =>
+      Object.values(routes) as ReadonlyArray<RouteSpec>)
     expect(served.map(key).sort()).toEqual(catalogued.map(key).sort())
     expect(served.every((route) => catalogued.includes(route))).toBe(true)
   })
@@ -27,6 +32,8 @@ describe("the registry and its catalogue", () => {
       "/api/v1/platforms/{platformId}",
       "/api/v1/platforms/{platformId}/cancel",
       "/api/v1/platforms/{platformId}/delete",
+      "/api/v1/platforms/{platformId}/dns-records",
+      "/api/v1/platforms/{platformId}/dns-records/{recordId}",
       "/api/v1/platforms/{platformId}/entities",
       "/api/v1/platforms/{platformId}/entities/{entityId}",
       "/api/v1/platforms/{platformId}/entities/{entityId}/ancestors",
@@ -36,7 +43,12 @@ describe("the registry and its catalogue", () => {
       "/api/v1/platforms/{platformId}/entities/{entityId}/features/deactivate",
       "/api/v1/platforms/{platformId}/entities/{entityId}/features/{activationId}",
       "/api/v1/platforms/{platformId}/entities/{entityId}/manifest",
+      "/api/v1/platforms/{platformId}/entities/{entityId}/resources",
       "/api/v1/platforms/{platformId}/lifecycle",
+      "/api/v1/platforms/{platformId}/resources",
+      "/api/v1/platforms/{platformId}/resources/{resourceId}",
+      "/api/v1/platforms/{platformId}/resources/{resourceId}/secrets",
+      "/api/v1/platforms/{platformId}/resources/{resourceId}/secrets/{secretName}",
       "/api/v1/platforms/{platformId}/restore",
       "/api/v1/platforms/{platformId}/suspend"
     ])

@@ -4,7 +4,7 @@ import type { Routes } from "@core/gateway"
 import { HttpUpstream, Upstream } from "@core/gateway"
 import { IdentityHandlers, IdentityLive } from "@core/auth"
 import { type Configuration, CoreConfig, ForwardedCallers, ForwardedIdentity, Ids, Route } from "@core/kernel"
-import { Entities, FeatureActivationsLive, Features, Platforms, RegistryHandlers } from "@core/registry"
+import { Entities, FeatureActivationsLive, Features, Platforms, RegistryHandlers, ResourcesLive } from "@core/registry"
 import { EdgeProviderLocal, FeatureJobsLive, JobQueue, PlatformStatuses, ProvisioningHandlers, Worker } from "@core/provisioning"
 import { Catalogue, StacksHandlers } from "@core/stacks"
 import { Context, Duration, Effect, Layer, type Scope } from "effect"
@@ -61,7 +61,7 @@ const registry: ServiceDefinition = {
   upstream: "REGISTRY",
   handlers: RegistryHandlers,
   base: "/api/v1/platforms",
-  layer: Layer.mergeAll(Entities.DefaultWithoutDependencies, Features.DefaultWithoutDependencies).pipe(
+  layer: Layer.mergeAll(Entities.DefaultWithoutDependencies, Features.DefaultWithoutDependencies, ResourcesLive).pipe(
     Layer.provideMerge(Layer.mergeAll(Platforms.Default.pipe(Layer.provide(PlatformStatusSinkLive)), ForwardedCallers.layer)),
     Layer.provideMerge(Ids.layer)
   )

@@ -160,6 +160,47 @@ export const FeatureRouteRefs: RouteRefs<typeof Registry.FeatureRoutes> = {
   getManifest: { method: "GET", path: "/api/v1/platforms/{platformId}/entities/{entityId}/manifest", successStatus: 200, prefix: "" }
 } as const
 
+/** `Registry.ResourceRoutes` without its schemas (registry, /api/v1/platforms). */
+export const ResourceRouteRefs: RouteRefs<typeof Registry.ResourceRoutes> = {
+  listResources: { method: "GET", path: "/api/v1/platforms/{platformId}/resources", successStatus: 200, prefix: "" },
+  listEntityResources: { method: "GET", path: "/api/v1/platforms/{platformId}/entities/{entityId}/resources", successStatus: 200, prefix: "" },
+  createResource: { method: "POST", path: "/api/v1/platforms/{platformId}/entities/{entityId}/resources", successStatus: 201, prefix: "" },
+  getResource: { method: "GET", path: "/api/v1/platforms/{platformId}/resources/{resourceId}", successStatus: 200, prefix: "" },
+  updateResource: { method: "PATCH", path: "/api/v1/platforms/{platformId}/resources/{resourceId}", successStatus: 200, prefix: "" },
+  deleteResource: { method: "DELETE", path: "/api/v1/platforms/{platformId}/resources/{resourceId}", successStatus: 200, prefix: "" }
+} as const
+
+/** `Registry.ResourceFamilyRoutes` without its schemas (resources, /api/v1/resources). */
+export const ResourceFamilyRouteRefs: RouteRefs<typeof Registry.ResourceFamilyRoutes> = {
+  listResources: { method: "GET", path: "/api/v1/resources/platforms/{platformId}/resources", successStatus: 200, prefix: "" },
+  listEntityResources: { method: "GET", path: "/api/v1/resources/platforms/{platformId}/entities/{entityId}/resources", successStatus: 200, prefix: "" },
+  createResource: { method: "POST", path: "/api/v1/resources/platforms/{platformId}/entities/{entityId}/resources", successStatus: 201, prefix: "" },
+  getResource: { method: "GET", path: "/api/v1/resources/platforms/{platformId}/resources/{resourceId}", successStatus: 200, prefix: "" },
+  updateResource: { method: "PATCH", path: "/api/v1/resources/platforms/{platformId}/resources/{resourceId}", successStatus: 200, prefix: "" },
+  deleteResource: { method: "DELETE", path: "/api/v1/resources/platforms/{platformId}/resources/{resourceId}", successStatus: 200, prefix: "" },
+  lookupResource: { method: "GET", path: "/api/v1/resources/lookup", successStatus: 200, prefix: "" }
+} as const
+
+/** `Registry.LookupRoutes` without its schemas (lookup, /api/v1/lookup). */
+export const LookupRouteRefs: RouteRefs<typeof Registry.LookupRoutes> = {
+  lookupResource: { method: "GET", path: "/api/v1/lookup", successStatus: 200, prefix: "" }
+} as const
+
+/** `Registry.DnsRecordRoutes` without its schemas (registry, /api/v1/platforms). */
+export const DnsRecordRouteRefs: RouteRefs<typeof Registry.DnsRecordRoutes> = {
+  listDnsRecords: { method: "GET", path: "/api/v1/platforms/{platformId}/dns-records", successStatus: 200, prefix: "" },
+  createDnsRecord: { method: "POST", path: "/api/v1/platforms/{platformId}/dns-records", successStatus: 201, prefix: "" },
+  getDnsRecord: { method: "GET", path: "/api/v1/platforms/{platformId}/dns-records/{recordId}", successStatus: 200, prefix: "" },
+  deleteDnsRecord: { method: "DELETE", path: "/api/v1/platforms/{platformId}/dns-records/{recordId}", successStatus: 200, prefix: "" }
+} as const
+
+/** `Registry.SecretRoutes` without its schemas (registry, /api/v1/platforms). */
+export const SecretRouteRefs: RouteRefs<typeof Registry.SecretRoutes> = {
+  listResourceSecrets: { method: "GET", path: "/api/v1/platforms/{platformId}/resources/{resourceId}/secrets", successStatus: 200, prefix: "" },
+  setResourceSecret: { method: "PUT", path: "/api/v1/platforms/{platformId}/resources/{resourceId}/secrets/{secretName}", successStatus: 200, prefix: "" },
+  deleteResourceSecret: { method: "DELETE", path: "/api/v1/platforms/{platformId}/resources/{resourceId}/secrets/{secretName}", successStatus: 200, prefix: "" }
+} as const
+
 /** `Provisioning.ProvisioningRoutes` without its schemas (provisioning, /api/v1/provisioning). */
 export const ProvisioningRouteRefs: RouteRefs<typeof Provisioning.ProvisioningRoutes> = {
   getJob: { method: "GET", path: "/api/v1/provision/jobs/{jobId}", successStatus: 200, prefix: provisioning },
@@ -181,7 +222,7 @@ export const StackRouteRefs: RouteRefs<typeof Stacks.StackRoutes> = {
 /** Every catalogue's refs, by namespace and catalogue name. */
 export const ROUTE_REFS = {
   Iam: { AccountRoutes: AccountRouteRefs, OrganizationRoutes: OrganizationRouteRefs, AuthorizationRoutes: AuthorizationRouteRefs, DeviceRoutes: DeviceRouteRefs, WebRoutes: WebRouteRefs, ServiceRoutes: ServiceRouteRefs },
-  Registry: { PlatformRoutes: PlatformRouteRefs, EntityRoutes: EntityRouteRefs, FeatureRoutes: FeatureRouteRefs },
+  Registry: { PlatformRoutes: PlatformRouteRefs, EntityRoutes: EntityRouteRefs, FeatureRoutes: FeatureRouteRefs, ResourceRoutes: ResourceRouteRefs, ResourceFamilyRoutes: ResourceFamilyRouteRefs, LookupRoutes: LookupRouteRefs, DnsRecordRoutes: DnsRecordRouteRefs, SecretRoutes: SecretRouteRefs },
   Provisioning: { ProvisioningRoutes: ProvisioningRouteRefs },
   Stacks: { StackRoutes: StackRouteRefs }
 } as const

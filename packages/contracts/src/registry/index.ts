@@ -1,3 +1,4 @@
 export * from "./schemas.js"
 export * from "./routes.js"
 export * from "./features.js"
+export * from "./resources.js"

@@ -1,5 +1,6 @@
 import { defineRoutes } from "../Routes.js"
 import { FeatureRoutes } from "./features.js"
+import { DnsRecordRoutes, ResourceRoutes, SecretRoutes } from "./resources.js"
 import {
   CreateEntityRequest,
   CreatePlatformRequest,
@@ -194,4 +195,4 @@ export const EntityRoutes = defineRoutes({
 })
 
 /** Every route of the registry. */
-export const RegistryRoutes = { ...PlatformRoutes, ...EntityRoutes, ...FeatureRoutes } as const
+export const RegistryRoutes = { ...PlatformRoutes, ...EntityRoutes, ...FeatureRoutes, ...ResourceRoutes, ...DnsRecordRoutes, ...SecretRoutes } as const
