@@ -36,7 +36,8 @@ describe("core (bundled by tsup into dist/core.js)", () => {
       ["help", "keys", "create"], ["keys", "--help"], ["whoami", "--jsn"], ["keys", "revoke", "key_1"], ["keys", "list", "--limit", "0", "--json"],
       ["help", "stacks", "publish"], ["stacks", "deprecate", "web-app", "1.0.0"], ["stacks", "publish", "web-app", "1.0.0"],
       ["help", "platforms", "list"], ["platforms", "cancel", "plt_1"], ["platforms", "list", "--tier", "gold", "--json"],
-      ["help", "tenants", "delete"], ["tenants", "delete", "ent_1", "--cascade"], ["tenants", "list", "--type", "org", "--json"]]
+      ["help", "tenants", "delete"], ["tenants", "delete", "ent_1", "--cascade"], ["tenants", "list", "--type", "org", "--json"],
+      ["help", "resources", "secrets"], ["resources", "delete", "res_1"], ["features", "activate", "billing", "--json"]]
     // Three cases at a time (six processes): the source's runs through tsx dominate the test's time.
     const pending = [...cases]
     const worker = async () => {

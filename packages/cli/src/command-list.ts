@@ -3,6 +3,8 @@ import type { CommandSpec, EnvironmentHelp, OptionHelp } from "./registry.js"
 const org: OptionHelp = { flags: "--org <id|slug>", description: "The organization (default: $CORE_ORG, else the session's active one)" }
 const limit: OptionHelp = { flags: "--limit <n>", description: "Show at most n rows" }
 const yes: OptionHelp = { flags: "--yes", description: "Do it without asking (needed when there is no terminal to ask on)" }
+const pages: OptionHelp = { flags: "--cursor <c>, --all", description: "The next page, or every page" }
+const platformFlag: OptionHelp = { flags: "--platform <id>", description: "The platform (default: the one you logged in to)" }
 
 const coreOrg: EnvironmentHelp = { name: "CORE_ORG", description: "The organization when --org is not given (an org_… id or a slug)" }
 const home: EnvironmentHelp = { name: "HOME", description: "Credentials are read from and written to $HOME/.core/credentials.json" }
@@ -293,5 +295,78 @@ export const commands: ReadonlyArray<CommandSpec> = [
     examples: ["core tenants create acme --name \"Acme\"", "core tenants tree --platform plt_01JDQ3V6X4TQ7K9ZC2M8N5P0RS", "core tenants delete ent_01JDQ3V6X4TQ7K9ZC2M8N5P0RS --cascade --yes"],
     environment: [apiUrl, home],
     load: () => import("./commands/tenants.js")
+  },
+  {
+    name: "resources",
+    summary: "A platform's resources: list, show, create, set a status, delete, look up by edge name, and their secrets",
+    usage: "core resources <list|show|create|set-status|delete|lookup|secrets> [options]",
+    options: [platformFlag],
+    subcommands: [
+      {
+        name: "list",
+        summary: "Live resources (--status deleted: deleted ones), of the platform or --entity, one page or --all",
+        usage: "core resources list [--entity <entity-id>] [--type <t>] [--environment dev|stg|prod] [--status <s>] [--limit <n>] [--cursor <c>] [--all]",
+        options: [limit, pages]
+      },
+      { name: "show", summary: "One resource", usage: "core resources show <resource-id>", options: [] },
+      {
+        name: "create",
+        summary: "Record a resource of an entity (pending until provisioned)",
+        usage: "core resources create <edge-name> --entity <entity-id> --stack <stack-id> --type <t> --service <name> --environment dev|stg|prod [--url <edge-url>]",
+        options: [{ flags: "--type <t>", description: "worker, pages, sql_db, object_store, kv or queue" }]
+      },
+      {
+        name: "set-status",
+        summary: "Set a live resource's status (an operator's repair)",
+        usage: "core resources set-status <resource-id> <pending|provisioning|active|failed|deleted> [--if-match <etag>]",
+        options: [{ flags: "--if-match <etag>", description: "Only if it has not changed since (else 412)" }]
+      },
+      { name: "delete", summary: "Soft-delete a resource (asks first)", usage: "core resources delete <resource-id> [--yes]", options: [yes] },
+      { name: "lookup", summary: "The live resource of an edge name", usage: "core resources lookup <edge-name>", options: [] },
+      {
+        name: "secrets",
+        summary: "A resource's secrets: names and when set (values are never shown)",
+        usage: "core resources secrets <list|set|delete> <resource-id> [name] [options]",
+        options: [
+          { flags: "--status active|deleted, --limit <n>, --cursor <c>, --all", description: "list: which secrets, one page or every page" },
+          { flags: "--value-file <path>", description: "set: read the value from this file (default: stdin; never from the command line)" },
+          { flags: "--yes", description: "delete: without asking" }
+        ],
+        examples: ["core resources secrets list res_123", "printf '%s' \"$TOKEN\" | core resources secrets set res_123 API_TOKEN", "core resources secrets delete res_123 API_TOKEN --yes"]
+      }
+    ],
+    examples: ["core resources list --environment prod", "core resources create acme-api --entity ent_123 --stack web-app --type worker --service api --environment prod", "core resources lookup acme-api --json"],
+    environment: [apiUrl, home],
+    load: () => import("./commands/resources.js")
+  },
+  {
+    name: "features",
+    summary: "An entity's features: list, activate (and --wait), deactivate, show, and its manifest",
+    usage: "core features <list|activate|deactivate|show|manifest> [options]",
+    options: [platformFlag, { flags: "--entity <entity-id>", description: "The entity (default: the platform's default tenant)" }],
+    subcommands: [
+      {
+        name: "list",
+        summary: "Activations in every environment (or --environment), one page or --all",
+        usage: "core features list [--environment <e>] [--status <s>] [--feature <id>] [--limit <n>] [--cursor <c>] [--all]",
+        options: [limit, pages]
+      },
+      {
+        name: "activate",
+        summary: "Activate a feature; --wait follows it until active or failed",
+        usage: "core features activate <feature-id> --version <v> [--environment dev|stg|prod] [--config <json>] [--wait] [--timeout <seconds>]",
+        options: [
+          { flags: "--environment <e>", description: "dev, stg or prod (default: prod)" },
+          { flags: "--config <json>", description: "A JSON object (package, serviceUrl, ...)" },
+          { flags: "--wait, --timeout <s>", description: "Wait until it is active or failed, progress on stderr (default 120 s)" }
+        ]
+      },
+      { name: "deactivate", summary: "Deactivate a feature", usage: "core features deactivate <feature-id> [--environment dev|stg|prod]", options: [] },
+      { name: "show", summary: "One activation", usage: "core features show <activation-id>", options: [] },
+      { name: "manifest", summary: "The active features of an environment (default prod)", usage: "core features manifest [--environment dev|stg|prod]", options: [] }
+    ],
+    examples: ["core features activate billing --version 1.2.0 --wait", "core features manifest --environment stg --json"],
+    environment: [apiUrl, home],
+    load: () => import("./commands/features.js")
   }
 ]
