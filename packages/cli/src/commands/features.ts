@@ -130,11 +130,11 @@ export const run = async ({ argv, ui, env }: CommandContext): Promise<number> =>
     const platformId = platformOf(session, values.platform, usage)
     const entityId = await entityOf(session, platformId, values.entity)
     const started = await api(session).activate(platformId, entityId, { featureId: featureId!, version: values.version!, environment, ...defined({ config }) })
-    if (values.wait !== true || started.status === "active" || started.status === "failed") {
+    if (values.wait !== true) {
       ui.result(started, () => ui.line(`${started.featureId} (${environment}): ${started.status}, activation ${started.activationId}, job ${started.provisionJobId}.`))
-      return started.status === "failed" && values.wait === true ? ExitCode.failure : ExitCode.ok
+      return ExitCode.ok
     }
-    // --wait: read the activation until the job settles it, each change of status on stderr.
+    // --wait: read the activation until the job settles it (at once when it already is), each change of status on stderr.
     const deadline = Date.now() + timeout * 1000
     let status: string = started.status
     ui.error(`Activating ${started.featureId} (${started.activationId}): ${status}`)
