@@ -290,6 +290,12 @@ const sendersOf = (name: string, route: RouteSpec, disposable: ReadonlySet<strin
   }
 }
 
+/** Well-formed path parameters of a route: `known`'s ids where it has them, else ids of the right shape. */
+export const wellFormedParams = (route: RouteSpec, known: Known): Record<string, string> => {
+  const schema = route.request?.params === undefined ? undefined : jsonSchemaOf(route.request.params)
+  return Object.fromEntries(paramNames(route.path).map((param) => [param, String(sample(schema?.properties?.[param] ?? { type: "string" }, param, known))]))
+}
+
 /** A well-formed body of a route (the ids of `known` where a field names one), or undefined when it takes none. */
 export const wellFormedBody = (route: RouteSpec, known: Known): unknown =>
   route.request?.body === undefined ? undefined : sample(jsonSchemaOf(route.request.body), "", known)

@@ -1,7 +1,7 @@
 import * as Node from "@core/http/node"
 import { PlatformRouteRefs } from "@core/contracts/routes"
 import { ErrorResponse } from "@core/kernel"
-import { Entities, Features, Platforms, RegistryRouter, ResourcesLive } from "@core/registry"
+import { Platforms, RegistryRouter, RegistryServices } from "@core/registry"
 import { ConflictError, createClient, UnauthorizedError } from "@core/sdk"
 import { HttpRouter } from "@effect/platform"
 import { Layer, ManagedRuntime } from "effect"
@@ -22,7 +22,7 @@ const COOKIE_ONLY = "This route takes the session cookie only, not a bearer toke
  * server, called through the SDK (base path "", as for a service reached directly).
  */
 describe("SDK: organization setup with a bearer, and a taken slug on every creation route", () => {
-  const runtime = ManagedRuntime.make(Layer.provideMerge(Layer.mergeAll(Entities.DefaultWithoutDependencies, Features.DefaultWithoutDependencies, ResourcesLive).pipe(Layer.provideMerge(Platforms.Default)), stackLayer()))
+  const runtime = ManagedRuntime.make(Layer.provideMerge(RegistryServices.pipe(Layer.provideMerge(Platforms.Default)), stackLayer()))
   const app = ErrorResponse.withErrorEnvelope(HttpRouter.concat(HttpRouter.concat(AccountsRouter, OrganizationsRouter), RegistryRouter))
   let server: Node.Served
 

@@ -45,6 +45,7 @@ export const CATALOGUES: ReadonlyArray<CatalogueEntry> = [
   { namespace: "Registry", name: "LookupRoutes", service: "lookup" },
   { namespace: "Registry", name: "DnsRecordRoutes", service: "registry" },
   { namespace: "Registry", name: "SecretRoutes", service: "registry" },
+  { namespace: "Registry", name: "OnboardingRoutes", service: "onboarding" },
   { namespace: "Provisioning", name: "ProvisioningRoutes", service: "provisioning" },
   { namespace: "Stacks", name: "StackRoutes", service: "stacks" }
 ]

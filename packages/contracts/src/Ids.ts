@@ -5,7 +5,7 @@ import { z } from "zod"
  * platforms, entities, resources, feature activations, jobs, dead letters, stacks, stack versions,
  * deployments, secrets; and organization memberships (`mem`), one-time verification tokens (`vrf`),
  * outgoing mail (`eml`), audit log entries (`aud`), device codes (`dvc`), refresh tokens (`rft`) and
- * their rotation families (`fam`), and platform lifecycle events (`lce`), and registry DNS records (`dns`).
+ * their rotation families (`fam`), and platform lifecycle events (`lce`), and registry DNS records (`dns`), and onboarding flows (`onb`).
  */
 export const ID_PREFIXES = [
   "usr",
@@ -32,7 +32,8 @@ export const ID_PREFIXES = [
   "rft",
   "fam",
   "lce",
-  "dns"
+  "dns",
+  "onb"
 ] as const
 export const IdPrefix = z.enum(ID_PREFIXES)
 export type IdPrefix = z.infer<typeof IdPrefix>
@@ -119,6 +120,8 @@ export const ResourceId = idSchema("res")
 export const ActivationId = idSchema("act")
 /** A provisioning job id (`job_…`). */
 export const JobId = idSchema("job")
+/** An onboarding flow. */
+export const OnboardingId = idSchema("onb")
 /** A dead-letter entry id (`dlq_…`). */
 export const DeadLetterId = idSchema("dlq")
 /** A stack template id (`stk_…`). */

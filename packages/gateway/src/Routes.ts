@@ -38,7 +38,7 @@ export const ROUTES: ReadonlyArray<Route> = [
   { prefix: "/api/v1/provisioning", service: "PROVISIONING" },
   { prefix: "/api/v1/stacks", service: "STACKS" },
   { prefix: "/api/v1/cli", service: "CLI" },
-  { prefix: "/api/v1/onboarding", service: "REGISTRY" },
+  { prefix: "/api/v1/onboarding", service: "REGISTRY", keepPrefix: true },
   { prefix: "/api/v1/resources", service: "REGISTRY", keepPrefix: true },
   { prefix: "/api/v1/lookup", service: "REGISTRY", keepPrefix: true }
 ]

@@ -38,7 +38,7 @@ describe("Gateway routing", () => {
       ["/api/v1/provisioning/jobs/job_1", "PROVISIONING", "/jobs/job_1"],
       ["/api/v1/stacks/stk_1/versions", "STACKS", "/stk_1/versions"],
       ["/api/v1/cli/whoami", "CLI", "/whoami"],
-      ["/api/v1/onboarding/flows", "REGISTRY", "/flows"]
+      ["/api/v1/cli/platforms/plt_1/repo", "CLI", "/platforms/plt_1/repo"]
     ]
     for (const [path, service, url] of cases) {
       const response = await send({ upstreams: echoUpstreams }, path)
@@ -54,8 +54,15 @@ describe("Gateway routing", () => {
     expect(withQuery.url).toBe("/abc?x=1&y=a%20b")
     const exact = await (await send({ upstreams: echoUpstreams }, "/api/v1/platforms")).json()
     expect(exact.url).toBe("/")
-    const exactWithQuery = await (await send({ upstreams: echoUpstreams }, "/api/v1/onboarding?x=1")).json()
-    expect([exactWithQuery.url, exactWithQuery.headers["x-forwarded-prefix"]]).toEqual(["/?x=1", "/api/v1/onboarding"])
+    const exactWithQuery = await (await send({ upstreams: echoUpstreams }, "/api/v1/billing?x=1")).json()
+    expect([exactWithQuery.url, exactWithQuery.headers["x-forwarded-prefix"]]).toEqual(["/?x=1", "/api/v1/billing"])
+  })
+
+  it("forwards the registry's other families whole: onboarding, resources and the lookup (decisions 0236, 0242)", async () => {
+    for (const path of ["/api/v1/onboarding", "/api/v1/onboarding/onb_1?x=1", "/api/v1/resources/platforms/plt_1/resources", "/api/v1/lookup?edgeName=a"]) {
+      const body = await (await send({ upstreams: echoUpstreams }, path)).json()
+      expect([body.service, body.url], path).toEqual(["REGISTRY", path])
+    }
   })
 
   it("forwards the method and the body", async () => {

@@ -203,7 +203,7 @@ describe("HttpUpstream forwarding", () => {
     })
     const gateway = await serveGateway(HttpUpstream.make("REGISTRY", `${upstream.url}/registry`))
     const bare = await send(gateway.port, "/api/v1/platforms?limit=2")
-    const head = await send(gateway.port, "/api/v1/onboarding/flows", { method: "HEAD" })
+    const head = await send(gateway.port, "/api/v1/platforms/flows", { method: "HEAD" })
     expect(urls).toEqual(["GET /registry/?limit=2", "HEAD /registry/flows"])
     expect([bare.status, bare.body]).toEqual([200, "hello"])
     expect([head.status, head.headers["content-length"], head.body]).toEqual([200, "5", ""])

@@ -8,6 +8,7 @@ import { etagOf, Platforms, toEventRecord, toRecord } from "./Platforms.js"
 import { FeatureHandlers } from "./FeaturesHttp.js"
 import type { PlatformRow } from "./PlatformsRepo.js"
 import { ResourceHandlers } from "./ResourcesHttp.js"
+import { OnboardingHandlers } from "./OnboardingHttp.js"
 
 /** A platform answered with its `ETag` (decision 0229). */
 const withEtag = (row: PlatformRow, status = 200) => Route.json(toRecord(row), { status, headers: { etag: etagOf(row) } })
@@ -94,8 +95,9 @@ export const RegistryHandlers = [
     Effect.map(Effect.flatMap(Entities, (e) => e.descendants(caller, params.platformId, params.entityId)), (rows) => ({
       data: rows.map(toEntityRecord)
     }))),
+  ...ResourceHandlers,
   ...FeatureHandlers,
-  ...ResourceHandlers
+  ...OnboardingHandlers
 ]
 
 /**

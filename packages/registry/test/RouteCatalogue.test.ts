@@ -28,6 +28,8 @@ describe("the registry and its catalogue", () => {
       expect(responses(path, method), `${method} ${path}`).toHaveProperty("412")
     }
     expect(Object.keys(document.paths).sort()).toEqual([
+      "/api/v1/onboarding",
+      "/api/v1/onboarding/{onboardingId}",
       "/api/v1/platforms",
       "/api/v1/platforms/{platformId}",
       "/api/v1/platforms/{platformId}/cancel",

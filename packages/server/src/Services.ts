@@ -4,11 +4,12 @@ import type { Routes } from "@core/gateway"
 import { HttpUpstream, Upstream } from "@core/gateway"
 import { IdentityHandlers, IdentityLive } from "@core/auth"
 import { type Configuration, CoreConfig, ForwardedCallers, ForwardedIdentity, Ids, Route } from "@core/kernel"
-import { Entities, FeatureActivationsLive, Features, Platforms, RegistryHandlers, ResourcesLive } from "@core/registry"
-import { EdgeProviderLocal, FeatureJobsLive, JobQueue, PlatformStatuses, ProvisioningHandlers, Worker } from "@core/provisioning"
+import { FeatureActivationsLive, Features, OnboardJobLive, Platforms, RegistryHandlers, RegistryServices, Resources } from "@core/registry"
+import { EdgeProviderLocal, FeatureJobsLive, JobHandlers, JobQueue, PlatformStatuses, ProvisioningHandlers, Worker } from "@core/provisioning"
 import { Catalogue, StacksHandlers } from "@core/stacks"
 import { Context, Duration, Effect, Layer, type Scope } from "effect"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
+import { StackDefinitionsLive } from "./StackDefinitionsLive.js"
 import { PlatformStatusSinkLive } from "./PlatformStatusSinkLive.js"
 import type { DomainSettings } from "./Settings.js"
 
@@ -61,7 +62,8 @@ const registry: ServiceDefinition = {
   upstream: "REGISTRY",
   handlers: RegistryHandlers,
   base: "/api/v1/platforms",
-  layer: Layer.mergeAll(Entities.DefaultWithoutDependencies, Features.DefaultWithoutDependencies, ResourcesLive).pipe(
+  layer: RegistryServices.pipe(
+    Layer.provide(StackDefinitionsLive),
     Layer.provideMerge(Layer.mergeAll(Platforms.Default.pipe(Layer.provide(PlatformStatusSinkLive)), ForwardedCallers.layer)),
     Layer.provideMerge(Ids.layer)
   )
@@ -94,8 +96,13 @@ const provisioning: ServiceDefinition = {
     JobQueue.Default,
     PlatformStatuses.Default,
     ForwardedCallers.layer,
-    Worker.layer().pipe(Layer.provide(FeatureJobsLive), Layer.provide(FeatureActivationsLive), Layer.provide(Features.Default))
-  ).pipe(Layer.provideMerge(EdgeProviderLocal), Layer.provideMerge(Ids.layer))
+    Worker.layer().pipe(
+      Layer.provide(JobHandlers.merge(FeatureJobsLive, OnboardJobLive)),
+      Layer.provide(FeatureActivationsLive),
+      Layer.provide(Layer.mergeAll(Features.DefaultWithoutDependencies, Resources.Default, StackDefinitionsLive)),
+      Layer.provide(Platforms.Default)
+    )
+  ).pipe(Layer.provideMerge(ForwardedCallers.layer), Layer.provideMerge(EdgeProviderLocal), Layer.provideMerge(Ids.layer))
 }
 
 /** The services of this build; each domain's issue adds its own. */

@@ -201,6 +201,12 @@ export const SecretRouteRefs: RouteRefs<typeof Registry.SecretRoutes> = {
   deleteResourceSecret: { method: "DELETE", path: "/api/v1/platforms/{platformId}/resources/{resourceId}/secrets/{secretName}", successStatus: 200, prefix: "" }
 } as const
 
+/** `Registry.OnboardingRoutes` without its schemas (onboarding, /api/v1/onboarding). */
+export const OnboardingRouteRefs: RouteRefs<typeof Registry.OnboardingRoutes> = {
+  startOnboarding: { method: "POST", path: "/api/v1/onboarding", successStatus: 202, prefix: "" },
+  getOnboarding: { method: "GET", path: "/api/v1/onboarding/{onboardingId}", successStatus: 200, prefix: "" }
+} as const
+
 /** `Provisioning.ProvisioningRoutes` without its schemas (provisioning, /api/v1/provisioning). */
 export const ProvisioningRouteRefs: RouteRefs<typeof Provisioning.ProvisioningRoutes> = {
   getJob: { method: "GET", path: "/api/v1/provision/jobs/{jobId}", successStatus: 200, prefix: provisioning },
@@ -222,7 +228,7 @@ export const StackRouteRefs: RouteRefs<typeof Stacks.StackRoutes> = {
 /** Every catalogue's refs, by namespace and catalogue name. */
 export const ROUTE_REFS = {
   Iam: { AccountRoutes: AccountRouteRefs, OrganizationRoutes: OrganizationRouteRefs, AuthorizationRoutes: AuthorizationRouteRefs, DeviceRoutes: DeviceRouteRefs, WebRoutes: WebRouteRefs, ServiceRoutes: ServiceRouteRefs },
-  Registry: { PlatformRoutes: PlatformRouteRefs, EntityRoutes: EntityRouteRefs, FeatureRoutes: FeatureRouteRefs, ResourceRoutes: ResourceRouteRefs, ResourceFamilyRoutes: ResourceFamilyRouteRefs, LookupRoutes: LookupRouteRefs, DnsRecordRoutes: DnsRecordRouteRefs, SecretRoutes: SecretRouteRefs },
+  Registry: { PlatformRoutes: PlatformRouteRefs, EntityRoutes: EntityRouteRefs, FeatureRoutes: FeatureRouteRefs, ResourceRoutes: ResourceRouteRefs, ResourceFamilyRoutes: ResourceFamilyRouteRefs, LookupRoutes: LookupRouteRefs, DnsRecordRoutes: DnsRecordRouteRefs, SecretRoutes: SecretRouteRefs, OnboardingRoutes: OnboardingRouteRefs },
   Provisioning: { ProvisioningRoutes: ProvisioningRouteRefs },
   Stacks: { StackRoutes: StackRouteRefs }
 } as const

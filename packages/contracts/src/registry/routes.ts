@@ -1,6 +1,7 @@
 import { defineRoutes } from "../Routes.js"
-import { FeatureRoutes } from "./features.js"
 import { DnsRecordRoutes, ResourceRoutes, SecretRoutes } from "./resources.js"
+import { FeatureRoutes } from "./features.js"
+import { OnboardingRoutes } from "./onboarding.js"
 import {
   CreateEntityRequest,
   CreatePlatformRequest,
@@ -195,4 +196,4 @@ export const EntityRoutes = defineRoutes({
 })
 
 /** Every route of the registry. */
-export const RegistryRoutes = { ...PlatformRoutes, ...EntityRoutes, ...FeatureRoutes, ...ResourceRoutes, ...DnsRecordRoutes, ...SecretRoutes } as const
+export const RegistryRoutes = { ...PlatformRoutes, ...EntityRoutes, ...FeatureRoutes, ...ResourceRoutes, ...DnsRecordRoutes, ...SecretRoutes, ...OnboardingRoutes } as const

@@ -7,6 +7,7 @@ import dnsRecords from "./0005_dns_records.js"
 import secrets from "./0006_secrets.js"
 import featureActivations from "./0007_feature_activations.js"
 import entityVersion from "./0008_entity_version.js"
+import onboarding from "./0009_onboarding.js"
 
 /** The registry's migrations (schema `registry`). */
 export const RegistryMigrations: Migrations.Domain = {
@@ -19,6 +20,7 @@ export const RegistryMigrations: Migrations.Domain = {
     "0005_dns_records": dnsRecords,
     "0006_secrets": secrets,
     "0007_feature_activations": featureActivations,
-    "0008_entity_version": entityVersion
+    "0008_entity_version": entityVersion,
+    "0009_onboarding": onboarding
   }
 }

@@ -1,0 +1,85 @@
+import { z } from "zod"
+import { EmailAddress, ID_MAX_LENGTH, NAME_MAX_LENGTH } from "../Bounds.js"
+import { OnboardingId } from "../Ids.js"
+import { JobStatus, JobStep } from "../provisioning/schemas.js"
+import { defineRoutes } from "../Routes.js"
+import { PlatformTier, Slug } from "./schemas.js"
+
+/**
+ * An onboarding flow's status: `pending` until provisioning's `onboard` job starts, `running`
+ * while it works, then `completed` or `failed` (decision 0236).
+ */
+export const OnboardingStatus = z.enum(["pending", "running", "completed", "failed"])
+export type OnboardingStatus = z.infer<typeof OnboardingStatus>
+
+/**
+ * `POST /api/v1/onboarding`: a new platform (its name, slug and tier), the stack template to start
+ * it from (a template name of the catalogue; its latest published version), and the address its
+ * bills go to. `userId` is the user who will own it (`ownerUserId`; default: the operator asking).
+ * Every organization has its platform from its setup, so an onboarded platform belongs to no
+ * organization: it is the operators' (decision 0236).
+ */
+export const StartOnboardingRequest = z.object({
+  platformName: z.string().trim().min(1).max(NAME_MAX_LENGTH),
+  slug: Slug,
+  stackTemplateId: z.string().min(1).max(64).regex(/^[a-z0-9-]+$/, { error: "Must be a stack template name (a-z, 0-9, -)" }).nullable().optional(),
+  tier: PlatformTier.default("starter"),
+  billingEmail: EmailAddress.optional(),
+  userId: z.string().min(1).max(ID_MAX_LENGTH).optional()
+})
+export type StartOnboardingRequest = z.input<typeof StartOnboardingRequest>
+
+/** An onboarding flow with its job's steps and progress. */
+export const OnboardingRecord = z.object({
+  id: z.string(),
+  platformId: z.string(),
+  platformName: z.string(),
+  slug: z.string(),
+  stackTemplateId: z.string().nullable(),
+  tier: PlatformTier,
+  billingEmail: z.string().nullable(),
+  userId: z.string().nullable(),
+  status: OnboardingStatus,
+  provisionJobId: z.string(),
+  jobStatus: JobStatus.nullable(),
+  progress: z.number().min(0).max(1),
+  steps: z.array(JobStep),
+  result: z.record(z.string(), z.unknown()).nullable(),
+  error: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  completedAt: z.string().nullable()
+})
+export type OnboardingRecord = z.infer<typeof OnboardingRecord>
+
+/** The path of one flow. */
+export const OnboardingParams = z.object({ onboardingId: OnboardingId })
+
+const tags = ["registry: onboarding"]
+
+/**
+ * Onboarding (DESIGN §7): start a flow that creates a platform and drives provisioning's `onboard`
+ * job; read its steps and progress. Served by the registry at `/api/v1/onboarding`.
+ */
+export const OnboardingRoutes = defineRoutes({
+  startOnboarding: {
+    method: "POST",
+    path: "/api/v1/onboarding",
+    summary: "Start onboarding a platform: 202 with the flow (its platform created, its onboard job queued); 409 for a slug taken",
+    auth: "operator",
+    request: { body: StartOnboardingRequest },
+    responses: { 202: { schema: OnboardingRecord, headers: { location: "The flow's address" } }, 400: null, 401: null, 403: null, 404: null, 409: null },
+    tags
+  },
+  getOnboarding: {
+    method: "GET",
+    path: "/api/v1/onboarding/{onboardingId}",
+    summary: "Read an onboarding flow: its status, steps and progress (another tenant's flow: 404)",
+    auth: "caller",
+    permission: "platforms:read",
+    tenant: "organization",
+    request: { params: OnboardingParams },
+    responses: { 200: OnboardingRecord, 400: null, 401: null, 403: null, 404: null },
+    tags
+  }
+})

@@ -1,0 +1,114 @@
+import type { Registry } from "@core/contracts"
+import { type Caller, Callers } from "@core/kernel"
+import { type JobHandler, JobFailed, JobHandlers, type JobRow } from "@core/provisioning"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option } from "effect"
+import { ONBOARD, ONBOARD_MAX_ATTEMPTS, type OnboardPayload, unbuildable } from "./Onboarding.js"
+import { Resources } from "./Resources.js"
+import { StackDefinitions } from "./ports/StackDefinitions.js"
+
+/** Core's own jobs act as the service key. */
+const SYSTEM: Caller = { kind: "service" }
+
+/** The longest edge name (a DNS label). */
+const EDGE_NAME_MAX = 63
+
+/**
+ * A resource's edge name: `<platform slug>-<environment>-<resource name>`, lower-cased to a DNS
+ * label (deterministic, so a retried step finds what it made instead of making it twice).
+ */
+export const edgeNameOf = (slug: string, environment: string, name: string): string =>
+  `${slug}-${environment}-${name}`.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/-+/g, "-").slice(0, EDGE_NAME_MAX).replace(/-+$/, "")
+
+const payloadOf = (job: JobRow): Effect.Effect<OnboardPayload, JobFailed> => {
+  const p = job.payload
+  return typeof p.onboardingId === "string" && typeof p.platformId === "string" && typeof p.slug === "string"
+    ? Effect.succeed(p as unknown as OnboardPayload)
+    : Effect.fail(new JobFailed({ message: "An onboard job needs onboardingId, platformId and slug in its payload" }))
+}
+
+const fail = (message: string) => new JobFailed({ message })
+
+/**
+ * The `onboard` job (seed 001's onboard, DESIGN §7): its steps are memoized, so a retry resumes
+ * where the last attempt stopped.
+ *
+ * 1. `platform`: the platform the flow created is there and live, with its default tenant.
+ * 2. `stack` (when the flow names a template): the template's latest published version, each of its
+ *    resources recorded `pending` on the default tenant under a deterministic edge name (one that
+ *    exists already is kept: a retry makes nothing twice). Issue 13's resource jobs provision them
+ *    on the edge.
+ *
+ * The result names the platform, its default tenant, the stack version and the resources.
+ */
+export const makeOnboardJob = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const resources = yield* Resources
+  const stacks = yield* Effect.serviceOption(StackDefinitions)
+  const callers = yield* Callers
+
+  const defaultTenantOf = (platformId: string) =>
+    sql<{ id: string; status: string }>`SELECT e.id, p.status FROM registry.platforms p
+        JOIN registry.entities e ON e.platform_id = p.id AND e.parent_id IS NULL AND e.slug = 'default' AND e.deleted_at IS NULL
+      WHERE p.id = ${platformId}`.pipe(Effect.orDie, Effect.map((rows) => Option.fromNullable(rows[0])))
+
+  const handler: JobHandler = {
+    maxAttempts: ONBOARD_MAX_ATTEMPTS,
+    run: (job, context) =>
+      Effect.gen(function*() {
+        const flow = yield* payloadOf(job)
+        let tenantId = ""
+        yield* context.step("platform", Effect.gen(function*() {
+          const found = yield* defaultTenantOf(flow.platformId)
+          if (Option.isNone(found)) return yield* fail(`Platform ${flow.platformId} or its default tenant is gone`)
+          if (found.value.status !== "active") return yield* fail(`Platform ${flow.platformId} is ${found.value.status}, not active`)
+        }))
+        const tenant = yield* defaultTenantOf(flow.platformId)
+        if (Option.isNone(tenant)) return yield* fail(`Platform ${flow.platformId} or its default tenant is gone`)
+        tenantId = tenant.value.id
+        yield* context.progress(0.3)
+
+        let stack: { readonly version: string; readonly resources: ReadonlyArray<string> } | null = null
+        if (flow.stackTemplateId !== null && flow.stackTemplateId !== undefined) {
+          const name = flow.stackTemplateId
+          if (Option.isNone(stacks)) return yield* fail("The stack catalogue is not available")
+          const latest = yield* stacks.value.latest(name)
+          if (Option.isNone(latest)) return yield* fail(`Stack template ${name} not found`)
+          if (latest.value === undefined) return yield* fail(`Stack template ${name} has no published version`)
+          const version = latest.value
+          const why = unbuildable(version)
+          if (why !== undefined) return yield* fail(`Stack template ${name} ${version.version} cannot be built: ${why}`)
+          yield* context.step("stack", Effect.forEach(version.resources, (resource) =>
+            Effect.gen(function*() {
+              const edgeName = edgeNameOf(flow.slug, resource.environment, resource.name)
+              yield* resources.create(SYSTEM, flow.platformId, tenantId, {
+                stackId: version.templateId,
+                resourceType: resource.type as Registry.ResourceType,
+                serviceName: resource.name,
+                environment: resource.environment as Registry.ResourceEnvironment,
+                edgeName
+              }).pipe(
+                Effect.asVoid,
+                // Made by an earlier attempt: keep it.
+                Effect.catchTag("Conflict", () => Effect.void),
+                Effect.catchAll((error) => Effect.fail(fail(`Could not record ${resource.name}: ${error.message}`)))
+              )
+            }), { discard: true }))
+          const made = yield* sql<{ id: string }>`SELECT id FROM registry.resources
+            WHERE platform_id = ${flow.platformId} AND stack_id = ${version.templateId} AND deleted_at IS NULL ORDER BY created_at, id`.pipe(Effect.orDie)
+          stack = { version: version.version, resources: made.map((row) => row.id) }
+        }
+        yield* context.progress(0.9)
+        return {
+          onboardingId: flow.onboardingId,
+          platformId: flow.platformId,
+          entityId: tenantId,
+          ...(stack === null ? {} : { stackTemplateId: flow.stackTemplateId, stackVersion: stack.version, resourceIds: stack.resources })
+        }
+      }).pipe(Effect.provideService(Callers, callers))
+  }
+  return [ONBOARD, handler] as const
+})
+
+/** The `onboard` job as a handler registry for provisioning's worker (`JobHandlers.merge` it with the others). */
+export const OnboardJobLive = Layer.effect(JobHandlers, Effect.map(makeOnboardJob, (entry) => new Map([entry])))
