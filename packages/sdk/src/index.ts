@@ -16,7 +16,7 @@ export type { StacksCallOptions, StacksClient } from "./resources/stacks.js"
 export type { LifecycleQuery, ListPlatformsQuery, RegistryCallOptions, RegistryClient, RegistryPlatforms } from "./resources/registry.js"
 export type { ListEntitiesQuery, RegistryEntities, RemoveEntityOptions } from "./resources/registry.js"
 export type { ListDnsRecordsQuery, ListEntityResourcesQuery, ListFeaturesQuery, ListResourcesQuery, ListSecretsQuery } from "./resources/registry.js"
-export type { RegistryDnsRecords, RegistryFeatures, RegistryResources, RegistrySecrets } from "./resources/registry.js"
+export type { RegistryDnsRecords, RegistryFeatures, RegistryOnboarding, RegistryResources, RegistrySecrets } from "./resources/registry.js"
 export {
   BadRequestError,
   ConflictError,

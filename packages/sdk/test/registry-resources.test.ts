@@ -168,3 +168,22 @@ describe("client.registry.features", () => {
     await expect(client().features.manifest(PLATFORM, ENTITY)).rejects.toBeInstanceOf(NotFoundError)
   })
 })
+
+describe("client.registry.onboarding", () => {
+  it("starts a flow and reads it; a slug taken is a ConflictError", async () => {
+    const flow = { id: "onb_1", platformId: PLATFORM, platformName: "Acme", slug: "acme", stackTemplateId: "web-app", tier: "starter", billingEmail: "bills@acme.test",
+      userId: null, status: "pending", provisionJobId: "job_1", jobStatus: "PENDING", progress: 0, steps: [], result: null, error: null,
+      createdAt: "x", updatedAt: "x", completedAt: null }
+    server = await startScriptServer([
+      ok(flow, 202), ok({ ...flow, status: "completed", progress: 1 }),
+      { status: 409, body: envelope("CONFLICT", "The slug is taken", "req_1", { field: "slug" }) }
+    ])
+    const onboarding = client().onboarding
+    const input = { platformName: "Acme", slug: "acme", stackTemplateId: "web-app", billingEmail: "bills@acme.test" }
+    expect(await onboarding.start(input)).toEqual(flow)
+    expect((await onboarding.get("onb_1")).status).toBe("completed")
+    await expect(onboarding.start(input)).rejects.toBeInstanceOf(ConflictError)
+    expect(lines()).toEqual(["POST /api/v1/onboarding", "GET /api/v1/onboarding/onb_1", "POST /api/v1/onboarding"])
+    expect(bodies()[0]).toEqual(input)
+  })
+})

@@ -4,6 +4,7 @@ import {
   EntityRouteRefs,
   FeatureRouteRefs,
   LookupRouteRefs,
+  OnboardingRouteRefs,
   PlatformRouteRefs,
   ResourceFamilyRouteRefs,
   ResourceRouteRefs,
@@ -216,6 +217,14 @@ export interface RegistryFeatures {
   readonly manifest: (platformId: string, entityId: string, query?: { readonly environment?: Registry.Environment }, options?: RegistryCallOptions) => Promise<CallResult<typeof FeatureRouteRefs.getManifest>>
 }
 
+/** Onboarding flows (`client.registry.onboarding`, `/api/v1/onboarding`), one method per route of `Registry.OnboardingRoutes`. */
+export interface RegistryOnboarding {
+  /** `startOnboarding`: operators and the service key; the flow (`pending`) with its platform created and its `onboard` job queued; a `ConflictError` for a slug taken. */
+  readonly start: (input: Registry.StartOnboardingRequest, options?: RegistryCallOptions) => Promise<CallResult<typeof OnboardingRouteRefs.startOnboarding>>
+  /** `getOnboarding`: its status, steps and progress (poll it until `completed` or `failed`); another tenant's flow is a `NotFoundError`. */
+  readonly get: (onboardingId: string, options?: RegistryCallOptions) => Promise<CallResult<typeof OnboardingRouteRefs.getOnboarding>>
+}
+
 /** The registry's namespace (`client.registry`). */
 export interface RegistryClient {
   readonly platforms: RegistryPlatforms
@@ -227,6 +236,7 @@ export interface RegistryClient {
   readonly dnsRecords: RegistryDnsRecords
   readonly secrets: RegistrySecrets
   readonly features: RegistryFeatures
+  readonly onboarding: RegistryOnboarding
 }
 
 /** `client.registry` on `transport`, under `basePath` (the routes' own `/api/v1/platforms` by default). */
@@ -292,6 +302,10 @@ export const registry = (transport: Transport, basePath?: string): RegistryClien
       deactivate: (platformId, entityId, input, options) => call(FeatureRouteRefs.deactivateFeature, { params: { platformId, entityId }, body: input }, options),
       get: (platformId, entityId, activationId, options) => call(FeatureRouteRefs.getFeature, { params: { platformId, entityId, activationId } }, options),
       manifest: (platformId, entityId, query = {}, options) => call(FeatureRouteRefs.getManifest, { params: { platformId, entityId }, query }, options)
+    },
+    onboarding: {
+      start: (input, options) => call(OnboardingRouteRefs.startOnboarding, { body: input }, options),
+      get: (onboardingId, options) => call(OnboardingRouteRefs.getOnboarding, { params: { onboardingId } }, options)
     }
   }
 }
