@@ -1,6 +1,6 @@
-import { createClient } from "@core/sdk"
 import { TestDatabase } from "@core/kernel/testing"
 import { beforeAll, describe, expect, it } from "vitest"
+import { tenantOf, until } from "./support/tenants.js"
 import { useServer } from "../packages/server/test/ServerProcess.js"
 
 /**
@@ -12,29 +12,7 @@ import { useServer } from "../packages/server/test/ServerProcess.js"
 const SLOW = 180_000
 const STATIC_KEY = "e2e-static-key-0123456789abcdef"
 
-const tenantOf = async (base: string, name: string, slug: string) => {
-  const anonymous = createClient({ baseUrl: base })
-  const { token } = await anonymous.iam.signUp({ name, email: `${slug}@example.com`, password: "correct horse battery" })
-  const setup = await fetch(`${base}/api/v1/iam/api/core/org-setup`, {
-    method: "POST",
-    headers: { "content-type": "application/json", cookie: `core.session_token=${token}` },
-    body: JSON.stringify({ name, slug })
-  })
-  expect(setup.status).toBe(201)
-  const { orgId, platformId } = await setup.json() as { orgId: string; platformId: string }
-  await createClient({ baseUrl: base, token }).iam.organizations.setActive({ organizationId: orgId })
-  return { token, platformId }
-}
 
-/** Poll `read` until `holds`, for at most `ms`. */
-const until = async <A>(read: () => Promise<A>, holds: (a: A) => boolean, ms = 5_000): Promise<A> => {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await read()
-    if (holds(value) || Date.now() > deadline) return value
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
 
 for (const driver of TestDatabase.drivers) {
   describe(`feature activation through the gateway on ${driver}`, () => {

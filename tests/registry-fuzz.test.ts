@@ -2,6 +2,7 @@ import { Registry, type RouteSpec } from "@core/contracts"
 import { TestDatabase } from "@core/kernel/testing"
 import { describe, expect, it } from "vitest"
 import { logLines, useServer } from "../packages/server/test/ServerProcess.js"
+import { call, tenantOf } from "./support/tenants.js"
 import { casesOf, type FuzzCase, type Known, random, type Sender, wellFormedBody, wellFormedParams } from "./fuzz/inputs.js"
 
 /**
@@ -16,7 +17,6 @@ import { casesOf, type FuzzCase, type Known, random, type Sender, wellFormedBody
 const SLOW = 240_000
 const SEED = 0x2e_6157
 const STATIC_KEY = "fuzz-static-key-0123456789abcdef"
-const PASSWORD = "correct horse battery"
 const CONCURRENCY = 4
 const SERVICE = { authorization: `Bearer ${STATIC_KEY}` }
 
@@ -35,32 +35,15 @@ const ROUTES: ReadonlyArray<readonly [string, RouteSpec]> = (() => {
 /** Routes whose well-formed rest could end the fuzz's own platform or tree: sent last. */
 const LAST = /delete|suspend|cancel|restore|remove|deactivate/i
 
-const call = async (base: string, method: string, path: string, headers: Record<string, string>, body?: unknown) => {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const text = await response.text()
-  return { status: response.status, body: text === "" ? undefined : JSON.parse(text) as any }
-}
-
-/** A user with an organization and so a platform (identity's setup creates it in the registry). */
+/** A tenant (its platform set up by identity) with a subtenant under its default tenant. */
 const owner = async (base: string, slug: string) => {
-  const signUp = await call(base, "POST", "/api/v1/iam/api/auth/sign-up/email", {}, { name: slug, email: `${slug}@fuzz.example`, password: PASSWORD })
-  expect(signUp.status).toBe(200)
-  const token = signUp.body.token as string
-  const setup = await call(base, "POST", "/api/v1/iam/api/core/org-setup", { cookie: `core.session_token=${token}` }, { name: slug, slug })
-  expect(setup.status).toBe(201)
-  const bearer = { authorization: `Bearer ${token}` }
-  expect((await call(base, "POST", "/api/v1/iam/api/auth/organization/set-active", bearer, { organizationId: setup.body.orgId })).status).toBe(200)
-  const platformId = setup.body.platformId as string
-  const entities = await call(base, "GET", `/api/v1/platforms/${platformId}/entities`, bearer)
-  expect([entities.status, entities.body]).toMatchObject([200, {}])
+  const tenant = await tenantOf(base, slug, slug)
+  const entities = await call(base, "GET", `/api/v1/platforms/${tenant.platformId}/entities`, tenant.bearer)
+  expect(entities.status).toBe(200)
   const root = (entities.body.data as Array<{ id: string; slug: string }>).find((entity) => entity.slug === "default")!
-  const child = await call(base, "POST", `/api/v1/platforms/${platformId}/entities`, bearer, { name: "Child", slug: "child", type: "subtenant", parentId: root.id })
+  const child = await call(base, "POST", `/api/v1/platforms/${tenant.platformId}/entities`, tenant.bearer, { name: "Child", slug: "child", type: "subtenant", parentId: root.id })
   expect(child.status).toBe(201)
-  return { token, bearer, orgId: setup.body.orgId as string, userId: signUp.body.user.id as string, platformId, entityId: child.body.id as string }
+  return { ...tenant, entityId: child.body.id as string }
 }
 
 const fill = (path: string, ids: Readonly<Record<string, string>>) =>

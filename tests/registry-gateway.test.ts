@@ -1,10 +1,10 @@
 import { Registry } from "@core/contracts"
-import { createClient } from "@core/sdk"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { launch, ready, type Running, useServer } from "../packages/server/test/ServerProcess.js"
+import { type Tenant, tenantOf } from "./support/tenants.js"
 
 /**
  * The registry as a caller meets it: behind the gateway of the real all-in-one server
@@ -17,28 +17,6 @@ const SLOW = 180_000
 const STATIC_KEY = "e2e-static-key-0123456789abcdef"
 const SECRET = "e2e-secret-e2e-secret-e2e-secret-0123456789"
 
-interface Tenant {
-  readonly token: string
-  readonly orgId: string
-  readonly platformId: string
-  readonly client: ReturnType<typeof createClient>
-}
-
-/** Sign a user up through the gateway, set up its organization (and so its platform), make it active. */
-const tenantOf = async (base: string, name: string, slug: string): Promise<Tenant> => {
-  const anonymous = createClient({ baseUrl: base })
-  const { token } = await anonymous.iam.signUp({ name, email: `${slug}@example.com`, password: "correct horse battery" })
-  const setup = await fetch(`${base}/api/v1/iam/api/core/org-setup`, {
-    method: "POST",
-    headers: { "content-type": "application/json", cookie: `core.session_token=${token}` },
-    body: JSON.stringify({ name, slug })
-  })
-  expect(setup.status).toBe(201)
-  const { orgId, platformId } = await setup.json() as { orgId: string; platformId: string }
-  const client = createClient({ baseUrl: base, token })
-  await client.iam.organizations.setActive({ organizationId: orgId })
-  return { token, orgId, platformId, client }
-}
 
 const get = (base: string, path: string, headers: Record<string, string> = {}) => fetch(`${base}${path}`, { headers })
 

@@ -1,6 +1,7 @@
 import { TestDatabase } from "@core/kernel/testing"
 import { describe, expect, it } from "vitest"
 import { useServer } from "../packages/server/test/ServerProcess.js"
+import { call, until } from "./support/tenants.js"
 
 /**
  * Onboarding through the gateway of the real all-in-one server (`npm start`), on PGlite and on
@@ -12,25 +13,6 @@ import { useServer } from "../packages/server/test/ServerProcess.js"
 const SLOW = 180_000
 const STATIC_KEY = "onboarding-static-key-0123456789abcdef"
 const SERVICE = { authorization: `Bearer ${STATIC_KEY}` }
-
-const call = async (base: string, method: string, path: string, headers: Record<string, string>, body?: unknown) => {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const text = await response.text()
-  return { status: response.status, headers: response.headers, body: text === "" ? undefined : JSON.parse(text) as any }
-}
-
-const until = async <A>(read: () => Promise<A>, done: (value: A) => boolean, timeoutMs = 15_000): Promise<A> => {
-  const started = Date.now()
-  for (;;) {
-    const value = await read()
-    if (done(value) || Date.now() - started > timeoutMs) return value
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
 
 const definition = {
   resources: [
@@ -64,7 +46,7 @@ for (const driver of TestDatabase.drivers) {
       const platform = await call(base, "GET", `/api/v1/platforms/${started.body.platformId}`, SERVICE)
       expect(platform.body).toMatchObject({ name: "Acme Shop", slug: "acme-shop", tier: "growth", status: "active" })
 
-      const flow = await until(() => call(base, "GET", `/api/v1/onboarding/${started.body.id}`, SERVICE), (r) => r.body.status === "completed" || r.body.status === "failed")
+      const flow = await until(() => call(base, "GET", `/api/v1/onboarding/${started.body.id}`, SERVICE), (r) => r.body.status === "completed" || r.body.status === "failed", 15_000)
       expect(flow.body).toMatchObject({ status: "completed", jobStatus: "COMPLETED", progress: 1, error: null, completedAt: expect.any(String) })
       expect(flow.body.steps.map((step: { name: string; status: string }) => [step.name, step.status])).toEqual([["platform", "completed"], ["stack", "completed"]])
       expect(flow.body.result).toMatchObject({ platformId: started.body.platformId, stackVersion: "1.1.0", resourceIds: expect.any(Array) })
@@ -87,7 +69,7 @@ for (const driver of TestDatabase.drivers) {
       const bare = await call(base, "POST", "/api/v1/onboarding", SERVICE, { platformName: "Bare", slug: "bare" })
       expect(bare.status).toBe(202)
       expect(bare.body).toMatchObject({ tier: "starter", stackTemplateId: null, billingEmail: null })
-      const done = await until(() => call(base, "GET", `/api/v1/onboarding/${bare.body.id}`, SERVICE), (r) => r.body.status === "completed")
+      const done = await until(() => call(base, "GET", `/api/v1/onboarding/${bare.body.id}`, SERVICE), (r) => r.body.status === "completed", 15_000)
       expect(done.body.steps.map((step: { name: string }) => step.name)).toEqual(["platform"])
 
       expect((await call(base, "POST", "/api/v1/stacks", SERVICE, { name: "empty", displayName: "Empty", description: "No versions" })).status).toBe(201)

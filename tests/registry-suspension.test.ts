@@ -1,5 +1,5 @@
-import { createClient } from "@core/sdk"
 import { beforeAll, describe, expect, it } from "vitest"
+import { tenantOf } from "./support/tenants.js"
 import { useServer } from "../packages/server/test/ServerProcess.js"
 
 /**
@@ -10,19 +10,6 @@ import { useServer } from "../packages/server/test/ServerProcess.js"
 const SLOW = 180_000
 const STATIC_KEY = "e2e-static-key-0123456789abcdef"
 
-const tenantOf = async (base: string, name: string, slug: string) => {
-  const anonymous = createClient({ baseUrl: base })
-  const { token } = await anonymous.iam.signUp({ name, email: `${slug}@example.com`, password: "correct horse battery" })
-  const setup = await fetch(`${base}/api/v1/iam/api/core/org-setup`, {
-    method: "POST",
-    headers: { "content-type": "application/json", cookie: `core.session_token=${token}` },
-    body: JSON.stringify({ name, slug })
-  })
-  expect(setup.status).toBe(201)
-  const { orgId, platformId } = await setup.json() as { orgId: string; platformId: string }
-  await createClient({ baseUrl: base, token }).iam.organizations.setActive({ organizationId: orgId })
-  return { token, platformId }
-}
 
 /** Poll `probe` until it answers `status`, for at most 5 seconds; the statuses seen. */
 const eventually = async (probe: () => Promise<Response>, status: number): Promise<number> => {

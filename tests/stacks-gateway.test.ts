@@ -6,6 +6,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { core, tempHome } from "../packages/cli/test/login-support.js"
 import { launch, ready, type Running, useServer } from "../packages/server/test/ServerProcess.js"
+import { type Tenant, tenantOf } from "./support/tenants.js"
 
 /**
  * The stack catalogue as a caller meets it: behind the gateway of the real all-in-one server
@@ -19,26 +20,6 @@ const STATIC_KEY = "e2e-static-key-0123456789abcdef"
 const SECRET = "e2e-secret-e2e-secret-e2e-secret-0123456789"
 const SERVICE = { authorization: `Bearer ${STATIC_KEY}` }
 
-interface Member {
-  readonly token: string
-  readonly orgId: string
-  readonly client: ReturnType<typeof createClient>
-}
-
-/** Sign a user up through the gateway and set up its organization. */
-const memberOf = async (base: string, name: string, slug: string): Promise<Member> => {
-  const { token } = await createClient({ baseUrl: base }).iam.signUp({ name, email: `${slug}@example.com`, password: "correct horse battery" })
-  const setup = await fetch(`${base}/api/v1/iam/api/core/org-setup`, {
-    method: "POST",
-    headers: { "content-type": "application/json", cookie: `core.session_token=${token}` },
-    body: JSON.stringify({ name, slug })
-  })
-  expect(setup.status).toBe(201)
-  const { orgId } = (await setup.json()) as { orgId: string }
-  const client = createClient({ baseUrl: base, token })
-  await client.iam.organizations.setActive({ organizationId: orgId })
-  return { token, orgId, client }
-}
 
 const call = (base: string, method: string, path: string, headers: Record<string, string>, body?: unknown) =>
   fetch(`${base}${path}`, {
@@ -52,7 +33,7 @@ const codeOf = async (response: Response) => ((await response.json()) as { error
 const definition = { resources: [{ type: "sql_db", name: "main", environment: "prod", config: {} }] }
 
 /** The catalogue's whole round trip through a gateway at `base`, as the static key and a member. */
-const roundTrip = async (base: string, member: Member, name: string) => {
+const roundTrip = async (base: string, member: Tenant, name: string) => {
   const bearer = { authorization: `Bearer ${member.token}` }
   const created = await call(base, "POST", "/api/v1/stacks", SERVICE, { name, displayName: "Web app", description: "Pages and a database" })
   expect(created.status).toBe(201)
@@ -99,10 +80,10 @@ const roundTrip = async (base: string, member: Member, name: string) => {
 
 describe("the stack catalogue through the all-in-one server's gateway", () => {
   const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW)
-  let ada: Member
+  let ada: Tenant
 
   beforeAll(async () => {
-    ada = await memberOf(server.base, "Ada", "ada-stacks")
+    ada = await tenantOf(server.base, "Ada", "ada-stacks")
   }, SLOW)
 
   it("publishes, reads, deprecates; members read and never write", async () => {
@@ -219,7 +200,7 @@ describe("the stack catalogue alone (serve --service stacks) behind a gateway in
   })
 
   it("serves the callers the gateway signed over HTTP, and nobody who calls it directly", async () => {
-    const carol = await memberOf(base, "Carol", "carol-stacks")
+    const carol = await tenantOf(base, "Carol", "carol-stacks")
     await roundTrip(base, carol, "remote-app")
     const direct = await call(stacksUrl, "GET", "/", { ...SERVICE, "x-core-role": "service" })
     expect(direct.status).toBe(401)
