@@ -1,17 +1,197 @@
+import * as Fs from "node:fs/promises"
+import * as Path from "node:path"
+import { CoreConfig } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Layer } from "effect"
-import { EdgeProvider } from "../ports/EdgeProvider.js"
+import { Clock, Effect, Layer, Option } from "effect"
+import { JobFailed } from "../JobHandlers.js"
+import { EdgeProvider, type EdgeResourceListing, type EdgeResourceSpec, type EdgeResourceType } from "../ports/EdgeProvider.js"
+import * as LocalEdge from "./LocalEdge.js"
+
+/** Where the local edge keeps its files and the port its pages are served on. */
+export interface LocalEdgeOptions {
+  /** @default `<CORE_DATA_DIR>/edge`, or a per-process temporary directory without one (`LocalEdge.rootOf`) */
+  readonly root?: string
+  /** The port of the URLs it answers (`http://<project>.localhost:<port>/`). @default `PORT` of `CoreConfig`, else 8787 */
+  readonly port?: number
+}
+
+const failed = (message: string) => (cause: unknown) =>
+  new JobFailed({ message: `${message}: ${cause instanceof Error ? cause.message : String(cause)}` })
+
+const placeholderPage = (project: string) =>
+  `<!doctype html>\n<html><head><meta charset="utf-8"><title>${project}</title></head>` +
+  `<body><h1>${project}</h1><p>Served by Core's local edge.</p></body></html>\n`
 
 /**
- * The local edge provider (DESIGN §7): what it deploys is real and local. A feature is recorded
- * as deployed in `provisioning.local_features`; a platform's serving status is
- * `provisioning.platform_status` (the local pages that issue 13 serves read it and answer 451).
+ * Write `config.files` (path → text) into a pages directory, none outside it; an empty directory
+ * gets a placeholder `index.html`.
  */
-export const EdgeProviderLocal: Layer.Layer<EdgeProvider, never, SqlClient.SqlClient> = Layer.effect(
-  EdgeProvider,
+const writePages = (dir: string, project: string, files: unknown) =>
+  Effect.tryPromise({
+    try: async () => {
+      await Fs.mkdir(dir, { recursive: true })
+      if (typeof files === "object" && files !== null) {
+        for (const [name, content] of Object.entries(files)) {
+          if (typeof content !== "string") continue
+          const target = Path.resolve(dir, name.replace(/^\/+/, ""))
+          if (!target.startsWith(dir + Path.sep)) throw new Error(`the file ${name} is outside the project`)
+          await Fs.mkdir(Path.dirname(target), { recursive: true })
+          await Fs.writeFile(target, content)
+        }
+      }
+      const present = await Fs.readdir(dir)
+      if (present.length === 0) await Fs.writeFile(Path.join(dir, "index.html"), placeholderPage(project))
+    },
+    catch: failed(`Could not write the pages of ${project}`)
+  })
+
+/** The local edge provider as built from `options`. */
+const make = (options: LocalEdgeOptions) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const config = yield* Effect.serviceOption(CoreConfig)
+    const root = Path.resolve(options.root ?? LocalEdge.rootOf(Option.getOrUndefined(config)))
+    const port = options.port ?? Option.match(config, { onNone: () => 8787, onSome: (c) => c.port })
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+    const quoted = (name: string) => sql.literal(`"${name}"`)
+    const edgeTable = (type: "kv" | "queue", edgeName: string) =>
+      sql.literal(`${LocalEdge.EDGE_SCHEMA}."${LocalEdge.resourceTable(type, edgeName)}"`)
+    const dbFailure = failed("The local edge's database failed")
+
+    /** Make the resource's data: a schema, a directory, a table (each idempotent). */
+    const materialize = (spec: EdgeResourceSpec): Effect.Effect<void, JobFailed> => {
+      switch (spec.resourceType) {
+        case "sql_db":
+          return sql`CREATE SCHEMA IF NOT EXISTS ${quoted(LocalEdge.databaseSchema(spec.edgeName))}`.pipe(Effect.asVoid, Effect.mapError(dbFailure))
+        case "object_store":
+          return Effect.tryPromise({
+            try: () => Fs.mkdir(LocalEdge.objectsDir(root, spec.edgeName), { recursive: true }),
+            catch: failed(`Could not make the object store ${spec.edgeName}`)
+          }).pipe(Effect.asVoid)
+        case "kv":
+          return sql`CREATE TABLE IF NOT EXISTS ${edgeTable("kv", spec.edgeName)} (
+              key text PRIMARY KEY, value text NOT NULL, expires_at timestamptz)`.pipe(Effect.asVoid, Effect.mapError(dbFailure))
+        case "queue":
+          return sql`CREATE TABLE IF NOT EXISTS ${edgeTable("queue", spec.edgeName)} (
+              id bigserial PRIMARY KEY, body jsonb NOT NULL, attempts integer NOT NULL DEFAULT 0,
+              visible_at timestamptz NOT NULL DEFAULT now(), enqueued_at timestamptz NOT NULL DEFAULT now())`.pipe(
+            Effect.asVoid,
+            Effect.mapError(dbFailure)
+          )
+        case "pages":
+          return writePages(LocalEdge.pagesDir(root, spec.edgeName), spec.edgeName, spec.config.files)
+        case "worker":
+          return Effect.void
+      }
+    }
+
+    /** Drop the resource's data (absent: nothing). */
+    const dropData = (resourceType: EdgeResourceType, edgeName: string): Effect.Effect<void, JobFailed> => {
+      const removeDir = (dir: string) =>
+        Effect.tryPromise({ try: () => Fs.rm(dir, { recursive: true, force: true }), catch: failed(`Could not remove ${edgeName}`) })
+      switch (resourceType) {
+        case "sql_db":
+          return sql`DROP SCHEMA IF EXISTS ${quoted(LocalEdge.databaseSchema(edgeName))} CASCADE`.pipe(Effect.asVoid, Effect.mapError(dbFailure))
+        case "object_store":
+          return removeDir(LocalEdge.objectsDir(root, edgeName))
+        case "pages":
+          return removeDir(LocalEdge.pagesDir(root, edgeName))
+        case "kv":
+        case "queue":
+          return sql`DROP TABLE IF EXISTS ${edgeTable(resourceType, edgeName)}`.pipe(Effect.asVoid, Effect.mapError(dbFailure))
+        case "worker":
+          return Effect.void
+      }
+    }
+
+    const handleOf = (spec: Pick<EdgeResourceSpec, "resourceType" | "edgeName">) => ({
+      edgeId: `local:${spec.resourceType}:${spec.edgeName}`,
+      edgeUrl: spec.resourceType === "pages" ? LocalEdge.pagesUrl(LocalEdge.safeSegment(spec.edgeName), port) : null
+    })
+
+    const ownerOf = (resourceType: string, edgeName: string) =>
+      sql<{ platformId: string }>`SELECT platform_id AS "platformId" FROM provisioning.edge_resources
+        WHERE resource_type = ${resourceType} AND edge_name = ${edgeName}`.pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0]?.platformId)),
+        Effect.mapError(dbFailure)
+      )
+
+    const createResource = (spec: EdgeResourceSpec) =>
+      Effect.gen(function*() {
+        const owner = yield* ownerOf(spec.resourceType, spec.edgeName)
+        if (Option.isSome(owner) && owner.value !== spec.platformId) {
+          return yield* new JobFailed({ message: `The ${spec.resourceType} ${spec.edgeName} belongs to another platform` })
+        }
+        if (spec.resourceType === "worker" && spec.config.script !== undefined && typeof spec.config.script !== "string") {
+          return yield* new JobFailed({ message: "A worker's config.script must be the bundle's text" })
+        }
+        yield* materialize(spec)
+        const handle = handleOf(spec)
+        const at = yield* now
+        const script = typeof spec.config.script === "string" ? spec.config.script : null
+        const { script: _, files: __, ...config } = spec.config
+        yield* sql`INSERT INTO provisioning.edge_resources
+            (resource_type, edge_name, platform_id, environment, edge_id, edge_url, config, script, created_at, updated_at)
+          VALUES (${spec.resourceType}, ${spec.edgeName}, ${spec.platformId}, ${spec.environment}, ${handle.edgeId},
+            ${handle.edgeUrl}, ${JSON.stringify(config)}::jsonb, ${script}, ${at}, ${at})
+          ON CONFLICT (resource_type, edge_name) DO UPDATE SET environment = EXCLUDED.environment, edge_url = EXCLUDED.edge_url,
+            config = EXCLUDED.config, script = COALESCE(EXCLUDED.script, provisioning.edge_resources.script), updated_at = EXCLUDED.updated_at`.pipe(
+          Effect.mapError(dbFailure)
+        )
+        return handle
+      }).pipe(Effect.withSpan("EdgeProviderLocal.createResource", { attributes: { resourceType: spec.resourceType, edgeName: spec.edgeName } }))
+
+    const deleteResource = (
+      spec: Pick<EdgeResourceSpec, "platformId" | "resourceType" | "edgeName">,
+      options: { readonly deleteData: boolean }
+    ) =>
+      Effect.gen(function*() {
+        const owner = yield* ownerOf(spec.resourceType, spec.edgeName)
+        if (Option.isSome(owner) && owner.value !== spec.platformId) {
+          return yield* new JobFailed({ message: `The ${spec.resourceType} ${spec.edgeName} belongs to another platform` })
+        }
+        // Data first, then the listing: a retry after a crash between them still finds the row.
+        if (options.deleteData) yield* dropData(spec.resourceType, spec.edgeName)
+        yield* sql`DELETE FROM provisioning.edge_resources WHERE resource_type = ${spec.resourceType} AND edge_name = ${spec.edgeName}
+          AND platform_id = ${spec.platformId}`.pipe(Effect.mapError(dbFailure))
+      }).pipe(Effect.withSpan("EdgeProviderLocal.deleteResource", { attributes: { resourceType: spec.resourceType, edgeName: spec.edgeName } }))
+
+    const listResources = (platformId: string) =>
+      sql<{ resourceType: EdgeResourceType; edgeName: string; edgeId: string; edgeUrl: string | null }>`SELECT
+          resource_type AS "resourceType", edge_name AS "edgeName", edge_id AS "edgeId", edge_url AS "edgeUrl"
+        FROM provisioning.edge_resources WHERE platform_id = ${platformId} ORDER BY resource_type, edge_name`.pipe(
+        Effect.map((rows): ReadonlyArray<EdgeResourceListing> =>
+          rows.map((row) => ({ resourceType: row.resourceType, edgeName: row.edgeName, edgeId: row.edgeId, edgeUrl: row.edgeUrl ?? null }))),
+        Effect.mapError(dbFailure)
+      )
+
+    /** Recorded `pending`, then verified at once: a local hostname needs no DNS proof (decision 0294). */
+    const addCustomHostname = (input: { readonly platformId: string; readonly hostname: string; readonly target: string }) =>
+      Effect.gen(function*() {
+        const hostname = input.hostname.toLowerCase()
+        const at = yield* now
+        const existing = yield* sql<{ id: string; platformId: string }>`SELECT id, platform_id AS "platformId"
+          FROM provisioning.edge_hostnames WHERE hostname = ${hostname}`.pipe(Effect.mapError(dbFailure))
+        if (existing[0] !== undefined && existing[0].platformId !== input.platformId) {
+          return yield* new JobFailed({ message: `The hostname ${hostname} is routed for another platform` })
+        }
+        const edgeId = existing[0]?.id ?? `local-hostname:${hostname}`
+        yield* sql`INSERT INTO provisioning.edge_hostnames (id, platform_id, hostname, target, status, created_at, updated_at)
+          VALUES (${edgeId}, ${input.platformId}, ${hostname}, ${input.target}, 'pending', ${at}, ${at})
+          ON CONFLICT (hostname) DO UPDATE SET target = EXCLUDED.target, updated_at = EXCLUDED.updated_at`.pipe(Effect.mapError(dbFailure))
+        yield* sql`UPDATE provisioning.edge_hostnames SET status = 'active', updated_at = ${at} WHERE id = ${edgeId}`.pipe(
+          Effect.mapError(dbFailure)
+        )
+        return { edgeId, status: "active" as const }
+      }).pipe(Effect.withSpan("EdgeProviderLocal.addCustomHostname"))
+
+    const removeCustomHostname = (input: { readonly platformId: string; readonly edgeId: string }) =>
+      sql`DELETE FROM provisioning.edge_hostnames WHERE id = ${input.edgeId} AND platform_id = ${input.platformId}`.pipe(
+        Effect.asVoid,
+        Effect.mapError(dbFailure),
+        Effect.withSpan("EdgeProviderLocal.removeCustomHostname")
+      )
+
     return EdgeProvider.of({
       name: "local",
       activateFeature: (feature) =>
@@ -38,7 +218,26 @@ export const EdgeProviderLocal: Layer.Layer<EdgeProvider, never, SqlClient.SqlCl
           Effect.asVoid,
           Effect.orDie,
           Effect.withSpan("EdgeProviderLocal.setPlatformStatus")
-        )
+        ),
+      createResource,
+      deleteResource,
+      listResources,
+      addCustomHostname,
+      removeCustomHostname
     })
   })
-)
+
+/**
+ * The local edge provider (DESIGN §7): what it makes is real and local (decision 0292). A `sql_db`
+ * is a PostgreSQL schema `edge_<name>`; an `object_store` a directory `<root>/objects/<name>`; a
+ * `kv` namespace or a `queue` a table of its own in `provisioning_edge`; a `worker` its bundle
+ * (`config.script`) kept in `provisioning.edge_resources`, which lists them all; `pages` a
+ * directory `<root>/pages/<project>` that the server serves at `http://<project>.localhost:<port>/`
+ * (451 while the platform is suspended: `provisioning.platform_status`). A feature is recorded as
+ * deployed in `provisioning.local_features`; custom hostnames in `provisioning.edge_hostnames`.
+ */
+export const EdgeProviderLocal: Layer.Layer<EdgeProvider, never, SqlClient.SqlClient> & {
+  readonly layer: (options: LocalEdgeOptions) => Layer.Layer<EdgeProvider, never, SqlClient.SqlClient>
+} = Object.assign(Layer.effect(EdgeProvider, make({})), {
+  layer: (options: LocalEdgeOptions) => Layer.effect(EdgeProvider, make(options))
+})

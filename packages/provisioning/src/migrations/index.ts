@@ -1,10 +1,12 @@
 import type { Migrations } from "@core/kernel"
 import jobs from "./0001_jobs.js"
+import edgeResources from "./0004_edge_resources.js"
 
 /** Provisioning's migrations (schema `provisioning`). */
 export const ProvisioningMigrations: Migrations.Domain = {
   schema: "provisioning",
   migrations: {
-    "0001_jobs": jobs
+    "0001_jobs": jobs,
+    "0004_edge_resources": edgeResources
   }
 }
