@@ -2,11 +2,13 @@ import { Provisioning } from "@core/contracts"
 import { Route } from "@core/kernel"
 import { Effect } from "effect"
 import { JobQueue } from "./JobQueue.js"
+import { JobApiHandlers } from "./JobsHttp.js"
 import { toJobRecord } from "./Jobs.js"
 import { PlatformStatuses } from "./PlatformStatuses.js"
 
 /** Provisioning's routes, one `handle` per catalogued route (`Provisioning.ProvisioningRoutes`). */
 export const ProvisioningHandlers = [
+  ...JobApiHandlers,
   Route.handle(Provisioning.ProvisioningRoutes.getJob, ({ caller, params }) =>
     Effect.map(Effect.flatMap(JobQueue, (jobs) => jobs.get(caller, params.jobId)), toJobRecord)),
   Route.handle(Provisioning.ProvisioningRoutes.setPlatformStatus, ({ body }) =>

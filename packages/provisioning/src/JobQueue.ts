@@ -1,11 +1,20 @@
-import type { Caller } from "@core/kernel"
+import type { Provisioning } from "@core/contracts"
+import { type Caller, Cursor, Policy, ValidationError } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { jobNotFound } from "./Errors.js"
-import { find } from "./Jobs.js"
+import { COLUMNS, find, toJobRecord, toRow } from "./Jobs.js"
 import { canReadJob } from "./Policy.js"
 
-/** The queue's use cases for callers: read a job (issue 13 adds the list and the operator controls). */
+/** The job list's filters and page, as the contract decodes them. */
+export interface JobListInput {
+  readonly platformId?: string | undefined
+  readonly status?: Provisioning.JobStatus | undefined
+  readonly cursor?: string | undefined
+  readonly limit: number
+}
+
+/** The queue's use cases for callers: read a job, list jobs (operator controls: `JobControls`). */
 export class JobQueue extends Effect.Service<JobQueue>()("@core/provisioning/JobQueue", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -15,6 +24,36 @@ export class JobQueue extends Effect.Service<JobQueue>()("@core/provisioning/Job
       yield* canReadJob(caller, job.value)
       return job.value
     })
-    return { get } as const
+
+    /**
+     * Jobs newest first (decision 0281): operators and the service key see every job; anyone else
+     * the jobs of the organization it acts in (`platforms:read` there), so another tenant's
+     * `platformId` lists nothing. A caller outside any organization lists nothing.
+     */
+    const list = Effect.fn("JobQueue.list")(function*(caller: Caller, input: JobListInput) {
+      const after = yield* Cursor.decodeOptional(Cursor.CreatedAtId, input.cursor)
+      if (after !== undefined && Number.isNaN(new Date(after.createdAt).getTime())) {
+        return yield* new ValidationError({ message: "Invalid request query", issues: [{ path: "cursor", message: "Invalid cursor" }] })
+      }
+      const privileged = yield* Policy.isPrivileged(caller)
+      const organizationId = privileged ? undefined : caller.kind === "service" ? null : caller.organizationId
+      const page = (data: ReadonlyArray<Provisioning.JobRecord>, nextCursor: string) => ({
+        data: [...data],
+        pagination: { limit: input.limit, cursor: input.cursor ?? "", nextCursor, count: data.length }
+      })
+      if (organizationId === null) return page([], "")
+      if (organizationId !== undefined) yield* Policy.requirePermission(caller, organizationId, "platforms:read")
+      const filters = [
+        ...(organizationId === undefined ? [] : [sql`organization_id = ${organizationId}`]),
+        ...(input.platformId === undefined ? [] : [sql`platform_id = ${input.platformId}`]),
+        ...(input.status === undefined ? [] : [sql`status = ${input.status}`]),
+        ...(after === undefined ? [] : [sql`(created_at, id) < (${new Date(after.createdAt)}, ${after.id})`])
+      ]
+      const rows = yield* sql<Record<string, unknown>>`SELECT ${sql.literal(COLUMNS)} FROM provisioning.jobs
+        WHERE ${sql.and(filters)} ORDER BY created_at DESC, id DESC LIMIT ${input.limit + 1}`.pipe(Effect.orDie)
+      const cut = Cursor.page(rows.map(toRow), input.limit, (row) => ({ createdAt: row.createdAt.toISOString(), id: row.id }))
+      return page(cut.data.map(toJobRecord), cut.nextCursor ?? "")
+    })
+    return { get, list } as const
   })
 }) {}

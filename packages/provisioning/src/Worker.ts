@@ -1,6 +1,6 @@
 import { Database } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
-import { Cause, Clock, Duration, Effect, Exit, Layer, Option, Queue, Random, Ref, Schedule, Stream } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, Layer, Option, Queue, Random, Ref, Schedule, Stream } from "effect"
 import { type JobContext, JobFailed, JobHandlers } from "./JobHandlers.js"
 import { CHANNEL, type JobRow, type JobStep } from "./Jobs.js"
 import { makeQueue } from "./Queue.js"
@@ -55,8 +55,14 @@ export const run = (options: WorkerOptions = {}) =>
     const later = (ms: number) => Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis + ms))
 
     const wake = yield* Queue.sliding<void>(1)
+    // The jobs this worker runs, each with its stop signal: an operator's cancel or force-complete
+    // sends `stop:<jobId>` on the channel (decision 0283); the heartbeat finding the job gone is the fallback.
+    const stops = new Map<string, Deferred.Deferred<void>>()
     yield* Database.listen(CHANNEL).pipe(
-      Stream.runForEach(() => wake.offer(undefined)),
+      Stream.runForEach((payload) => {
+        const stop = payload.startsWith("stop:") ? stops.get(payload.slice(5)) : undefined
+        return stop === undefined ? wake.offer(undefined) : Deferred.succeed(stop, undefined)
+      }),
       Effect.catchAllCause((cause) => Effect.logDebug("provisioning worker: no LISTEN, polling only", cause)),
       Effect.forkScoped
     )
@@ -91,10 +97,14 @@ export const run = (options: WorkerOptions = {}) =>
           ? Effect.fail(new JobFailed({ message: `No handler for job type ${job.type}` }))
           : handler.run(job, context)
         const heartbeat = Effect.flatMap(Effect.all([later(leaseMs), now]), ([until, at]) => queue.heartbeat(job.id, workerId, until, at)).pipe(
-          Effect.repeat(Schedule.spaced(Duration.millis(Math.max(10, Math.floor(leaseMs / 3))))),
+          // It ends once the job is no longer this worker's RUNNING job (cancelled, force-completed, taken over).
+          Effect.repeat({ schedule: Schedule.spaced(Duration.millis(Math.max(10, Math.floor(leaseMs / 3)))), while: (held) => held !== false }),
           Effect.delay(Duration.millis(Math.max(10, Math.floor(leaseMs / 3))))
         )
-        const exit = yield* Effect.exit(Effect.raceFirst(work, Effect.zipRight(heartbeat, Effect.never)))
+        const stop = yield* Deferred.make<void>()
+        stops.set(job.id, stop)
+        const held = Effect.zipRight(Effect.raceFirst(heartbeat, Deferred.await(stop)), Effect.interrupt)
+        const exit = yield* Effect.exit(Effect.raceFirst(work, held)).pipe(Effect.ensuring(Effect.sync(() => stops.delete(job.id))))
         const at = yield* now
         if (Exit.isSuccess(exit)) return yield* queue.complete(job.id, workerId, exit.value ?? {}, at)
         if (Exit.isInterrupted(exit)) return yield* queue.release(job.id, workerId, at)

@@ -6,6 +6,7 @@ import { IdentityHandlers, IdentityLive } from "@core/auth"
 import { type Configuration, CoreConfig, ForwardedCallers, ForwardedIdentity, Ids, Route } from "@core/kernel"
 import { FeatureActivationsLive, Features, OnboardJobLive, Platforms, RegistryHandlers, RegistryServices, Resources } from "@core/registry"
 import { EdgeProviderLocal, FeatureJobsLive, JobHandlers, JobQueue, PlatformStatuses, ProvisioningHandlers, Worker } from "@core/provisioning"
+import { JobApiLive } from "@core/provisioning"
 import { Catalogue, StacksHandlers } from "@core/stacks"
 import { Context, Duration, Effect, Layer, type Scope } from "effect"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
@@ -94,6 +95,7 @@ const provisioning: ServiceDefinition = {
   base: "/api/v1/provision",
   layer: Layer.mergeAll(
     JobQueue.Default,
+    JobApiLive,
     PlatformStatuses.Default,
     ForwardedCallers.layer,
     Worker.layer().pipe(

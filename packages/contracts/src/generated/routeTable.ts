@@ -209,6 +209,13 @@ export const OnboardingRouteRefs: RouteRefs<typeof Registry.OnboardingRoutes> = 
 
 /** `Provisioning.ProvisioningRoutes` without its schemas (provisioning, /api/v1/provisioning). */
 export const ProvisioningRouteRefs: RouteRefs<typeof Provisioning.ProvisioningRoutes> = {
+  listJobs: { method: "GET", path: "/api/v1/provision/jobs", successStatus: 200, prefix: provisioning },
+  streamJobEvents: { method: "GET", path: "/api/v1/provision/jobs/{jobId}/events", successStatus: 200, prefix: provisioning },
+  retryJob: { method: "POST", path: "/api/v1/provision/jobs/{jobId}/retry", successStatus: 200, prefix: provisioning },
+  cancelJob: { method: "POST", path: "/api/v1/provision/jobs/{jobId}/cancel", successStatus: 200, prefix: provisioning },
+  forceCompleteJob: { method: "POST", path: "/api/v1/provision/jobs/{jobId}/force-complete", successStatus: 200, prefix: provisioning },
+  listDeadLetters: { method: "GET", path: "/api/v1/provision/dlq", successStatus: 200, prefix: provisioning },
+  replayDeadLetter: { method: "POST", path: "/api/v1/provision/dlq/{entryId}/replay", successStatus: 202, prefix: provisioning },
   getJob: { method: "GET", path: "/api/v1/provision/jobs/{jobId}", successStatus: 200, prefix: provisioning },
   setPlatformStatus: { method: "POST", path: "/internal/platform-status", successStatus: 200, prefix: provisioning }
 } as const

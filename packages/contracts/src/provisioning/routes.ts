@@ -1,4 +1,5 @@
 import { defineRoutes } from "../Routes.js"
+import { JobApiRoutes } from "./jobs.js"
 import { JobParams, JobRecord, PlatformStatusRequest, PlatformStatusResponse } from "./schemas.js"
 
 const tags = ["provisioning: jobs"]
@@ -9,6 +10,7 @@ const tags = ["provisioning: jobs"]
  * documented paths and the stripped ones, DESIGN §3). Issue 13 adds the job-creating and operator routes.
  */
 export const ProvisioningRoutes = defineRoutes({
+  ...JobApiRoutes,
   getJob: {
     method: "GET",
     path: "/api/v1/provision/jobs/{jobId}",

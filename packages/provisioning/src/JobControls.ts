@@ -1,0 +1,96 @@
+import type { Provisioning } from "@core/contracts"
+import { type Caller, InvalidState, Policy } from "@core/kernel"
+import { SqlClient, type Statement } from "@effect/sql"
+import { Clock, Effect } from "effect"
+import { jobNotFound } from "./Errors.js"
+import { CHANNEL } from "./Jobs.js"
+
+/** The wake-up payload that tells the worker running `jobId` to stop it (decision 0283). */
+export const stopPayload = (jobId: string): string => `stop:${jobId}`
+
+/** The default reason of a cancel that names none. */
+export const CANCEL_REASON = "Cancelled by an operator"
+
+/** Who did it, as a job event's `actor`: a user's or an API key's id, or `service` for the static key. */
+export const actorName = (caller: Caller): string => Policy.actorOf(caller).actorId ?? "service"
+
+/**
+ * Name the actor and reason of what the current transaction does to jobs: the jobs table's
+ * trigger copies them into the job's events (decision 0280). Only inside `withTransaction`.
+ */
+export const asActor = (sql: SqlClient.SqlClient, actor: string, reason: string | undefined) =>
+  sql`SELECT set_config('provisioning.actor', ${actor}, true), set_config('provisioning.reason', ${reason ?? ""}, true)`.pipe(
+    Effect.asVoid
+  )
+
+interface Transition {
+  readonly to: Provisioning.JobStatus
+  readonly from: ReadonlyArray<Provisioning.JobStatus>
+  /** The `SET` list of the change, after `status`. */
+  readonly set: (sql: SqlClient.SqlClient, now: Date) => Statement.Fragment
+}
+
+/**
+ * The operator controls (seed 001, DESIGN §7; decision 0283): retry only from FAILED, cancel from
+ * QUEUED or RUNNING, force-complete from anything but COMPLETED; 409 `INVALID_STATE` `{ from, to }`
+ * otherwise. Each is one guarded `UPDATE` in a transaction that names the actor and reason for
+ * the job's events; stopping a running handler is a wake-up the worker listens for (and its
+ * heartbeat's fallback: a job no longer RUNNING under its lease is stopped).
+ */
+export class JobControls extends Effect.Service<JobControls>()("@core/provisioning/JobControls", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const move = (caller: Caller, jobId: string, transition: Transition, reason: string | undefined) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const now = new Date(yield* Clock.currentTimeMillis)
+        yield* asActor(sql, actorName(caller), reason)
+        const before = yield* sql<{ status: Provisioning.JobStatus }>`SELECT status FROM provisioning.jobs WHERE id = ${jobId} FOR UPDATE`
+        const from = before[0]?.status
+        if (from === undefined) return yield* jobNotFound
+        if (!transition.from.includes(from)) {
+          return yield* new InvalidState({ message: `A ${from} job cannot become ${transition.to}`, from, to: transition.to })
+        }
+        yield* sql`UPDATE provisioning.jobs SET status = ${transition.to}, ${transition.set(sql, now)}, updated_at = ${now}
+          WHERE id = ${jobId}`
+        // Workers wake for a queued job; the one running a stopped job interrupts it.
+        yield* sql`SELECT pg_notify(${CHANNEL}, ${transition.to === "QUEUED" ? jobId : stopPayload(jobId)})`
+        return from
+      })).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    /** FAILED → QUEUED at once, its attempts renewed (finished steps stay done: memoized). */
+    const retry = Effect.fn("JobControls.retry")(function*(caller: Caller, jobId: string, reason?: string) {
+      yield* move(caller, jobId, {
+        to: "QUEUED",
+        from: ["FAILED"],
+        set: (sql, now) => sql`attempts = 0, run_at = ${now}, lease_until = NULL, locked_by = NULL, finished_at = NULL`
+      }, reason)
+      return { jobId, status: "QUEUED" as const }
+    })
+
+    /** QUEUED or RUNNING → FAILED with the reason as its error; a running handler is stopped. */
+    const cancel = Effect.fn("JobControls.cancel")(function*(caller: Caller, jobId: string, reason?: string) {
+      const why = reason ?? CANCEL_REASON
+      yield* move(caller, jobId, {
+        to: "FAILED",
+        from: ["QUEUED", "RUNNING"],
+        set: (sql, now) => sql`error = ${why}, lease_until = NULL, locked_by = NULL, finished_at = ${now}`
+      }, why)
+      return { jobId, status: "FAILED" as const, reason: why }
+    })
+
+    /** Anything but COMPLETED → COMPLETED (`result.forced`), a running handler stopped. */
+    const forceComplete = Effect.fn("JobControls.forceComplete")(function*(caller: Caller, jobId: string, reason?: string) {
+      yield* move(caller, jobId, {
+        to: "COMPLETED",
+        from: ["QUEUED", "RUNNING", "FAILED"],
+        set: (sql, now) =>
+          sql`result = COALESCE(result, '{}'::jsonb) || '{"forced": true}'::jsonb, progress = 1, lease_until = NULL, locked_by = NULL,
+            finished_at = ${now}`
+      }, reason)
+      return { jobId, status: "COMPLETED" as const }
+    })
+
+    return { retry, cancel, forceComplete } as const
+  })
+}) {}
