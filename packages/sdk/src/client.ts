@@ -5,6 +5,7 @@ import { iamAccounts, type IamAccounts } from "./resources/iam-accounts.js"
 import { iamAuthorization, type IamAuthorization } from "./resources/iam-authorization.js"
 import { iamDevice, type IamDevice } from "./resources/iam-device.js"
 import { iamOrganizations, type IamOrganizations } from "./resources/iam-organizations.js"
+import { provisioning, type ProvisioningClient } from "./resources/provisioning.js"
 import { registry, type RegistryClient } from "./resources/registry.js"
 import { stacks, type StacksClient } from "./resources/stacks.js"
 import { createTransport, type ClientOptions, type HttpMethod, type RequestOptions } from "./transport.js"
@@ -45,6 +46,8 @@ export interface CoreClient {
   readonly stacks: StacksClient
   /** The platform registry through the gateway (`/api/v1/platforms/...`). */
   readonly registry: RegistryClient
+  /** Provisioning jobs through the gateway (`/api/v1/provisioning/...`): read, watch live, retry, cancel; the dead letters; the job-creating routes. */
+  readonly provisioning: ProvisioningClient
 }
 
 /**
@@ -66,6 +69,7 @@ export const createClient = (options: ClientOptions): CoreClient => {
     health: health(transport),
     iam: { ...iamAccounts(transport), ...iamAuthorization(transport), ...iamOrganizations(transport), ...iamDevice(transport) },
     stacks: stacks(transport),
-    registry: registry(transport)
+    registry: registry(transport),
+    provisioning: provisioning(transport)
   }
 }

@@ -16,6 +16,9 @@ export type { StacksCallOptions, StacksClient } from "./resources/stacks.js"
 export type { LifecycleQuery, ListPlatformsQuery, RegistryCallOptions, RegistryClient, RegistryPlatforms } from "./resources/registry.js"
 export type { ListEntitiesQuery, RegistryEntities, RemoveEntityOptions } from "./resources/registry.js"
 export type { ListDnsRecordsQuery, ListEntityResourcesQuery, ListFeaturesQuery, ListResourcesQuery, ListSecretsQuery } from "./resources/registry.js"
+export type { ListDeadLettersQuery, ListJobsQuery, OperatorActionInput, ProvisioningCallOptions, ProvisioningClient, ProvisioningCreate } from "./resources/provisioning.js"
+export type { ProvisioningDeadLetters, ProvisioningJobs, ServerSentEvent, WatchOptions } from "./resources/provisioning.js"
+export { parseEventStream } from "./resources/provisioning.js"
 export type { RegistryDnsRecords, RegistryFeatures, RegistryOnboarding, RegistryResources, RegistrySecrets } from "./resources/registry.js"
 export {
   BadRequestError,

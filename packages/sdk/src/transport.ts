@@ -66,8 +66,8 @@ export interface RequestOptions<T = unknown> {
   readonly retry?: number | RetryOptions
   /** This request's idempotency key; `false` sends none (and so a POST is never retried). */
   readonly idempotencyKey?: string | false
-  /** `text` returns the body as a string whatever its type. @default "json" */
-  readonly responseType?: "json" | "text"
+  /** `text` returns the body as a string whatever its type; `stream` returns the body unread (a `ReadableStream`, for Server-Sent Events). @default "json" */
+  readonly responseType?: "json" | "text" | "stream"
 }
 
 /** Sends requests with authentication, retries, timeouts and error mapping; resources are built on it. */
@@ -103,7 +103,8 @@ const authHeaders = (options: ClientOptions): Record<string, string> => ({
   ...(options.apiKey === undefined ? {} : { "x-api-key": options.apiKey })
 })
 
-const readSuccess = async (response: Response, responseType: "json" | "text"): Promise<unknown> => {
+const readSuccess = async (response: Response, responseType: "json" | "text" | "stream"): Promise<unknown> => {
+  if (responseType === "stream") return response.body
   const text = await response.text()
   if (responseType === "text") return text
   if (text === "") return undefined

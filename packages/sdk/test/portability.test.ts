@@ -14,9 +14,11 @@ const importsOf = (file: string): Array<string> =>
  * The most bytes the minified browser bundle may have besides the generated route table (35 KB in
  * all when written, 528 KB with zod; 28.5 KB without the table at issue 12). The table holds every
  * catalogued route's ref (the SDK maps a declaration to its gateway prefix with it) and grows with
- * the catalogues, so it is bounded per route instead (about 106 bytes each): decision 0268.
+ * the catalogues, so it is bounded per route instead (about 106 bytes each): decision 0268. Issue 13's
+ * `client.provisioning` (jobs, their event stream, dead letters, job creation) brought the code to
+ * 33.5 KB: decision 0310.
  */
-const CODE_LIMIT = 32 * 1024
+const CODE_LIMIT = 36 * 1024
 const BYTES_PER_ROUTE = 140
 const routeTable = join(import.meta.dirname, "..", "..", "contracts", "src", "generated", "routeTable.ts")
 
