@@ -1,6 +1,7 @@
 import { Provisioning } from "@core/contracts"
 import { Route } from "@core/kernel"
 import { Effect } from "effect"
+import { JobCreationHandlers } from "./CreationHttp.js"
 import { JobQueue } from "./JobQueue.js"
 import { JobApiHandlers } from "./JobsHttp.js"
 import { toJobRecord } from "./Jobs.js"
@@ -8,6 +9,7 @@ import { PlatformStatuses } from "./PlatformStatuses.js"
 
 /** Provisioning's routes, one `handle` per catalogued route (`Provisioning.ProvisioningRoutes`). */
 export const ProvisioningHandlers = [
+  ...JobCreationHandlers,
   ...JobApiHandlers,
   Route.handle(Provisioning.ProvisioningRoutes.getJob, ({ caller, params }) =>
     Effect.map(Effect.flatMap(JobQueue, (jobs) => jobs.get(caller, params.jobId)), toJobRecord)),

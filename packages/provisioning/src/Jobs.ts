@@ -44,6 +44,11 @@ export interface NewJob {
   readonly payload: Record<string, unknown>
   /** @default DEFAULT_MAX_ATTEMPTS */
   readonly maxAttempts?: number
+  /**
+   * What the job works on (`Targets`): jobs of one target run one at a time in the order they
+   * were enqueued (decision 0286). @default null (no ordering)
+   */
+  readonly target?: string | null
 }
 
 /** What enqueueing answers (seed 001's job-creating routes). */
@@ -118,11 +123,12 @@ export const enqueue = (sql: SqlClient.SqlClient, job: NewJob): Effect.Effect<En
   Effect.gen(function*() {
     const id = yield* Ids.make("job")
     const now = new Date(yield* Clock.currentTimeMillis)
-    yield* sql`INSERT INTO provisioning.jobs
-        (id, type, platform_id, organization_id, payload, status, max_attempts, run_at, created_at, updated_at)
+    // One statement, one round trip: the insert and its wake-up (decision 0308).
+    yield* sql`WITH inserted AS (INSERT INTO provisioning.jobs
+        (id, type, platform_id, organization_id, payload, status, max_attempts, run_at, created_at, updated_at, target)
       VALUES (${id}, ${job.type}, ${job.platformId}, ${job.organizationId ?? null}, ${JSON.stringify(job.payload)}::jsonb,
-        'QUEUED', ${job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS}, ${now}, ${now}, ${now})`
-    yield* sql`SELECT pg_notify(${CHANNEL}, ${id})`
+        'QUEUED', ${job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS}, ${now}, ${now}, ${now}, ${job.target ?? null}) RETURNING id)
+      SELECT pg_notify(${CHANNEL}, id) FROM inserted`
     return { jobId: id, status: "QUEUED" as const }
   }).pipe(Effect.orDie, Effect.withSpan("Jobs.enqueue"))
 

@@ -12,15 +12,24 @@ export const makeQueue = (sql: SqlClient.SqlClient) => {
   return {
     /**
      * Take the next due job: a queued one whose `run_at` has come, or a running one whose lease
-     * ended (its worker crashed). `FOR UPDATE SKIP LOCKED`: two workers never take one job.
+     * ended (its worker crashed). `FOR UPDATE SKIP LOCKED`: two workers never take one job. A job
+     * with a `target` waits while an earlier job of that target is unfinished (decision 0286).
+     * Two index probes, not one scan of every due job sorted: a lapsed lease first (`jobs_leased_idx`),
+     * else the earliest due queued job (`jobs_queued_idx`); COALESCE runs the second only when the
+     * first finds none (decision 0308).
      */
     claim: (workerId: string, now: Date, leaseUntil: Date): Effect.Effect<Option.Option<JobRow>> =>
       sql<Record<string, unknown>>`UPDATE provisioning.jobs SET status = 'RUNNING', attempts = attempts + 1,
           lease_until = ${leaseUntil}, locked_by = ${workerId}, started_at = COALESCE(started_at, ${now}), updated_at = ${now}
-        WHERE id = (
-          SELECT id FROM provisioning.jobs
-          WHERE (status = 'QUEUED' AND run_at <= ${now}) OR (status = 'RUNNING' AND lease_until < ${now})
-          ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED
+        WHERE id = COALESCE(
+          (SELECT id FROM provisioning.jobs WHERE status = 'RUNNING' AND lease_until < ${now}
+            ORDER BY lease_until LIMIT 1 FOR UPDATE SKIP LOCKED),
+          (SELECT id FROM provisioning.jobs j
+            WHERE status = 'QUEUED' AND run_at <= ${now}
+              AND (j.target IS NULL OR NOT EXISTS (
+                SELECT 1 FROM provisioning.jobs e
+                WHERE e.target = j.target AND e.status IN ('QUEUED', 'RUNNING') AND (e.created_at, e.id) < (j.created_at, j.id)))
+            ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED)
         )
         RETURNING ${columns}`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRow)),

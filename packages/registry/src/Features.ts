@@ -1,6 +1,6 @@
 import type { Registry } from "@core/contracts"
 import { type Caller, Cursor, Ids, InvalidState, NotFound } from "@core/kernel"
-import { FEATURE_ACTIVATE, FEATURE_DEACTIVATE, type FeaturePayload, Jobs } from "@core/provisioning"
+import { FEATURE_ACTIVATE, FEATURE_DEACTIVATE, type FeaturePayload, Jobs, Targets } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { type ActivationRow, makeFeaturesRepo } from "./FeaturesRepo.js"
@@ -75,7 +75,10 @@ export class Features extends Effect.Service<Features>()("@core/registry/Feature
         activationId: row.id, platformId: row.platformId, entityId: row.entityId, featureId: row.featureId,
         featureVersion: row.featureVersion, environment: row.environment
       }
-      return Jobs.enqueue(sql, { type, platformId: row.platformId, organizationId, payload: { ...payload } }).pipe(
+      return Jobs.enqueue(sql, {
+        type, platformId: row.platformId, organizationId, payload: { ...payload },
+        target: Targets.feature(row.platformId, row.entityId, row.featureId, row.environment)
+      }).pipe(
         Effect.provideService(Ids.Ids, ids)
       )
     }

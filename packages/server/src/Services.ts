@@ -4,8 +4,8 @@ import type { Routes } from "@core/gateway"
 import { HttpUpstream, Upstream } from "@core/gateway"
 import { IdentityHandlers, IdentityLive } from "@core/auth"
 import { type Configuration, CoreConfig, ForwardedCallers, ForwardedIdentity, Ids, Route } from "@core/kernel"
-import { FeatureActivationsLive, Features, OnboardJobLive, Platforms, RegistryHandlers, RegistryServices, Resources } from "@core/registry"
-import { EdgeProviderLocal, FeatureJobsLive, JobHandlers, JobQueue, PlatformStatuses, ProvisioningHandlers, Worker } from "@core/provisioning"
+import { FeatureActivationsLive, FeatureRecordsLive, Features, OnboardJobLive, PlatformDirectoryLive, Platforms, RegistryHandlers, RegistryServices, Resources } from "@core/registry"
+import { AuthJobsLive, EdgeProviderLocal, FeatureJobsLive, JobCreation, JobHandlers, JobQueue, PlatformStatuses, ProvisioningHandlers, Worker } from "@core/provisioning"
 import { JobApiLive } from "@core/provisioning"
 import { Catalogue, StacksHandlers } from "@core/stacks"
 import { Context, Duration, Effect, Layer, type Scope } from "effect"
@@ -95,11 +95,13 @@ const provisioning: ServiceDefinition = {
   base: "/api/v1/provision",
   layer: Layer.mergeAll(
     JobQueue.Default,
+    JobCreation.Default.pipe(Layer.provide(PlatformDirectoryLive)),
+    FeatureRecordsLive,
     JobApiLive,
     PlatformStatuses.Default,
     ForwardedCallers.layer,
     Worker.layer().pipe(
-      Layer.provide(JobHandlers.merge(FeatureJobsLive, OnboardJobLive)),
+      Layer.provide(JobHandlers.merge(FeatureJobsLive, OnboardJobLive, AuthJobsLive)),
       Layer.provide(FeatureActivationsLive),
       Layer.provide(Layer.mergeAll(Features.DefaultWithoutDependencies, Resources.Default, StackDefinitionsLive)),
       Layer.provide(Platforms.Default)

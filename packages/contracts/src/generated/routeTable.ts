@@ -209,6 +209,16 @@ export const OnboardingRouteRefs: RouteRefs<typeof Registry.OnboardingRoutes> = 
 
 /** `Provisioning.ProvisioningRoutes` without its schemas (provisioning, /api/v1/provisioning). */
 export const ProvisioningRouteRefs: RouteRefs<typeof Provisioning.ProvisioningRoutes> = {
+  provisionPlatform: { method: "POST", path: "/api/v1/provision/platform", successStatus: 202, prefix: provisioning },
+  activateFeatureJob: { method: "POST", path: "/api/v1/provision/feature/activate", successStatus: 202, prefix: provisioning },
+  deactivateFeatureJob: { method: "POST", path: "/api/v1/provision/feature/deactivate", successStatus: 202, prefix: provisioning },
+  activateStack: { method: "POST", path: "/api/v1/provision/stack/activate", successStatus: 202, prefix: provisioning },
+  deactivateStack: { method: "POST", path: "/api/v1/provision/stack/deactivate", successStatus: 202, prefix: provisioning },
+  onboard: { method: "POST", path: "/api/v1/provision/onboard", successStatus: 202, prefix: provisioning },
+  createApp: { method: "POST", path: "/api/v1/provision/app/create", successStatus: 202, prefix: provisioning },
+  addDomain: { method: "POST", path: "/api/v1/provision/domain/add", successStatus: 202, prefix: provisioning },
+  deprovisionPlatform: { method: "POST", path: "/api/v1/provision/platform/deprovision", successStatus: 202, prefix: provisioning },
+  upgradeAuth: { method: "POST", path: "/api/v1/provision/auth/upgrade", successStatus: 202, prefix: provisioning },
   listJobs: { method: "GET", path: "/api/v1/provision/jobs", successStatus: 200, prefix: provisioning },
   streamJobEvents: { method: "GET", path: "/api/v1/provision/jobs/{jobId}/events", successStatus: 200, prefix: provisioning },
   retryJob: { method: "POST", path: "/api/v1/provision/jobs/{jobId}/retry", successStatus: 200, prefix: provisioning },

@@ -1,3 +1,4 @@
 export * from "./schemas.js"
 export * from "./routes.js"
 export * from "./jobs.js"
+export * from "./creating.js"

@@ -1,5 +1,6 @@
 import type { Migrations } from "@core/kernel"
 import jobs from "./0001_jobs.js"
+import targetsIdempotency from "./0003_targets_idempotency.js"
 import jobEventsDeadLetters from "./0002_job_events_dead_letters.js"
 import edgeResources from "./0004_edge_resources.js"
 
@@ -8,6 +9,7 @@ export const ProvisioningMigrations: Migrations.Domain = {
   schema: "provisioning",
   migrations: {
     "0001_jobs": jobs,
+    "0003_targets_idempotency": targetsIdempotency,
     "0002_job_events_dead_letters": jobEventsDeadLetters,
     "0004_edge_resources": edgeResources
   }

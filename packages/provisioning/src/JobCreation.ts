@@ -1,0 +1,168 @@
+import { Provisioning } from "@core/contracts"
+import { type Caller, type Callers, Conflict, type Forbidden, Crypto, Ids, NotFound, Policy, ValidationError } from "@core/kernel"
+import { SqlClient } from "@effect/sql"
+import { Clock, Data, Effect, Option } from "effect"
+import { enqueue } from "./Jobs.js"
+import { type PlatformOwnership, PlatformDirectory } from "./ports/PlatformDirectory.js"
+
+/** How long an `Idempotency-Key` answers its first job (decision 0287). */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
+
+const platformNotFound = new NotFound({ message: "Platform not found" })
+const onboardingNotFound = new NotFound({ message: "Onboarding flow not found" })
+
+/** Whose job it is: a platform (by id) or an onboarding flow's platform. */
+export type Owner =
+  | { readonly platformId: string; readonly allowDeleted?: boolean }
+  | { readonly onboardingId: string }
+
+/** One job-creating call, as a route hands it over. */
+export interface JobRequest<A extends Record<string, unknown>, E = never, R = never> {
+  readonly type: string
+  readonly owner: Owner
+  /** The job's payload: the seed's parsed body (the owner's `platformId` is added). */
+  readonly payload: Record<string, unknown>
+  /** `Targets.*`: what the job works on. */
+  readonly target: string | null
+  readonly maxAttempts?: number
+  /** The request's `Idempotency-Key` header, as received. */
+  readonly idempotencyKey: string | undefined
+  /** Operators only (the route checked the role); else the platform's owner and admins. */
+  readonly operatorOnly?: boolean
+  /** Work in the job's transaction before it is enqueued: more payload (the registry activation's id, say). */
+  readonly before?: Effect.Effect<Record<string, unknown>, E, R>
+  /** Work in the job's transaction after it is enqueued, with its id. */
+  readonly after?: (jobId: string) => Effect.Effect<void, E, R>
+  /** The body the route answers, stored with the key and answered again for it. */
+  readonly answer: (jobId: string) => A
+}
+
+/** A key another request of the same caller stored while this one ran. */
+class KeyTaken extends Data.TaggedError("KeyTaken")<{}> {}
+
+/** A JSON text with object keys in order: the same body hashes the same however it was written. */
+const canonical = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`
+  }
+  return JSON.stringify(value) ?? "null"
+}
+
+/** The caller an idempotency key belongs to. */
+const scopeOf = (caller: Caller): string => {
+  const actor = Policy.actorOf(caller)
+  return `${actor.actorType}:${actor.actorId ?? "-"}`
+}
+
+/**
+ * The `Idempotency-Key` header of a job-creating request, validated (decision 0287): absent, or 1
+ * to 255 visible ASCII characters; anything else is 400 naming the header.
+ */
+export const idempotencyKeyOf = (headers: Readonly<Record<string, string | undefined>>): Effect.Effect<string | undefined, ValidationError> => {
+  const raw = headers["idempotency-key"]
+  if (raw === undefined) return Effect.succeed(undefined)
+  const parsed = Provisioning.IdempotencyKey.safeParse(raw)
+  return parsed.success
+    ? Effect.succeed(parsed.data)
+    : Effect.fail(new ValidationError({
+      message: "Invalid request headers",
+      issues: [{ path: "idempotency-key", message: parsed.error.issues[0]?.message ?? "Invalid Idempotency-Key" }]
+    }))
+}
+
+/**
+ * Seed 001's job-creating routes as one use case: who may ask (a platform's owner and admins for
+ * their own platform, another tenant 404, a member 403; operators and the service key for every
+ * platform), the `Idempotency-Key` (the same key of the same caller answers the first job; with
+ * another route or body, 409 CONFLICT), and the job enqueued with its target in one transaction
+ * with the key and whatever the route's `before`/`after` write.
+ */
+export class JobCreation extends Effect.Service<JobCreation>()("@core/provisioning/JobCreation", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const ids = yield* Ids.Ids
+    const directory = yield* PlatformDirectory
+
+    const ownerOf = (owner: Owner): Effect.Effect<PlatformOwnership, NotFound> =>
+      "onboardingId" in owner
+        ? Effect.flatMap(directory.onboarding(owner.onboardingId), Option.match({ onNone: () => Effect.fail(onboardingNotFound), onSome: Effect.succeed }))
+        : Effect.flatMap(directory.platform(owner.platformId), (found) =>
+          Option.isSome(found) && (!found.value.deleted || owner.allowDeleted === true) ? Effect.succeed(found.value) : Effect.fail(platformNotFound))
+
+    const notFoundFor = (owner: Owner) => ("onboardingId" in owner ? onboardingNotFound : platformNotFound)
+
+    /** The stored answer of a live key, if any: `Some(answer)` for the same request, 409 for another. */
+    const replay = (scope: string, key: string, hash: string, now: Date) =>
+      Effect.gen(function*() {
+        const rows = yield* sql<{ requestHash: string; response: unknown }>`SELECT request_hash AS "requestHash", response
+          FROM provisioning.idempotency_keys
+          WHERE scope = ${scope} AND key = ${key} AND created_at > ${new Date(now.getTime() - IDEMPOTENCY_TTL_MS)}`.pipe(Effect.orDie)
+        const row = rows[0]
+        if (row === undefined) return Option.none<Record<string, unknown>>()
+        if (row.requestHash !== hash) {
+          return yield* new Conflict({
+            message: "This Idempotency-Key was used with another request; use a new key for a new request",
+            details: { idempotencyKey: key }
+          })
+        }
+        const response = typeof row.response === "string" ? JSON.parse(row.response) : row.response
+        return Option.some(response as Record<string, unknown>)
+      })
+
+    const create = <A extends Record<string, unknown>, E, R>(caller: Caller, request: JobRequest<A, E, R>): Effect.Effect<A, E | NotFound | Forbidden | Conflict, R | Callers> =>
+      Effect.gen(function*() {
+        const owner = yield* ownerOf(request.owner)
+        if (request.operatorOnly !== true) {
+          if (owner.organizationId === null) {
+            if (!(yield* Policy.isPrivileged(caller))) return yield* notFoundFor(request.owner)
+          } else {
+            yield* Policy.requirePermission(caller, owner.organizationId, "platforms:manage", notFoundFor(request.owner))
+          }
+        }
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const key = request.idempotencyKey
+        const scope = scopeOf(caller)
+        const hash = Crypto.sha256Hex(canonical({ type: request.type, payload: request.payload }))
+        if (key !== undefined) {
+          const earlier = yield* replay(scope, key, hash, now)
+          if (Option.isSome(earlier)) return earlier.value as A
+        }
+        const attempt = sql.withTransaction(Effect.gen(function*() {
+          const extra = request.before === undefined ? {} : yield* request.before
+          const job = yield* enqueue(sql, {
+            type: request.type,
+            platformId: owner.platformId,
+            organizationId: owner.organizationId,
+            payload: { ...request.payload, platformId: owner.platformId, ...extra },
+            target: request.target,
+            ...(request.maxAttempts === undefined ? {} : { maxAttempts: request.maxAttempts })
+          }).pipe(Effect.provideService(Ids.Ids, ids))
+          if (request.after !== undefined) yield* request.after(job.jobId)
+          const answer = request.answer(job.jobId)
+          if (key !== undefined) {
+            const cutoff = new Date(now.getTime() - IDEMPOTENCY_TTL_MS)
+            const stored = yield* sql`INSERT INTO provisioning.idempotency_keys (scope, key, request_hash, job_id, response, created_at)
+              VALUES (${scope}, ${key}, ${hash}, ${job.jobId}, ${JSON.stringify(answer)}::jsonb, ${now})
+              ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, job_id = EXCLUDED.job_id,
+                response = EXCLUDED.response, created_at = EXCLUDED.created_at
+              WHERE provisioning.idempotency_keys.created_at <= ${cutoff}
+              RETURNING key`
+            // Another request of this caller stored the key first: undo this job, answer that one.
+            if (stored.length === 0) return yield* new KeyTaken()
+          }
+          return answer
+        })).pipe(Effect.catchTag("SqlError", Effect.die))
+        return yield* attempt.pipe(
+          Effect.catchTag("KeyTaken", () =>
+            Effect.flatMap(replay(scope, key!, hash, now), Option.match({
+              onNone: () => Effect.die(new Error("An idempotency key vanished while it was answered")),
+              onSome: (answer) => Effect.succeed(answer as A)
+            })))
+        )
+      }).pipe(Effect.withSpan("JobCreation.create", { attributes: { type: request.type } }))
+
+    return { create } as const
+  })
+}) {}

@@ -1,0 +1,87 @@
+import type { Registry } from "@core/contracts"
+import { Ids, InvalidState, NotFound } from "@core/kernel"
+import { FeatureRecords, PlatformDirectory } from "@core/provisioning"
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Layer, Option } from "effect"
+import { makeFeaturesRepo } from "./FeaturesRepo.js"
+
+const entityNotFound = new NotFound({ message: "Entity not found" })
+
+/**
+ * Provisioning's `PlatformDirectory` over the registry's platforms and onboarding flows (same
+ * database): who owns a platform, for provisioning's job-creating routes.
+ */
+export const PlatformDirectoryLive: Layer.Layer<PlatformDirectory, never, SqlClient.SqlClient> = Layer.effect(
+  PlatformDirectory,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    type Row = { readonly id: string; readonly organizationId: string | null; readonly status: string; readonly deletedAt: unknown }
+    const toOwnership = (rows: ReadonlyArray<Row>) =>
+      Option.map(Option.fromNullable(rows[0]), (row) => ({
+        platformId: row.id,
+        organizationId: row.organizationId ?? null,
+        deleted: row.status === "deleted" || (row.deletedAt !== null && row.deletedAt !== undefined)
+      }))
+    return PlatformDirectory.of({
+      platform: (platformId) =>
+        sql<Row>`SELECT id, organization_id AS "organizationId", status, deleted_at AS "deletedAt"
+          FROM registry.platforms WHERE id = ${platformId}`.pipe(Effect.map(toOwnership), Effect.orDie),
+      onboarding: (onboardingId) =>
+        sql<Row>`SELECT p.id, p.organization_id AS "organizationId", p.status, p.deleted_at AS "deletedAt"
+          FROM registry.onboarding_flows f JOIN registry.platforms p ON p.id = f.platform_id
+          WHERE f.id = ${onboardingId}`.pipe(Effect.map(toOwnership), Effect.orDie)
+    })
+  })
+)
+
+/**
+ * Provisioning's `FeatureRecords` over the registry's activations: a direct `feature/activate`
+ * makes the entity's activation `pending` (created when there is none, its version updated when
+ * there is one), a direct `feature/deactivate` makes it `deactivating`; both inside provisioning's
+ * transaction, so the activation and its job exist together (decision 0289).
+ */
+export const FeatureRecordsLive: Layer.Layer<FeatureRecords, never, SqlClient.SqlClient | Ids.Ids> = Layer.effect(
+  FeatureRecords,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const ids = yield* Ids.Ids
+    const repo = makeFeaturesRepo(sql)
+    const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+    return FeatureRecords.of({
+      activate: (target) =>
+        Effect.gen(function*() {
+          if (!(yield* repo.lockEntity(target.platformId, target.entityId))) return yield* entityNotFound
+          const live = yield* repo.live(target.entityId, target.featureId, target.environment)
+          const at = yield* now
+          if (Option.isSome(live)) {
+            if (live.value.status === "deactivating") {
+              return yield* new InvalidState({ message: "The feature is being deactivated; activate it once that ends", from: "deactivating", to: "pending" })
+            }
+            yield* sql`UPDATE registry.feature_activations SET status = 'pending', feature_version = ${target.featureVersion}, updated_at = ${at}
+              WHERE id = ${live.value.id}`.pipe(Effect.orDie)
+            return live.value.id
+          }
+          const inserted = yield* repo.insert({
+            id: yield* ids.make("act"), platformId: target.platformId, entityId: target.entityId, featureId: target.featureId,
+            featureVersion: target.featureVersion, environment: target.environment as Registry.Environment, status: "pending", config: {},
+            provisionJobId: null, activatedAt: null, deactivatedAt: null, createdAt: at, updatedAt: at
+          })
+          return inserted.id
+        }),
+      deactivate: (target) =>
+        Effect.gen(function*() {
+          if (!(yield* repo.lockEntity(target.platformId, target.entityId))) return yield* entityNotFound
+          const live = yield* repo.live(target.entityId, target.featureId, target.environment)
+          if (Option.isNone(live)) return yield* new NotFound({ message: "The feature is not active in that environment" })
+          if (live.value.status !== "deactivating") yield* repo.setStatus(live.value.id, "deactivating", null, yield* now)
+          return { activationId: live.value.id, featureVersion: live.value.featureVersion }
+        }),
+      attachJob: (activationId, jobId) =>
+        Effect.flatMap(now, (at) =>
+          sql`UPDATE registry.feature_activations SET provision_job_id = ${jobId}, updated_at = ${at} WHERE id = ${activationId}`.pipe(
+            Effect.asVoid,
+            Effect.orDie
+          ))
+    })
+  })
+)
