@@ -2,6 +2,7 @@ import { Provisioning } from "@core/contracts"
 import { Route } from "@core/kernel"
 import { Effect } from "effect"
 import { JobCreationHandlers } from "./CreationHttp.js"
+import { DomainHandlers } from "./DomainsHttp.js"
 import { JobQueue } from "./JobQueue.js"
 import { JobApiHandlers } from "./JobsHttp.js"
 import { toJobRecord } from "./Jobs.js"
@@ -9,8 +10,9 @@ import { PlatformStatuses } from "./PlatformStatuses.js"
 
 /** Provisioning's routes, one `handle` per catalogued route (`Provisioning.ProvisioningRoutes`). */
 export const ProvisioningHandlers = [
-  ...JobCreationHandlers,
+  ...DomainHandlers,
   ...JobApiHandlers,
+  ...JobCreationHandlers,
   Route.handle(Provisioning.ProvisioningRoutes.getJob, ({ caller, params }) =>
     Effect.map(Effect.flatMap(JobQueue, (jobs) => jobs.get(caller, params.jobId)), toJobRecord)),
   Route.handle(Provisioning.ProvisioningRoutes.setPlatformStatus, ({ body }) =>

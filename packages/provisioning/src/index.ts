@@ -23,6 +23,22 @@ export { EdgeProviderLocal } from "./adapters/EdgeProviderLocal.js"
 export { PlatformStatuses } from "./PlatformStatuses.js"
 export { ProvisioningHandlers, ProvisioningRouter } from "./Http.js"
 export { ProvisioningMigrations } from "./migrations/index.js"
+export {
+  APP_CREATE,
+  DOMAIN_ADD,
+  domainIdOf,
+  PLATFORM_DEPROVISION,
+  PLATFORM_PROVISION,
+  ResourceJobsLive,
+  ResourceProvisioner,
+  STACK_ACTIVATE,
+  STACK_DEACTIVATE,
+  stackInstanceIdOf
+} from "./ResourceJobs.js"
+export { type Environment, type NewResource, type PlatformView, ResourceRecords, type ResourceView, type StackVersionView } from "./ports/ResourceRecords.js"
+export { Domains } from "./Domains.js"
+export { DomainHandlers } from "./DomainsHttp.js"
+export * as LocalPages from "./LocalPages.js"
 export { JobCreation, type JobRequest, type Owner } from "./JobCreation.js"
 export { JobCreationHandlers, JobTypes } from "./CreationHttp.js"
 export * as Targets from "./Targets.js"

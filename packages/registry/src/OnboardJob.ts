@@ -1,6 +1,6 @@
 import type { Registry } from "@core/contracts"
 import { type Caller, Callers } from "@core/kernel"
-import { type JobHandler, JobFailed, JobHandlers, type JobRow } from "@core/provisioning"
+import { type JobHandler, JobFailed, JobHandlers, type JobRow, ResourceProvisioner } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { ONBOARD, ONBOARD_MAX_ATTEMPTS, type OnboardPayload, unbuildable } from "./Onboarding.js"
@@ -46,6 +46,7 @@ export const makeOnboardJob = Effect.gen(function*() {
   const resources = yield* Resources
   const stacks = yield* Effect.serviceOption(StackDefinitions)
   const callers = yield* Callers
+  const provisioner = yield* Effect.serviceOption(ResourceProvisioner)
 
   const defaultTenantOf = (platformId: string) =>
     sql<{ id: string; status: string }>`SELECT e.id, p.status FROM registry.platforms p
@@ -97,6 +98,12 @@ export const makeOnboardJob = Effect.gen(function*() {
           const made = yield* sql<{ id: string }>`SELECT id FROM registry.resources
             WHERE platform_id = ${flow.platformId} AND stack_id = ${version.templateId} AND deleted_at IS NULL ORDER BY created_at, id`.pipe(Effect.orDie)
           stack = { version: version.version, resources: made.map((row) => row.id) }
+          // 3. The recorded resources made on the edge (`pending → provisioning → active`), one
+          //    memoized step each (provisioning's `ResourceProvisioner`, when the worker has it).
+          if (Option.isSome(provisioner)) {
+            yield* context.progress(0.5)
+            yield* provisioner.value.provisionIds(flow.platformId, stack.resources, context, job)
+          }
         }
         yield* context.progress(0.9)
         return {

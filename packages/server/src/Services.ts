@@ -7,6 +7,8 @@ import { type Configuration, CoreConfig, ForwardedCallers, ForwardedIdentity, Id
 import { FeatureActivationsLive, FeatureRecordsLive, Features, OnboardJobLive, PlatformDirectoryLive, Platforms, RegistryHandlers, RegistryServices, Resources } from "@core/registry"
 import { AuthJobsLive, EdgeProviderLocal, FeatureJobsLive, JobCreation, JobHandlers, JobQueue, PlatformStatuses, ProvisioningHandlers, Worker } from "@core/provisioning"
 import { JobApiLive } from "@core/provisioning"
+import { Domains, ResourceJobsLive, ResourceProvisioner } from "@core/provisioning"
+import { ResourceRecordsLive } from "@core/registry"
 import { Catalogue, StacksHandlers } from "@core/stacks"
 import { Context, Duration, Effect, Layer, type Scope } from "effect"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
@@ -97,11 +99,14 @@ const provisioning: ServiceDefinition = {
     JobQueue.Default,
     JobCreation.Default.pipe(Layer.provide(PlatformDirectoryLive)),
     FeatureRecordsLive,
+    Domains.Default.pipe(Layer.provide(PlatformDirectoryLive)),
     JobApiLive,
     PlatformStatuses.Default,
     ForwardedCallers.layer,
     Worker.layer().pipe(
-      Layer.provide(JobHandlers.merge(FeatureJobsLive, OnboardJobLive, AuthJobsLive)),
+      Layer.provide(JobHandlers.merge(FeatureJobsLive, OnboardJobLive, ResourceJobsLive, AuthJobsLive)),
+      Layer.provide(ResourceProvisioner.Live),
+      Layer.provide(ResourceRecordsLive.pipe(Layer.provide(StackDefinitionsLive))),
       Layer.provide(FeatureActivationsLive),
       Layer.provide(Layer.mergeAll(Features.DefaultWithoutDependencies, Resources.Default, StackDefinitionsLive)),
       Layer.provide(Platforms.Default)

@@ -29,7 +29,16 @@ export const StackDefinitionsLive = Layer.effect(
           if (latest === null) return Option.some(undefined)
           const definition = Stacks.StackDefinition.parse(JSON.parse(latest.stack_definition))
           return Option.some({ templateId: found.value.template.id, templateName: name, version: latest.version, resources: definition.resources })
-        }).pipe(Effect.orDie, Effect.withSpan("StackDefinitions.latest"))
+        }).pipe(Effect.orDie, Effect.withSpan("StackDefinitions.latest")),
+      version: (name, wanted) =>
+        Effect.gen(function*() {
+          if (!(yield* present)) return Option.none()
+          const found = yield* Effect.option(catalogue.read(name))
+          const row = yield* Effect.option(catalogue.version(name, wanted))
+          if (Option.isNone(found) || Option.isNone(row)) return Option.none()
+          const definition = Stacks.StackDefinition.parse(JSON.parse(row.value.stackDefinition))
+          return Option.some({ templateId: found.value.template.id, templateName: name, version: row.value.version, resources: definition.resources })
+        }).pipe(Effect.orDie, Effect.withSpan("StackDefinitions.version"))
     })
   })
 ).pipe(Layer.provide(Catalogue.Default))

@@ -1,6 +1,7 @@
 import { HttpRouter } from "@effect/platform"
 import { Assemble, Gateway, Metrics, RedisConnection } from "@core/gateway"
 import { type Configuration, CoreConfig, Database, DataDirLock } from "@core/kernel"
+import { LocalEdge, LocalPages } from "@core/provisioning"
 import { Duration, Effect } from "effect"
 import * as Banner from "./Banner.js"
 import { type CommandFailed, failed } from "./Failure.js"
@@ -104,8 +105,10 @@ export const start = (configured: Configuration): Effect.Effect<void, CommandFai
           ...(redis === undefined ? {} : { redis }),
           fallback: HttpRouter.concatAll(Health.routes(checks), Metrics.route(metrics), WebPages.routes(upstreams))
         })
+        // The local edge's pages at <project>.localhost, in front of the gateway (decision 0296).
+        const served = yield* LocalPages.listener(ready, { root: LocalEdge.rootOf(config) }).pipe(Effect.provide(database))
         starting.done()
-        gate.open(ready)
+        gate.open(served)
         yield* Effect.sync(() =>
           process.stderr.write(Banner.firstScreen({ port, config, storage: Storage.describeStorage(config), version }))
         )

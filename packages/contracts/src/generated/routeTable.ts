@@ -209,6 +209,8 @@ export const OnboardingRouteRefs: RouteRefs<typeof Registry.OnboardingRoutes> = 
 
 /** `Provisioning.ProvisioningRoutes` without its schemas (provisioning, /api/v1/provisioning). */
 export const ProvisioningRouteRefs: RouteRefs<typeof Provisioning.ProvisioningRoutes> = {
+  listDomains: { method: "GET", path: "/api/v1/provision/domains", successStatus: 200, prefix: provisioning },
+  removeDomain: { method: "DELETE", path: "/api/v1/provision/domains/{id}", successStatus: 200, prefix: provisioning },
   provisionPlatform: { method: "POST", path: "/api/v1/provision/platform", successStatus: 202, prefix: provisioning },
   activateFeatureJob: { method: "POST", path: "/api/v1/provision/feature/activate", successStatus: 202, prefix: provisioning },
   deactivateFeatureJob: { method: "POST", path: "/api/v1/provision/feature/deactivate", successStatus: 202, prefix: provisioning },

@@ -1,4 +1,5 @@
 export * from "./schemas.js"
 export * from "./routes.js"
-export * from "./jobs.js"
+export * from "./domains.js"
 export * from "./creating.js"
+export * from "./jobs.js"

@@ -1,4 +1,5 @@
 import { defineRoutes } from "../Routes.js"
+import { DomainRoutes } from "./domains.js"
 import { JobCreationRoutes } from "./creating.js"
 import { JobApiRoutes } from "./jobs.js"
 import { JobParams, JobRecord, PlatformStatusRequest, PlatformStatusResponse } from "./schemas.js"
@@ -11,6 +12,7 @@ const tags = ["provisioning: jobs"]
  * documented paths and the stripped ones, DESIGN §3). Issue 13 adds the job-creating and operator routes.
  */
 export const ProvisioningRoutes = defineRoutes({
+  ...DomainRoutes,
   ...JobCreationRoutes,
   ...JobApiRoutes,
   getJob: {

@@ -1,0 +1,10 @@
+import { Provisioning } from "@core/contracts"
+import { Route } from "@core/kernel"
+import { Effect } from "effect"
+import { Domains } from "./Domains.js"
+
+/** The custom-domain routes (`Provisioning.DomainRoutes`). */
+export const DomainHandlers = [
+  Route.handle(Provisioning.DomainRoutes.listDomains, ({ caller, query }) => Effect.flatMap(Domains, (domains) => domains.list(caller, query.platformId))),
+  Route.handle(Provisioning.DomainRoutes.removeDomain, ({ caller, params }) => Effect.flatMap(Domains, (domains) => domains.remove(caller, params.id)))
+]

@@ -1,0 +1,89 @@
+import { Context, type Effect, type Option } from "effect"
+import type { JobFailed } from "../JobHandlers.js"
+import type { EdgeResourceType } from "./EdgeProvider.js"
+
+/** An environment of the seed (`dev`, `stg`, `prod`). */
+export type Environment = "dev" | "stg" | "prod"
+
+/** A registry resource as the resource jobs see it. */
+export interface ResourceView {
+  readonly id: string
+  readonly platformId: string
+  readonly entityId: string
+  readonly stackId: string
+  readonly resourceType: EdgeResourceType
+  readonly serviceName: string
+  readonly environment: Environment
+  readonly edgeName: string
+  readonly edgeId: string | null
+  readonly edgeUrl: string | null
+  readonly status: "pending" | "provisioning" | "active" | "failed" | "deleted"
+  readonly config: Record<string, unknown>
+}
+
+/** A platform as the resource jobs see it. */
+export interface PlatformView {
+  readonly platformId: string
+  readonly slug: string
+  readonly status: string
+  /** Its default tenant (the root entity `default`), if it has one. */
+  readonly defaultEntityId: string | null
+}
+
+/** A published stack version and the resources its definition lists. */
+export interface StackVersionView {
+  readonly templateId: string
+  readonly templateName: string
+  readonly version: string
+  readonly resources: ReadonlyArray<{
+    readonly type: string
+    readonly name: string
+    readonly environment: string
+    readonly config: Record<string, unknown>
+  }>
+}
+
+/** What a job records before it makes a resource on the edge. */
+export interface NewResource {
+  readonly platformId: string
+  readonly entityId: string
+  readonly stackId: string
+  readonly resourceType: EdgeResourceType
+  readonly serviceName: string
+  readonly environment: Environment
+  readonly edgeName: string
+  readonly config: Record<string, unknown>
+  readonly jobId: string
+}
+
+/**
+ * The registry's resources as the resource jobs move them (`pending → provisioning → active |
+ * failed`, `deleted` when removed; decision 0293). The registry implements it (`@core/registry`'s
+ * `ResourceRecordsLive`); the server wires it.
+ */
+export class ResourceRecords extends Context.Tag("@core/provisioning/ResourceRecords")<ResourceRecords, {
+  /** A platform by id (a deleted one too: deprovision still runs). */
+  readonly platform: (platformId: string) => Effect.Effect<Option.Option<PlatformView>>
+  /** Whether the entity is a live entity of the platform. */
+  readonly liveEntity: (platformId: string, entityId: string) => Effect.Effect<boolean>
+  /** A published version of a stack template (`stackId`: the template's name or id). */
+  readonly stackVersion: (stackId: string, version: string) => Effect.Effect<Option.Option<StackVersionView>>
+  /**
+   * Record a `pending` resource; the live one of the platform with that edge name is answered as it
+   * is (a retried job records nothing twice). Another platform's: `JobFailed`.
+   */
+  readonly record: (resource: NewResource) => Effect.Effect<ResourceView, JobFailed>
+  /** The platform's live resources, optionally only those ids or of one environment. */
+  readonly live: (
+    platformId: string,
+    filter?: { readonly ids?: ReadonlyArray<string>; readonly environment?: Environment }
+  ) => Effect.Effect<ReadonlyArray<ResourceView>>
+  /** Move a live resource (its version bumped); `deleted` soft-deletes it. */
+  readonly move: (
+    resourceId: string,
+    status: "provisioning" | "active" | "failed" | "deleted",
+    edge?: { readonly edgeId: string; readonly edgeUrl: string | null; readonly jobId?: string }
+  ) => Effect.Effect<void>
+  /** The content a DNS record of the platform points at (a custom hostname's target), if it exists. */
+  readonly dnsTarget: (platformId: string, dnsRecordId: string) => Effect.Effect<Option.Option<string>>
+}>() {}
