@@ -4,11 +4,10 @@ import type { Routes } from "@core/gateway"
 import { HttpUpstream, Upstream } from "@core/gateway"
 import { IdentityHandlers, IdentityLive } from "@core/auth"
 import { type Configuration, CoreConfig, ForwardedCallers, ForwardedIdentity, Ids, Route } from "@core/kernel"
-import { FeatureActivationsLive, FeatureRecordsLive, Features, OnboardJobLive, PlatformDirectoryLive, Platforms, RegistryHandlers, RegistryServices, Resources } from "@core/registry"
-import { AuthJobsLive, EdgeProviderLocal, FeatureJobsLive, JobCreation, JobHandlers, JobQueue, PlatformStatuses, ProvisioningHandlers, Worker } from "@core/provisioning"
+import { FeatureActivationsLive, Features, OnboardJobLive, Platforms, RegistryHandlers, RegistryServices, Resources } from "@core/registry"
+import { EdgeProviderLocal, FeatureJobsLive, JobHandlers, JobQueue, PlatformStatuses, ProvisioningHandlers, Worker } from "@core/provisioning"
+import { EdgeProviderCloudflare } from "@core/provisioning"
 import { JobApiLive } from "@core/provisioning"
-import { Domains, ResourceJobsLive, ResourceProvisioner } from "@core/provisioning"
-import { ResourceRecordsLive } from "@core/registry"
 import { Catalogue, StacksHandlers } from "@core/stacks"
 import { Context, Duration, Effect, Layer, type Scope } from "effect"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
@@ -97,21 +96,16 @@ const provisioning: ServiceDefinition = {
   base: "/api/v1/provision",
   layer: Layer.mergeAll(
     JobQueue.Default,
-    JobCreation.Default.pipe(Layer.provide(PlatformDirectoryLive)),
-    FeatureRecordsLive,
-    Domains.Default.pipe(Layer.provide(PlatformDirectoryLive)),
     JobApiLive,
     PlatformStatuses.Default,
     ForwardedCallers.layer,
     Worker.layer().pipe(
-      Layer.provide(JobHandlers.merge(FeatureJobsLive, OnboardJobLive, ResourceJobsLive, AuthJobsLive)),
-      Layer.provide(ResourceProvisioner.Live),
-      Layer.provide(ResourceRecordsLive.pipe(Layer.provide(StackDefinitionsLive))),
+      Layer.provide(JobHandlers.merge(FeatureJobsLive, OnboardJobLive)),
       Layer.provide(FeatureActivationsLive),
       Layer.provide(Layer.mergeAll(Features.DefaultWithoutDependencies, Resources.Default, StackDefinitionsLive)),
       Layer.provide(Platforms.Default)
     )
-  ).pipe(Layer.provideMerge(ForwardedCallers.layer), Layer.provideMerge(EdgeProviderLocal), Layer.provideMerge(Ids.layer))
+  ).pipe(Layer.provideMerge(ForwardedCallers.layer), Layer.provideMerge(EdgeProviderCloudflare.whenConfigured(EdgeProviderLocal)), Layer.provideMerge(Ids.layer))
 }
 
 /** The services of this build; each domain's issue adds its own. */
