@@ -4,6 +4,7 @@ import { Cause, Clock, Deferred, Duration, Effect, Exit, Layer, Option, Queue, R
 import { type JobContext, JobFailed, JobHandlers } from "./JobHandlers.js"
 import { CHANNEL, type JobRow, type JobStep } from "./Jobs.js"
 import { makeQueue } from "./Queue.js"
+import { WORKER_DEFAULTS, WorkerConfig } from "./WorkerConfig.js"
 
 /** How a worker runs (decision 0252). */
 export interface WorkerOptions {
@@ -19,7 +20,25 @@ export interface WorkerOptions {
   readonly backoffBaseMs?: number
   /** The longest delay between attempts. @default 300 000 */
   readonly backoffMaxMs?: number
+  /**
+   * When the worker stops: it claims nothing more and lets its running jobs finish for up to this
+   * long, then gives back the rest (decision 0306). @default 0 (given back at once)
+   */
+  readonly drainMs?: number
 }
+
+/**
+ * A write of the queue after the claim, tried again while the connection is down (a dropped or
+ * terminated backend: the pool reconnects): every such write is guarded by `locked_by` and so
+ * safe to repeat, and a completion lost to a broken connection would run the job again once its
+ * lease ends (decision 0307).
+ */
+const durable = <A>(write: Effect.Effect<A>): Effect.Effect<A> =>
+  write.pipe(
+    Effect.catchAllDefect((defect) => Effect.fail(defect)),
+    Effect.retry({ times: 40, schedule: Schedule.spaced(Duration.millis(250)) }),
+    Effect.orDie
+  )
 
 const message = (cause: Cause.Cause<unknown>): string => {
   const failure = Cause.failureOption(cause)
@@ -73,7 +92,7 @@ export const run = (options: WorkerOptions = {}) =>
         const steps = yield* Ref.make<ReadonlyArray<JobStep>>(job.steps)
         const progress = yield* Ref.make(job.progress)
         const save = Effect.flatMap(Effect.all([Ref.get(steps), Ref.get(progress), now]), ([s, p, at]) =>
-          queue.saveSteps(job.id, workerId, s, p, at))
+          durable(queue.saveSteps(job.id, workerId, s, p, at)))
         const context: JobContext = {
           step: (name, work) =>
             Effect.gen(function*() {
@@ -97,6 +116,8 @@ export const run = (options: WorkerOptions = {}) =>
           ? Effect.fail(new JobFailed({ message: `No handler for job type ${job.type}` }))
           : handler.run(job, context)
         const heartbeat = Effect.flatMap(Effect.all([later(leaseMs), now]), ([until, at]) => queue.heartbeat(job.id, workerId, until, at)).pipe(
+          // A heartbeat lost to a broken connection is not the handler's failure: the next one extends the lease.
+          Effect.catchAllDefect((defect) => Effect.logWarning("provisioning heartbeat failed", defect)),
           // It ends once the job is no longer this worker's RUNNING job (cancelled, force-completed, taken over).
           Effect.repeat({ schedule: Schedule.spaced(Duration.millis(Math.max(10, Math.floor(leaseMs / 3)))), while: (held) => held !== false }),
           Effect.delay(Duration.millis(Math.max(10, Math.floor(leaseMs / 3))))
@@ -106,8 +127,8 @@ export const run = (options: WorkerOptions = {}) =>
         const held = Effect.zipRight(Effect.raceFirst(heartbeat, Deferred.await(stop)), Effect.interrupt)
         const exit = yield* Effect.exit(Effect.raceFirst(work, held)).pipe(Effect.ensuring(Effect.sync(() => stops.delete(job.id))))
         const at = yield* now
-        if (Exit.isSuccess(exit)) return yield* queue.complete(job.id, workerId, exit.value ?? {}, at)
-        if (Exit.isInterrupted(exit)) return yield* queue.release(job.id, workerId, at)
+        if (Exit.isSuccess(exit)) return yield* durable(queue.complete(job.id, workerId, exit.value ?? {}, at))
+        if (Exit.isInterrupted(exit)) return yield* durable(queue.release(job.id, workerId, at))
         const error = message(exit.cause)
         const attempts = handler?.maxAttempts ?? job.maxAttempts
         const retryAt = handler === undefined || job.attempts >= attempts
@@ -116,25 +137,73 @@ export const run = (options: WorkerOptions = {}) =>
         yield* Effect.logWarning("provisioning job failed").pipe(
           Effect.annotateLogs({ jobId: job.id, type: job.type, attempt: job.attempts, retry: retryAt !== undefined, error })
         )
-        yield* queue.fail(job.id, workerId, error, at, retryAt)
+        yield* durable(queue.fail(job.id, workerId, error, at, retryAt))
       }).pipe(
-        Effect.onInterrupt(() => Effect.flatMap(now, (at) => queue.release(job.id, workerId, at))),
+        Effect.onInterrupt(() => Effect.flatMap(now, (at) => durable(queue.release(job.id, workerId, at)))),
         Effect.withSpan("Worker.perform", { attributes: { jobId: job.id, type: job.type } })
       )
 
+    // Stopping (decision 0306): no more claims; the running jobs get `drainMs` to finish.
+    const stopping = yield* Deferred.make<void>()
+    const running = yield* Ref.make(0)
     const slot = Effect.gen(function*() {
-      const claimed = yield* Effect.flatMap(Effect.all([now, later(leaseMs)]), ([at, until]) => queue.claim(workerId, at, until))
-      if (Option.isSome(claimed)) return yield* perform(claimed.value)
-      yield* Effect.raceFirst(wake.take, Effect.sleep(Duration.millis(pollMs)))
+      if (yield* Deferred.isDone(stopping)) return yield* Effect.never
+      // A claim that commits is always followed by its job's run (or release): not cut in between.
+      const claimed = yield* Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(Effect.all([now, later(leaseMs)]), ([at, until]) => queue.claim(workerId, at, until)).pipe(
+          Effect.tap((job) =>
+            Option.isNone(job)
+              ? Effect.void
+              : Effect.zipRight(Ref.update(running, (n) => n + 1), restore(perform(job.value)).pipe(Effect.ensuring(Ref.update(running, (n) => n - 1)))))
+        )
+      )
+      if (Option.isSome(claimed)) return
+      yield* Effect.raceFirst(wake.take, Effect.raceFirst(Deferred.await(stopping), Effect.sleep(Duration.millis(pollMs))))
     }).pipe(
       Effect.catchAllCause((cause) =>
         Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.zipRight(Effect.logError("provisioning worker", cause), Effect.sleep(Duration.millis(pollMs)))),
       Effect.forever
     )
     yield* Effect.forEach(Array.from({ length: options.concurrency ?? 2 }), () => Effect.forkScoped(slot), { discard: true })
+    // Added after the loops, so it runs before their interruption when the scope closes.
+    const drainMs = options.drainMs ?? 0
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function*() {
+        yield* Deferred.succeed(stopping, undefined)
+        if (drainMs <= 0) return
+        const inFlight = yield* Ref.get(running)
+        if (inFlight === 0) return
+        yield* Effect.logInfo("provisioning worker draining").pipe(Effect.annotateLogs({ workerId, running: inFlight, drainMs }))
+        // A finalizer runs uninterruptibly: the wait is made interruptible so that the timeout can end it.
+        const drained = yield* Ref.get(running).pipe(
+          Effect.repeat({ until: (n) => n === 0, schedule: Schedule.spaced(Duration.millis(20)) }),
+          Effect.interruptible,
+          Effect.timeoutOption(Duration.millis(drainMs))
+        )
+        if (Option.isNone(drained)) yield* Effect.logWarning("provisioning worker: jobs still running after the grace period are given back")
+      }))
     yield* Effect.logDebug("provisioning worker started").pipe(Effect.annotateLogs({ workerId, pollMs, leaseMs }))
   })
 
 /** The worker as a layer: it runs while the layer's scope is open (the server's services). */
 export const layer = (options: WorkerOptions = {}): Layer.Layer<never, never, SqlClient.SqlClient | JobHandlers> =>
   Layer.scopedDiscard(run(options))
+
+/**
+ * The worker with the process's `WorkerConfig` (`CORE_WORKER_CONCURRENCY`, `CORE_JOB_LEASE_MS`, …;
+ * decision 0304), the defaults without one; `overrides` win (`core-server worker --concurrency`).
+ */
+export const layerConfig = (overrides: WorkerOptions = {}): Layer.Layer<never, never, SqlClient.SqlClient | JobHandlers> =>
+  Layer.unwrapEffect(
+    Effect.map(Effect.serviceOption(WorkerConfig), (config) => {
+      const settings = Option.getOrElse(config, () => WORKER_DEFAULTS)
+      return layer({
+        concurrency: settings.concurrency,
+        leaseMs: settings.leaseMs,
+        ...(settings.pollMs === undefined ? {} : { pollMs: settings.pollMs }),
+        backoffBaseMs: settings.backoffBaseMs,
+        drainMs: settings.drainMs,
+        ...overrides
+      })
+    })
+  )

@@ -24,3 +24,27 @@ export * as EdgeProviderCloudflare from "./adapters/EdgeProviderCloudflare.js"
 export { PlatformStatuses } from "./PlatformStatuses.js"
 export { ProvisioningHandlers, ProvisioningRouter } from "./Http.js"
 export { ProvisioningMigrations } from "./migrations/index.js"
+export {
+  APP_CREATE,
+  DOMAIN_ADD,
+  domainIdOf,
+  PLATFORM_DEPROVISION,
+  PLATFORM_PROVISION,
+  ResourceJobsLive,
+  ResourceProvisioner,
+  STACK_ACTIVATE,
+  STACK_DEACTIVATE,
+  stackInstanceIdOf
+} from "./ResourceJobs.js"
+export { type Environment, type NewResource, type PlatformView, ResourceRecords, type ResourceView, type StackVersionView } from "./ports/ResourceRecords.js"
+export { Domains } from "./Domains.js"
+export { DomainHandlers } from "./DomainsHttp.js"
+export * as LocalPages from "./LocalPages.js"
+export { WORKER_DEFAULTS, WorkerConfig, type WorkerSettings } from "./WorkerConfig.js"
+export { TEST_FAIL, TEST_NOOP, TEST_SLEEP, TEST_STEPS, TestJobsIfEnabled, TestJobsLive } from "./TestJobs.js"
+export { JobCreation, type JobRequest, type Owner } from "./JobCreation.js"
+export { JobCreationHandlers, JobTypes } from "./CreationHttp.js"
+export * as Targets from "./Targets.js"
+export { type PlatformOwnership, PlatformDirectory } from "./ports/PlatformDirectory.js"
+export { type FeatureTarget, FeatureRecords } from "./ports/FeatureRecords.js"
+export { AUTH_UPGRADE, AUTH_WORKER_VERSION, AuthJobsLive, authWorkerName } from "./AuthJobs.js"

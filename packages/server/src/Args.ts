@@ -8,6 +8,7 @@ export type Command =
   | { readonly _tag: "Restore"; readonly file: string; readonly yes: boolean }
   | { readonly _tag: "Serve"; readonly service: string; readonly port: number | undefined }
   | { readonly _tag: "Bootstrap"; readonly email: string }
+  | { readonly _tag: "Worker"; readonly concurrency: number | undefined }
   | { readonly _tag: "Help"; readonly topic: string | undefined }
   | { readonly _tag: "Version" }
 
@@ -28,6 +29,7 @@ Commands:
   serve --service <name> [--port <n>]
                               Run one service in its own process
   bootstrap --email <email>   Make the user with that email an owner of the operator organization
+  worker [--concurrency <n>]  Run only the provisioning job worker (PostgreSQL, DATABASE_URL)
 
 Options:
   -h, --help                  Show this help (or a command's: core-server <command> --help)
@@ -43,6 +45,7 @@ const COMMAND_USAGE: Readonly<Record<string, string>> = {
   backup: "Usage: core-server backup <file>\n\nWrites the embedded database (CORE_DATA_DIR) to <file> (mode 0600). Stop the server first.\nThe archive does not hold CORE_SECRET: without the same secret, the data restored is unreadable.\nNot available with DATABASE_URL: use pg_dump.",
   restore: "Usage: core-server restore <file> [--yes]\n\nReplaces the embedded database (CORE_DATA_DIR) with the backup in <file>. Stop the server first.\nAsks before replacing a database (--yes answers for you); the replaced one is kept beside it\nas pgdata.before-restore-<time>. Not available with DATABASE_URL: use pg_restore.",
   serve: "Usage: core-server serve --service <name> [--port <n>]\n\nRuns one service in its own process on --port (default PORT).",
+  worker: "Usage: core-server worker [--concurrency <n>]\n\nRuns only the provisioning job worker, without HTTP, on the PostgreSQL database of DATABASE_URL\n(as many processes as you like, beside `core-server start` or `serve --service provisioning`).\nIt runs the migrations first, then claims and runs jobs, --concurrency at once (1 to 256; default\nCORE_WORKER_CONCURRENCY, else 2), under a lease of CORE_JOB_LEASE_MS (default 15000).\nOn SIGTERM or SIGINT it claims nothing more, lets running jobs finish for up to CORE_SHUTDOWN_GRACE_MS\n(default 10000), gives back the rest (queued again at once) and exits.",
   bootstrap: "Usage: core-server bootstrap --email <email>\n\nCreates the operator organization (core-operator) if needed and makes the user with that\nemail its owner: that user becomes a platform operator. The user must have signed up first."
 }
 
@@ -72,7 +75,8 @@ const read = (argv: ReadonlyArray<string>) =>
       service: { type: "string" },
       port: { type: "string" },
       email: { type: "string" },
-      yes: { type: "boolean", short: "y" }
+      yes: { type: "boolean", short: "y" },
+      concurrency: { type: "string" }
     },
     allowPositionals: true,
     strict: true
@@ -102,6 +106,7 @@ export const parse = (argv: ReadonlyArray<string>): Command | UsageError => {
   }
   if (command !== "bootstrap" && values.email !== undefined) return new UsageError(`${command} takes no --email`)
   if (command !== "restore" && values.yes !== undefined) return new UsageError(`${command} takes no --yes`)
+  if (command !== "worker" && values.concurrency !== undefined) return new UsageError(`${command} takes no --concurrency`)
   switch (command) {
     case "start": {
       if (rest.length > 0) return new UsageError(`start takes no arguments (got ${JSON.stringify(rest[0])})`)
@@ -129,6 +134,14 @@ export const parse = (argv: ReadonlyArray<string>): Command | UsageError => {
       const email = values.email?.trim() ?? ""
       if (!/^[^\s@]+@[^\s@]+$/.test(email)) return new UsageError("bootstrap needs --email <email> (the address a user signed up with)")
       return { _tag: "Bootstrap", email }
+    }
+    case "worker": {
+      if (rest.length > 0) return new UsageError(`worker takes no arguments (got ${JSON.stringify(rest[0])})`)
+      if (values.concurrency === undefined) return { _tag: "Worker", concurrency: undefined }
+      const concurrency = /^\d{1,3}$/.test(values.concurrency) ? Number(values.concurrency) : Number.NaN
+      return concurrency >= 1 && concurrency <= 256
+        ? { _tag: "Worker", concurrency }
+        : new UsageError(`--concurrency must be an integer between 1 and 256 (got ${JSON.stringify(values.concurrency)})`)
     }
     default:
       return new UsageError(`unknown command ${JSON.stringify(command)}`)

@@ -9,6 +9,7 @@ import * as Serve from "./Serve.js"
 import * as Settings from "./Settings.js"
 import { start } from "./Start.js"
 import { version } from "./Version.js"
+import * as WorkerCommand from "./WorkerCommand.js"
 
 /**
  * The whole configuration, the kernel's and every domain's, read once from `process.env` after
@@ -55,6 +56,8 @@ export const run = (command: Args.Command | Args.UsageError): Effect.Effect<void
       return withConfig((config) => Serve.serve(config, command.service, command.port))
     case "Bootstrap":
       return withConfig((config) => Effect.flatMap(bootstrap(config, command.email), print))
+    case "Worker":
+      return withConfig((config) => WorkerCommand.worker(config, command.concurrency))
   }
 }
 

@@ -4,10 +4,12 @@ import type { Routes } from "@core/gateway"
 import { HttpUpstream, Upstream } from "@core/gateway"
 import { IdentityHandlers, IdentityLive } from "@core/auth"
 import { type Configuration, CoreConfig, ForwardedCallers, ForwardedIdentity, Ids, Route } from "@core/kernel"
-import { FeatureActivationsLive, Features, OnboardJobLive, Platforms, RegistryHandlers, RegistryServices, Resources } from "@core/registry"
-import { EdgeProviderLocal, FeatureJobsLive, JobHandlers, JobQueue, PlatformStatuses, ProvisioningHandlers, Worker } from "@core/provisioning"
+import { FeatureActivationsLive, FeatureRecordsLive, Features, OnboardJobLive, PlatformDirectoryLive, Platforms, RegistryHandlers, RegistryServices, Resources } from "@core/registry"
+import { AuthJobsLive, EdgeProviderLocal, FeatureJobsLive, JobCreation, JobHandlers, JobQueue, PlatformStatuses, ProvisioningHandlers, TestJobsIfEnabled, Worker } from "@core/provisioning"
 import { EdgeProviderCloudflare } from "@core/provisioning"
 import { JobApiLive } from "@core/provisioning"
+import { Domains, ResourceJobsLive, ResourceProvisioner } from "@core/provisioning"
+import { ResourceRecordsLive } from "@core/registry"
 import { Catalogue, StacksHandlers } from "@core/stacks"
 import { Context, Duration, Effect, Layer, type Scope } from "effect"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
@@ -97,10 +99,15 @@ const provisioning: ServiceDefinition = {
   layer: Layer.mergeAll(
     JobQueue.Default,
     JobApiLive,
+    JobCreation.Default.pipe(Layer.provide(PlatformDirectoryLive)),
+    FeatureRecordsLive,
+    Domains.Default.pipe(Layer.provide(PlatformDirectoryLive)),
     PlatformStatuses.Default,
     ForwardedCallers.layer,
-    Worker.layer().pipe(
-      Layer.provide(JobHandlers.merge(FeatureJobsLive, OnboardJobLive)),
+    Worker.layerConfig().pipe(
+      Layer.provide(JobHandlers.merge(FeatureJobsLive, OnboardJobLive, TestJobsIfEnabled, ResourceJobsLive, AuthJobsLive)),
+      Layer.provide(ResourceProvisioner.Live),
+      Layer.provide(ResourceRecordsLive.pipe(Layer.provide(StackDefinitionsLive))),
       Layer.provide(FeatureActivationsLive),
       Layer.provide(Layer.mergeAll(Features.DefaultWithoutDependencies, Resources.Default, StackDefinitionsLive)),
       Layer.provide(Platforms.Default)

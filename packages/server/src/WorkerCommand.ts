@@ -1,0 +1,47 @@
+import { type Configuration, CoreConfig } from "@core/kernel"
+import { WorkerConfig } from "@core/provisioning"
+import { Effect, Layer } from "effect"
+import { type CommandFailed, failed } from "./Failure.js"
+import * as Migrations from "./Migrations.js"
+import * as Services from "./Services.js"
+import type { DomainSettings } from "./Settings.js"
+import * as Storage from "./Storage.js"
+
+/**
+ * `core-server worker [--concurrency <n>]` (decision 0304): the provisioning service's job worker
+ * alone — the same job types as in `core-server start` — without HTTP, on the PostgreSQL database
+ * of `DATABASE_URL`. It migrates first (the kernel's advisory lock lets several start together),
+ * logs `worker started`, and runs until SIGTERM/SIGINT: then it claims nothing more, lets its
+ * running jobs finish for up to `CORE_SHUTDOWN_GRACE_MS` and gives back the rest before the
+ * database closes.
+ */
+export const worker = (
+  config: Configuration,
+  concurrency: number | undefined
+): Effect.Effect<void, CommandFailed, DomainSettings> => {
+  if (config.databaseUrl === undefined) {
+    return Effect.fail(
+      failed("worker needs DATABASE_URL (PostgreSQL): the embedded database belongs to `core-server start`, whose own worker runs its jobs")
+    )
+  }
+  const definition = Services.find("provisioning")
+  if (definition === undefined) return Effect.fail(failed("the provisioning service is not part of this build"))
+  return Effect.scoped(
+    Effect.gen(function*() {
+      const database = yield* Storage.open(config)
+      yield* Migrations.runAll.pipe(Effect.provide(database))
+      const settings = yield* WorkerConfig
+      const effective = { ...settings, ...(concurrency === undefined ? {} : { concurrency }) }
+      yield* Layer.build(definition.layer).pipe(
+        Effect.provide(database),
+        Effect.provideService(CoreConfig, config),
+        Effect.provideService(WorkerConfig, effective),
+        Effect.orDie
+      )
+      yield* Effect.logInfo("worker started").pipe(
+        Effect.annotateLogs({ pid: process.pid, concurrency: effective.concurrency, leaseMs: effective.leaseMs })
+      )
+      return yield* Effect.never.pipe(Effect.onInterrupt(() => Effect.logInfo("shutting down")))
+    })
+  ).pipe(Effect.onInterrupt(() => Effect.logInfo("stopped")))
+}
