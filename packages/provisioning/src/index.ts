@@ -40,6 +40,8 @@ export { type Environment, type NewResource, type PlatformView, ResourceRecords,
 export { Domains } from "./Domains.js"
 export { DomainHandlers } from "./DomainsHttp.js"
 export * as LocalPages from "./LocalPages.js"
+export { WORKER_DEFAULTS, WorkerConfig, type WorkerSettings } from "./WorkerConfig.js"
+export { TEST_FAIL, TEST_NOOP, TEST_SLEEP, TEST_STEPS, TestJobsIfEnabled, TestJobsLive } from "./TestJobs.js"
 export { JobCreation, type JobRequest, type Owner } from "./JobCreation.js"
 export { JobCreationHandlers, JobTypes } from "./CreationHttp.js"
 export * as Targets from "./Targets.js"

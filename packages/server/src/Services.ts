@@ -5,7 +5,7 @@ import { HttpUpstream, Upstream } from "@core/gateway"
 import { IdentityHandlers, IdentityLive } from "@core/auth"
 import { type Configuration, CoreConfig, ForwardedCallers, ForwardedIdentity, Ids, Route } from "@core/kernel"
 import { FeatureActivationsLive, FeatureRecordsLive, Features, OnboardJobLive, PlatformDirectoryLive, Platforms, RegistryHandlers, RegistryServices, Resources } from "@core/registry"
-import { AuthJobsLive, EdgeProviderLocal, FeatureJobsLive, JobCreation, JobHandlers, JobQueue, PlatformStatuses, ProvisioningHandlers, Worker } from "@core/provisioning"
+import { AuthJobsLive, EdgeProviderLocal, FeatureJobsLive, JobCreation, JobHandlers, JobQueue, PlatformStatuses, ProvisioningHandlers, TestJobsIfEnabled, Worker } from "@core/provisioning"
 import { EdgeProviderCloudflare } from "@core/provisioning"
 import { JobApiLive } from "@core/provisioning"
 import { Domains, ResourceJobsLive, ResourceProvisioner } from "@core/provisioning"
@@ -98,14 +98,14 @@ const provisioning: ServiceDefinition = {
   base: "/api/v1/provision",
   layer: Layer.mergeAll(
     JobQueue.Default,
+    JobApiLive,
     JobCreation.Default.pipe(Layer.provide(PlatformDirectoryLive)),
     FeatureRecordsLive,
     Domains.Default.pipe(Layer.provide(PlatformDirectoryLive)),
-    JobApiLive,
     PlatformStatuses.Default,
     ForwardedCallers.layer,
-    Worker.layer().pipe(
-      Layer.provide(JobHandlers.merge(FeatureJobsLive, OnboardJobLive, ResourceJobsLive, AuthJobsLive)),
+    Worker.layerConfig().pipe(
+      Layer.provide(JobHandlers.merge(FeatureJobsLive, OnboardJobLive, TestJobsIfEnabled, ResourceJobsLive, AuthJobsLive)),
       Layer.provide(ResourceProvisioner.Live),
       Layer.provide(ResourceRecordsLive.pipe(Layer.provide(StackDefinitionsLive))),
       Layer.provide(FeatureActivationsLive),
