@@ -1,4 +1,5 @@
 import { TestDatabase } from "@core/kernel/testing"
+import * as Http from "node:http"
 import { describe, expect, it } from "vitest"
 import { useServer } from "../packages/server/test/ServerProcess.js"
 import { call, until } from "./support/tenants.js"
@@ -48,7 +49,11 @@ for (const driver of TestDatabase.drivers) {
 
       const flow = await until(() => call(base, "GET", `/api/v1/onboarding/${started.body.id}`, SERVICE), (r) => r.body.status === "completed" || r.body.status === "failed", 15_000)
       expect(flow.body).toMatchObject({ status: "completed", jobStatus: "COMPLETED", progress: 1, error: null, completedAt: expect.any(String) })
-      expect(flow.body.steps.map((step: { name: string; status: string }) => [step.name, step.status])).toEqual([["platform", "completed"], ["stack", "completed"]])
+      // Each recorded resource is then made on the local edge in a step of its own (decision 0297).
+      expect(flow.body.steps.map((step: { name: string; status: string }) => [step.name, step.status])).toEqual([
+        ["platform", "completed"], ["stack", "completed"],
+        ["create:acme-shop-prod-site", "completed"], ["create:acme-shop-prod-main", "completed"], ["create:acme-shop-dev-cache", "completed"]
+      ])
       expect(flow.body.result).toMatchObject({ platformId: started.body.platformId, stackVersion: "1.1.0", resourceIds: expect.any(Array) })
 
       const job = await call(base, "GET", `/api/v1/provisioning/jobs/${started.body.provisionJobId}`, SERVICE)
@@ -62,6 +67,21 @@ for (const driver of TestDatabase.drivers) {
         ["sql_db", "main", "prod", "acme-shop-prod-main", flow.body.result.entityId]
       ])
       expect([...flow.body.result.resourceIds].sort()).toEqual(listed.body.data.map((r: any) => r.id).sort())
+      expect(listed.body.data.map((r: any) => r.status)).toEqual(["active", "active", "active"])
+
+      // The pages resource is served by the server at <project>.localhost (decision 0296).
+      const port = new URL(base).port
+      const page = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const request = Http.request({ host: "127.0.0.1", port, path: "/", headers: { host: `acme-shop-prod-site.localhost:${port}` } }, (response) => {
+          let body = ""
+          response.on("data", (chunk) => (body += chunk))
+          response.on("end", () => resolve({ status: response.statusCode ?? 0, body }))
+        })
+        request.on("error", reject)
+        request.end()
+      })
+      expect(page.status).toBe(200)
+      expect(page.body).toContain("acme-shop-prod-site")
     }, SLOW)
 
     it("onboards without a template; refuses an unknown template, one without a version, a taken slug and bad input, making nothing", async () => {
