@@ -1,4 +1,5 @@
 import { TestDatabase } from "@core/kernel/testing"
+import { createClient } from "@core/sdk"
 import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { createServer, type ServerResponse } from "node:http"
@@ -12,8 +13,8 @@ import { useServer } from "../packages/server/test/ServerProcess.js"
 /**
  * `core jobs` and `core dlq` with the real built binary: against the real all-in-one server (on
  * PGlite and, with CORE_TEST_DATABASE_URL, PostgreSQL) a feature activated through the registry is
- * watched over the job's Server-Sent Events until COMPLETED (exit 0), shown, listed and paged, and
- * the operator routes answer their errors; against a stand-in server a job that FAILS ends the
+ * watched over the job's Server-Sent Events until COMPLETED (exit 0), shown, listed and paged, the
+ * operator routes answer their errors, and another platform's owner gets 404 for the job; against a stand-in server a job that FAILS ends the
  * watch with exit 1, and on a terminal (util-linux `script`) the steps are drawn in place.
  */
 const SLOW = 240_000
@@ -46,6 +47,7 @@ for (const driver of TestDatabase.drivers) {
     it("watches a feature activation's job until COMPLETED, shows and lists jobs; the operator routes answer their errors", async () => {
       const operator = tempHome()
       const scoped = tempHome()
+      const ada = tempHome()
       try {
         const env = { CORE_API_URL: server.base }
         login(operator, server.base, STATIC_KEY, null, "operator")
@@ -103,9 +105,34 @@ for (const driver of TestDatabase.drivers) {
         expect([replay.code, /NOT_FOUND|404/.test(replay.stderr)]).toEqual([1, true])
         const unknown = await run(["jobs", "watch", "job_01JDQ3V6X4TQ7K9ZC2M8N5P0RS"])
         expect([unknown.code, /NOT_FOUND|404/.test(unknown.stderr)]).toEqual([1, true])
+
+        // Another platform's owner: her own (empty) job list; this platform's job is 404 to show and watch; the operator routes 403.
+        const slug = `ada-cli-jobs-${driver}`
+        const { token } = await createClient({ baseUrl: server.base }).iam.signUp({ name: "Ada", email: `${slug}@example.com`, password: "correct horse battery" })
+        const setup = await fetch(`${server.base}/api/v1/iam/api/core/org-setup`, {
+          method: "POST",
+          headers: { "content-type": "application/json", cookie: `core.session_token=${token}` },
+          body: JSON.stringify({ name: "Ada", slug })
+        })
+        expect(setup.status).toBe(201)
+        const { orgId, platformId: adaPlatform } = (await setup.json()) as { orgId: string; platformId: string }
+        await createClient({ baseUrl: server.base, token }).iam.organizations.setActive({ organizationId: orgId })
+        login(ada, server.base, token, adaPlatform, "owner")
+        const asAda = (args: ReadonlyArray<string>) => core(ada, args, env, bin)
+        expect(json<{ data: Array<Job> }>(await asAda(["jobs", "list", "--json"])).data.every((j) => j.platformId === adaPlatform)).toBe(true)
+        expect(json<{ data: Array<Job> }>(await asAda(["jobs", "list", "--platform", platformId, "--json"])).data).toEqual([])
+        for (const args of [["jobs", "show", jobId], ["jobs", "watch", jobId]]) {
+          const answer = await asAda(args)
+          expect([answer.code, answer.stderr.includes("NOT_FOUND")], args.join(" ")).toEqual([1, true])
+        }
+        for (const args of [["jobs", "retry", jobId], ["dlq", "list"]]) {
+          const answer = await asAda(args)
+          expect([answer.code, /FORBIDDEN|NOT_FOUND/.test(answer.stderr)], args.join(" ")).toEqual([1, true])
+        }
       } finally {
         operator.remove()
         scoped.remove()
+        ada.remove()
       }
     }, SLOW)
   })
@@ -214,7 +241,7 @@ describe("core jobs watch (built binary) against a stand-in stream", () => {
   it("answers usage errors with exit 2 before any request, and has per-subcommand help", async () => {
     const env = { CORE_API_URL: "http://127.0.0.1:9" }
     for (const args of [["jobs"], ["jobs", "wach"], ["jobs", "watch"], ["jobs", "list", "--status", "DONE"], ["jobs", "list", "--limit", "0"],
-      ["jobs", "watch", "job_1", "--timeout", "0"], ["jobs", "show", "a", "b"], ["dlq"], ["dlq", "replay"], ["dlq", "list", "--frob"]]) {
+      ["jobs", "watch", "job_1", "--timeout", "0"], ["jobs", "show", "a", "b"], ["jobs", "retry", "job_1", "--yes"], ["dlq"], ["dlq", "replay"], ["dlq", "list", "--frob"]]) {
       const result = await core(home, args, env, bin)
       expect([args, result.code, result.stdout]).toEqual([args, 2, ""])
     }

@@ -158,10 +158,10 @@ export const run = async ({ argv, ui, env }: CommandContext): Promise<number> =>
     const timeout = timeoutOf(values.timeout, usage)
     return withSession(env, (session) => watch(ui, session, jobId!, timeout))
   }
-  const { values, positionals } = parseOptions(rest, { reason: { type: "string" }, ...yesOption }, usage)
+  const { values, positionals } = parseOptions(rest, { reason: { type: "string" }, ...(verb === "cancel" ? yesOption : {}) }, usage)
   const [jobId] = expectPositionals(positionals, ["job-id"], usage)
   const input = defined({ reason: values.reason })
-  if (verb === "cancel") await confirmDestructive(ui, values.yes, `cancel job ${jobId}`)
+  if (verb === "cancel") await confirmDestructive(ui, (values as { yes?: boolean }).yes, `cancel job ${jobId}`)
   return withSession(env, async (session) => {
     const api = session.client.provisioning.jobs
     const answer = verb === "retry" ? await api.retry(jobId!, input) : await api.cancel(jobId!, input)
