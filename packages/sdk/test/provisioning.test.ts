@@ -130,10 +130,14 @@ const startStreamServer = async (handle: (req: IncomingMessage, res: ServerRespo
   const requests: Array<IncomingMessage> = []
   const http = createServer((req, res) => handle(req, res, requests.push(req) - 1))
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve))
-  closeStream = () => new Promise<void>((resolve) => {
-    http.closeAllConnections()
-    http.close(() => resolve())
-  })
+  const previous = closeStream
+  closeStream = async () => {
+    await previous?.()
+    await new Promise<void>((resolve) => {
+      http.closeAllConnections()
+      http.close(() => resolve())
+    })
+  }
   return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`, requests }
 }
 
@@ -209,6 +213,27 @@ describe("client.provisioning.jobs.watch", () => {
     await expect(watching).rejects.toBeInstanceOf(CoreAbortError)
     expect(seen).toHaveLength(1)
     await expect(jobs.watch("job_missing").next()).rejects.toBeInstanceOf(NotFoundError)
+  })
+
+  it("keeps a stream open past the client's timeout, which bounds only the wait for the answer's headers", async () => {
+    const events = [event(1, "status", "RUNNING"), event(2, "progress", "RUNNING", { progress: 0.5 }), event(3, "status", "COMPLETED", { progress: 1 })]
+    const stream = await startStreamServer((_req, res) => {
+      sse(res)
+      res.flushHeaders()
+      events.forEach((e, i) => setTimeout(() => res.write(frame(e)), 150 * (i + 1)))
+    })
+    const seen: Array<number> = []
+    for await (const one of createClient({ baseUrl: stream.url, token: "t", timeout: 100 }).provisioning.jobs.watch(JOB)) seen.push(one.seq)
+    expect(seen).toEqual([1, 2, 3])
+    expect(stream.requests).toHaveLength(1)
+    // A server that sends its headers only with its first event (Node's http does) gets `openTimeout` (60 s by default), not the client's 100 ms.
+    const late = await startStreamServer((_req, res) => {
+      sse(res)
+      setTimeout(() => res.end(frame(events[2]!)), 200)
+    })
+    const lateSeen: Array<number> = []
+    for await (const one of createClient({ baseUrl: late.url, token: "t", timeout: 100 }).provisioning.jobs.watch(JOB)) lateSeen.push(one.seq)
+    expect(lateSeen).toEqual([3])
   })
 
   it("parseEventStream: multi-line data, unnamed events, fields without a colon, and a CR split across chunks", async () => {

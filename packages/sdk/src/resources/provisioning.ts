@@ -40,6 +40,12 @@ export interface WatchOptions {
   /** Reconnections in a row that deliver nothing before `watch` gives up with the last error. @default 5 */
   readonly maxReconnects?: number
   readonly headers?: Readonly<Record<string, string>>
+  /**
+   * Milliseconds to wait for the stream's response headers (the client's `timeout` is meant for
+   * whole answers; a server may send a stream's headers only with its first event or keep-alive,
+   * every 15 s). The stream itself has no time limit. @default 60000
+   */
+  readonly openTimeout?: number
 }
 
 /** One Server-Sent Event as the stream carries it. */
@@ -213,6 +219,7 @@ export const provisioning = (transport: Transport): ProvisioningClient => {
       try {
         const stream = await transport.request<ReadableStream<Uint8Array> | null>("GET", streamPath(jobId), {
           responseType: "stream",
+          timeout: options.openTimeout ?? 60_000,
           headers: { accept: "text/event-stream", ...options.headers, ...(lastEventId === undefined ? {} : { "last-event-id": String(lastEventId) }) },
           ...(signal === undefined ? {} : { signal })
         })
