@@ -1,5 +1,5 @@
 import { PlatformStatusRepo } from "@core/auth"
-import { EdgeProviderLocal, PlatformStatuses } from "@core/provisioning"
+import { EdgeProviderCloudflare, EdgeProviderLocal, PlatformStatuses } from "@core/provisioning"
 import { PlatformStatusSink } from "@core/registry"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer } from "effect"
@@ -9,7 +9,7 @@ import { Clock, Effect, Layer } from "effect"
  * the registry's transaction: a suspension (or deletion) made in the registry is what the gateway
  * reads through identity (451 within the session and credential caches' few seconds), and what
  * provisioning's `/internal/platform-status` sets (`PlatformStatuses`: the platform's edge resources
- * stop serving). A registry whose database has no identity (or provisioning) schema — alone, on a
+ * stop serving, on the edge provider configuration selects: decision 0303). A registry whose database has no identity (or provisioning) schema — alone, on a
  * database of its own — publishes nothing there.
  */
 export const PlatformStatusSinkLive = Layer.effect(
@@ -35,4 +35,4 @@ export const PlatformStatusSinkLive = Layer.effect(
         }).pipe(Effect.withSpan("PlatformStatusSink.publish"))
     })
   })
-).pipe(Layer.provide(Layer.mergeAll(PlatformStatusRepo.Default, PlatformStatuses.Default.pipe(Layer.provide(EdgeProviderLocal)))))
+).pipe(Layer.provide(Layer.mergeAll(PlatformStatusRepo.Default, PlatformStatuses.Default.pipe(Layer.provide(EdgeProviderCloudflare.whenConfigured(EdgeProviderLocal))))))

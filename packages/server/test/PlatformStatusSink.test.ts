@@ -1,6 +1,6 @@
 import { IamMigrations } from "@core/auth"
 import { TestDatabase } from "@core/kernel/testing"
-import { ProvisioningMigrations } from "@core/provisioning"
+import { ProvisioningConfig, ProvisioningMigrations } from "@core/provisioning"
 import { PlatformStatusSink, RegistryMigrations } from "@core/registry"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
@@ -11,6 +11,7 @@ import { PlatformStatusSinkLive } from "../src/PlatformStatusSinkLive.js"
 for (const driver of TestDatabase.drivers) {
   describe(`PlatformStatusSinkLive on ${driver}`, () => {
     const live = PlatformStatusSinkLive.pipe(
+      Layer.provide(ProvisioningConfig.layer()),
       Layer.provideMerge(TestDatabase.layer([IamMigrations, RegistryMigrations, ProvisioningMigrations], { driver }))
     )
     layer(live, { timeout: 60_000 })((it) => {
