@@ -26,7 +26,7 @@ const job = (status: string, extra: object = {}) => ({
   payload: {}, result: null, error: null, runAt: "2026-01-01T00:00:00.000Z", startedAt: null, finishedAt: null,
   createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", ...extra
 })
-const jobPage = (data: Array<object>, nextCursor: string | null) => ({ data, pagination: { limit: 1, cursor: null, nextCursor, count: data.length } })
+const jobPage = (data: Array<object>, nextCursor: string) => ({ data, pagination: { limit: 1, cursor: "", nextCursor, count: data.length } })
 
 const event = (seq: number, kind: string, status: string, extra: object = {}) => ({
   seq, jobId: JOB, kind, status, from: null, attempt: 1, progress: 0, step: null, actor: null, reason: null,
@@ -41,7 +41,7 @@ describe("client.provisioning", () => {
       if (request.url.includes("/dlq")) return { status: 200, body: { data: [], pagination: { limit: 25, cursor: "" } } }
       if (request.url.endsWith("/cancel")) return { status: 200, body: { jobId: JOB, status: "FAILED", reason: "stop" } }
       if (request.url.includes("/jobs/") && request.method === "POST") return { status: 200, body: { jobId: JOB, status: "QUEUED" } }
-      if (request.url.startsWith(`${base}/jobs?`)) return { status: 200, body: jobPage([job("QUEUED")], null) }
+      if (request.url.startsWith(`${base}/jobs?`)) return { status: 200, body: jobPage([job("QUEUED")], "") }
       if (request.url.includes("/jobs/")) return { status: 200, body: job("RUNNING") }
       if (request.url.endsWith("/auth/upgrade")) return { status: 202, body: { jobId: "job_3", platformId: PLATFORM } }
       return { status: 202, body: { jobId: "job_1", status: "QUEUED" } }
@@ -95,7 +95,7 @@ describe("client.provisioning", () => {
   it("all() walks every page of the jobs' nested nextCursor and of the dead letters' cursor", async () => {
     server = await startScriptServer([
       { status: 200, body: jobPage([job("FAILED", { jobId: "job_a" })], "c2") },
-      { status: 200, body: jobPage([job("FAILED", { jobId: "job_b" })], null) },
+      { status: 200, body: jobPage([job("FAILED", { jobId: "job_b" })], "") },
       { status: 200, body: { data: [{ entryId: "dlq_a" }], pagination: { limit: 1, cursor: "d2" } } },
       { status: 200, body: { data: [{ entryId: "dlq_b" }], pagination: { limit: 1, cursor: "" } } }
     ])

@@ -124,7 +124,7 @@ export const run = async ({ argv, ui, env }: CommandContext): Promise<number> =>
       else {
         const page = await api.list({ ...query, ...defined({ cursor: values.cursor }) })
         rows.push(...page.data)
-        nextCursor = page.pagination.nextCursor
+        nextCursor = page.pagination.nextCursor === "" ? null : page.pagination.nextCursor // "" on the last page
       }
       ui.result({ data: rows, nextCursor }, () => {
         ui.list(rows, columns, { empty: "No jobs.", noun: "jobs" })
