@@ -95,7 +95,7 @@ describe("OpenApiDocument.document", () => {
       { name: "identity", tags: identityTags },
       { name: "registry", tags: [...new Set(registryRoutes.flatMap(([, route]) => route.tags ?? []))] },
       { name: "stacks", tags: ["stacks"] },
-      { name: "provisioning", tags: ["provisioning: jobs", "provisioning: operator", "provisioning: internal"] }
+      { name: "provisioning", tags: ["provisioning: domains", "provisioning: jobs", "provisioning: operator", "provisioning: internal"] }
     ])
   })
 

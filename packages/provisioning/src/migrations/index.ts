@@ -1,7 +1,7 @@
 import type { Migrations } from "@core/kernel"
 import jobs from "./0001_jobs.js"
-import targetsIdempotency from "./0003_targets_idempotency.js"
 import jobEventsDeadLetters from "./0002_job_events_dead_letters.js"
+import targetsIdempotency from "./0003_targets_idempotency.js"
 import edgeResources from "./0004_edge_resources.js"
 
 /** Provisioning's migrations (schema `provisioning`). */
@@ -9,8 +9,8 @@ export const ProvisioningMigrations: Migrations.Domain = {
   schema: "provisioning",
   migrations: {
     "0001_jobs": jobs,
-    "0003_targets_idempotency": targetsIdempotency,
     "0002_job_events_dead_letters": jobEventsDeadLetters,
+    "0003_targets_idempotency": targetsIdempotency,
     "0004_edge_resources": edgeResources
   }
 }
