@@ -1,5 +1,5 @@
 import type { Provisioning } from "@core/contracts"
-import { type Caller, NotFound, Policy, Rows } from "@core/kernel"
+import { type Caller, NotFound, Policy, Rows, UpstreamUnavailable } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { EdgeProvider } from "./ports/EdgeProvider.js"
@@ -65,7 +65,8 @@ export class Domains extends Effect.Service<Domains>()("@core/provisioning/Domai
       if (domain.deletedAt !== null) return domain
       if (domain.edgeId !== null) {
         yield* edge.removeCustomHostname({ platformId: domain.platformId, edgeId: domain.edgeId }).pipe(
-          Effect.catchAll((error) => Effect.die(new Error(error.message)))
+          // The edge refused or could not be reached: 502, the domain left as it was (retry the removal).
+          Effect.mapError((error) => new UpstreamUnavailable({ message: `The edge provider could not remove ${domain.hostname}: ${error.message}`, upstream: "edge" }))
         )
       }
       const at = new Date(yield* Clock.currentTimeMillis)

@@ -1,3 +1,4 @@
+import { UpstreamUnavailable } from "@core/kernel"
 import { Clock, Effect } from "effect"
 import { EdgeProvider } from "./ports/EdgeProvider.js"
 
@@ -10,7 +11,10 @@ export class PlatformStatuses extends Effect.Service<PlatformStatuses>()("@core/
   effect: Effect.gen(function*() {
     const edge = yield* EdgeProvider
     const set = Effect.fn("PlatformStatuses.set")(function*(platformId: string, status: "active" | "suspended") {
-      yield* edge.setPlatformStatus(platformId, status)
+      // The edge refused or could not be reached: 502, so that the caller (the registry, an operator) retries.
+      yield* edge.setPlatformStatus(platformId, status).pipe(
+        Effect.mapError((error) => new UpstreamUnavailable({ message: `The edge provider did not take the platform's status: ${error.message}`, upstream: "edge" }))
+      )
       return { platformId, status, updatedAt: new Date(yield* Clock.currentTimeMillis).toISOString() }
     })
     return { set } as const

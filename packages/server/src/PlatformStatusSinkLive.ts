@@ -29,7 +29,14 @@ export const PlatformStatusSinkLive = Layer.effect(
     return PlatformStatusSink.of({
       publish: (platformId, status, updatedBy) =>
         Effect.gen(function*() {
-          if (yield* provisioningPresent) yield* edge.set(platformId, status)
+          // The edge failing must not undo the suspension itself (the gateway's 451 is identity's): it is
+          // logged as an error and the status is set again by the next change or POST /internal/platform-status.
+          if (yield* provisioningPresent) {
+            yield* edge.set(platformId, status).pipe(
+              Effect.catchTag("UpstreamUnavailable", (error) =>
+                Effect.logError("platform status not applied on the edge").pipe(Effect.annotateLogs({ platformId, status, reason: error.message })))
+            )
+          }
           if (!(yield* identityPresent)) return
           yield* repo.upsert(platformId, status, updatedBy, new Date(yield* Clock.currentTimeMillis))
         }).pipe(Effect.withSpan("PlatformStatusSink.publish"))

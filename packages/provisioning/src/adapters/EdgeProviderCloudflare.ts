@@ -120,8 +120,8 @@ export const make = (options: CloudflareEdgeOptions) =>
       deactivateFeature: (feature) => remove(keys.feature(feature)).pipe(Effect.withSpan("EdgeProviderCloudflare.deactivateFeature")),
       setPlatformStatus: (platformId, status) =>
         Effect.zipRight(put(keys.status(platformId), status), setWorkersDev(platformId, status === "active")).pipe(
-          // The port has no failure here: a suspension that did not reach the edge must not pass unseen (decision 0301).
-          Effect.orDieWith((error) => new Error(`Cloudflare: the platform status of ${platformId} was not set: ${error.message}`)),
+          // A suspension that did not reach the edge must not pass unseen (decision 0301): the caller sees it.
+          Effect.mapError((error) => new JobFailed({ message: `Cloudflare: the platform status of ${platformId} was not set: ${error.message}` })),
           Effect.withSpan("EdgeProviderCloudflare.setPlatformStatus")
         ),
       createResource: (spec) =>

@@ -46,7 +46,7 @@ export class EdgeProvider extends Context.Tag("@core/provisioning/EdgeProvider")
   /** Remove it (nothing to do when it is not deployed). */
   readonly deactivateFeature: (feature: Omit<EdgeFeature, "featureVersion">) => Effect.Effect<void, JobFailed>
   /** Stop (`suspended`) or resume (`active`) serving a platform's edge resources. */
-  readonly setPlatformStatus: (platformId: string, status: "active" | "suspended") => Effect.Effect<void>
+  readonly setPlatformStatus: (platformId: string, status: "active" | "suspended") => Effect.Effect<void, JobFailed>
   /** Make a resource, or answer the one of that name made before (idempotent). */
   readonly createResource: (spec: EdgeResourceSpec) => Effect.Effect<EdgeResourceHandle, JobFailed>
   /** Remove a resource (absent: nothing to do); `deleteData` also drops what it holds. */
