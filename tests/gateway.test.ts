@@ -82,8 +82,8 @@ describe("gateway over HTTP", () => {
 
   it("streams large request bodies to both kinds of upstream", async () => {
     const payload = new Uint8Array(5 * 1024 * 1024).fill(7)
-    const effect = await fetch(`${base}/api/v1/onboarding/upload`, { method: "POST", body: payload })
-    expect(await effect.json()).toEqual({ bytes: payload.byteLength, prefix: "/api/v1/onboarding" })
+    const effect = await fetch(`${base}/api/v1/platforms/upload`, { method: "POST", body: payload })
+    expect(await effect.json()).toEqual({ bytes: payload.byteLength, prefix: "/api/v1/platforms" })
     const web = await fetch(`${base}/api/v1/iam/echo`, { method: "POST", body: payload, headers: { "x-core-role": "operator" } })
     expect(await web.json()).toEqual({ bytes: payload.byteLength, role: null })
   })
