@@ -1,12 +1,12 @@
 import { TestDatabase } from "@core/kernel/testing"
 import { createClient } from "@core/sdk"
 import { spawn } from "node:child_process"
-import { existsSync, mkdirSync, writeFileSync } from "node:fs"
+import { existsSync } from "node:fs"
 import { createServer, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { builtCli } from "../packages/cli/test/built-cli.js"
-import { core, tempHome, type TempHome } from "../packages/cli/test/login-support.js"
+import { core, tempHome, writeLogin } from "../packages/cli/test/login-support.js"
 import type { CoreRun } from "../packages/cli/test/run-core.js"
 import { useServer } from "../packages/server/test/ServerProcess.js"
 
@@ -25,14 +25,6 @@ beforeAll(async () => {
   bin = (await builtCli()).bundle
 }, SLOW)
 
-const login = (home: TempHome, base: string, token: string, platformId: string | null, role: string): void => {
-  mkdirSync(home.dir, { recursive: true, mode: 0o700 })
-  writeFileSync(home.file, JSON.stringify({
-    token, refreshToken: null, email: "ci-user", platformId, role,
-    expiresAt: "2999-01-01T00:00:00.000Z", iamUrl: `${base}/api/v1/iam`, apiUrl: base, audience: "core-cli"
-  }), { mode: 0o600 })
-}
-
 const json = <T>(run: CoreRun): T => {
   expect(run.code, run.stderr).toBe(0)
   return JSON.parse(run.stdout) as T
@@ -50,10 +42,10 @@ for (const driver of TestDatabase.drivers) {
       const ada = tempHome()
       try {
         const env = { CORE_API_URL: server.base }
-        login(operator, server.base, STATIC_KEY, null, "operator")
+        writeLogin(operator, server.base, STATIC_KEY, null, "operator")
         const op = (args: ReadonlyArray<string>) => core(operator, args, env, bin)
         const platformId = json<{ id: string }>(await op(["platforms", "create", `cli-jobs-${driver}`, "--name", "Jobs", "--json"])).id
-        login(scoped, server.base, STATIC_KEY, platformId, "operator")
+        writeLogin(scoped, server.base, STATIC_KEY, platformId, "operator")
         const run = (args: ReadonlyArray<string>) => core(scoped, args, env, bin)
 
         const started = json<{ provisionJobId: string }>(await run(["features", "activate", "billing", "--version", "1.2.0", "--json"]))
@@ -120,7 +112,7 @@ for (const driver of TestDatabase.drivers) {
         expect(setup.status).toBe(201)
         const { orgId, platformId: adaPlatform } = (await setup.json()) as { orgId: string; platformId: string }
         await createClient({ baseUrl: server.base, token }).iam.organizations.setActive({ organizationId: orgId })
-        login(ada, server.base, token, adaPlatform, "owner")
+        writeLogin(ada, server.base, token, adaPlatform, "owner")
         const asAda = (args: ReadonlyArray<string>) => core(ada, args, env, bin)
         expect(json<{ data: Array<Job> }>(await asAda(["jobs", "list", "--json"])).data.every((j) => j.platformId === adaPlatform)).toBe(true)
         expect(json<{ data: Array<Job> }>(await asAda(["jobs", "list", "--platform", platformId, "--json"])).data).toEqual([])
@@ -198,7 +190,7 @@ describe("core jobs watch (built binary) against a stand-in stream", () => {
   it("prints one line per event when piped and exits 1 when the job FAILS", async () => {
     const stub = await standIn("FAILED")
     try {
-      login(home, stub.base, "t", "plt_1", "owner")
+      writeLogin(home, stub.base, "t", "plt_1", "owner")
       const watched = await core(home, ["jobs", "watch", stub.jobId], { CORE_API_URL: stub.base }, bin)
       expect(watched.code).toBe(1)
       expect(watched.stdout).toBe([
@@ -218,7 +210,7 @@ describe("core jobs watch (built binary) against a stand-in stream", () => {
   it.skipIf(!hasScript)("draws the steps in place on a terminal and exits 0 when the job COMPLETES", async () => {
     const stub = await standIn("COMPLETED")
     try {
-      login(home, stub.base, "t", "plt_1", "owner")
+      writeLogin(home, stub.base, "t", "plt_1", "owner")
       const command = `stty cols 100 rows 40; exec ${[process.execPath, bin, "jobs", "watch", stub.jobId].map(quote).join(" ")}`
       const { CI: _ci, ...inherited } = process.env
       const result = await new Promise<{ code: number; output: string }>((resolve) => {

@@ -1,7 +1,6 @@
-import { mkdirSync, writeFileSync } from "node:fs"
 import { beforeAll, describe, expect, it } from "vitest"
 import { builtCli } from "../packages/cli/test/built-cli.js"
-import { core, tempHome } from "../packages/cli/test/login-support.js"
+import { core, tempHome, writeLogin } from "../packages/cli/test/login-support.js"
 import { useServer } from "../packages/server/test/ServerProcess.js"
 
 /**
@@ -25,11 +24,7 @@ describe("core platforms (built binary) through the gateway", () => {
     const operator = tempHome()
     try {
       const env = { CORE_API_URL: server.base }
-      mkdirSync(operator.dir, { recursive: true, mode: 0o700 })
-      writeFileSync(operator.file, JSON.stringify({
-        token: STATIC_KEY, refreshToken: null, email: "ci-user", platformId: null, role: "operator",
-        expiresAt: "2999-01-01T00:00:00.000Z", iamUrl: `${server.base}/api/v1/iam`, apiUrl: server.base, audience: "core-cli"
-      }), { mode: 0o600 })
+      writeLogin(operator, server.base, STATIC_KEY, null, "operator")
       const run = (args: ReadonlyArray<string>) => core(operator, args, env, bin)
 
       const ids: Array<string> = []

@@ -1,11 +1,11 @@
 import { createClient } from "@core/sdk"
 import { TestDatabase } from "@core/kernel/testing"
 import { spawn } from "node:child_process"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { builtCli } from "../packages/cli/test/built-cli.js"
-import { core, tempHome, type TempHome } from "../packages/cli/test/login-support.js"
+import { core, tempHome, type TempHome, writeLogin } from "../packages/cli/test/login-support.js"
 import type { CoreRun } from "../packages/cli/test/run-core.js"
 import { useServer } from "../packages/server/test/ServerProcess.js"
 
@@ -24,14 +24,6 @@ let bin = ""
 beforeAll(async () => {
   bin = (await builtCli()).bundle
 }, SLOW)
-
-const login = (home: TempHome, base: string, token: string, platformId: string | null, role: string): void => {
-  mkdirSync(home.dir, { recursive: true, mode: 0o700 })
-  writeFileSync(home.file, JSON.stringify({
-    token, refreshToken: null, email: "ci-user", platformId, role,
-    expiresAt: "2999-01-01T00:00:00.000Z", iamUrl: `${base}/api/v1/iam`, apiUrl: base, audience: "core-cli"
-  }), { mode: 0o600 })
-}
 
 /** The binary with `input` on its stdin (runCore's stdin is closed). */
 const withStdin = (home: TempHome, args: ReadonlyArray<string>, env: Record<string, string>, input: string): Promise<CoreRun> =>
@@ -62,14 +54,14 @@ for (const driver of TestDatabase.drivers) {
       const ada = tempHome()
       try {
         const env = { CORE_API_URL: server.base }
-        login(operator, server.base, STATIC_KEY, null, "operator")
+        writeLogin(operator, server.base, STATIC_KEY, null, "operator")
         const op = (args: ReadonlyArray<string>) => core(operator, args, env, bin)
         const platformId = json<{ id: string }>(await op(["platforms", "create", `cli-res-${driver}`, "--name", "Resources", "--json"])).id
 
         const none = await op(["resources", "list"])
         expect([none.code, none.stdout, none.stderr.includes("No platform: pass --platform")]).toEqual([2, "", true])
 
-        login(scoped, server.base, STATIC_KEY, platformId, "operator")
+        writeLogin(scoped, server.base, STATIC_KEY, platformId, "operator")
         const run = (args: ReadonlyArray<string>) => core(scoped, args, env, bin)
         const tenants = json<{ data: Array<{ id: string; slug: string }> }>(await run(["tenants", "list", "--json"])).data
         const defaultId = tenants.find((t) => t.slug === "default")!.id
@@ -182,7 +174,7 @@ for (const driver of TestDatabase.drivers) {
         expect(setup.status).toBe(201)
         const { orgId, platformId: adaPlatform } = (await setup.json()) as { orgId: string; platformId: string }
         await createClient({ baseUrl: server.base, token }).iam.organizations.setActive({ organizationId: orgId })
-        login(ada, server.base, token, adaPlatform, "owner")
+        writeLogin(ada, server.base, token, adaPlatform, "owner")
         const asAda = (args: ReadonlyArray<string>) => core(ada, args, env, bin)
         expect(json<{ data: Array<unknown> }>(await asAda(["resources", "list", "--json"])).data).toEqual([])
         expect(json<{ features: Array<unknown> }>(await asAda(["features", "manifest", "--json"])).features).toEqual([])

@@ -1,8 +1,7 @@
 import { createClient } from "@core/sdk"
-import { mkdirSync, writeFileSync } from "node:fs"
 import { beforeAll, describe, expect, it } from "vitest"
 import { builtCli } from "../packages/cli/test/built-cli.js"
-import { core, tempHome, type TempHome } from "../packages/cli/test/login-support.js"
+import { core, tempHome, writeLogin } from "../packages/cli/test/login-support.js"
 import { useServer } from "../packages/server/test/ServerProcess.js"
 
 /**
@@ -19,14 +18,6 @@ beforeAll(async () => {
   bin = (await builtCli()).bundle
 }, SLOW)
 
-const login = (home: TempHome, base: string, token: string, platformId: string | null, role: string): void => {
-  mkdirSync(home.dir, { recursive: true, mode: 0o700 })
-  writeFileSync(home.file, JSON.stringify({
-    token, refreshToken: null, email: "ci-user", platformId, role,
-    expiresAt: "2999-01-01T00:00:00.000Z", iamUrl: `${base}/api/v1/iam`, apiUrl: base, audience: "core-cli"
-  }), { mode: 0o600 })
-}
-
 const idOf = (stdout: string): string => /\((ent_\w+)\)/.exec(stdout)![1]!
 
 describe("core tenants (built binary) through the gateway", () => {
@@ -38,7 +29,7 @@ describe("core tenants (built binary) through the gateway", () => {
     const ada = tempHome()
     try {
       const env = { CORE_API_URL: server.base }
-      login(operator, server.base, STATIC_KEY, null, "operator")
+      writeLogin(operator, server.base, STATIC_KEY, null, "operator")
       const op = (args: ReadonlyArray<string>) => core(operator, args, env, bin)
       const created = await op(["platforms", "create", "cli-tenants", "--name", "Tenants", "--json"])
       expect(created).toMatchObject({ code: 0, stderr: "" })
@@ -49,7 +40,7 @@ describe("core tenants (built binary) through the gateway", () => {
       expect([none.code, none.stdout, none.stderr.includes("No platform: pass --platform")]).toEqual([2, "", true])
 
       // A login to the platform: its platform is the default.
-      login(scoped, server.base, STATIC_KEY, platformId, "operator")
+      writeLogin(scoped, server.base, STATIC_KEY, platformId, "operator")
       const run = (args: ReadonlyArray<string>) => core(scoped, args, env, bin)
       const initial = JSON.parse((await run(["tenants", "list", "--json"])).stdout) as { data: Array<{ slug: string; type: string; parentId: null }>; nextCursor: null }
       expect(initial.data.map((entity) => [entity.slug, entity.type, entity.parentId])).toEqual([["default", "tenant", null]])
@@ -135,7 +126,7 @@ describe("core tenants (built binary) through the gateway", () => {
       expect(setup.status).toBe(201)
       const { orgId, platformId: adaPlatform } = (await setup.json()) as { orgId: string; platformId: string }
       await createClient({ baseUrl: server.base, token }).iam.organizations.setActive({ organizationId: orgId })
-      login(ada, server.base, token, adaPlatform, "owner")
+      writeLogin(ada, server.base, token, adaPlatform, "owner")
       const asAda = (args: ReadonlyArray<string>) => core(ada, args, env, bin)
       const own = await asAda(["tenants", "list", "--json"])
       expect(own.code).toBe(0)

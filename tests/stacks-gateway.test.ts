@@ -1,10 +1,10 @@
 import { Stacks } from "@core/contracts"
 import { createClient } from "@core/sdk"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { core, tempHome } from "../packages/cli/test/login-support.js"
+import { core, tempHome, writeLogin } from "../packages/cli/test/login-support.js"
 import { launch, ready, type Running, useServer } from "../packages/server/test/ServerProcess.js"
 import { type Tenant, tenantOf } from "./support/tenants.js"
 
@@ -116,11 +116,7 @@ describe("the stack catalogue through the all-in-one server's gateway", () => {
     try {
       const env = { CORE_API_URL: server.base }
       // The static key is no identity token, so `core login --token` refuses it: its credential file is written as login would.
-      mkdirSync(operator.dir, { recursive: true, mode: 0o700 })
-      writeFileSync(operator.file, JSON.stringify({
-        token: STATIC_KEY, refreshToken: null, email: "ci-user", platformId: null, role: "operator",
-        expiresAt: "2999-01-01T00:00:00.000Z", iamUrl: `${server.base}/api/v1/iam`, apiUrl: server.base, audience: "core-cli"
-      }), { mode: 0o600 })
+      writeLogin(operator, server.base, STATIC_KEY, null, "operator")
       expect((await core(member, ["login", "--token", ada.token], env)).code).toBe(0)
       const file = join(operator.home, "stack.json")
       writeFileSync(file, JSON.stringify(definition))

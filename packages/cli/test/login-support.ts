@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { launcher, runCore, type CoreRun } from "./run-core.js"
@@ -35,6 +35,18 @@ export const tempHome = (): TempHome => {
     modes: () => ({ file: statSync(file).mode & 0o777, dir: statSync(dir).mode & 0o777 }),
     remove: () => rmSync(home, { recursive: true, force: true })
   }
+}
+
+/**
+ * Writes the credential file `core login` would write for `token` against the server at `base`
+ * (a static key cannot log in by `--token`: it is no identity token), never expiring.
+ */
+export const writeLogin = (home: TempHome, base: string, token: string, platformId: string | null, role: string): void => {
+  mkdirSync(home.dir, { recursive: true, mode: 0o700 })
+  writeFileSync(home.file, JSON.stringify({
+    token, refreshToken: null, email: "ci-user", platformId, role,
+    expiresAt: "2999-01-01T00:00:00.000Z", iamUrl: `${base}/api/v1/iam`, apiUrl: base, audience: "core-cli"
+  }), { mode: 0o600 })
 }
 
 /** The environment every test run gets: the temporary home, no ambient addresses, source build. */
