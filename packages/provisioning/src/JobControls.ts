@@ -1,9 +1,12 @@
 import type { Provisioning } from "@core/contracts"
 import { type Caller, InvalidState, Policy } from "@core/kernel"
 import { SqlClient, type Statement } from "@effect/sql"
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { jobNotFound } from "./Errors.js"
+import { FEATURE_ACTIVATE, FEATURE_DEACTIVATE } from "./FeatureJobs.js"
 import { CHANNEL } from "./Jobs.js"
+import { FeatureActivations } from "./ports/FeatureActivations.js"
+import { ResourceRecords } from "./ports/ResourceRecords.js"
 
 /** The wake-up payload that tells the worker running `jobId` to stop it (decision 0283). */
 export const stopPayload = (jobId: string): string => `stop:${jobId}`
@@ -28,6 +31,15 @@ interface Transition {
   readonly from: ReadonlyArray<Provisioning.JobStatus>
   /** The `SET` list of the change, after `status`. */
   readonly set: (sql: SqlClient.SqlClient, now: Date) => Statement.Fragment
+  /** What the job's records become when an operator ends it: `failed` (cancel), `active` (force-complete). */
+  readonly settles?: "failed" | "active"
+}
+
+/** The job as an operator's transition reads it. */
+interface Owned {
+  readonly id: string
+  readonly type: string
+  readonly payload: Record<string, unknown>
 }
 
 /**
@@ -40,19 +52,52 @@ interface Transition {
 export class JobControls extends Effect.Service<JobControls>()("@core/provisioning/JobControls", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    // The registry's records a job moves, when this process has them (the server wires both).
+    const activations = yield* Effect.serviceOption(FeatureActivations)
+    const resources = yield* Effect.serviceOption(ResourceRecords)
+
+    /**
+     * What an operator's cancel (`failed`) or force-complete (`active`) does to what the job owns,
+     * in the same transaction (decision 0312): a feature activation's activation `pending → failed |
+     * active`; a deactivation's `deactivating → active` (cancelled: it stays deployed as it was) or
+     * `deactivated`; the registry resources it left `pending`/`provisioning` `failed` or `active`
+     * (force-complete: its `failed` ones too); its custom domain likewise (verification untouched
+     * when forced). Onboarding flows read their job's status.
+     */
+    const settleOwned = (job: Owned, outcome: "failed" | "active") =>
+      Effect.gen(function*() {
+        const activationId = job.payload.activationId
+        if (Option.isSome(activations) && typeof activationId === "string") {
+          if (job.type === FEATURE_ACTIVATE) yield* activations.value.settle(activationId, outcome)
+          if (job.type === FEATURE_DEACTIVATE) yield* activations.value.settle(activationId, outcome === "active" ? "deactivated" : "restored")
+        }
+        if (Option.isSome(resources)) yield* resources.value.settleJob(job.id, outcome)
+        const now = new Date(yield* Clock.currentTimeMillis)
+        yield* (outcome === "failed"
+          ? sql`UPDATE provisioning.domains SET status = 'failed', verification_status = 'failed', updated_at = ${now}
+              WHERE job_id = ${job.id} AND status = 'pending' AND deleted_at IS NULL`
+          : sql`UPDATE provisioning.domains SET status = 'active', updated_at = ${now}
+              WHERE job_id = ${job.id} AND status IN ('pending', 'failed') AND deleted_at IS NULL`)
+      })
 
     const move = (caller: Caller, jobId: string, transition: Transition, reason: string | undefined) =>
       sql.withTransaction(Effect.gen(function*() {
         const now = new Date(yield* Clock.currentTimeMillis)
         yield* asActor(sql, actorName(caller), reason)
-        const before = yield* sql<{ status: Provisioning.JobStatus }>`SELECT status FROM provisioning.jobs WHERE id = ${jobId} FOR UPDATE`
-        const from = before[0]?.status
-        if (from === undefined) return yield* jobNotFound
+        const before = yield* sql<{ status: Provisioning.JobStatus; type: string; payload: unknown }>`SELECT status, type, payload
+          FROM provisioning.jobs WHERE id = ${jobId} FOR UPDATE`
+        const row = before[0]
+        if (row === undefined) return yield* jobNotFound
+        const from = row.status
         if (!transition.from.includes(from)) {
           return yield* new InvalidState({ message: `A ${from} job cannot become ${transition.to}`, from, to: transition.to })
         }
         yield* sql`UPDATE provisioning.jobs SET status = ${transition.to}, ${transition.set(sql, now)}, updated_at = ${now}
           WHERE id = ${jobId}`
+        if (transition.settles !== undefined) {
+          const payload = typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload
+          yield* settleOwned({ id: jobId, type: row.type, payload: (payload ?? {}) as Record<string, unknown> }, transition.settles)
+        }
         // Workers wake for a queued job; the one running a stopped job interrupts it.
         yield* sql`SELECT pg_notify(${CHANNEL}, ${transition.to === "QUEUED" ? jobId : stopPayload(jobId)})`
         return from
@@ -74,6 +119,7 @@ export class JobControls extends Effect.Service<JobControls>()("@core/provisioni
       yield* move(caller, jobId, {
         to: "FAILED",
         from: ["QUEUED", "RUNNING"],
+        settles: "failed",
         set: (sql, now) => sql`error = ${why}, lease_until = NULL, locked_by = NULL, finished_at = ${now}`
       }, why)
       return { jobId, status: "FAILED" as const, reason: why }
@@ -84,6 +130,7 @@ export class JobControls extends Effect.Service<JobControls>()("@core/provisioni
       yield* move(caller, jobId, {
         to: "COMPLETED",
         from: ["QUEUED", "RUNNING", "FAILED"],
+        settles: "active",
         set: (sql, now) =>
           sql`result = COALESCE(result, '{}'::jsonb) || '{"forced": true}'::jsonb, progress = 1, lease_until = NULL, locked_by = NULL,
             finished_at = ${now}`

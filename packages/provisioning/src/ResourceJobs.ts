@@ -92,7 +92,8 @@ export class ResourceProvisioner extends Context.Tag("@core/provisioning/Resourc
         context.step(
           `create:${resource.edgeName}`,
           Effect.gen(function*() {
-            if (resource.status !== "provisioning") yield* records.move(resource.id, "provisioning")
+            // The job working on it is recorded: an operator's cancel or force-complete settles it (decision 0312).
+            if (resource.status !== "provisioning") yield* records.move(resource.id, "provisioning", { jobId: job.id })
             const handle = yield* edge.createResource({
               platformId: resource.platformId,
               resourceType: resource.resourceType,

@@ -178,9 +178,19 @@ export class Features extends Effect.Service<Features>()("@core/registry/Feature
       return Option.isSome(found) ? found.value : yield* entityNotFound
     })
 
-    /** A feature job's outcome (provisioning's `FeatureActivations` port): only from the status the job was for. */
-    const settle = (activationId: string, outcome: "active" | "failed" | "deactivated") =>
-      Effect.flatMap(now, (at) => repo.settle(activationId, outcome === "deactivated" ? "deactivating" : "pending", outcome, at)).pipe(
+    /**
+     * A feature job's outcome (provisioning's `FeatureActivations` port): only from the status the
+     * job was for: `active` from `pending` (or `failed`: its job retried or force-completed by an
+     * operator), `failed` from `pending`, `deactivated` from `deactivating`, and `restored` (a
+     * cancelled deactivation) `deactivating → active`.
+     */
+    const settle = (activationId: string, outcome: "active" | "failed" | "deactivated" | "restored") =>
+      Effect.flatMap(now, (at) =>
+        outcome === "restored"
+          ? repo.settle(activationId, "deactivating", "active", at)
+          : outcome === "active"
+          ? repo.settle(activationId, ["pending", "failed"], "active", at)
+          : repo.settle(activationId, outcome === "deactivated" ? "deactivating" : "pending", outcome, at)).pipe(
         Effect.withSpan("Features.settle", { attributes: { activationId, outcome } })
       )
 

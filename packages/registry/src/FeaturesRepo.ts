@@ -90,12 +90,17 @@ export const makeFeaturesRepo = (sql: SqlClient.SqlClient) => {
       first(sql<Record<string, unknown>>`UPDATE registry.feature_activations
         SET status = ${status}, provision_job_id = COALESCE(${jobId}, provision_job_id), updated_at = ${now}
         WHERE id = ${id} RETURNING ${columns}`).pipe(Effect.map(Option.getOrThrow)),
-    /** Move an activation to its job's outcome, only from the status that job was for. */
-    settle: (id: string, from: Registry.FeatureActivationStatus, to: Registry.FeatureActivationStatus, now: Date) =>
+    /** Move an activation to its job's outcome, only from the status (or statuses) that job was for. */
+    settle: (
+      id: string,
+      from: Registry.FeatureActivationStatus | ReadonlyArray<Registry.FeatureActivationStatus>,
+      to: Registry.FeatureActivationStatus,
+      now: Date
+    ) =>
       sql`UPDATE registry.feature_activations SET status = ${to}, updated_at = ${now},
-          activated_at = ${to === "active" ? sql`${now}` : sql`activated_at`},
+          activated_at = ${to === "active" && from !== "deactivating" ? sql`${now}` : sql`activated_at`},
           deactivated_at = ${to === "deactivated" ? sql`${now}` : sql`deactivated_at`}
-        WHERE id = ${id} AND status = ${from}`.pipe(Effect.asVoid, Effect.orDie),
+        WHERE id = ${id} AND status IN ${sql.in(typeof from === "string" ? [from] : from)}`.pipe(Effect.asVoid, Effect.orDie),
     find: (platformId: string, entityId: string, id: string) =>
       first(sql<Record<string, unknown>>`SELECT ${columns} FROM registry.feature_activations
         WHERE platform_id = ${platformId} AND entity_id = ${entityId} AND id = ${id}`),

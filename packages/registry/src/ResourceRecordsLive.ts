@@ -115,13 +115,24 @@ export const ResourceRecordsLive: Layer.Layer<ResourceRecords, never, SqlClient.
       move: (resourceId, status, edge) =>
         Effect.flatMap(now, (at) =>
           sql`UPDATE registry.resources SET status = ${status},
-              edge_id = ${edge === undefined ? sql`edge_id` : edge.edgeId}, edge_url = ${edge === undefined ? sql`edge_url` : edge.edgeUrl},
+              edge_id = ${edge?.edgeId === undefined ? sql`edge_id` : edge.edgeId},
+              edge_url = ${edge?.edgeUrl === undefined ? sql`edge_url` : edge.edgeUrl},
               provision_job_id = ${edge?.jobId === undefined ? sql`provision_job_id` : edge.jobId},
               version = version + 1, updated_at = ${at}, deleted_at = ${status === "deleted" ? at : null}
             WHERE id = ${resourceId} AND deleted_at IS NULL AND status <> ${status}`).pipe(
           Effect.asVoid,
           Effect.orDie,
           Effect.withSpan("ResourceRecords.move", { attributes: { resourceId, status } })
+        ),
+      settleJob: (jobId, status) =>
+        Effect.flatMap(now, (at) =>
+          sql<{ id: string }>`UPDATE registry.resources SET status = ${status}, version = version + 1, updated_at = ${at}
+            WHERE provision_job_id = ${jobId} AND deleted_at IS NULL
+              AND status IN ${sql.in(status === "active" ? ["pending", "provisioning", "failed"] : ["pending", "provisioning"])}
+            RETURNING id`).pipe(
+          Effect.map((rows) => rows.length),
+          Effect.orDie,
+          Effect.withSpan("ResourceRecords.settleJob", { attributes: { jobId, status } })
         ),
       dnsTarget: (platformId, dnsRecordId) =>
         sql<{ content: string }>`SELECT content FROM registry.dns_records WHERE platform_id = ${platformId} AND id = ${dnsRecordId}`.pipe(

@@ -14,6 +14,7 @@ import { Catalogue, StacksHandlers } from "@core/stacks"
 import { Context, Duration, Effect, Layer, type Scope } from "effect"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
 import { StackDefinitionsLive } from "./StackDefinitionsLive.js"
+import { billing } from "./BillingService.js"
 import { PlatformStatusSinkLive } from "./PlatformStatusSinkLive.js"
 import type { DomainSettings } from "./Settings.js"
 
@@ -98,7 +99,12 @@ const provisioning: ServiceDefinition = {
   base: "/api/v1/provision",
   layer: Layer.mergeAll(
     JobQueue.Default,
-    JobApiLive,
+    // Cancel and force-complete move the registry's activations and resources their job owns (decision 0312).
+    JobApiLive.pipe(
+      Layer.provide(Layer.mergeAll(FeatureActivationsLive, ResourceRecordsLive.pipe(Layer.provide(StackDefinitionsLive)))),
+      Layer.provide(Features.DefaultWithoutDependencies),
+      Layer.provide(Platforms.Default)
+    ),
     JobCreation.Default.pipe(Layer.provide(PlatformDirectoryLive)),
     FeatureRecordsLive,
     Domains.Default.pipe(Layer.provide(PlatformDirectoryLive)),
@@ -116,7 +122,7 @@ const provisioning: ServiceDefinition = {
 }
 
 /** The services of this build; each domain's issue adds its own. */
-export const SERVICES: ReadonlyArray<ServiceDefinition> = [iam, registry, stacks, provisioning]
+export const SERVICES: ReadonlyArray<ServiceDefinition> = [iam, registry, stacks, provisioning, billing]
 
 /** The definition named `name`, if this build has it. */
 export const find = (name: string): ServiceDefinition | undefined =>

@@ -78,12 +78,21 @@ export class ResourceRecords extends Context.Tag("@core/provisioning/ResourceRec
     platformId: string,
     filter?: { readonly ids?: ReadonlyArray<string>; readonly environment?: Environment }
   ) => Effect.Effect<ReadonlyArray<ResourceView>>
-  /** Move a live resource (its version bumped); `deleted` soft-deletes it. */
+  /**
+   * Move a live resource (its version bumped); `deleted` soft-deletes it. `edge` records what the
+   * edge answered and the job now working on it (each field kept when absent).
+   */
   readonly move: (
     resourceId: string,
     status: "provisioning" | "active" | "failed" | "deleted",
-    edge?: { readonly edgeId: string; readonly edgeUrl: string | null; readonly jobId?: string }
+    edge?: { readonly edgeId?: string; readonly edgeUrl?: string | null; readonly jobId?: string }
   ) => Effect.Effect<void>
+  /**
+   * Settle the live resources a job left unfinished (`pending` or `provisioning` with that job as
+   * theirs) as an operator ended it: `failed` when cancelled, `active` when force-completed (its
+   * `failed` ones too; decision 0312); answers how many moved.
+   */
+  readonly settleJob: (jobId: string, status: "active" | "failed") => Effect.Effect<number>
   /** The content a DNS record of the platform points at (a custom hostname's target), if it exists. */
   readonly dnsTarget: (platformId: string, dnsRecordId: string) => Effect.Effect<Option.Option<string>>
 }>() {}
