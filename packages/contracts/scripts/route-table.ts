@@ -47,7 +47,8 @@ export const CATALOGUES: ReadonlyArray<CatalogueEntry> = [
   { namespace: "Registry", name: "SecretRoutes", service: "registry" },
   { namespace: "Registry", name: "OnboardingRoutes", service: "onboarding" },
   { namespace: "Provisioning", name: "ProvisioningRoutes", service: "provisioning" },
-  { namespace: "Stacks", name: "StackRoutes", service: "stacks" }
+  { namespace: "Stacks", name: "StackRoutes", service: "stacks" },
+  { namespace: "Vault", name: "VaultRoutes", service: "vault" }
 ]
 
 /** Where the generated file goes. */

@@ -24,7 +24,9 @@ export const GATEWAY_PREFIXES = {
   /** The command line's service (`CLI`). */
   cli: "/api/v1/cli",
   /** Onboarding, served by the registry (`REGISTRY`). */
-  onboarding: "/api/v1/onboarding"
+  onboarding: "/api/v1/onboarding",
+  /** The vault tool server (`VAULT`): MCP at `/mcp`, forwarded with the path kept (DESIGN §9). */
+  vault: "/mcp"
 } as const
 
 /** A service with a gateway prefix. */

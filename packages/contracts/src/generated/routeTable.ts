@@ -2,7 +2,7 @@
 // After changing a catalogue, run `npm run generate -w @core/contracts` (test/RouteTable.test.ts checks).
 // Only types come from the catalogue, so this module (and `@core/contracts/routes`) carries no zod.
 import { GATEWAY_PREFIXES } from "../GatewayPrefixes.js"
-import type { Iam, Registry, Provisioning, Stacks } from "../index.js"
+import type { Iam, Registry, Provisioning, Stacks, Vault } from "../index.js"
 import type { RouteRefs } from "../RouteRefs.js"
 
 const identity = GATEWAY_PREFIXES.identity
@@ -244,10 +244,18 @@ export const StackRouteRefs: RouteRefs<typeof Stacks.StackRoutes> = {
   deprecateStackVersion: { method: "DELETE", path: "/api/v1/stacks/{name}/{version}", successStatus: 200, prefix: "" }
 } as const
 
+/** `Vault.VaultRoutes` without its schemas (vault, /mcp). */
+export const VaultRouteRefs: RouteRefs<typeof Vault.VaultRoutes> = {
+  mcpPost: { method: "POST", path: "/mcp", successStatus: 200, prefix: "" },
+  mcpGet: { method: "GET", path: "/mcp", successStatus: 200, prefix: "" },
+  mcpDelete: { method: "DELETE", path: "/mcp", successStatus: 204, prefix: "" }
+} as const
+
 /** Every catalogue's refs, by namespace and catalogue name. */
 export const ROUTE_REFS = {
   Iam: { AccountRoutes: AccountRouteRefs, OrganizationRoutes: OrganizationRouteRefs, AuthorizationRoutes: AuthorizationRouteRefs, DeviceRoutes: DeviceRouteRefs, WebRoutes: WebRouteRefs, ServiceRoutes: ServiceRouteRefs },
   Registry: { PlatformRoutes: PlatformRouteRefs, EntityRoutes: EntityRouteRefs, FeatureRoutes: FeatureRouteRefs, ResourceRoutes: ResourceRouteRefs, ResourceFamilyRoutes: ResourceFamilyRouteRefs, LookupRoutes: LookupRouteRefs, DnsRecordRoutes: DnsRecordRouteRefs, SecretRoutes: SecretRouteRefs, OnboardingRoutes: OnboardingRouteRefs },
   Provisioning: { ProvisioningRoutes: ProvisioningRouteRefs },
-  Stacks: { StackRoutes: StackRouteRefs }
+  Stacks: { StackRoutes: StackRouteRefs },
+  Vault: { VaultRoutes: VaultRouteRefs }
 } as const

@@ -1,0 +1,47 @@
+import { defineRoutes } from "../Routes.js"
+import { McpAnswer, McpMessage } from "./schemas.js"
+
+const tags = ["vault"]
+
+const SESSION = { "Mcp-Session-Id": "The session issued by initialize; send it back on every later request" }
+
+/**
+ * The vault tool server (seed 002, "Vault tool server"; DESIGN §9): MCP Streamable HTTP at `/mcp`,
+ * with the gateway's credentials (any caller: a session bearer, an API key, the static key).
+ */
+export const VaultRoutes = defineRoutes({
+  mcpPost: {
+    method: "POST",
+    path: "/mcp",
+    summary: "Send MCP JSON-RPC messages (initialize, tools/list, tools/call, resources/*, ping)",
+    description: "Answers JSON, or a Server-Sent Events stream when the client accepts only `text/event-stream`. " +
+      "A notification or response alone is acknowledged with 202.",
+    auth: "caller",
+    request: { body: McpMessage },
+    responses: {
+      200: { schema: McpAnswer, headers: SESSION },
+      202: null,
+      400: null,
+      401: null,
+      404: null,
+      406: null
+    },
+    tags
+  },
+  mcpGet: {
+    method: "GET",
+    path: "/mcp",
+    summary: "Server-to-client stream (not offered: 405, as the transport allows)",
+    auth: "caller",
+    responses: { 200: null, 401: null, 405: null },
+    tags
+  },
+  mcpDelete: {
+    method: "DELETE",
+    path: "/mcp",
+    summary: "End an MCP session",
+    auth: "caller",
+    responses: { 204: null, 400: null, 401: null, 404: null },
+    tags
+  }
+})

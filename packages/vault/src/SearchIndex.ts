@@ -1,0 +1,223 @@
+import type { Document } from "./Document.js"
+import { stem, terms, words } from "./internal/text.js"
+
+/** One search hit: the document, its BM25 score and a snippet with the matched words in `**bold**`. */
+export interface Hit {
+  readonly path: string
+  readonly title: string
+  readonly snippet: string
+  readonly score: number
+}
+
+/** Search options. */
+export interface SearchOptions {
+  /** Only documents of this category. */
+  readonly category?: string | undefined
+  /** @default 10 */
+  readonly limit?: number | undefined
+}
+
+/** Field weights of BM25F: a word in the title counts three times, in a heading twice (decision 0400). */
+const TITLE_BOOST = 3
+const HEADING_BOOST = 2
+const K1 = 1.2
+const B = 0.75
+/** How much a word found only by completing the query's last word counts. */
+const PREFIX_WEIGHT = 0.5
+/** The most completions the last word expands to (the most frequent first). */
+const PREFIX_EXPANSIONS = 32
+const SNIPPET_CHARS = 160
+
+interface Posting {
+  readonly docs: Array<number>
+  /** Field-weighted term frequency per document. */
+  readonly tfs: Array<number>
+}
+
+interface Entry {
+  readonly path: string
+  readonly title: string
+  readonly category: string | undefined
+  readonly body: string
+  readonly length: number
+}
+
+/**
+ * An inverted index with BM25F ranking over a vault's documents: title, headings and body, Porter
+ * stems, the last query word completed as a prefix. Built once per vault snapshot (a reload builds a
+ * new one), so it is immutable and shared by every request.
+ */
+export class SearchIndex {
+  private readonly entries: Array<Entry> = []
+  private readonly postings = new Map<string, Posting>()
+  private sortedTerms: Array<string> = []
+  private averageLength = 1
+  private scores = new Float64Array(0)
+
+  /** Build the index of `documents`. */
+  static build(documents: Iterable<Pick<Document, "path" | "title" | "category" | "body" | "sections">>): SearchIndex {
+    const index = new SearchIndex()
+    for (const doc of documents) index.add(doc)
+    index.seal()
+    return index
+  }
+
+  /** The number of documents. */
+  get size(): number {
+    return this.entries.length
+  }
+
+  private add(doc: Pick<Document, "path" | "title" | "category" | "body" | "sections">): void {
+    const id = this.entries.length
+    const counts = new Map<string, number>()
+    const count = (text: string, weight: number): number => {
+      const found = terms(text)
+      for (const term of found) counts.set(term, (counts.get(term) ?? 0) + weight)
+      return found.length
+    }
+    count(doc.title, TITLE_BOOST)
+    for (const section of doc.sections) count(section.heading, HEADING_BOOST)
+    const length = count(doc.body, 1)
+    for (const [term, tf] of counts) {
+      let posting = this.postings.get(term)
+      if (posting === undefined) {
+        posting = { docs: [], tfs: [] }
+        this.postings.set(term, posting)
+      }
+      posting.docs.push(id)
+      posting.tfs.push(tf)
+    }
+    this.entries.push({ path: doc.path, title: doc.title, category: doc.category, body: doc.body, length: Math.max(length, 1) })
+  }
+
+  private seal(): void {
+    this.sortedTerms = [...this.postings.keys()].sort()
+    this.averageLength = this.entries.reduce((sum, entry) => sum + entry.length, 0) / Math.max(this.entries.length, 1)
+    this.scores = new Float64Array(this.entries.length)
+  }
+
+  /** The indexed terms starting with `prefix`, the most frequent first, at most `PREFIX_EXPANSIONS`. */
+  private completions(prefix: string): Array<string> {
+    let low = 0
+    let high = this.sortedTerms.length
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if (this.sortedTerms[mid] < prefix) low = mid + 1
+      else high = mid
+    }
+    const found: Array<string> = []
+    for (let i = low; i < this.sortedTerms.length && this.sortedTerms[i].startsWith(prefix); i++) found.push(this.sortedTerms[i])
+    if (found.length <= PREFIX_EXPANSIONS) return found
+    return found.sort((a, b) => this.postings.get(b)!.docs.length - this.postings.get(a)!.docs.length).slice(0, PREFIX_EXPANSIONS)
+  }
+
+  /** The query's terms and their weights: every word's stem, and the last word's completions. */
+  private queryTerms(query: string): Map<string, number> {
+    const weights = new Map<string, number>()
+    const raw = words(query)
+    raw.forEach((word, i) => {
+      const stemmed = stem(word)
+      weights.set(stemmed, Math.max(weights.get(stemmed) ?? 0, 1))
+      // The last word may be unfinished (typed as you search): complete it, unless a space follows it.
+      if (i === raw.length - 1 && word.length >= 2 && !/\s$/.test(query)) {
+        for (const term of this.completions(word)) {
+          if (!weights.has(term)) weights.set(term, PREFIX_WEIGHT)
+        }
+      }
+    })
+    return weights
+  }
+
+  /**
+   * Rank the documents for `query` (BM25F, any word may match), best first.
+   *
+   * @example index.search("gateway rate limit", { category: "services", limit: 5 })
+   */
+  search(query: string, options: SearchOptions = {}): Array<Hit> {
+    const limit = options.limit ?? 10
+    const weights = this.queryTerms(query)
+    const n = this.entries.length
+    if (weights.size === 0 || n === 0 || limit <= 0) return []
+    const scores = this.scores
+    const touched: Array<number> = []
+    for (const [term, weight] of weights) {
+      const posting = this.postings.get(term)
+      if (posting === undefined) continue
+      const df = posting.docs.length
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * weight
+      const { docs, tfs } = posting
+      for (let i = 0; i < docs.length; i++) {
+        const id = docs[i]
+        const tf = tfs[i]
+        const norm = K1 * (1 - B + B * this.entries[id].length / this.averageLength)
+        if (scores[id] === 0) touched.push(id)
+        scores[id] += idf * (tf * (K1 + 1)) / (tf + norm)
+      }
+    }
+    const category = options.category
+    const top: Array<number> = []
+    for (const id of touched) {
+      const score = scores[id]
+      if (category !== undefined && this.entries[id].category !== category) continue
+      if (top.length < limit) {
+        top.push(id)
+        if (top.length === limit) top.sort((a, b) => scores[b] - scores[a])
+      } else if (score > scores[top[limit - 1]]) {
+        let at = limit - 1
+        while (at > 0 && scores[top[at - 1]] < score) {
+          top[at] = top[at - 1]
+          at--
+        }
+        top[at] = id
+      }
+    }
+    if (top.length < limit) top.sort((a, b) => scores[b] - scores[a])
+    const stems = new Set(weights.keys())
+    const hits = top.map((id) => ({
+      path: this.entries[id].path,
+      title: this.entries[id].title,
+      snippet: snippetOf(this.entries[id].body, stems),
+      score: Math.round(scores[id] * 1000) / 1000
+    }))
+    for (const id of touched) scores[id] = 0
+    return hits
+  }
+}
+
+const WORD = /[\p{L}\p{N}]+/gu
+
+/** Plain text of Markdown for a snippet: no fences' markers, link targets, emphasis or heading marks. */
+const plain = (markdown: string): string =>
+  markdown
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/[`*_>#|]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+
+/**
+ * About `SNIPPET_CHARS` characters of the body around the first matched word, with every matched
+ * word in the window in `**bold**`; the opening of the body when no word of the body matches.
+ */
+export const snippetOf = (body: string, stems: ReadonlySet<string>): string => {
+  const text = plain(body)
+  let first = -1
+  for (const match of text.matchAll(WORD)) {
+    if (stems.has(stem(match[0].toLowerCase()))) {
+      first = match.index
+      break
+    }
+  }
+  if (first === -1) return text.length <= SNIPPET_CHARS ? text : `${text.slice(0, SNIPPET_CHARS).replace(/\s\S*$/, "")}…`
+  let start = Math.max(0, first - 40)
+  if (start > 0) {
+    const space = text.indexOf(" ", start)
+    start = space === -1 || space > first ? start : space + 1
+  }
+  let end = Math.min(text.length, start + SNIPPET_CHARS)
+  if (end < text.length) {
+    const space = text.lastIndexOf(" ", end)
+    if (space > first) end = space
+  }
+  const window = text.slice(start, end).replace(WORD, (word) => (stems.has(stem(word.toLowerCase())) ? `**${word}**` : word))
+  return `${start > 0 ? "…" : ""}${window}${end < text.length ? "…" : ""}`
+}
