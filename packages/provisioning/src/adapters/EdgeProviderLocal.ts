@@ -45,6 +45,9 @@ const writePages = (dir: string, project: string, files: unknown) =>
     catch: failed(`Could not write the pages of ${project}`)
   })
 
+/** What a feature keeps at the local edge: a database, an object store, a key-value namespace (decision 0313). */
+const FEATURE_DATA: ReadonlyArray<EdgeResourceType> = ["sql_db", "object_store", "kv"]
+
 /** The local edge provider as built from `options`. */
 const make = (options: LocalEdgeOptions) =>
   Effect.gen(function*() {
@@ -195,22 +198,26 @@ const make = (options: LocalEdgeOptions) =>
     return EdgeProvider.of({
       name: "local",
       activateFeature: (feature) =>
-        Effect.flatMap(now, (at) =>
-          sql`INSERT INTO provisioning.local_features (platform_id, entity_id, feature_id, environment, feature_version, deployed_at)
+        Effect.gen(function*() {
+          // The feature's data (decision 0313): made once, kept across activations unless deleted.
+          yield* Effect.forEach(FEATURE_DATA, (resourceType) =>
+            materialize({ platformId: feature.platformId, resourceType, edgeName: LocalEdge.featureDataName(feature), environment: "prod", config: {} }), {
+            discard: true
+          })
+          const at = yield* now
+          yield* sql`INSERT INTO provisioning.local_features (platform_id, entity_id, feature_id, environment, feature_version, deployed_at)
             VALUES (${feature.platformId}, ${feature.entityId}, ${feature.featureId}, ${feature.environment}, ${feature.featureVersion}, ${at})
             ON CONFLICT (platform_id, entity_id, feature_id, environment)
-            DO UPDATE SET feature_version = EXCLUDED.feature_version, deployed_at = EXCLUDED.deployed_at`).pipe(
-          Effect.asVoid,
-          Effect.orDie,
-          Effect.withSpan("EdgeProviderLocal.activateFeature")
-        ),
-      deactivateFeature: (feature) =>
-        sql`DELETE FROM provisioning.local_features WHERE platform_id = ${feature.platformId} AND entity_id = ${feature.entityId}
-          AND feature_id = ${feature.featureId} AND environment = ${feature.environment}`.pipe(
-          Effect.asVoid,
-          Effect.orDie,
-          Effect.withSpan("EdgeProviderLocal.deactivateFeature")
-        ),
+            DO UPDATE SET feature_version = EXCLUDED.feature_version, deployed_at = EXCLUDED.deployed_at`.pipe(Effect.orDie)
+        }).pipe(Effect.withSpan("EdgeProviderLocal.activateFeature")),
+      deactivateFeature: (feature, options) =>
+        Effect.gen(function*() {
+          if (options?.deleteData === true) {
+            yield* Effect.forEach(FEATURE_DATA, (resourceType) => dropData(resourceType, LocalEdge.featureDataName(feature)), { discard: true })
+          }
+          yield* sql`DELETE FROM provisioning.local_features WHERE platform_id = ${feature.platformId} AND entity_id = ${feature.entityId}
+            AND feature_id = ${feature.featureId} AND environment = ${feature.environment}`.pipe(Effect.orDie)
+        }).pipe(Effect.withSpan("EdgeProviderLocal.deactivateFeature", { attributes: { deleteData: options?.deleteData === true } })),
       setPlatformStatus: (platformId, status) =>
         Effect.flatMap(now, (at) =>
           sql`INSERT INTO provisioning.platform_status (platform_id, status, updated_at) VALUES (${platformId}, ${status}, ${at})
@@ -234,7 +241,9 @@ const make = (options: LocalEdgeOptions) =>
  * (`config.script`) kept in `provisioning.edge_resources`, which lists them all; `pages` a
  * directory `<root>/pages/<project>` that the server serves at `http://<project>.localhost:<port>/`
  * (451 while the platform is suspended: `provisioning.platform_status`). A feature is recorded as
- * deployed in `provisioning.local_features`; custom hostnames in `provisioning.edge_hostnames`.
+ * deployed in `provisioning.local_features`, its data (a schema, a directory, a kv table named
+ * `LocalEdge.featureDataName`) made with it and dropped by a deactivation with `deleteData`;
+ * custom hostnames in `provisioning.edge_hostnames`.
  */
 export const EdgeProviderLocal: Layer.Layer<EdgeProvider, never, SqlClient.SqlClient> & {
   readonly layer: (options: LocalEdgeOptions) => Layer.Layer<EdgeProvider, never, SqlClient.SqlClient>

@@ -54,3 +54,19 @@ export const projectOfHost = (host: string | undefined): string | undefined => {
 
 /** The URL a pages project is served at. */
 export const pagesUrl = (project: string, port: number): string => `http://${project}.localhost:${port}/`
+
+/**
+ * The name of a feature's data on the local edge (decision 0313): `feature-<featureId>-<environment>-`
+ * and 10 hexadecimal characters of the platform and entity, one per activation target. Its
+ * database is the schema `databaseSchema(name)`, its object store `objectsDir(root, name)`, its
+ * key-value namespace the table `resourceTable("kv", name)`.
+ */
+export const featureDataName = (feature: {
+  readonly platformId: string
+  readonly entityId: string
+  readonly featureId: string
+  readonly environment: string
+}): string => {
+  const hash = createHash("sha256").update(`${feature.platformId}\u0000${feature.entityId}`).digest("hex").slice(0, 10)
+  return `feature-${safeSegment(feature.featureId).slice(0, 30)}-${safeSegment(feature.environment).slice(0, 8)}-${hash}`
+}

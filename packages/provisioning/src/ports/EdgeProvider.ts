@@ -43,8 +43,15 @@ export class EdgeProvider extends Context.Tag("@core/provisioning/EdgeProvider")
   readonly name: string
   /** Deploy a feature for an entity in an environment. */
   readonly activateFeature: (feature: EdgeFeature) => Effect.Effect<void, JobFailed>
-  /** Remove it (nothing to do when it is not deployed). */
-  readonly deactivateFeature: (feature: Omit<EdgeFeature, "featureVersion">) => Effect.Effect<void, JobFailed>
+  /**
+   * Remove it (nothing to do when it is not deployed); `deleteData` also drops the data the
+   * feature kept at the edge (its database, object store and key-value namespace), else they stay
+   * for a later activation (decision 0313). @default { deleteData: false }
+   */
+  readonly deactivateFeature: (
+    feature: Omit<EdgeFeature, "featureVersion">,
+    options?: { readonly deleteData: boolean }
+  ) => Effect.Effect<void, JobFailed>
   /** Stop (`suspended`) or resume (`active`) serving a platform's edge resources. */
   readonly setPlatformStatus: (platformId: string, status: "active" | "suspended") => Effect.Effect<void, JobFailed>
   /** Make a resource, or answer the one of that name made before (idempotent). */
