@@ -1,5 +1,11 @@
 /**
- * @core/billing — see README.md. The domain arrives with its issue; until then it holds only its own
- * settings (`BillingConfig`: the Stripe keys), which the server reads and checks at start.
+ * @core/billing — plans, subscriptions (the source of a platform's tier), invoices, the upgrade,
+ * operator tools, and the `PaymentProvider` port with its local and Stripe adapters. Usage
+ * metering lives in `src/usage/` and reaches invoices through the `UsageTotals` port.
  */
 export { BillingConfig, type BillingSettings } from "./Config.js"
+export { allowanceOf, DEFAULT_PLANS, isPlanId, METERS, PLAN_IDS, Plans } from "./Plans.js"
+export type { Allowances, Meter, OveragePrice, Plan, PlanId, PlanTable } from "./Plans.js"
+export { UsageTotals } from "./ports/UsageTotals.js"
+export { BILLING_BASE, BillingCoreHandlers, BillingHandlers, BillingRouter } from "./Http.js"
+export { BillingMigrations } from "./migrations/index.js"

@@ -1,4 +1,5 @@
 import { IamMigrations } from "@core/auth"
+import { BillingMigrations } from "@core/billing"
 import { Migrations } from "@core/kernel"
 import { ProvisioningMigrations } from "@core/provisioning"
 import { RegistryMigrations } from "@core/registry"
@@ -20,7 +21,7 @@ const yielding = (domain: Migrations.Domain): Migrations.Domain => ({
 })
 
 /** Every domain's migrations, in the order they run; each domain's issue adds its own. */
-export const DOMAINS: ReadonlyArray<Migrations.Domain> = [IamMigrations, RegistryMigrations, StacksMigrations, ProvisioningMigrations].map(yielding)
+export const DOMAINS: ReadonlyArray<Migrations.Domain> = [IamMigrations, RegistryMigrations, StacksMigrations, ProvisioningMigrations, BillingMigrations].map(yielding)
 
 /**
  * Bring every domain's schema up to date. The kernel logs each migration applied, once

@@ -2,11 +2,12 @@
 // After changing a catalogue, run `npm run generate -w @core/contracts` (test/RouteTable.test.ts checks).
 // Only types come from the catalogue, so this module (and `@core/contracts/routes`) carries no zod.
 import { GATEWAY_PREFIXES } from "../GatewayPrefixes.js"
-import type { Iam, Registry, Provisioning, Stacks, Vault } from "../index.js"
+import type { Iam, Registry, Provisioning, Stacks, Billing, Vault } from "../index.js"
 import type { RouteRefs } from "../RouteRefs.js"
 
 const identity = GATEWAY_PREFIXES.identity
 const provisioning = GATEWAY_PREFIXES.provisioning
+const billing = GATEWAY_PREFIXES.billing
 
 /** `Iam.AccountRoutes` without its schemas (identity, /api/v1/iam). */
 export const AccountRouteRefs: RouteRefs<typeof Iam.AccountRoutes> = {
@@ -244,6 +245,22 @@ export const StackRouteRefs: RouteRefs<typeof Stacks.StackRoutes> = {
   deprecateStackVersion: { method: "DELETE", path: "/api/v1/stacks/{name}/{version}", successStatus: 200, prefix: "" }
 } as const
 
+/** `Billing.BillingRoutes` without its schemas (billing, /api/v1/billing). */
+export const BillingRouteRefs: RouteRefs<typeof Billing.BillingRoutes> = {
+  listPlans: { method: "GET", path: "/plans", successStatus: 200, prefix: billing },
+  getSubscription: { method: "GET", path: "/api/billing/subscription", successStatus: 200, prefix: billing },
+  createSubscription: { method: "POST", path: "/api/billing/subscription", successStatus: 200, prefix: billing },
+  cancelSubscription: { method: "POST", path: "/api/billing/subscription/cancel", successStatus: 200, prefix: billing },
+  changeTier: { method: "POST", path: "/api/billing/subscription/change-tier", successStatus: 200, prefix: billing },
+  prorationPreview: { method: "GET", path: "/api/billing/subscription/proration-preview", successStatus: 200, prefix: billing },
+  listInvoices: { method: "GET", path: "/api/billing/invoices", successStatus: 200, prefix: billing },
+  getInvoice: { method: "GET", path: "/api/billing/invoices/{id}", successStatus: 200, prefix: billing },
+  listPaymentMethods: { method: "GET", path: "/api/billing/payment-methods", successStatus: 200, prefix: billing },
+  createSetupIntent: { method: "POST", path: "/api/billing/setup-intent", successStatus: 200, prefix: billing },
+  createPortalSession: { method: "POST", path: "/api/billing/portal", successStatus: 200, prefix: billing },
+  upgrade: { method: "POST", path: "/api/billing/upgrade", successStatus: 200, prefix: billing }
+} as const
+
 /** `Vault.VaultRoutes` without its schemas (vault, /mcp). */
 export const VaultRouteRefs: RouteRefs<typeof Vault.VaultRoutes> = {
   mcpPost: { method: "POST", path: "/mcp", successStatus: 200, prefix: "" },
@@ -257,5 +274,6 @@ export const ROUTE_REFS = {
   Registry: { PlatformRoutes: PlatformRouteRefs, EntityRoutes: EntityRouteRefs, FeatureRoutes: FeatureRouteRefs, ResourceRoutes: ResourceRouteRefs, ResourceFamilyRoutes: ResourceFamilyRouteRefs, LookupRoutes: LookupRouteRefs, DnsRecordRoutes: DnsRecordRouteRefs, SecretRoutes: SecretRouteRefs, OnboardingRoutes: OnboardingRouteRefs },
   Provisioning: { ProvisioningRoutes: ProvisioningRouteRefs },
   Stacks: { StackRoutes: StackRouteRefs },
+  Billing: { BillingRoutes: BillingRouteRefs },
   Vault: { VaultRoutes: VaultRouteRefs }
 } as const

@@ -1,0 +1,20 @@
+import { Billing } from "@core/contracts"
+import { Route } from "@core/kernel"
+import { Effect } from "effect"
+import { subscriptionCreationReserved } from "./Errors.js"
+import { Plans } from "./Plans.js"
+
+/** The core billing routes (everything but metering), one `handle` per catalogued route. */
+export const BillingCoreHandlers = [
+  Route.handle(Billing.BillingRoutes.listPlans, () => Effect.map(Plans, (plans) => [...plans.all])),
+  Route.handle(Billing.BillingRoutes.createSubscription, () => Effect.fail(subscriptionCreationReserved))
+]
+
+/** Every billing route: the core and (spread in by metering) the usage routes. */
+export const BillingHandlers = [...BillingCoreHandlers]
+
+/** The base the billing routes are documented under and served without (DESIGN §3). */
+export const BILLING_BASE = "/api/billing"
+
+/** Billing as an app: its routes under `/api/billing` and at the paths the gateway forwards. */
+export const BillingRouter = Route.router(BillingHandlers, { base: BILLING_BASE })

@@ -1,0 +1,15 @@
+import type { Migrations } from "@core/kernel"
+import billing from "./0001_billing.js"
+import localProvider from "./0002_local_provider.js"
+
+/**
+ * Billing's migrations (schema `billing`). `0001`–`0009`: subscriptions, invoices, the payment
+ * provider, operator tools; `0010`–`0019`: usage metering (`src/usage/`).
+ */
+export const BillingMigrations: Migrations.Domain = {
+  schema: "billing",
+  migrations: {
+    "0001_billing": billing,
+    "0002_local_provider": localProvider
+  }
+}
