@@ -169,6 +169,15 @@ describe("the vault", () => {
     expect(new Set(rules.map((meta) => meta.tier))).toEqual(new Set([1, 2, 3, 4]))
   })
 
+  it("has documents in every category, and every services document says its status", () => {
+    for (const category of CATEGORIES) {
+      expect(documents.some((file) => rel(file).startsWith(`${category}/`)), category).toBe(true)
+    }
+    for (const file of documents.filter((file) => rel(file).startsWith("services/"))) {
+      expect(read(file), rel(file)).toMatch(/^\*\*Status:\*\* \S/m)
+    }
+  })
+
   it("has one services document per service", () => {
     const services = documents.filter((file) => rel(file).startsWith("services/")).map((file) => rel(file))
     expect(services.sort()).toEqual(
