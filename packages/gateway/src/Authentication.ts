@@ -97,7 +97,7 @@ export const identityOf = (principal: Principal): ForwardedIdentity.Identity => 
 const SERVICE: Principal = { kind: "service" }
 
 /**
- * Step 9: authenticate every `/api/*` request. The static key (constant time) makes the caller
+ * Step 9: authenticate every `/api/*` request (and `/mcp`, the vault's). The static key (constant time) makes the caller
  * the service; a session (bearer or cookie) or an `x-api-key` is checked with the identity
  * service through the cache. A wrong credential is refused (401) even where none is needed, except
  * on public routes, which then pass without an identity; a missing one is refused unless the route
@@ -224,7 +224,8 @@ export const middleware = (options: AuthenticationOptions): Guard => {
   }
 
   return (request, frame) => {
-    if (!isUnder(frame.pathname, "/api")) return undefined
+    // Outside `/api` only a routed prefix (the vault's `/mcp`) is authenticated.
+    if (!isUnder(frame.pathname, "/api") && frame.match === undefined) return undefined
     const credential = presented(request.headers)
     const open = frame.rule.public
     const principal = resolve(credential)

@@ -40,7 +40,8 @@ export const ROUTES: ReadonlyArray<Route> = [
   { prefix: "/api/v1/cli", service: "CLI" },
   { prefix: "/api/v1/onboarding", service: "REGISTRY", keepPrefix: true },
   { prefix: "/api/v1/resources", service: "REGISTRY", keepPrefix: true },
-  { prefix: "/api/v1/lookup", service: "REGISTRY", keepPrefix: true }
+  { prefix: "/api/v1/lookup", service: "REGISTRY", keepPrefix: true },
+  { prefix: "/mcp", service: "VAULT", keepPrefix: true }
 ]
 
 /** A request target split into its normalized path and its raw query (with the `?`, or empty). */

@@ -12,7 +12,8 @@ describe("Routes", () => {
       ["/api/v1/cli", "CLI"],
       ["/api/v1/onboarding", "REGISTRY"],
       ["/api/v1/resources", "REGISTRY"],
-      ["/api/v1/lookup", "REGISTRY"]
+      ["/api/v1/lookup", "REGISTRY"],
+      ["/mcp", "VAULT"]
     ])
   })
 

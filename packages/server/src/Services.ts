@@ -11,6 +11,7 @@ import { JobApiLive } from "@core/provisioning"
 import { Domains, ResourceJobsLive, ResourceProvisioner } from "@core/provisioning"
 import { ResourceRecordsLive } from "@core/registry"
 import { Catalogue, StacksHandlers } from "@core/stacks"
+import { VaultHandlers, VaultLive } from "@core/vault"
 import { Context, Duration, Effect, Layer, type Scope } from "effect"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
 import { StackDefinitionsLive } from "./StackDefinitionsLive.js"
@@ -121,8 +122,20 @@ const provisioning: ServiceDefinition = {
   ).pipe(Layer.provideMerge(ForwardedCallers.layer), Layer.provideMerge(EdgeProviderCloudflare.whenConfigured(EdgeProviderLocal)), Layer.provideMerge(Ids.layer))
 }
 
+/**
+ * The vault tool server: MCP at `/mcp` (DESIGN §9), behind the gateway, which authenticates the
+ * caller and signs it for the vault (`ForwardedCallers`), in process or alone with
+ * `serve --service vault`. It reads `CORE_VAULT_DIR` (default: this repository's `docs/vault/`).
+ */
+const vault: ServiceDefinition = {
+  name: "vault",
+  upstream: "VAULT",
+  handlers: VaultHandlers,
+  layer: Layer.mergeAll(VaultLive, ForwardedCallers.layer)
+}
+
 /** The services of this build; each domain's issue adds its own. */
-export const SERVICES: ReadonlyArray<ServiceDefinition> = [iam, registry, stacks, provisioning, billing]
+export const SERVICES: ReadonlyArray<ServiceDefinition> = [iam, registry, stacks, provisioning, billing, vault]
 
 /** The definition named `name`, if this build has it. */
 export const find = (name: string): ServiceDefinition | undefined =>

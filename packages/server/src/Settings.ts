@@ -3,11 +3,12 @@ import { BillingConfig } from "@core/billing"
 import { DeployConfig } from "@core/deploy"
 import { Config as KernelConfig, ConfigError, type Configuration } from "@core/kernel"
 import { ProvisioningConfig, WorkerConfig } from "@core/provisioning"
+import { VaultConfig } from "@core/vault"
 import { Config, type ConfigError as EffectConfigError, Context, Effect, Either, Layer } from "effect"
 import { ServerConfig } from "./ServerConfig.js"
 
 /** Every domain's own settings (each package's `src/Config.ts`) and the server's, as services. */
-export type DomainSettings = MailConfig | BillingConfig | ProvisioningConfig | DeployConfig | ServerConfig | WorkerConfig
+export type DomainSettings = MailConfig | BillingConfig | ProvisioningConfig | DeployConfig | ServerConfig | WorkerConfig | VaultConfig
 
 /** What a command runs with: the configuration every service shares and each domain's own settings. */
 export interface Settings {
@@ -17,14 +18,15 @@ export interface Settings {
 
 /** Every domain's settings, read together so that one failure names every bad variable. */
 const domains: Config.Config<Context.Context<DomainSettings>> = Config.map(
-  Config.all([MailConfig.config, BillingConfig.config, ProvisioningConfig.config, DeployConfig.config, ServerConfig.config, WorkerConfig.config]),
-  ([mail, billing, provisioning, deploy, server, worker]) =>
+  Config.all([MailConfig.config, BillingConfig.config, ProvisioningConfig.config, DeployConfig.config, ServerConfig.config, WorkerConfig.config, VaultConfig.config]),
+  ([mail, billing, provisioning, deploy, server, worker, vault]) =>
     Context.make(MailConfig, mail).pipe(
       Context.add(BillingConfig, billing),
       Context.add(ProvisioningConfig, provisioning),
       Context.add(DeployConfig, deploy),
       Context.add(ServerConfig, server),
-      Context.add(WorkerConfig, worker)
+      Context.add(WorkerConfig, worker),
+      Context.add(VaultConfig, vault)
     )
 )
 

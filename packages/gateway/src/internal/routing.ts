@@ -19,8 +19,8 @@ const FALLBACK: Routed = { _tag: "Fallback" }
 const notFound = (pathname: string) => new NotFound({ message: `No route for ${pathname}` })
 
 /**
- * The routing step: `/api/v1/openapi.json` is the merged document, `/api/v1/*` goes to the
- * upstream of the longest matching prefix (an unknown prefix is 404 `NOT_FOUND`, a known one
+ * The routing step: `/api/v1/openapi.json` is the merged document, `/api/v1/*` (and `/mcp`) goes
+ * to the upstream of the longest matching prefix (an unknown prefix is 404 `NOT_FOUND`, a known one
  * without an upstream 502 `UPSTREAM_UNAVAILABLE`), everything else to the fallback.
  */
 export const router = (upstreams: ReadonlyArray<Upstream>) => {
@@ -28,7 +28,8 @@ export const router = (upstreams: ReadonlyArray<Upstream>) => {
   return (frame: Frame): Routed => {
     const { match: found, pathname } = frame
     if (pathname === OpenApiDocument.PATH) return OPENAPI
-    if (!isUnder(pathname, API_BASE)) return FALLBACK
+    // Outside `/api/v1` only a routed prefix of its own (the vault's `/mcp`) reaches an upstream.
+    if (!isUnder(pathname, API_BASE) && found === undefined) return FALLBACK
     if (found === undefined) return { _tag: "Refused", error: notFound(pathname) }
     const upstream = byService.get(found.route.service)
     if (upstream === undefined) {
