@@ -181,6 +181,12 @@ describe.skipIf(TestDatabase.url === undefined)("provisioning reliability (Postg
     expect(runs).toHaveLength(3_000)
     expect(new Set(runs.map((run) => run.job_id)).size).toBe(3_000)
     expect(alive()).toHaveLength(4)
+    // Each worker's LISTEN connection was terminated too, and each listens again (decision 0331).
+    await until("every worker listening again", async () => {
+      const [row] = await query<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = 'core-listen' AND query LIKE 'LISTEN %'`)
+      return Number(row!.n) >= 4 ? row : undefined
+    }, 30_000)
     console.log(`terminated ${terminated} worker connections under load`)
   }, 120_000)
 

@@ -12,6 +12,7 @@ import * as Stream from "effect/Stream"
 import * as Path from "node:path"
 import * as DataDirLock from "./DataDirLock.js"
 import * as DatabaseFailure from "./internal/databaseFailure.js"
+import { type ListenEvent, listenWithReconnect } from "./internal/pgListener.js"
 import { pgTypes } from "./internal/pgTypes.js"
 import * as PgliteClient from "./PgliteClient.js"
 
@@ -68,12 +69,15 @@ const withUtcSessions = (url: string): string => {
   }
 }
 
+/** Where the PostgreSQL driver connects: `listen` opens its own connection there. */
+class PgAddress extends Context.Tag("@core/kernel/Database/PgAddress")<PgAddress, Redacted.Redacted<string>>() {}
+
 const pgLayer = (url: Redacted.Redacted<string>) =>
   PgClient.layer({
     url: Redacted.make(withUtcSessions(Redacted.value(url))),
     types: pgTypes,
     applicationName: "core"
-  }).pipe(Layer.map(Context.add(Info, { driver: "pg", dataDir: undefined })))
+  }).pipe(Layer.map((context) => Context.add(Context.add(context, Info, { driver: "pg", dataDir: undefined }), PgAddress, url)))
 
 const pgliteLayer = (dataDir: string | undefined, thread: boolean | undefined) =>
   isMemory(dataDir)
@@ -135,18 +139,35 @@ export const ping: Effect.Effect<void, SqlError, SqlClient.SqlClient> = Effect.f
   (sql) => sql`SELECT 1`
 ).pipe(Effect.asVoid, Effect.withSpan("Database.ping"))
 
+/** What `subscribe` emits: a notification's payload, or that the listener is (again) listening. */
+export type { ListenEvent }
+
 /**
- * The payloads sent to `channel` (`NOTIFY` / {@link notify}) while the stream runs, on either
- * driver: a dedicated connection on PostgreSQL, the shared one on PGlite. Empty payloads are skipped.
+ * What is sent to `channel` (`NOTIFY` / {@link notify}) while the stream runs, on either driver: on
+ * PostgreSQL a connection of its own, opened again with backoff whenever it is lost (decision
+ * 0331); on PGlite the shared one. It emits `listening` once listening and again, with
+ * `reconnected: true`, after each reconnection (what was sent meanwhile was not heard). Empty
+ * payloads are skipped.
  */
-export const listen = (channel: string): Stream.Stream<string, SqlError, SqlClient.SqlClient> =>
+export const subscribe = (channel: string): Stream.Stream<ListenEvent, SqlError, SqlClient.SqlClient> =>
   Stream.unwrap(Effect.gen(function*() {
+    const address = yield* Effect.serviceOption(PgAddress)
+    if (Option.isSome(address)) return listenWithReconnect(withUtcSessions(Redacted.value(address.value)), channel)
     const pg = yield* Effect.serviceOption(PgClient.PgClient)
-    if (Option.isSome(pg)) return pg.value.listen(channel)
     const pglite = yield* Effect.serviceOption(PgliteClient.PgliteClient)
-    if (Option.isSome(pglite)) return pglite.value.listen(channel)
-    return yield* Effect.dieMessage("Database.listen needs the SqlClient of Database.layer")
+    const payloads: Stream.Stream<string, SqlError> | undefined = Option.isSome(pg)
+      ? pg.value.listen(channel)
+      : Option.isSome(pglite)
+      ? pglite.value.listen(channel)
+      : undefined
+    if (payloads === undefined) return yield* Effect.dieMessage("Database.listen needs the SqlClient of Database.layer")
+    const listening: ListenEvent = { _tag: "listening", reconnected: false }
+    return Stream.concat(Stream.succeed(listening), Stream.map(payloads, (payload): ListenEvent => ({ _tag: "payload", payload })))
   }))
+
+/** The payloads sent to `channel` while the stream runs ({@link subscribe} without its `listening` events). */
+export const listen = (channel: string): Stream.Stream<string, SqlError, SqlClient.SqlClient> =>
+  subscribe(channel).pipe(Stream.filterMap((event) => event._tag === "payload" ? Option.some(event.payload) : Option.none()))
 
 /** Sends `payload` to the listeners of `channel` (at commit, inside a transaction). */
 export const notify = (channel: string, payload: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>

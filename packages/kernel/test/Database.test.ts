@@ -2,7 +2,7 @@ import { Database, DataDirLock, Migrations } from "@core/kernel"
 import { TestDatabase } from "@core/kernel/testing"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Chunk, ConfigProvider, Deferred, Effect, Exit, Fiber, Layer, Stream } from "effect"
+import { Chunk, ConfigProvider, Deferred, Effect, Exit, Fiber, Layer, Queue, Schedule, Stream } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -51,6 +51,32 @@ for (const driver of TestDatabase.drivers) {
           }
           expect(Chunk.toArray(yield* Fiber.join(received))).toEqual(["hello", "hello"])
         }))
+
+      if (driver === "pg") {
+        it.effect("listens again after its connection is lost, and says so (decision 0331)", () =>
+          Effect.gen(function*() {
+            const channel = "core_events_reconnect"
+            const events = yield* Queue.unbounded<Database.ListenEvent>()
+            const listener = yield* Database.subscribe(channel).pipe(Stream.runForEach((event) => Queue.offer(events, event)), Effect.fork)
+            const next = Queue.take(events).pipe(Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => "no event within 10 s" }))
+            expect(yield* next).toEqual({ _tag: "listening", reconnected: false })
+            const sql = yield* SqlClient.SqlClient
+            const killed = yield* sql<{ readonly pid: number }>`SELECT pg_terminate_backend(pid), pid FROM pg_stat_activity
+              WHERE application_name = 'core-listen' AND query = ${`LISTEN "${channel}"`}`
+            expect(killed.length).toBe(1)
+            expect(yield* next).toEqual({ _tag: "listening", reconnected: true })
+            yield* Database.notify(channel, "after")
+            expect(yield* next).toEqual({ _tag: "payload", payload: "after" })
+            yield* Fiber.interrupt(listener)
+            // Closed with the stream: its connection leaves the server (the backend's exit takes a moment).
+            const left = yield* sql`SELECT pid FROM pg_stat_activity WHERE application_name = 'core-listen' AND query = ${`LISTEN "${channel}"`}`.pipe(
+              Effect.filterOrFail((rows) => rows.length === 0, () => "still listening"),
+              Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 40 }),
+              Effect.orElseSucceed(() => "still listening")
+            )
+            expect(left).toEqual([])
+          }))
+      }
 
       it.effect("reads int8, numeric, timestamps, date, jsonb, boolean and arrays alike", () =>
         Effect.gen(function*() {

@@ -1,4 +1,5 @@
 import type { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option } from "effect"
 import { COLUMNS, type JobRow, type JobStep, toRow } from "./Jobs.js"
 
@@ -9,20 +10,20 @@ import { COLUMNS, type JobRow, type JobStep, toRow } from "./Jobs.js"
  */
 export const makeQueue = (sql: SqlClient.SqlClient) => {
   const columns = sql.literal(COLUMNS)
-  return {
-    /**
-     * Take the next due job: a queued one whose `run_at` has come, or a running one whose lease
-     * ended (its worker crashed). `FOR UPDATE SKIP LOCKED`: two workers never take one job. A job
-     * with a `target` waits while an earlier job of that target is unfinished (decision 0286).
-     * Two index probes, not one scan of every due job sorted: a lapsed lease first (`jobs_leased_idx`),
-     * else the earliest due queued job (`jobs_queued_idx`); COALESCE runs the second only when the
-     * first finds none (decision 0308).
-     */
-    claim: (workerId: string, now: Date, leaseUntil: Date): Effect.Effect<Option.Option<JobRow>> =>
-      sql<Record<string, unknown>>`UPDATE provisioning.jobs SET status = 'RUNNING', attempts = attempts + 1,
+  /**
+   * Take the next due job: a queued one whose `run_at` has come, or a running one whose lease
+   * ended (its worker crashed). `FOR UPDATE SKIP LOCKED`: two workers never take one job. A job
+   * with a `target` waits while an earlier job of that target is unfinished (decision 0286).
+   * Two index probes, not one scan of every due job sorted: a lapsed lease first (`jobs_leased_idx`),
+   * else the earliest due queued job (`jobs_queued_idx`); COALESCE runs the second only when the
+   * first finds none (decision 0308). `except`: the job the same statement completes.
+   */
+  const claiming = (workerId: string, now: Date, leaseUntil: Date, except: string | null) =>
+    sql`UPDATE provisioning.jobs SET status = 'RUNNING', attempts = attempts + 1,
           lease_until = ${leaseUntil}, locked_by = ${workerId}, started_at = COALESCE(started_at, ${now}), updated_at = ${now}
         WHERE id = COALESCE(
           (SELECT id FROM provisioning.jobs WHERE status = 'RUNNING' AND lease_until < ${now}
+            ${except === null ? sql`` : sql`AND id <> ${except}`}
             ORDER BY lease_until LIMIT 1 FOR UPDATE SKIP LOCKED),
           (SELECT id FROM provisioning.jobs j
             WHERE status = 'QUEUED' AND run_at <= ${now}
@@ -31,10 +32,32 @@ export const makeQueue = (sql: SqlClient.SqlClient) => {
                 WHERE e.target = j.target AND e.status IN ('QUEUED', 'RUNNING') AND (e.created_at, e.id) < (j.created_at, j.id)))
             ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED)
         )
-        RETURNING ${columns}`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRow)),
-        Effect.orDie
-      ),
+        RETURNING ${columns}`
+  const completing = (id: string, workerId: string, result: Record<string, unknown>, now: Date) =>
+    sql`UPDATE provisioning.jobs SET status = 'COMPLETED', result = ${JSON.stringify(result)}::jsonb, progress = 1,
+          error = NULL, lease_until = NULL, finished_at = ${now}, updated_at = ${now}
+        WHERE id = ${id} AND locked_by = ${workerId} AND status = 'RUNNING'`
+  const taken = (statement: Effect.Effect<ReadonlyArray<Record<string, unknown>>, SqlError>): Effect.Effect<Option.Option<JobRow>> =>
+    statement.pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRow)), Effect.orDie)
+  return {
+    /** Take the next due job (`claiming`). */
+    claim: (workerId: string, now: Date, leaseUntil: Date): Effect.Effect<Option.Option<JobRow>> =>
+      taken(sql<Record<string, unknown>>`${claiming(workerId, now, leaseUntil, null)}`),
+    /**
+     * Complete job `id` and take the next due job, in one statement and one round trip (decision
+     * 0330): what a worker does after each job that succeeded. The completion is a CTE, which
+     * PostgreSQL runs whether or not a job is taken; both see the statement's snapshot, so a job
+     * that waits for `id`'s target stays waiting until the next claim sees `id` completed.
+     */
+    completeAndClaim: (
+      id: string,
+      workerId: string,
+      result: Record<string, unknown>,
+      now: Date,
+      leaseUntil: Date
+    ): Effect.Effect<Option.Option<JobRow>> =>
+      taken(sql<Record<string, unknown>>`WITH completed AS (${completing(id, workerId, result, now)} RETURNING id)
+        ${claiming(workerId, now, leaseUntil, id)}`),
     /** Extend the lease while the handler runs; `false` when the job is no longer this worker's. */
     heartbeat: (id: string, workerId: string, leaseUntil: Date, now: Date): Effect.Effect<boolean> =>
       sql`UPDATE provisioning.jobs SET lease_until = ${leaseUntil}, updated_at = ${now}
@@ -47,9 +70,7 @@ export const makeQueue = (sql: SqlClient.SqlClient) => {
       sql`UPDATE provisioning.jobs SET steps = ${JSON.stringify(steps)}::jsonb, progress = ${progress}, updated_at = ${now}
         WHERE id = ${id} AND locked_by = ${workerId} AND status = 'RUNNING'`.pipe(Effect.asVoid, Effect.orDie),
     complete: (id: string, workerId: string, result: Record<string, unknown>, now: Date) =>
-      sql`UPDATE provisioning.jobs SET status = 'COMPLETED', result = ${JSON.stringify(result)}::jsonb, progress = 1,
-          error = NULL, lease_until = NULL, finished_at = ${now}, updated_at = ${now}
-        WHERE id = ${id} AND locked_by = ${workerId} AND status = 'RUNNING'`.pipe(Effect.asVoid, Effect.orDie),
+      sql`${completing(id, workerId, result, now)}`.pipe(Effect.asVoid, Effect.orDie),
     /** Queue the job again at `retryAt`, or fail it for good when `retryAt` is `undefined`. */
     fail: (id: string, workerId: string, error: string, now: Date, retryAt: Date | undefined) =>
       (retryAt === undefined

@@ -40,6 +40,12 @@ const durable = <A>(write: Effect.Effect<A>): Effect.Effect<A> =>
     Effect.orDie
   )
 
+/** A job whose handler succeeded, its completion not yet written. */
+interface Finished {
+  readonly id: string
+  readonly result: Record<string, unknown>
+}
+
 const message = (cause: Cause.Cause<unknown>): string => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) {
@@ -77,9 +83,12 @@ export const run = (options: WorkerOptions = {}) =>
     // The jobs this worker runs, each with its stop signal: an operator's cancel or force-complete
     // sends `stop:<jobId>` on the channel (decision 0283); the heartbeat finding the job gone is the fallback.
     const stops = new Map<string, Deferred.Deferred<void>>()
-    yield* Database.listen(CHANNEL).pipe(
-      Stream.runForEach((payload) => {
-        const stop = payload.startsWith("stop:") ? stops.get(payload.slice(5)) : undefined
+    // Woken by each job enqueued, and after the listener reconnected (what was sent meanwhile was
+    // not heard; decision 0331).
+    yield* Database.subscribe(CHANNEL).pipe(
+      Stream.runForEach((event) => {
+        if (event._tag === "listening") return event.reconnected ? wake.offer(undefined) : Effect.void
+        const stop = event.payload.startsWith("stop:") ? stops.get(event.payload.slice(5)) : undefined
         return stop === undefined ? wake.offer(undefined) : Deferred.succeed(stop, undefined)
       }),
       Effect.catchAllCause((cause) => Effect.logDebug("provisioning worker: no LISTEN, polling only", cause)),
@@ -126,9 +135,10 @@ export const run = (options: WorkerOptions = {}) =>
         stops.set(job.id, stop)
         const held = Effect.zipRight(Effect.raceFirst(heartbeat, Deferred.await(stop)), Effect.interrupt)
         const exit = yield* Effect.exit(Effect.raceFirst(work, held)).pipe(Effect.ensuring(Effect.sync(() => stops.delete(job.id))))
+        // A success is written by the slot, with its next claim (`completeAndClaim`, decision 0330).
+        if (Exit.isSuccess(exit)) return Option.some<Finished>({ id: job.id, result: exit.value ?? {} })
         const at = yield* now
-        if (Exit.isSuccess(exit)) return yield* durable(queue.complete(job.id, workerId, exit.value ?? {}, at))
-        if (Exit.isInterrupted(exit)) return yield* durable(queue.release(job.id, workerId, at))
+        if (Exit.isInterrupted(exit)) return yield* Effect.as(durable(queue.release(job.id, workerId, at)), Option.none<Finished>())
         const error = message(exit.cause)
         const attempts = handler?.maxAttempts ?? job.maxAttempts
         const retryAt = handler === undefined || job.attempts >= attempts
@@ -138,6 +148,7 @@ export const run = (options: WorkerOptions = {}) =>
           Effect.annotateLogs({ jobId: job.id, type: job.type, attempt: job.attempts, retry: retryAt !== undefined, error })
         )
         yield* durable(queue.fail(job.id, workerId, error, at, retryAt))
+        return Option.none<Finished>()
       }).pipe(
         Effect.onInterrupt(() => Effect.flatMap(now, (at) => durable(queue.release(job.id, workerId, at)))),
         Effect.withSpan("Worker.perform", { attributes: { jobId: job.id, type: job.type } })
@@ -146,24 +157,54 @@ export const run = (options: WorkerOptions = {}) =>
     // Stopping (decision 0306): no more claims; the running jobs get `drainMs` to finish.
     const stopping = yield* Deferred.make<void>()
     const running = yield* Ref.make(0)
-    const slot = Effect.gen(function*() {
-      if (yield* Deferred.isDone(stopping)) return yield* Effect.never
-      // A claim that commits is always followed by its job's run (or release): not cut in between.
-      const claimed = yield* Effect.uninterruptibleMask((restore) =>
-        Effect.flatMap(Effect.all([now, later(leaseMs)]), ([at, until]) => queue.claim(workerId, at, until)).pipe(
-          Effect.tap((job) =>
-            Option.isNone(job)
-              ? Effect.void
-              : Effect.zipRight(Ref.update(running, (n) => n + 1), restore(perform(job.value)).pipe(Effect.ensuring(Ref.update(running, (n) => n - 1)))))
-        )
+    /**
+     * One loop of the worker. A job that succeeded is completed by the statement that claims the
+     * next one (one round trip per job; decision 0330), so the loop runs uninterruptibly but for the
+     * handler and the wait: a claim that commits is always followed by its job's run (or release), and
+     * a success is always written, at the latest when the worker stops. `running` counts a job until
+     * its completion is written.
+     */
+    const slot = Effect.uninterruptibleMask((restore) => {
+      let finished: Finished | undefined
+      const cycle = Effect.gen(function*() {
+        if (yield* Deferred.isDone(stopping)) {
+          if (finished !== undefined) {
+            const done = finished
+            yield* durable(queue.complete(done.id, workerId, done.result, yield* now))
+            finished = undefined
+            yield* Ref.update(running, (n) => n - 1)
+          }
+          return yield* restore(Effect.never)
+        }
+        const [at, until] = yield* Effect.all([now, later(leaseMs)])
+        const claimed = finished === undefined
+          ? yield* queue.claim(workerId, at, until)
+          : yield* durable(queue.completeAndClaim(finished.id, workerId, finished.result, at, until))
+        if (finished !== undefined) {
+          finished = undefined
+          yield* Ref.update(running, (n) => n - 1)
+          // Nothing due in the statement's snapshot, which still saw the completed job running: a
+          // claim of its own may find the job that waited for it (the same target).
+          if (Option.isNone(claimed)) return
+        }
+        if (Option.isSome(claimed)) {
+          yield* Ref.update(running, (n) => n + 1)
+          const outcome = yield* restore(perform(claimed.value)).pipe(
+            Effect.onExit((exit) => Exit.isSuccess(exit) && Option.isSome(exit.value) ? Effect.void : Ref.update(running, (n) => n - 1))
+          )
+          finished = Option.getOrUndefined(outcome)
+          return
+        }
+        yield* restore(Effect.raceFirst(wake.take, Effect.raceFirst(Deferred.await(stopping), Effect.sleep(Duration.millis(pollMs)))))
+      })
+      return cycle.pipe(
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.zipRight(Effect.logError("provisioning worker", cause), restore(Effect.sleep(Duration.millis(pollMs))))),
+        Effect.forever
       )
-      if (Option.isSome(claimed)) return
-      yield* Effect.raceFirst(wake.take, Effect.raceFirst(Deferred.await(stopping), Effect.sleep(Duration.millis(pollMs))))
-    }).pipe(
-      Effect.catchAllCause((cause) =>
-        Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : Effect.zipRight(Effect.logError("provisioning worker", cause), Effect.sleep(Duration.millis(pollMs)))),
-      Effect.forever
-    )
+    })
     yield* Effect.forEach(Array.from({ length: options.concurrency ?? 2 }), () => Effect.forkScoped(slot), { discard: true })
     // Added after the loops, so it runs before their interruption when the scope closes.
     const drainMs = options.drainMs ?? 0
