@@ -2,6 +2,8 @@ import { fileURLToPath } from "node:url"
 import { execFile } from "node:child_process"
 import { promisify } from "node:util"
 import { beforeAll, describe, expect, it } from "vitest"
+import { createClient, VaultToolError } from "@core/sdk"
+import { core, tempHome, writeLogin } from "../packages/cli/test/login-support.js"
 import { useServer } from "../packages/server/test/ServerProcess.js"
 
 /**
@@ -159,5 +161,52 @@ describe("the transport, raw", () => {
     expect((await post(rpc(1, "ping"), { authorization: "" })).status).toBe(401)
     expect((await post(rpc(1, "ping"), { authorization: "Bearer wrong" })).status).toBe(401)
     expect((await post(rpc(1, "ping"), { authorization: "", "x-api-key": "core_nope" })).status).toBe(401)
+  })
+})
+
+describe("client.vault and core vault", () => {
+  it("client.vault: each method calls its tool; a tool's error throws VaultToolError with its text", async () => {
+    const client = createClient({ baseUrl: server.base, token: STATIC_KEY })
+    const hits = await client.vault.search("tenant", { category: "concepts", limit: 1 })
+    expect(hits).toEqual([{ path: "concepts/tenants", title: "Tenants", snippet: expect.stringContaining("**tenant**"), score: expect.any(Number) }])
+    expect(await client.vault.read("services/vault")).toMatch(/^---\ntitle: Vault/)
+    expect(await client.vault.section("services/gateway", "rate")).toMatch(/^## Rate limiting/)
+    expect(await client.vault.serviceSpec("vault")).toMatch(/title: Vault/)
+    expect((await client.vault.services()).map((s) => s.service)).toEqual(["command-line-backend", "gateway", "vault"])
+    expect(await client.vault.adr(2)).toMatchObject({ number: 2, status: "superseded" })
+    expect((await client.vault.adrs({ status: "accepted" })).map((a) => a.number)).toEqual([1])
+    expect((await client.vault.rules("backend")).map((r) => r.path)).toEqual(["rules/foundation-errors"])
+    expect((await client.vault.rulesByTier(3)).rules.map((r) => r.path)).toEqual(["rules/database-naming"])
+    expect(await client.vault.crossCutting("tenancy")).toMatch(/title: Tenancy/)
+    expect(await client.vault.crossCutting()).toHaveLength(2)
+    expect((await client.vault.related("concepts/tenants")).inbound.map((l) => l.path)).toEqual(["services/gateway"])
+    const error = await client.vault.read("nope").catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(VaultToolError)
+    expect((error as VaultToolError).message).toMatch(/No document at path "nope"/)
+    expect(await client.vault.callTool("get_adr", { number: 1 })).toMatchObject({ content: [{ type: "text" }] })
+  })
+
+  it("core vault search prints a ranked table or --json; core vault read prints the document; errors exit 1 or 2", async () => {
+    const home = tempHome()
+    try {
+      writeLogin(home, server.base, STATIC_KEY, null, "operator")
+      const env = { CORE_API_URL: server.base }
+      const table = await core(home, ["vault", "search", "rate", "limited", "--limit", "2"], env)
+      expect(table).toMatchObject({ code: 0, stderr: "" })
+      expect(table.stdout).toMatch(/^SCORE\s+PATH\s+TITLE\s+SNIPPET\n\d+\.\d\d\s+decisions\/0002-redis\s+Redis for rate limits\s+.*\*\*rate\*\*.*\n\d+\.\d\d\s+services\/gateway\s+Gateway\s+/)
+      const json = JSON.parse((await core(home, ["vault", "search", "tenant", "--category", "concepts", "--json"], env)).stdout)
+      expect(json.map((hit: { path: string }) => hit.path)).toEqual(["concepts/tenants"])
+      const read = await core(home, ["vault", "read", "services/vault"], env)
+      expect(read).toMatchObject({ code: 0, stderr: "" })
+      expect(read.stdout).toMatch(/^---\ntitle: Vault\n[\s\S]*## Search\n\nRanked full-text search with BM25 and snippets.\n$/)
+      const missing = await core(home, ["vault", "read", "services/nope"], env)
+      expect(missing.code).toBe(1)
+      expect(missing.stderr).toMatch(/No document at path "services\/nope"/)
+      expect((await core(home, ["vault", "search"], env)).code).toBe(2)
+      expect((await core(home, ["vault", "search", "x", "--category", "recipes"], env)).code).toBe(2)
+      expect((await core(home, ["vault", "search", "x", "--limit", "101"], env)).code).toBe(2)
+    } finally {
+      home.remove()
+    }
   })
 })

@@ -422,5 +422,26 @@ export const commands: ReadonlyArray<CommandSpec> = [
     examples: ["core dlq list --json", "core dlq replay dlq_01JDQ3V6X4TQ7K9ZC2M8N5P0RS"],
     environment: [apiUrl, home],
     load: () => import("./commands/dlq.js")
+  },
+  {
+    name: "vault",
+    summary: "Core's architecture docs: ranked search and reading through the vault tool server (/mcp)",
+    usage: "core vault <search|read> [options]",
+    options: [],
+    subcommands: [
+      {
+        name: "search",
+        summary: "Ranked full-text search; the last word also matches as a prefix",
+        usage: "core vault search <query> [--category <c>] [--limit <n>]",
+        options: [
+          { flags: "--category <c>", description: "services, concepts, cross-cutting, guides, rules, decisions or implementation" },
+          { flags: "--limit <n>", description: "At most n results (1 to 100, default 10)" }
+        ]
+      },
+      { name: "read", summary: "A whole document, by its path without .md", usage: "core vault read <path>", options: [] }
+    ],
+    examples: ["core vault search \"rate limit\"", "core vault search tenancy --category cross-cutting --json", "core vault read services/gateway"],
+    environment: [apiUrl, home],
+    load: () => import("./commands/vault.js")
   }
 ]

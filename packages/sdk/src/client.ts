@@ -8,6 +8,7 @@ import { iamOrganizations, type IamOrganizations } from "./resources/iam-organiz
 import { provisioning, type ProvisioningClient } from "./resources/provisioning.js"
 import { registry, type RegistryClient } from "./resources/registry.js"
 import { stacks, type StacksClient } from "./resources/stacks.js"
+import { vault, type VaultClient } from "./resources/vault.js"
 import { createTransport, type ClientOptions, type HttpMethod, type RequestOptions } from "./transport.js"
 
 /** The identity service's namespace (`client.iam`): accounts and sessions, organizations, authorization, device login. */
@@ -48,6 +49,8 @@ export interface CoreClient {
   readonly registry: RegistryClient
   /** Provisioning jobs through the gateway (`/api/v1/provisioning/...`): read, watch live, retry, cancel; the dead letters; the job-creating routes. */
   readonly provisioning: ProvisioningClient
+  /** The vault tool server through the gateway (`/mcp`): search and read Core's architecture docs. */
+  readonly vault: VaultClient
 }
 
 /**
@@ -70,6 +73,7 @@ export const createClient = (options: ClientOptions): CoreClient => {
     iam: { ...iamAccounts(transport), ...iamAuthorization(transport), ...iamOrganizations(transport), ...iamDevice(transport) },
     stacks: stacks(transport),
     registry: registry(transport),
-    provisioning: provisioning(transport)
+    provisioning: provisioning(transport),
+    vault: vault(transport)
   }
 }
