@@ -10,6 +10,7 @@ import * as IdentityResolver from "./IdentityResolver.js"
 import type * as Metrics from "./Metrics.js"
 import type { GatewayApp, Guards } from "./Middleware.js"
 import * as RateLimit from "./RateLimit.js"
+import * as RequestUsage from "./RequestUsage.js"
 import * as Tracing from "./Tracing.js"
 import type { Upstream } from "./Upstream.js"
 
@@ -23,6 +24,8 @@ export interface AssembleOptions {
   readonly redis?: Redis
   /** Request counts, latencies, cache hits, rate-limit rejections. */
   readonly metrics?: Metrics.Metrics
+  /** Billing's request meter: each request that passes the chain is counted for its platform (decision 0464). */
+  readonly usage?: RequestUsage.RequestUsage
 }
 
 const noIdentityService: IdentityResolver.IdentityResolver = {
@@ -58,7 +61,7 @@ const guardsOf = (options: AssembleOptions): Guards => {
     cors: Cors.middleware(isAllowedOrigin),
     tracing: Tracing.middleware,
     authentication,
-    suspension: Authentication.suspension
+    suspension: options.usage === undefined ? Authentication.suspension : RequestUsage.counting(Authentication.suspension, options.usage)
   }
 }
 

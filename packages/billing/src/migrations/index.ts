@@ -1,6 +1,7 @@
 import type { Migrations } from "@core/kernel"
 import billing from "./0001_billing.js"
 import localProvider from "./0002_local_provider.js"
+import usage from "./0010_usage.js"
 
 /**
  * Billing's migrations (schema `billing`). `0001`–`0009`: subscriptions, invoices, the payment
@@ -10,6 +11,7 @@ export const BillingMigrations: Migrations.Domain = {
   schema: "billing",
   migrations: {
     "0001_billing": billing,
-    "0002_local_provider": localProvider
+    "0002_local_provider": localProvider,
+    "0010_usage": usage
   }
 }

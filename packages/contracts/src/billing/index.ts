@@ -1,2 +1,3 @@
 export * from "./schemas.js"
 export * from "./routes.js"
+export * from "./usage.js"

@@ -20,6 +20,7 @@ import {
   UpgradeResult
 } from "./schemas.js"
 import { z } from "zod"
+import { UsageRoutes } from "./usage.js"
 
 const subscriptions = ["billing: subscriptions"]
 const invoices = ["billing: invoices"]
@@ -165,5 +166,6 @@ export const BillingCoreRoutes = defineRoutes({
  * the core above; metering spreads its `UsageRoutes` (`usage.ts`) in here.
  */
 export const BillingRoutes = defineRoutes({
-  ...BillingCoreRoutes
+  ...BillingCoreRoutes,
+  ...UsageRoutes
 })

@@ -258,7 +258,15 @@ export const BillingRouteRefs: RouteRefs<typeof Billing.BillingRoutes> = {
   listPaymentMethods: { method: "GET", path: "/api/billing/payment-methods", successStatus: 200, prefix: billing },
   createSetupIntent: { method: "POST", path: "/api/billing/setup-intent", successStatus: 200, prefix: billing },
   createPortalSession: { method: "POST", path: "/api/billing/portal", successStatus: 200, prefix: billing },
-  upgrade: { method: "POST", path: "/api/billing/upgrade", successStatus: 200, prefix: billing }
+  upgrade: { method: "POST", path: "/api/billing/upgrade", successStatus: 200, prefix: billing },
+  getUsageCurrent: { method: "GET", path: "/api/billing/usage/current", successStatus: 200, prefix: billing },
+  listUsageHistory: { method: "GET", path: "/api/billing/usage/history", successStatus: 200, prefix: billing },
+  listUsageEntities: { method: "GET", path: "/api/billing/usage/entities", successStatus: 200, prefix: billing },
+  getUsageDaily: { method: "GET", path: "/api/billing/usage/daily", successStatus: 200, prefix: billing },
+  listUsageAlerts: { method: "GET", path: "/api/billing/usage/alerts", successStatus: 200, prefix: billing },
+  getUsageSummary: { method: "GET", path: "/api/billing/usage-summary", successStatus: 200, prefix: billing },
+  getStackUsage: { method: "GET", path: "/api/billing/platforms/{platformId}/stacks/{stackId}/usage", successStatus: 200, prefix: billing },
+  ingestUsageEvents: { method: "POST", path: "/internal/usage/events", successStatus: 200, prefix: billing }
 } as const
 
 /** `Vault.VaultRoutes` without its schemas (vault, /mcp). */

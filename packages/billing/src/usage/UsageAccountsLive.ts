@@ -1,0 +1,41 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Option } from "effect"
+import { isPlanId, type Plan, Plans } from "../Plans.js"
+import { BillingPlatforms } from "../ports/BillingPlatforms.js"
+import { calendarMonth, UsageAccounts, type UsagePeriod } from "./UsageAccounts.js"
+
+const allowancesOf = (plan: Plan): UsagePeriod["allowances"] => ({
+  requests: plan.allowances.requests,
+  resource_hours: plan.allowances.resourceHours,
+  builds: plan.allowances.builds
+})
+
+/**
+ * `UsageAccounts` over billing's own records (decision 0461): ownership from the registry through
+ * `BillingPlatforms`, the period and plan from the platform's subscription — a platform without
+ * one (created before billing ran, say) meters by calendar month (UTC) on the plan of its tier.
+ */
+export const UsageAccountsLive: Layer.Layer<UsageAccounts, never, SqlClient.SqlClient | Plans | BillingPlatforms> = Layer.effect(
+  UsageAccounts,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const plans = yield* Plans
+    const platforms = yield* BillingPlatforms
+    return UsageAccounts.of({
+      owner: (platformId) => Effect.map(platforms.find(platformId), Option.map((platform) => platform.organizationId)),
+      platformOf: (organizationId) => Effect.map(platforms.ofOrganization(organizationId), Option.map((platform) => platform.id)),
+      period: (platformId, at) =>
+        Effect.gen(function*() {
+          const subscribed = yield* sql<{ planId: string; start: Date | string; end: Date | string }>`SELECT plan_id AS "planId",
+            current_period_start AS start, current_period_end AS "end" FROM billing.subscriptions WHERE platform_id = ${platformId}`
+          const subscription = subscribed[0]
+          if (subscription !== undefined && isPlanId(subscription.planId)) {
+            return { start: new Date(subscription.start), end: new Date(subscription.end), allowances: allowancesOf(plans.get(subscription.planId)) }
+          }
+          const platform = yield* platforms.find(platformId)
+          const tier = Option.match(platform, { onNone: () => "free" as const, onSome: (found) => found.tier })
+          return { ...calendarMonth(at), allowances: allowancesOf(plans.get(tier)) }
+        }).pipe(Effect.orDie)
+    })
+  })
+)

@@ -1,0 +1,17 @@
+import { Billing } from "@core/contracts"
+import { Route } from "@core/kernel"
+import { Effect } from "effect"
+import { UsageIngest } from "./UsageIngest.js"
+import { UsageReads } from "./UsageReads.js"
+
+/** The metering routes (`Billing.UsageRoutes`), spread into billing's handlers. */
+export const UsageHandlers = [
+  Route.handle(Billing.UsageRoutes.getUsageCurrent, ({ caller, query }) => Effect.flatMap(UsageReads, (usage) => usage.current(caller, query.platformId, query.tenantId))),
+  Route.handle(Billing.UsageRoutes.listUsageHistory, ({ caller, query }) => Effect.flatMap(UsageReads, (usage) => usage.history(caller, query))),
+  Route.handle(Billing.UsageRoutes.listUsageEntities, ({ caller, query }) => Effect.flatMap(UsageReads, (usage) => usage.entities(caller, query))),
+  Route.handle(Billing.UsageRoutes.getUsageDaily, ({ caller, query }) => Effect.flatMap(UsageReads, (usage) => usage.daily(caller, query))),
+  Route.handle(Billing.UsageRoutes.listUsageAlerts, ({ caller, query }) => Effect.flatMap(UsageReads, (usage) => usage.alerts(caller, query.platformId))),
+  Route.handle(Billing.UsageRoutes.getUsageSummary, ({ caller, query }) => Effect.flatMap(UsageReads, (usage) => usage.summary(caller, query.platformId))),
+  Route.handle(Billing.UsageRoutes.getStackUsage, ({ caller, params }) => Effect.flatMap(UsageReads, (usage) => usage.stack(caller, params.platformId, params.stackId))),
+  Route.handle(Billing.UsageRoutes.ingestUsageEvents, ({ body }) => Effect.flatMap(UsageIngest, (ingest) => ingest.ingest(body.events)))
+]
