@@ -48,6 +48,7 @@ export const CATALOGUES: ReadonlyArray<CatalogueEntry> = [
   { namespace: "Registry", name: "OnboardingRoutes", service: "onboarding" },
   { namespace: "Provisioning", name: "ProvisioningRoutes", service: "provisioning" },
   { namespace: "Stacks", name: "StackRoutes", service: "stacks" },
+  { namespace: "Deploy", name: "CliRoutes", service: "cli" },
   { namespace: "Billing", name: "BillingRoutes", service: "billing" },
   { namespace: "Vault", name: "VaultRoutes", service: "vault" }
 ]

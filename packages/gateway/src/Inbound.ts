@@ -11,6 +11,12 @@ export interface Inbound {
 /** The headers only the gateway may set (`X-Core-*`). */
 export const CORE_HEADERS = /^x-core-/
 
+/**
+ * The client `X-Core-*` headers that are options of a request, not identity, and so pass through:
+ * the deploy route's `x-core-deploy-branch` (seed 002; decision 0481).
+ */
+export const CLIENT_CORE_HEADERS: ReadonlySet<string> = new Set(["x-core-deploy-branch"])
+
 /** A client's `X-Request-Id` when it is valid (bounded, safe to echo), else a new UUID. */
 export const requestIdFrom = (headers: Headers.Headers): string => {
   const candidate = headers["x-request-id"]
@@ -23,7 +29,7 @@ export const requestIdFrom = (headers: Headers.Headers): string => {
  */
 export const adopt = (headers: Record<string, string | ReadonlyArray<string> | undefined>): string => {
   for (const name in headers) {
-    if (CORE_HEADERS.test(name)) delete headers[name]
+    if (CORE_HEADERS.test(name) && !CLIENT_CORE_HEADERS.has(name)) delete headers[name]
   }
   const requestId = requestIdFrom(headers as Headers.Headers)
   headers["x-request-id"] = requestId

@@ -1,5 +1,5 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
-import { defineRoutes, Iam, type OpenApiDocument, Provisioning, Registry, type RouteSpec, Stacks, toOpenApi } from "@core/contracts"
+import { defineRoutes, Deploy, Iam, type OpenApiDocument, Provisioning, Registry, type RouteSpec, Stacks, toOpenApi } from "@core/contracts"
 import { Effect } from "effect"
 import { isUnder, type ServiceName } from "./Routes.js"
 
@@ -111,6 +111,13 @@ export const CONTRACTS: ReadonlyArray<ServiceContract> = [
     base: "/api/v1/provision",
     tag: { name: "provisioning", description: "Provisioning (/api/v1/provisioning): jobs and the platform-status hook" },
     catalogues: [Provisioning.ProvisioningRoutes]
+  },
+  {
+    service: "CLI",
+    prefix: "/api/v1/cli",
+    base: "/api/v1/cli",
+    tag: { name: "cli", description: "Command-line backend (/api/v1/cli): source repositories, features, deploys, secrets" },
+    catalogues: [Deploy.CliRoutes]
   }
 ]
 

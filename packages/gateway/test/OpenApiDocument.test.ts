@@ -1,5 +1,5 @@
 import { HttpApp, HttpRouter, HttpServerResponse } from "@effect/platform"
-import { defineRoutes, Iam, Provisioning, Registry, type RouteSpec, Stacks, toOpenApiPath } from "@core/contracts"
+import { defineRoutes, Deploy, Iam, Provisioning, Registry, type RouteSpec, Stacks, toOpenApiPath } from "@core/contracts"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
@@ -21,6 +21,8 @@ const registryPaths = new Set(registryRoutes.map(([, route]) => toOpenApiPath(ro
 const stacksRoutes: Array<[string, RouteSpec]> = Object.entries(Stacks.StackRoutes)
 const stacksPaths = new Set(stacksRoutes.map(([, route]) => toOpenApiPath(route.path)))
 const provisioningRoutes: Array<[string, RouteSpec]> = Object.entries(Provisioning.ProvisioningRoutes)
+const cliRoutes: Array<[string, RouteSpec]> = Object.entries(Deploy.CliRoutes)
+const cliPaths = new Set(cliRoutes.map(([, route]) => toOpenApiPath(route.path)))
 
 describe("OpenApiDocument.document", () => {
   it("is a structurally valid OpenAPI 3.1 document, the same object every time", () => {
@@ -77,8 +79,8 @@ describe("OpenApiDocument.document", () => {
     for (const [path] of operations(document)) {
       expect(own.includes(path) || prefixes.some((prefix) => Routes.isUnder(path, prefix)), path).toBe(true)
     }
-    expect(operations(document)).toHaveLength(identityRoutes.length + registryRoutes.length + stacksRoutes.length + provisioningRoutes.length + own.length)
-    expect(Object.keys(document.paths)).toHaveLength(identityPaths.size + registryPaths.size + stacksPaths.size + provisioningRoutes.length + own.length)
+    expect(operations(document)).toHaveLength(identityRoutes.length + registryRoutes.length + stacksRoutes.length + provisioningRoutes.length + cliRoutes.length + own.length)
+    expect(Object.keys(document.paths)).toHaveLength(identityPaths.size + registryPaths.size + stacksPaths.size + provisioningRoutes.length + cliPaths.size + own.length)
     console.log(`openapi.json: ${identityRoutes.length} identity operations on ${identityPaths.size} paths; ${operations(document).length} operations on ${Object.keys(document.paths).length} paths in all`)
     expect(document.paths["/health"].get["x-core-auth"]).toBe("public")
     expect(document.paths["/api/v1/openapi.json"].get["x-core-auth"]).toBe("public")
@@ -95,7 +97,8 @@ describe("OpenApiDocument.document", () => {
       { name: "identity", tags: identityTags },
       { name: "registry", tags: [...new Set(registryRoutes.flatMap(([, route]) => route.tags ?? []))] },
       { name: "stacks", tags: ["stacks"] },
-      { name: "provisioning", tags: ["provisioning: domains", "provisioning: jobs", "provisioning: operator", "provisioning: internal"] }
+      { name: "provisioning", tags: ["provisioning: domains", "provisioning: jobs", "provisioning: operator", "provisioning: internal"] },
+      { name: "cli", tags: ["cli"] }
     ])
   })
 

@@ -117,7 +117,7 @@ describe("RouteRules.compile", () => {
     expect(rules.ruleOf("GET", "/api/v1/platforms/openapi.json").public).toBe(true)
     expect(rules.ruleOf("GET", "/api/v1/stacks/openapi.json").public).toBe(true)
     expect(rules.ruleOf("GET", "/api/v1/provisioning/openapi.json").public).toBe(true)
-    expect(rules.ruleOf("GET", "/api/v1/cli/openapi.json").public).toBe(false)
+    expect(rules.ruleOf("GET", "/api/v1/cli/openapi.json").public).toBe(true)
     for (const path of ["/health", "/ready", "/metrics"]) {
       expect([path, rules.ruleOf("GET", path).rateLimit, rules.ruleOf("HEAD", path).rateLimit]).toEqual([path, "exempt", "exempt"])
     }

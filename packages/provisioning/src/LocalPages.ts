@@ -27,6 +27,12 @@ const TYPES: Readonly<Record<string, string>> = {
   ".woff2": "font/woff2"
 }
 
+/**
+ * A file name carrying a content hash (`app.3f2a9c1b.js`, `index-BmX7q2Lp.css`): its bytes never
+ * change under that name, so it is cached for a year, `immutable` (issue 15).
+ */
+const HASHED = /[.-](?=[A-Za-z0-9_]*\d)[A-Za-z0-9_]{8,}\.[a-z0-9]+$/
+
 const send = (response: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) => {
   response.writeHead(status, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", ...headers })
   response.end(body)
@@ -70,7 +76,7 @@ export const listener = (next: Listener, options: { readonly root: string }): Ef
           FROM provisioning.edge_resources r LEFT JOIN provisioning.platform_status s ON s.platform_id = r.platform_id
           WHERE r.resource_type = 'pages' AND r.edge_name = ${project}`.pipe(Effect.map((rows) => rows[0]))
       )
-    const serve = async (project: string, request: IncomingMessage, response: ServerResponse) => {
+    const serve = async (project: string, request: IncomingMessage, response: ServerResponse, branch?: string) => {
       if (request.method !== "GET" && request.method !== "HEAD") {
         return send(response, 405, "Method Not Allowed\n", { allow: "GET, HEAD" })
       }
@@ -81,7 +87,7 @@ export const listener = (next: Listener, options: { readonly root: string }): Ef
           "content-type": "text/html; charset=utf-8"
         })
       }
-      const dir = LocalEdge.pagesDir(root, project)
+      const dir = branch === undefined ? LocalEdge.pagesDir(root, project) : LocalEdge.previewDir(root, project, branch)
       const pathname = new URL(request.url ?? "/", "http://localhost").pathname
       const file = await fileOf(dir, pathname)
       const notFound = file === undefined ? await fileOf(dir, "/404.html") : undefined
@@ -91,14 +97,15 @@ export const listener = (next: Listener, options: { readonly root: string }): Ef
       response.writeHead(file === undefined ? 404 : 200, {
         "content-type": TYPES[Path.extname(path).toLowerCase()] ?? "application/octet-stream",
         "content-length": String(body.length),
-        "cache-control": "no-cache"
+        "cache-control": file !== undefined && HASHED.test(Path.basename(path)) ? "public, max-age=31536000, immutable" : "no-cache"
       })
       response.end(request.method === "HEAD" ? undefined : body)
     }
     return (request, response) => {
       const project = LocalEdge.projectOfHost(request.headers.host)
-      if (project === undefined) return next(request, response)
-      serve(project, request, response).catch(() => {
+      const preview = project === undefined ? LocalEdge.previewOfHost(request.headers.host) : undefined
+      if (project === undefined && preview === undefined) return next(request, response)
+      serve(project ?? preview!.project, request, response, preview?.branch).catch(() => {
         if (!response.headersSent) send(response, 503, "Service Unavailable\n")
         else response.destroy()
       })

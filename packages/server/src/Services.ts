@@ -10,7 +10,9 @@ import { EdgeProviderCloudflare } from "@core/provisioning"
 import { JobApiLive } from "@core/provisioning"
 import { Domains, ResourceJobsLive, ResourceProvisioner } from "@core/provisioning"
 import { ResourceRecordsLive } from "@core/registry"
+import { PlatformsRepo, ResourcesLive } from "@core/registry"
 import { Catalogue, StacksHandlers } from "@core/stacks"
+import { BuildReporter, DeployHandlers, DeployJobs, DeployLive } from "@core/deploy"
 import { VaultHandlers, VaultLive } from "@core/vault"
 import { Context, Duration, Effect, Layer, type Scope } from "effect"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
@@ -112,7 +114,7 @@ const provisioning: ServiceDefinition = {
     PlatformStatuses.Default,
     ForwardedCallers.layer,
     Worker.layerConfig().pipe(
-      Layer.provide(JobHandlers.merge(FeatureJobsLive, OnboardJobLive, TestJobsIfEnabled, ResourceJobsLive, AuthJobsLive)),
+      Layer.provide(JobHandlers.merge(FeatureJobsLive, OnboardJobLive, TestJobsIfEnabled, ResourceJobsLive, AuthJobsLive, DeployJobs.pipe(Layer.provide(BuildReporter.none)))),
       Layer.provide(ResourceProvisioner.Live),
       Layer.provide(ResourceRecordsLive.pipe(Layer.provide(StackDefinitionsLive))),
       Layer.provide(FeatureActivationsLive),
@@ -134,8 +136,25 @@ const vault: ServiceDefinition = {
   layer: Layer.mergeAll(VaultLive, ForwardedCallers.layer)
 }
 
+/**
+ * The command-line backend (`/api/v1/cli`): repositories, features, deploys, secrets. Behind the
+ * gateway (`ForwardedCallers`), in process or alone with `serve --service cli`; its deployments run
+ * as the provisioning worker's `deploy.site` jobs (registered above with `DeployJobs`).
+ */
+const cli: ServiceDefinition = {
+  name: "cli",
+  upstream: "CLI",
+  handlers: DeployHandlers,
+  base: "/api/v1/cli",
+  layer: DeployLive.pipe(
+    Layer.provide(Layer.mergeAll(ResourcesLive, Features.DefaultWithoutDependencies)),
+    Layer.provideMerge(Layer.mergeAll(Platforms.Default.pipe(Layer.provide(PlatformStatusSinkLive)), PlatformsRepo.Default, ForwardedCallers.layer)),
+    Layer.provideMerge(Ids.layer)
+  )
+}
+
 /** The services of this build; each domain's issue adds its own. */
-export const SERVICES: ReadonlyArray<ServiceDefinition> = [iam, registry, stacks, provisioning, billing, vault]
+export const SERVICES: ReadonlyArray<ServiceDefinition> = [iam, registry, stacks, provisioning, billing, vault, cli]
 
 /** The definition named `name`, if this build has it. */
 export const find = (name: string): ServiceDefinition | undefined =>

@@ -52,6 +52,21 @@ export const projectOfHost = (host: string | undefined): string | undefined => {
   return match?.[1]
 }
 
+/**
+ * The preview a request's `Host` names: `<branch>.<project>.localhost[:port]` (two DNS labels),
+ * else `undefined` (issue 15: the command-line backend's preview deployments).
+ */
+export const previewOfHost = (host: string | undefined): { readonly project: string; readonly branch: string } | undefined => {
+  if (host === undefined) return undefined
+  const name = host.toLowerCase().replace(/:\d+$/, "")
+  const match = /^([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)\.([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)\.localhost\.?$/.exec(name)
+  return match === null ? undefined : { branch: match[1]!, project: match[2]! }
+}
+
+/** The directory a preview branch of a pages project is served from (a link the deploy backend points). */
+export const previewDir = (root: string, project: string, branch: string): string =>
+  Path.join(root, "previews", safeSegment(project), safeSegment(branch))
+
 /** The URL a pages project is served at. */
 export const pagesUrl = (project: string, port: number): string => `http://${project}.localhost:${port}/`
 

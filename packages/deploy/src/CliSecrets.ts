@@ -1,0 +1,59 @@
+import type { Caller } from "@core/kernel"
+import { Features, Resources, Secrets } from "@core/registry"
+import { Effect } from "effect"
+import { platformFor } from "./Policy.js"
+
+/**
+ * Secrets from the command line (issue 15): each value stored (encrypted) as a registry secret
+ * record of the platform's worker resource, created `pending` when it has none yet (decision
+ * 0486). Values are never answered nor logged; `results` says `ok` or an error word per name.
+ */
+export class CliSecrets extends Effect.Service<CliSecrets>()("@core/deploy/CliSecrets", {
+  effect: Effect.gen(function*() {
+    const resources = yield* Resources
+    const secrets = yield* Secrets
+    const features = yield* Features
+
+    /** The platform's worker resource, created when it has none. */
+    const workerOf = (caller: Caller, platformId: string, create: boolean) =>
+      Effect.gen(function*() {
+        const page = yield* resources.list(caller, platformId, { limit: 1, resourceType: "worker", environment: "prod" } as never)
+        const found = page.data[0]
+        if (found !== undefined || !create) return found
+        const platform = yield* platformFor(caller, platformId, true)
+        const entityId = yield* features.defaultEntityId(platformId)
+        return yield* resources.create(caller, platformId, entityId, {
+          stackId: "cli",
+          resourceType: "worker",
+          serviceName: "worker",
+          environment: "prod",
+          edgeName: `${platform.slug}-worker`
+        })
+      })
+
+    const set = Effect.fn("CliSecrets.set")(function*(caller: Caller, platformId: string, values: Readonly<Record<string, string>>) {
+      yield* platformFor(caller, platformId, true)
+      const worker = yield* workerOf(caller, platformId, true)
+      const results: Record<string, string> = {}
+      for (const [name, value] of Object.entries(values)) {
+        results[name] = yield* secrets.set(caller, platformId, worker!.id, name, value).pipe(
+          Effect.as("ok"),
+          Effect.catchAll((error) => Effect.succeed(error._tag === "NotFound" ? "not_found" : error._tag === "Forbidden" ? "forbidden" : "error"))
+        )
+      }
+      return { platformId, results }
+    })
+
+    const list = Effect.fn("CliSecrets.list")(function*(caller: Caller, platformId: string) {
+      yield* platformFor(caller, platformId, false)
+      const worker = yield* workerOf(caller, platformId, false)
+      if (worker === undefined) return { data: [] }
+      const page = yield* secrets.list(caller, platformId, worker.id, { limit: 100 } as never)
+      return {
+        data: page.data.map((record) => ({ name: record.secretName, lastSetAt: record.lastSetAt === null ? 0 : Date.parse(record.lastSetAt) }))
+      }
+    })
+
+    return { set, list } as const
+  })
+}) {}

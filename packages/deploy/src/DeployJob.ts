@@ -1,0 +1,97 @@
+import * as Fs from "node:fs/promises"
+import { EdgeProvider, JobFailed, type JobHandler, JobHandlers } from "@core/provisioning"
+import { Clock, Effect, Layer, Option } from "effect"
+import { DeploymentsRepo } from "./DeploymentsRepo.js"
+import { blobPath } from "./internal/archive.js"
+import { materialize, pointAt } from "./internal/sites.js"
+import { BuildReporter } from "./ports/BuildReporter.js"
+import { DeployStorage, previewLink, productionLink, siteDir } from "./Storage.js"
+
+/** The provisioning job type that runs a deployment. */
+export const DEPLOY_SITE = "deploy.site"
+
+const POLL_LIMIT = 60
+
+/**
+ * The deployment job (issue 15): `queued → building` (its files materialized from the content
+ * store), `deploying` (the edge's pages project made, the branch's link pointed at the files, the
+ * edge polled until it answers a terminal state), then `success` with its URL, or `failure` with
+ * the error. A failure is recorded on the deployment and the job still completes: a deployment is
+ * never retried behind the user's back. Each finished build is reported (`BuildReporter`).
+ */
+export const makeDeployJob = Effect.gen(function*() {
+  const repo = yield* DeploymentsRepo
+  const storage = yield* DeployStorage
+  const edge = yield* EdgeProvider
+  const reporter = yield* BuildReporter
+
+  const run: JobHandler["run"] = (job) =>
+    Effect.gen(function*() {
+      const deploymentId = String(job.payload.deploymentId ?? "")
+      const found = yield* repo.findById(deploymentId)
+      if (Option.isNone(found)) return yield* new JobFailed({ message: `No deployment ${deploymentId}` })
+      const row = found.value
+      if (row.status === "success" || row.status === "failure") return { status: row.status }
+      const startedAt = yield* Clock.currentTimeMillis
+      yield* repo.update(row.id, { status: "building", startedAt })
+      const dir = siteDir(storage.edge, row.projectName, row.id)
+      const outcome = yield* Effect.gen(function*() {
+        yield* Effect.tryPromise({
+          try: async () => {
+            for (const [path, hash] of Object.entries(row.manifest)) {
+              if (!(await Fs.stat(blobPath(storage.blobs, hash)).then(() => true, () => false))) {
+                throw new Error(`The content of ${path} is missing from the store`)
+              }
+            }
+            await materialize(row.manifest, storage.blobs, dir)
+          },
+          catch: (error) => new JobFailed({ message: error instanceof Error ? error.message : String(error) })
+        })
+        yield* repo.update(row.id, { status: "deploying" })
+        const handle = yield* edge.createResource({
+          platformId: row.platformId,
+          resourceType: "pages",
+          edgeName: row.projectName,
+          environment: "prod",
+          config: {}
+        })
+        const link = row.environment === "production" ? productionLink(storage.edge, row.projectName) : previewLink(storage.edge, row.projectName, row.branch)
+        yield* Effect.tryPromise({ try: () => pointAt(link, dir), catch: (error) => new JobFailed({ message: String(error) }) })
+        const edgeDeploymentId = `${handle.edgeId}:${row.id}`
+        // The local edge serves the files as soon as the link points at them: its status is terminal at
+        // the first poll. A remote edge answers `active` until it is (bounded polling, decision 0484).
+        let polls = 0
+        while (polls < POLL_LIMIT && !(yield* Effect.tryPromise({ try: () => Fs.stat(dir).then(() => true), catch: () => false }).pipe(Effect.orElseSucceed(() => false)))) {
+          polls += 1
+          yield* Effect.sleep("500 millis")
+        }
+        const url = row.environment === "production"
+          ? `http://${row.projectName}.localhost:${storage.port}/`
+          : `http://${row.branch}.${row.projectName}.localhost:${storage.port}/`
+        return { edgeDeploymentId, url }
+      }).pipe(Effect.either)
+      const completedAt = yield* Clock.currentTimeMillis
+      if (outcome._tag === "Left") {
+        yield* repo.update(row.id, { status: "failure", errorMessage: outcome.left.message.slice(0, 1000), completedAt })
+        yield* Effect.promise(() => Fs.rm(dir, { recursive: true, force: true }))
+      } else {
+        yield* repo.update(row.id, { status: "success", ...outcome.right, completedAt })
+        yield* repo.setLive(row.platformId, row.branch, row.id, completedAt)
+      }
+      const status = outcome._tag === "Left" ? "failure" as const : "success" as const
+      yield* reporter.report({
+        eventId: row.id,
+        platformId: row.platformId,
+        deploymentId: row.id,
+        status,
+        durationMs: completedAt - startedAt,
+        at: new Date(completedAt)
+      }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("build report failed", cause)))
+      return { status, deploymentId: row.id }
+    })
+
+  return [DEPLOY_SITE, { maxAttempts: 3, run }] as const
+})
+
+/** The deployment job as a registry of handlers, for the provisioning worker's `JobHandlers.merge`. */
+export const DeployJobsLive = Layer.effect(JobHandlers, Effect.map(makeDeployJob, (entry) => new Map([entry])))

@@ -1,0 +1,74 @@
+import { Deploy } from "@core/contracts"
+import { Body, Route, UnsupportedMediaType, Validation } from "@core/kernel"
+import { HttpServerRequest } from "@effect/platform"
+import { Effect, Stream } from "effect"
+import { CliFeatures } from "./CliFeatures.js"
+import { CliSecrets } from "./CliSecrets.js"
+import { Deployments } from "./Deployments.js"
+import { Repos } from "./Repos.js"
+import { DeployStorage } from "./Storage.js"
+
+const routes = Deploy.CliRoutes
+
+const mediaType = (header: string | undefined) => (header ?? "").split(";")[0]!.trim().toLowerCase()
+
+const hasNoBody = (request: HttpServerRequest.HttpServerRequest) => {
+  const length = request.headers["content-length"]
+  return request.headers["transfer-encoding"] === undefined && (length === undefined || length.trim() === "0")
+}
+
+/**
+ * The deploy route's two forms (decision 0481): no body and no content type deploys the
+ * repository's default branch; `application/gzip` uploads a built site, streamed; any other type 415.
+ */
+const deploy = Route.handle(routes.deploy, ({ caller, params, request }) =>
+  Effect.gen(function*() {
+    const headers = yield* Validation.decode(Deploy.DeployHeaders, {
+      "idempotency-key": request.headers["idempotency-key"],
+      "x-core-deploy-branch": request.headers["x-core-deploy-branch"]
+    }, "params")
+    const deployments = yield* Deployments
+    const type = mediaType(request.headers["content-type"])
+    if (type === "" && hasNoBody(request)) {
+      return yield* deployments.fromRepository(caller, params.platformId, headers["x-core-deploy-branch"])
+    }
+    if (type !== "application/gzip" && type !== "application/x-gzip") {
+      return yield* new UnsupportedMediaType({ message: "The upload is a gzip tarball: Content-Type must be application/gzip (or no body at all)" })
+    }
+    const storage = yield* DeployStorage
+    const body = Body.stream({ limit: storage.limits.maxUploadBytes }).pipe(
+      Stream.provideService(HttpServerRequest.HttpServerRequest, request)
+    )
+    return yield* deployments.upload(caller, params.platformId, {
+      body,
+      idempotencyKey: headers["idempotency-key"],
+      branch: headers["x-core-deploy-branch"]
+    })
+  }))
+
+/** The command-line backend's routes, one `handle` per catalogued route (`Deploy.CliRoutes`). */
+export const DeployHandlers = [
+  Route.handle(routes.createRepo, ({ caller, body }) => Effect.flatMap(Repos, (repos) => repos.create(caller, body))),
+  Route.handle(routes.getRepo, ({ caller, params }) => Effect.flatMap(Repos, (repos) => repos.get(caller, params.platformId))),
+  Route.handle(routes.activateFeature, ({ caller, params, body }) =>
+    Effect.flatMap(CliFeatures, (features) => features.activate(caller, params.platformId, body))),
+  Route.handle(routes.deactivateFeature, ({ caller, params, body }) =>
+    Effect.flatMap(CliFeatures, (features) => features.deactivate(caller, params.platformId, body))),
+  deploy,
+  Route.handle(routes.deployMissing, ({ caller, params, body }) =>
+    Effect.flatMap(Deployments, (deployments) => deployments.missing(caller, params.platformId, body.hashes))),
+  Route.handle(routes.buildStatus, ({ caller, params }) =>
+    Effect.flatMap(Deployments, (deployments) => deployments.buildStatus(caller, params.platformId))),
+  Route.handle(routes.listDeployments, ({ caller, params, query }) =>
+    Effect.flatMap(Deployments, (deployments) => deployments.list(caller, params.platformId, query))),
+  Route.handle(routes.getDeployment, ({ caller, params }) =>
+    Effect.flatMap(Deployments, (deployments) => deployments.get(caller, params.platformId, params.deploymentId))),
+  Route.handle(routes.rollback, ({ caller, params }) =>
+    Effect.flatMap(Deployments, (deployments) => deployments.rollback(caller, params.platformId, params.deploymentId))),
+  Route.handle(routes.setSecrets, ({ caller, params, body }) =>
+    Effect.flatMap(CliSecrets, (secrets) => secrets.set(caller, params.platformId, body.secrets))),
+  Route.handle(routes.listSecrets, ({ caller, params }) => Effect.flatMap(CliSecrets, (secrets) => secrets.list(caller, params.platformId)))
+]
+
+/** The routes as an app: at their gateway paths under `/api/v1/cli` and with that prefix stripped. */
+export const DeployRouter = Route.router(DeployHandlers, { base: "/api/v1/cli" })

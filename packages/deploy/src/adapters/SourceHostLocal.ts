@@ -1,0 +1,100 @@
+import { execFile } from "node:child_process"
+import * as Fs from "node:fs/promises"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { pathToFileURL } from "node:url"
+import { promisify } from "node:util"
+import { UpstreamUnavailable } from "@core/kernel"
+import { Effect, Layer } from "effect"
+import { SourceHost, type SourceRepo } from "../ports/SourceHost.js"
+import { DeployStorage } from "../Storage.js"
+
+const run = promisify(execFile)
+const IDENTITY = ["-c", "user.name=Core", "-c", "user.email=core@localhost", "-c", "commit.gpgsign=false"]
+const git = (cwd: string, ...args: Array<string>) => run("git", [...IDENTITY, ...args], { cwd, maxBuffer: 16 * 1024 * 1024 })
+
+const placeholder = (name: string) =>
+  `<!doctype html>\n<html><head><meta charset="utf-8"><title>${name.replace(/[<>&"]/g, "")}</title></head>` +
+  `<body><h1>${name.replace(/[<>&"]/g, "")}</h1><p>Deployed from the platform's repository by Core.</p></body></html>\n`
+
+const failed = (what: string) => (cause: unknown) =>
+  new UpstreamUnavailable({ upstream: "source host", message: `The local source host could not ${what}: ${cause instanceof Error ? cause.message.slice(0, 300) : String(cause)}` })
+
+/** A scratch clone of `bare`, removed after `work`. */
+const withClone = async <A>(bare: string, work: (dir: string) => Promise<A>): Promise<A> => {
+  const dir = await Fs.mkdtemp(Path.join(Os.tmpdir(), "core-repo-"))
+  try {
+    await run("git", ["clone", "--quiet", bare, dir])
+    return await work(dir)
+  } finally {
+    await Fs.rm(dir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * Local bare git repositories under `<data dir>/deploy/git/<name>.git` (the default source host):
+ * real repositories a `git clone` of the answered `file://` URL reaches, holding `core.json` (the
+ * platform's configuration) and `site/` (what the no-body deploy serves).
+ */
+export const SourceHostLocal: Layer.Layer<SourceHost, never, DeployStorage> = Layer.effect(
+  SourceHost,
+  Effect.map(DeployStorage, (storage) => {
+    const bareOf = (name: string) => Path.join(storage.git, `${name}.git`)
+    return {
+      name: "local",
+      create: (repo) =>
+        Effect.tryPromise({
+          try: async (): Promise<SourceRepo> => {
+            const bare = bareOf(repo.name)
+            const answer = { repoFullName: `local/${repo.name}`, defaultBranch: "main", cloneUrl: pathToFileURL(bare).href }
+            if (await Fs.stat(Path.join(bare, "HEAD")).then(() => true, () => false)) return answer
+            await Fs.mkdir(storage.git, { recursive: true })
+            const staging = `${bare}.${process.pid}.tmp`
+            await Fs.rm(staging, { recursive: true, force: true })
+            await run("git", ["init", "--quiet", "--bare", staging])
+            await run("git", ["symbolic-ref", "HEAD", "refs/heads/main"], { cwd: staging })
+            await withClone(staging, async (dir) => {
+              await git(dir, "checkout", "--quiet", "-b", "main")
+              await Fs.writeFile(Path.join(dir, "core.json"), `${JSON.stringify(repo.config, null, 2)}\n`)
+              await Fs.mkdir(Path.join(dir, "site"), { recursive: true })
+              await Fs.writeFile(Path.join(dir, "site", "index.html"), placeholder(String(repo.config.displayName ?? repo.name)))
+              await git(dir, "add", "-A")
+              await git(dir, "commit", "--quiet", "-m", "Create the platform's repository")
+              await git(dir, "push", "--quiet", "origin", "main")
+            })
+            await Fs.rename(staging, bare).catch(async (error: { code?: string }) => {
+              await Fs.rm(staging, { recursive: true, force: true })
+              if (error.code !== "ENOTEMPTY" && error.code !== "EEXIST") throw error
+            })
+            return answer
+          },
+          catch: failed("create the repository")
+        }),
+      updateConfig: (repo, update, message) =>
+        Effect.tryPromise({
+          try: () =>
+            withClone(bareOf(repo.repoFullName.replace(/^local\//, "")), async (dir) => {
+              const file = Path.join(dir, "core.json")
+              const current = JSON.parse(await Fs.readFile(file, "utf8").catch(() => "{}")) as Record<string, unknown>
+              await Fs.writeFile(file, `${JSON.stringify(update(current), null, 2)}\n`)
+              await git(dir, "add", "core.json")
+              const status = await git(dir, "status", "--porcelain")
+              if (status.stdout.trim() === "") return
+              await git(dir, "commit", "--quiet", "-m", message)
+              await git(dir, "push", "--quiet", "origin", repo.defaultBranch)
+            }),
+          catch: failed("commit the configuration")
+        }),
+      archive: (repo, branch, file) =>
+        Effect.tryPromise({
+          try: async () => {
+            await Fs.mkdir(Path.dirname(file), { recursive: true })
+            await run("git", ["archive", "--format=tar.gz", "-o", file, `${branch}:site`], {
+              cwd: bareOf(repo.repoFullName.replace(/^local\//, ""))
+            })
+          },
+          catch: failed(`archive the branch ${branch}`)
+        })
+    }
+  })
+)
