@@ -54,6 +54,36 @@ for (const driver of TestDatabase.drivers) {
       expect(eventsOf(await resumed.text()).map((e) => e.id)).toEqual(events.slice(2).map((e) => e.id))
     }, SLOW)
 
+    it("the keep-alive comment arrives through the gateway while a job waits; the stream ends when an operator cancels it", async () => {
+      // A domain.add whose DNS record does not exist fails and waits out its backoff (1 s): the
+      // stream stays open with nothing to send but the keep-alive (CORE_SSE_KEEPALIVE_MS=100).
+      const added = await call(server.base, "POST", "/api/v1/provisioning/domain/add", ada.bearer,
+        { platformId: ada.platformId, customHostname: `waits-${driver}.example.com`, targetDnsRecordId: "dns_missing" })
+      expect(added.status).toBe(202)
+      const waiting: string = added.body.jobId
+      const response = await fetch(`${server.base}/api/v1/provisioning/jobs/${waiting}/events`, { headers: ada.bearer })
+      expect(response.status).toBe(200)
+      const reader = response.body!.getReader()
+      const decoder = new TextDecoder()
+      let text = ""
+      const deadline = Date.now() + 20_000
+      while (!text.includes(": keep-alive\n\n") && Date.now() < deadline) {
+        const chunk = await reader.read()
+        if (chunk.done) break
+        text += decoder.decode(chunk.value, { stream: true })
+      }
+      expect(text).toContain(": keep-alive\n\n")
+      expect(eventsOf(text)[0]).toMatchObject({ event: "status", data: { jobId: waiting, status: "QUEUED" } })
+      const cancelled = await call(server.base, "POST", `/api/v1/provisioning/jobs/${waiting}/cancel`, { authorization: `Bearer ${STATIC_KEY}` })
+      expect(cancelled.body).toEqual({ jobId: waiting, status: "FAILED", reason: "Cancelled by an operator" })
+      for (;;) {
+        const chunk = await reader.read()
+        if (chunk.done) break
+        text += decoder.decode(chunk.value, { stream: true })
+      }
+      expect(eventsOf(text).at(-1)).toMatchObject({ event: "status", data: { status: "FAILED", actor: "service", reason: "Cancelled by an operator" } })
+    }, SLOW)
+
     it("lists the tenant's jobs; another tenant gets 404 for the stream and an empty list for the platform", async () => {
       await until(() => call(server.base, "GET", `/api/v1/provisioning/jobs/${jobId}`, ada.bearer), (r) => r.body.status === "COMPLETED")
       const list = await call(server.base, "GET", `/api/v1/provisioning/jobs?platformId=${ada.platformId}`, ada.bearer)
