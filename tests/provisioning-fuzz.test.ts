@@ -1,0 +1,184 @@
+import { Provisioning, type RouteSpec } from "@core/contracts"
+import { TestDatabase } from "@core/kernel/testing"
+import { describe, expect, it } from "vitest"
+import { logLines, useServer } from "../packages/server/test/ServerProcess.js"
+import { call, tenantOf, until } from "./support/tenants.js"
+import { casesOf, type FuzzCase, type Known, random, type Sender, wellFormedBody, wellFormedParams } from "./fuzz/inputs.js"
+
+/**
+ * Every provisioning route of the catalogue, through the real all-in-one server's gateway (at
+ * `/api/v1/provisioning/<path>`), on PGlite and on PostgreSQL when `CORE_TEST_DATABASE_URL` is set:
+ *
+ * - tenancy: a platform's owner sends every route a tenant may call with another platform's real
+ *   records (its job, its custom domain, its platform and entity): 404 `NOT_FOUND` each time (the
+ *   job list of that platform: empty), never 403, and nothing of the other platform changes;
+ * - bad input: the cases tests/fuzz/inputs.ts derives from each route's schemas, from a fixed seed:
+ *   no 5xx, every 4xx the error envelope, no error in the server's log.
+ */
+const SLOW = 240_000
+const SEED = 0x9_0613
+const STATIC_KEY = "fuzz-static-key-provisioning-0123456789"
+const CONCURRENCY = 4
+const SERVICE = { authorization: `Bearer ${STATIC_KEY}` }
+
+/** Every catalogued provisioning route, by name (each group of `Provisioning` whose name ends in `Routes`). */
+const ROUTES: ReadonlyArray<readonly [string, RouteSpec]> = (() => {
+  const seen = new Map<string, readonly [string, RouteSpec]>()
+  for (const [group, routes] of Object.entries(Provisioning)) {
+    if (!group.endsWith("Routes") || typeof routes !== "object" || routes === null) continue
+    for (const [name, route] of Object.entries(routes as Record<string, RouteSpec>)) {
+      if (typeof route?.path === "string" && typeof route.method === "string") seen.set(`${route.method} ${route.path}`, [name, route])
+    }
+  }
+  return [...seen.values()]
+})()
+
+/** Routes whose well-formed rest could end the fuzz's own platform or jobs: sent last. */
+const LAST = /deprovision|PlatformStatus|cancel|forceComplete|remove/i
+
+/** A route's path under the gateway's prefix: `/api/v1/provision/x` and `/internal/x` as `/api/v1/provisioning/...`. */
+const gatewayPath = (path: string) => `/api/v1/provisioning${path.replace(/^\/api\/v1\/provision(?=\/)/, "")}`
+
+const fill = (path: string, ids: Readonly<Record<string, string>>) =>
+  path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(ids[name]!))
+
+/** A tenant with a DNS record (a custom domain's target) and its default tenant's id. */
+const owner = async (base: string, slug: string) => {
+  const tenant = await tenantOf(base, slug, slug)
+  const p = `/api/v1/platforms/${tenant.platformId}`
+  const entities = await call(base, "GET", `${p}/entities`, tenant.bearer)
+  const entityId = (entities.body.data as Array<{ id: string; slug: string }>).find((entity) => entity.slug === "default")!.id
+  const record = await call(base, "POST", `${p}/dns-records`, SERVICE, { type: "CNAME", name: `${slug}.example.com`, content: "edge.example.net", ttl: 1, proxied: false })
+  expect(record.status).toBe(201)
+  return { ...tenant, entityId, recordId: record.body.id as string }
+}
+
+for (const driver of TestDatabase.drivers) {
+  describe(`provisioning's routes through the gateway, on ${driver}`, () => {
+    const server = useServer({
+      CORE_STATIC_API_KEY: STATIC_KEY,
+      CORE_RATE_LIMIT_PER_MINUTE: "1000000",
+      CORE_RATE_LIMIT_AUTH_PER_MINUTE: "1000000"
+    }, SLOW, { driver })
+
+    it("answers every tenant route with another platform's records 404, and changes nothing", async () => {
+      const { base } = server
+      const a = await owner(base, "prov-tenant-a")
+      const b = await owner(base, "prov-tenant-b")
+      // B's real records: a finished job and an active custom domain.
+      const added = await call(base, "POST", gatewayPath("/api/v1/provision/domain/add"), b.bearer,
+        { platformId: b.platformId, customHostname: `shop-${driver}.b.example.com`, targetDnsRecordId: b.recordId })
+      expect(added.status).toBe(202)
+      const job = await until(() => call(base, "GET", gatewayPath(`/api/v1/provision/jobs/${added.body.jobId}`), b.bearer), (r) => r.body.status === "COMPLETED", 20_000)
+      expect(job.body.status).toBe("COMPLETED")
+      const domains = await call(base, "GET", gatewayPath(`/api/v1/provision/domains?platformId=${b.platformId}`), b.bearer)
+      expect(domains.body.data).toHaveLength(1)
+      const ids: Record<string, string> = {
+        platformId: b.platformId, entityId: b.entityId, jobId: added.body.jobId, id: domains.body.data[0].id,
+        targetDnsRecordId: b.recordId, stackInstanceId: "sti_00000000000000000000000000", customHostname: `other-${driver}.b.example.com`
+      }
+      const known: Known = { orgId: b.orgId, platformId: b.platformId, userId: b.userId, ids }
+      const snapshot = () => Promise.all([
+        call(base, "GET", gatewayPath(`/api/v1/provision/jobs?platformId=${b.platformId}&limit=100`), SERVICE),
+        call(base, "GET", gatewayPath(`/api/v1/provision/domains?platformId=${b.platformId}`), SERVICE),
+        call(base, "GET", `/api/v1/platforms/${b.platformId}/resources`, SERVICE)
+      ]).then((answers) => answers.map((answer) => answer.body))
+      const before = await snapshot()
+
+      const tenantRoutes = ROUTES.filter(([, route]) => route.auth === "caller")
+      expect(tenantRoutes.map(([name]) => name).sort()).toEqual([
+        "activateFeatureJob", "activateStack", "addDomain", "createApp", "deactivateFeatureJob", "deactivateStack", "deprovisionPlatform",
+        "getJob", "listDomains", "listJobs", "onboard", "provisionPlatform", "removeDomain", "streamJobEvents"
+      ])
+      const wrong: Array<string> = []
+      for (const [name, route] of tenantRoutes) {
+        const body = route.method === "GET" || route.method === "DELETE" ? undefined : wellFormedBody(route, known) ?? {}
+        const query = route.request?.query === undefined ? "" : `?platformId=${encodeURIComponent(b.platformId)}`
+        const answer = await call(base, route.method, `${gatewayPath(fill(route.path, { ...wellFormedParams(route, known), ...ids }))}${query}`, a.bearer, body)
+        if (name === "listJobs") {
+          if (answer.status !== 200 || answer.body.data.length !== 0) wrong.push(`${name}: ${answer.status} ${JSON.stringify(answer.body)}`)
+        } else if (answer.status !== 404 || answer.body?.error?.code !== "NOT_FOUND") {
+          wrong.push(`${name}: ${answer.status} ${JSON.stringify(answer.body)}`)
+        }
+      }
+      // The operator routes: a tenant's owner is refused (403), whatever the record.
+      for (const [name, route] of ROUTES.filter(([, route]) => route.auth === "operator")) {
+        const answer = await call(base, route.method, gatewayPath(fill(route.path, { ...wellFormedParams(route, known), ...ids })), a.bearer,
+          route.method === "GET" ? undefined : wellFormedBody(route, known) ?? {})
+        if (answer.status !== 403 || answer.body?.error?.code !== "FORBIDDEN") wrong.push(`${name}: ${answer.status} ${JSON.stringify(answer.body)}`)
+      }
+      expect(wrong).toEqual([])
+      expect(await snapshot()).toEqual(before)
+    }, SLOW)
+
+    it("answers every bad input without a 5xx, every 4xx in the error envelope", async () => {
+      const { base } = server
+      const a = await owner(base, "prov-fuzz-owner")
+      const key = await call(base, "POST", "/api/v1/iam/api/core/apikeys", a.bearer, {
+        organizationId: a.orgId, name: "fuzz", permissions: ["platforms:read", "platforms:manage"]
+      })
+      expect(key.status).toBe(201)
+      const added = await call(base, "POST", gatewayPath("/api/v1/provision/domain/add"), a.bearer,
+        { platformId: a.platformId, customHostname: `fuzz-${driver}.a.example.com`, targetDnsRecordId: a.recordId })
+      expect(added.status).toBe(202)
+      await until(() => call(base, "GET", gatewayPath(`/api/v1/provision/jobs/${added.body.jobId}`), a.bearer), (r) => r.body.status === "COMPLETED", 20_000)
+      const domains = await call(base, "GET", gatewayPath(`/api/v1/provision/domains?platformId=${a.platformId}`), a.bearer)
+      const known: Known = {
+        orgId: a.orgId, platformId: a.platformId, userId: a.userId,
+        ids: {
+          entityId: a.entityId, jobId: added.body.jobId, id: domains.body.data[0].id, targetDnsRecordId: a.recordId,
+          customHostname: `more-${driver}.a.example.com`
+        }
+      }
+      const credentials: Record<Sender, Record<string, string>> = {
+        owner: a.bearer,
+        spare: a.bearer,
+        cookie: { cookie: `core.session_token=${a.token}` },
+        apikey: { "x-api-key": key.body.key as string },
+        service: SERVICE,
+        anonymous: {}
+      }
+      const rng = random(SEED)
+      const ordered = [...ROUTES.filter(([name]) => !LAST.test(name)), ...ROUTES.filter(([name]) => LAST.test(name))]
+      const cases: Array<FuzzCase> = ordered.flatMap(([name, route]) =>
+        casesOf(name, route, known, rng, new Set()).map((fuzz) => ({ ...fuzz, path: gatewayPath(fuzz.path) })))
+      expect(new Set(cases.map((c) => c.route)).size).toBe(ROUTES.length)
+      expect(cases.length).toBeGreaterThanOrEqual(500)
+
+      const statuses = new Map<number, number>()
+      const findings: Array<string> = []
+      let next = 0
+      const worker = async () => {
+        while (next < cases.length) {
+          const fuzz = cases[next++]!
+          const response = await fetch(`${base}${fuzz.path}`, {
+            method: fuzz.method,
+            headers: { ...fuzz.headers, ...credentials[fuzz.sender] },
+            ...(fuzz.body === undefined ? {} : { body: fuzz.body }),
+            redirect: "manual",
+            // An event stream reached with a well-formed rest stays open: its headers are enough.
+            signal: AbortSignal.timeout(15_000)
+          })
+          const text = response.headers.get("content-type")?.startsWith("text/event-stream") ? (await response.body?.cancel(), "") : await response.text()
+          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1)
+          if (response.status >= 500) findings.push(`${fuzz.label}: ${response.status} ${text.slice(0, 300)}`)
+          else if (response.status >= 400) {
+            let envelope = false
+            try {
+              const error = (JSON.parse(text) as { error?: { code?: unknown; message?: unknown; requestId?: unknown } }).error
+              envelope = typeof error?.code === "string" && typeof error.message === "string" && typeof error.requestId === "string"
+            } catch {
+              envelope = false
+            }
+            if (!envelope) findings.push(`${fuzz.label}: ${response.status} not the envelope: ${text.slice(0, 300)}`)
+          }
+        }
+      }
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker))
+      const counts = [...statuses].sort(([x], [y]) => x - y).map(([status, count]) => `${status}×${count}`).join(" ")
+      console.info(`provisioning fuzz on ${driver}: ${cases.length} bad inputs over ${ROUTES.length} routes: ${counts}`)
+      expect(findings).toEqual([])
+      expect(logLines(server.running.output.stdout).filter((line) => line.level === "error")).toEqual([])
+    }, SLOW)
+  })
+}
