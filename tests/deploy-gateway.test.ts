@@ -22,7 +22,7 @@ const upload = async (base: string, platformId: string, headers: Record<string, 
   const response = await fetch(`${base}/api/v1/cli/platforms/${platformId}/deploy`, {
     method: "POST",
     headers: { "content-type": type, ...headers },
-    body
+    body: typeof body === "string" ? body : new Uint8Array(body)
   })
   const text = await response.text()
   return { status: response.status, body: text === "" ? undefined : JSON.parse(text) as any }

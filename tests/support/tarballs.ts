@@ -14,7 +14,9 @@ export const tarball = async (entries: ReadonlyArray<Entry>): Promise<Buffer> =>
   const pack = Tar.pack()
   const chunks: Array<Buffer> = []
   const done = new Promise<void>((resolve, reject) => {
-    pack.on("data", (chunk: Buffer) => chunks.push(chunk))
+    pack.on("data", (chunk) => {
+      chunks.push(chunk as Buffer)
+    })
     pack.on("end", () => resolve())
     pack.on("error", reject)
   })

@@ -2,7 +2,7 @@
 // After changing a catalogue, run `npm run generate -w @core/contracts` (test/RouteTable.test.ts checks).
 // Only types come from the catalogue, so this module (and `@core/contracts/routes`) carries no zod.
 import { GATEWAY_PREFIXES } from "../GatewayPrefixes.js"
-import type { Iam, Registry, Provisioning, Stacks, Billing, Vault } from "../index.js"
+import type { Iam, Registry, Provisioning, Stacks, Deploy, Billing, Vault } from "../index.js"
 import type { RouteRefs } from "../RouteRefs.js"
 
 const identity = GATEWAY_PREFIXES.identity
@@ -245,6 +245,22 @@ export const StackRouteRefs: RouteRefs<typeof Stacks.StackRoutes> = {
   deprecateStackVersion: { method: "DELETE", path: "/api/v1/stacks/{name}/{version}", successStatus: 200, prefix: "" }
 } as const
 
+/** `Deploy.CliRoutes` without its schemas (cli, /api/v1/cli). */
+export const CliRouteRefs: RouteRefs<typeof Deploy.CliRoutes> = {
+  createRepo: { method: "POST", path: "/api/v1/cli/platforms", successStatus: 200, prefix: "" },
+  getRepo: { method: "GET", path: "/api/v1/cli/platforms/{platformId}/repo", successStatus: 200, prefix: "" },
+  activateFeature: { method: "POST", path: "/api/v1/cli/platforms/{platformId}/features/activate", successStatus: 200, prefix: "" },
+  deactivateFeature: { method: "POST", path: "/api/v1/cli/platforms/{platformId}/features/deactivate", successStatus: 200, prefix: "" },
+  deploy: { method: "POST", path: "/api/v1/cli/platforms/{platformId}/deploy", contentTypes: ["application/gzip"], successStatus: 202, prefix: "" },
+  deployMissing: { method: "POST", path: "/api/v1/cli/platforms/{platformId}/deploy/missing", successStatus: 200, prefix: "" },
+  buildStatus: { method: "GET", path: "/api/v1/cli/platforms/{platformId}/build-status", successStatus: 200, prefix: "" },
+  listDeployments: { method: "GET", path: "/api/v1/cli/platforms/{platformId}/deployments", successStatus: 200, prefix: "" },
+  getDeployment: { method: "GET", path: "/api/v1/cli/platforms/{platformId}/deployments/{deploymentId}", successStatus: 200, prefix: "" },
+  rollback: { method: "POST", path: "/api/v1/cli/platforms/{platformId}/deployments/{deploymentId}/rollback", successStatus: 200, prefix: "" },
+  setSecrets: { method: "POST", path: "/api/v1/cli/platforms/{platformId}/secrets", successStatus: 200, prefix: "" },
+  listSecrets: { method: "GET", path: "/api/v1/cli/platforms/{platformId}/secrets", successStatus: 200, prefix: "" }
+} as const
+
 /** `Billing.BillingRoutes` without its schemas (billing, /api/v1/billing). */
 export const BillingRouteRefs: RouteRefs<typeof Billing.BillingRoutes> = {
   listPlans: { method: "GET", path: "/plans", successStatus: 200, prefix: billing },
@@ -282,6 +298,7 @@ export const ROUTE_REFS = {
   Registry: { PlatformRoutes: PlatformRouteRefs, EntityRoutes: EntityRouteRefs, FeatureRoutes: FeatureRouteRefs, ResourceRoutes: ResourceRouteRefs, ResourceFamilyRoutes: ResourceFamilyRouteRefs, LookupRoutes: LookupRouteRefs, DnsRecordRoutes: DnsRecordRouteRefs, SecretRoutes: SecretRouteRefs, OnboardingRoutes: OnboardingRouteRefs },
   Provisioning: { ProvisioningRoutes: ProvisioningRouteRefs },
   Stacks: { StackRoutes: StackRouteRefs },
+  Deploy: { CliRoutes: CliRouteRefs },
   Billing: { BillingRoutes: BillingRouteRefs },
   Vault: { VaultRoutes: VaultRouteRefs }
 } as const
