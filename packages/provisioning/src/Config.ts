@@ -7,6 +7,11 @@ export interface Cloudflare {
   readonly accountId: string
   /** `CLOUDFLARE_API_TOKEN`. */
   readonly apiToken: Redacted.Redacted<string>
+  /**
+   * `CLOUDFLARE_DISPATCH_NAMESPACE`: the Workers for Platforms dispatch namespace worker scripts are
+   * uploaded to (decision 0314). Unset: the account's own Workers.
+   */
+  readonly dispatchNamespace?: string
 }
 
 /** Provisioning's own settings (DESIGN §10). */
@@ -25,12 +30,33 @@ const apiToken = Config.option(KernelConfig.redactedSetting("CLOUDFLARE_API_TOKE
   must: "must not be empty"
 }))
 
-/** Both or neither; when one is set, the other is named as required. */
-const pair = ([accountId, apiToken]: readonly [Option.Option<string>, Option.Option<Redacted.Redacted<string>>]) => {
+/** A dispatch namespace's name as Cloudflare takes it: 1 to 63 letters, digits, `-` and `_`. */
+const dispatchNamespace = Config.option(KernelConfig.setting("CLOUDFLARE_DISPATCH_NAMESPACE", {
+  test: (value) => /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/.test(value),
+  must: "must be a dispatch namespace name: 1 to 63 letters, digits, '-' or '_'"
+}))
+
+/** Both or neither; when one is set, the other is named as required (and both by a dispatch namespace). */
+const pair = ([accountId, apiToken, namespace]: readonly [
+  Option.Option<string>,
+  Option.Option<Redacted.Redacted<string>>,
+  Option.Option<string>
+]) => {
   if (Option.isSome(accountId) && Option.isSome(apiToken)) {
-    return Either.right(Option.some({ accountId: accountId.value, apiToken: apiToken.value }))
+    return Either.right(Option.some<Cloudflare>({
+      accountId: accountId.value,
+      apiToken: apiToken.value,
+      ...(Option.isSome(namespace) ? { dispatchNamespace: namespace.value } : {})
+    }))
   }
-  if (Option.isNone(accountId) && Option.isNone(apiToken)) return Either.right(Option.none<Cloudflare>())
+  if (Option.isNone(accountId) && Option.isNone(apiToken)) {
+    return Option.isSome(namespace)
+      ? Either.left(ConfigError.InvalidData(
+        ["CLOUDFLARE_DISPATCH_NAMESPACE"],
+        "CLOUDFLARE_DISPATCH_NAMESPACE needs CLOUDFLARE_ACCOUNT_ID and CLOUDFLARE_API_TOKEN (the Cloudflare edge provider)"
+      ))
+      : Either.right(Option.none<Cloudflare>())
+  }
   const missing = Option.isNone(accountId) ? "CLOUDFLARE_ACCOUNT_ID" : "CLOUDFLARE_API_TOKEN"
   return Either.left(ConfigError.InvalidData([missing], `${missing} is required when the other CLOUDFLARE_ variable is set`))
 }
@@ -38,7 +64,7 @@ const pair = ([accountId, apiToken]: readonly [Option.Option<string>, Option.Opt
 /** Provisioning's settings as a service: `layer` from explicit values (tests), `layerConfig` from the environment. */
 export class ProvisioningConfig extends Context.Tag("@core/provisioning/ProvisioningConfig")<ProvisioningConfig, ProvisioningSettings>() {
   /** The settings read with the current `ConfigProvider`; a bad value fails naming its variable. */
-  static readonly config: Config.Config<ProvisioningSettings> = Config.all([accountId, apiToken]).pipe(
+  static readonly config: Config.Config<ProvisioningSettings> = Config.all([accountId, apiToken, dispatchNamespace]).pipe(
     Config.mapOrFail(pair),
     Config.map((cloudflare) => ({ cloudflare }))
   )

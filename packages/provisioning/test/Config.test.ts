@@ -38,6 +38,23 @@ describe("ProvisioningConfig", () => {
       ])
     }))
 
+  it.effect("reads CLOUDFLARE_DISPATCH_NAMESPACE with the account: checked once, a bad one or one without the account named", () =>
+    Effect.gen(function*() {
+      const account = { CLOUDFLARE_ACCOUNT_ID: "0123456789abcdef0123456789abcdef", CLOUDFLARE_API_TOKEN: "cf-token" }
+      const config = yield* read({ ...account, CLOUDFLARE_DISPATCH_NAMESPACE: "acme-platforms" })
+      expect(Option.map(config.cloudflare, (cloudflare) => cloudflare.dispatchNamespace)).toEqual(Option.some("acme-platforms"))
+      expect(Option.map((yield* read(account)).cloudflare, (cloudflare) => cloudflare.dispatchNamespace)).toEqual(Option.some(undefined))
+      expect(yield* issues({ ...account, CLOUDFLARE_DISPATCH_NAMESPACE: "no/slashes" })).toEqual([{
+        variable: "CLOUDFLARE_DISPATCH_NAMESPACE",
+        message: "CLOUDFLARE_DISPATCH_NAMESPACE must be a dispatch namespace name: 1 to 63 letters, digits, '-' or '_' (got \"no/slashes\")"
+      }])
+      expect((yield* issues({ ...account, CLOUDFLARE_DISPATCH_NAMESPACE: "x".repeat(64) }))[0]?.variable).toBe("CLOUDFLARE_DISPATCH_NAMESPACE")
+      expect(yield* issues({ CLOUDFLARE_DISPATCH_NAMESPACE: "acme-platforms" })).toEqual([{
+        variable: "CLOUDFLARE_DISPATCH_NAMESPACE",
+        message: "CLOUDFLARE_DISPATCH_NAMESPACE needs CLOUDFLARE_ACCOUNT_ID and CLOUDFLARE_API_TOKEN (the Cloudflare edge provider)"
+      }])
+    }))
+
   it.effect("provides explicit values, unset by default", () =>
     Effect.gen(function*() {
       expect(yield* Effect.provide(ProvisioningConfig, ProvisioningConfig.layer())).toEqual({ cloudflare: Option.none() })
@@ -47,6 +64,6 @@ describe("ProvisioningConfig", () => {
 
   it("is listed in .env.example", () => {
     const example = readFileSync(new URL("../../../.env.example", import.meta.url), "utf8")
-    for (const name of ["CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_API_TOKEN"]) expect(example).toMatch(new RegExp(`^#? ?${name}=`, "m"))
+    for (const name of ["CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_API_TOKEN", "CLOUDFLARE_DISPATCH_NAMESPACE"]) expect(example).toMatch(new RegExp(`^#? ?${name}=`, "m"))
   })
 })

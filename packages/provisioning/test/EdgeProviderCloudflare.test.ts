@@ -1,3 +1,4 @@
+import { Config as KernelConfig } from "@core/kernel"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { afterAll, beforeAll } from "vitest"
@@ -255,5 +256,22 @@ describe("EdgeProviderCloudflare against a stand-in of Cloudflare's API", () => 
         )
       expect(yield* named(Option.none())).toBe("local")
       expect(yield* named(Option.some({ accountId: ACCOUNT, apiToken: Redacted.make(TOKEN) }))).toBe("cloudflare")
+    }))
+
+  it.live("CLOUDFLARE_DISPATCH_NAMESPACE from the environment sends worker scripts to the dispatch namespace's upload path", () =>
+    Effect.gen(function*() {
+      cf.addDispatchNamespace("configured-platforms")
+      const env = { CLOUDFLARE_ACCOUNT_ID: ACCOUNT, CLOUDFLARE_API_TOKEN: TOKEN, CLOUDFLARE_DISPATCH_NAMESPACE: "configured-platforms" }
+      const local = Layer.succeed(EdgeProvider, {} as EdgeProvider["Type"])
+      const edge = yield* Effect.provide(EdgeProvider, EdgeProviderCloudflare.whenConfigured(local, { baseUrl: cf.baseUrl, maxRetryAfter: "20 millis" }).pipe(
+        Layer.provide(ProvisioningConfig.layerConfig),
+        Layer.provide(Layer.setConfigProvider(KernelConfig.provider(env)))
+      ))
+      const mark = cf.log.length
+      expect(yield* edge.createResource(spec("plt_env", "worker", "tenant-env-api", { script: "export default {}" })))
+        .toEqual({ edgeId: "configured-platforms/tenant-env-api", edgeUrl: null })
+      expect(writes(mark)).toContain(`PUT /accounts/${ACCOUNT}/workers/dispatch/namespaces/configured-platforms/scripts/tenant-env-api`)
+      expect(cf.state.dispatch.get("configured-platforms")!.get("tenant-env-api")!.content).toBe("export default {}")
+      expect(cf.state.scripts.has("tenant-env-api")).toBe(false)
     }))
 })

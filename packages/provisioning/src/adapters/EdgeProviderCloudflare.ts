@@ -200,19 +200,28 @@ interface CustomHostname {
 export const layer = (options: CloudflareEdgeOptions): Layer.Layer<EdgeProvider> => Layer.effect(EdgeProvider, make(options))
 
 /**
- * The edge provider configuration selects (DESIGN §7, §10; decision 0303): Cloudflare's when
- * `CLOUDFLARE_ACCOUNT_ID` and `CLOUDFLARE_API_TOKEN` are set, else `otherwise` (the local adapter).
+ * The edge provider configuration selects (DESIGN §7, §10; decisions 0303, 0314): Cloudflare's when
+ * `CLOUDFLARE_ACCOUNT_ID` and `CLOUDFLARE_API_TOKEN` are set (worker scripts in
+ * `CLOUDFLARE_DISPATCH_NAMESPACE` when that is set), else `otherwise` (the local adapter).
+ * `options` are the adapter's other choices (a host's, or a test's API address).
  *
  * @example
  * Layer.provideMerge(EdgeProviderCloudflare.whenConfigured(EdgeProviderLocal))
  */
 export const whenConfigured = <E, R>(
-  otherwise: Layer.Layer<EdgeProvider, E, R>
+  otherwise: Layer.Layer<EdgeProvider, E, R>,
+  options: Omit<Partial<CloudflareEdgeOptions>, "accountId" | "apiToken" | "dispatchNamespace"> = {}
 ): Layer.Layer<EdgeProvider, E, R | ProvisioningConfig> =>
   Layer.unwrapEffect(
     Effect.map(ProvisioningConfig, (config) =>
       Option.match(config.cloudflare, {
         onNone: () => otherwise,
-        onSome: (cloudflare): Layer.Layer<EdgeProvider, E, R> => layer({ accountId: cloudflare.accountId, apiToken: cloudflare.apiToken })
+        onSome: (cloudflare): Layer.Layer<EdgeProvider, E, R> =>
+          layer({
+            ...options,
+            accountId: cloudflare.accountId,
+            apiToken: cloudflare.apiToken,
+            ...(cloudflare.dispatchNamespace === undefined ? {} : { dispatchNamespace: cloudflare.dispatchNamespace })
+          })
       }))
   )
