@@ -2,10 +2,18 @@ import { Billing } from "@core/contracts"
 import { Route } from "@core/kernel"
 import { Effect } from "effect"
 import { subscriptionCreationReserved } from "./Errors.js"
+import { OperatorHandlers } from "./OperatorHttp.js"
 import { Plans } from "./Plans.js"
+import { PortalHandlers } from "./PortalHttp.js"
+import { ProviderHandlers } from "./ProviderHttp.js"
+import { SubscriptionHandlers } from "./SubscriptionsHttp.js"
 
 /** The core billing routes (everything but metering), one `handle` per catalogued route. */
 export const BillingCoreHandlers = [
+  ...SubscriptionHandlers,
+  ...ProviderHandlers,
+  ...OperatorHandlers,
+  ...PortalHandlers,
   Route.handle(Billing.BillingRoutes.listPlans, () => Effect.map(Plans, (plans) => [...plans.all])),
   Route.handle(Billing.BillingRoutes.createSubscription, () => Effect.fail(subscriptionCreationReserved))
 ]

@@ -1,17 +1,25 @@
-import { BillingHandlers, BILLING_BASE, Plans } from "@core/billing"
+import { BillingHandlers, BILLING_BASE, BillingServices, PaymentProviderLocal, Plans, scheduledBillingCycle, UsageTotalsLive } from "@core/billing"
 import { ForwardedCallers, Ids } from "@core/kernel"
 import { Layer } from "effect"
+import { BillingPlatformsLive } from "./BillingPlatformsLive.js"
 import type { ServiceDefinition } from "./Services.js"
 
 /**
  * Billing: plans, subscriptions, invoices, the upgrade and the operator tools, behind the gateway
  * like the registry (`ForwardedCallers`), in process or alone with `serve --service billing`. Its
- * routes are documented under `/api/billing` and served at the stripped paths too.
+ * routes are documented under `/api/billing` and served at the stripped paths too. The registry is
+ * reached in process (`BillingPlatformsLive`); the billing cycle runs every minute in the service's
+ * scope; invoices read metering's daily rollups (`UsageTotalsLive`).
  */
 export const billing: ServiceDefinition = {
   name: "billing",
   upstream: "BILLING",
   handlers: BillingHandlers,
   base: BILLING_BASE,
-  layer: Layer.mergeAll(Plans.layerConfig, ForwardedCallers.layer).pipe(Layer.provideMerge(Ids.layer))
+  layer: scheduledBillingCycle().pipe(
+    Layer.provideMerge(BillingServices),
+    Layer.provideMerge(Layer.mergeAll(Plans.layerConfig, PaymentProviderLocal, BillingPlatformsLive, UsageTotalsLive)),
+    Layer.provideMerge(ForwardedCallers.layer),
+    Layer.provideMerge(Ids.layer)
+  )
 }

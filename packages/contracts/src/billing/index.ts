@@ -1,3 +1,5 @@
 export * from "./schemas.js"
 export * from "./routes.js"
+export * from "./operator.js"
+export * from "./provider.js"
 export * from "./usage.js"

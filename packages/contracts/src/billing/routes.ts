@@ -20,6 +20,8 @@ import {
   UpgradeResult
 } from "./schemas.js"
 import { z } from "zod"
+import { OperatorRoutes } from "./operator.js"
+import { PortalRoutes, ProviderRoutes } from "./provider.js"
 import { UsageRoutes } from "./usage.js"
 
 const subscriptions = ["billing: subscriptions"]
@@ -167,5 +169,8 @@ export const BillingCoreRoutes = defineRoutes({
  */
 export const BillingRoutes = defineRoutes({
   ...BillingCoreRoutes,
+  ...ProviderRoutes,
+  ...OperatorRoutes,
+  ...PortalRoutes,
   ...UsageRoutes
 })

@@ -313,3 +313,12 @@ export const OperatorLogEntry = z.object({
 }).meta({ id: "BillingOperatorLogEntry" })
 export const OperatorLogQuery = z.object({ target: BoundedId.optional(), cursor: cursorParam, limit: z.coerce.number().int().min(1).max(100).default(25) })
 export const OperatorLogList = cursorPage(OperatorLogEntry)
+/** The operator log's cursor: an offset into the (ordered) log. */
+export const OperatorLogCursor = z.object({ offset: z.number().int().min(0) })
+export type CreateCustomerBody = z.output<typeof CreateCustomerRequest>
+export type UpdateCustomerBody = z.output<typeof UpdateCustomerRequest>
+export type CreateProviderSubscriptionBody = z.output<typeof CreateProviderSubscriptionRequest>
+export type UpdateProviderSubscriptionBody = z.output<typeof UpdateProviderSubscriptionRequest>
+export type CreditRecord = z.infer<typeof CreditRecord>
+export type OverviewRecord = z.infer<typeof OverviewRecord>
+export type OperatorLogEntry = z.infer<typeof OperatorLogEntry>

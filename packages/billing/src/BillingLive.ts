@@ -1,0 +1,22 @@
+import { Layer } from "effect"
+import { BillingCycle } from "./BillingCycle.js"
+import { Customers } from "./Customers.js"
+import { Invoices } from "./Invoices.js"
+import { Operator } from "./Operator.js"
+import { OperatorLog } from "./OperatorLog.js"
+import { Payments } from "./Payments.js"
+import { Subscriptions } from "./Subscriptions.js"
+import { SubscriptionsRepo } from "./SubscriptionsRepo.js"
+import { Upgrade } from "./Upgrade.js"
+
+const records = Layer.mergeAll(SubscriptionsRepo.Default, Invoices.Default, OperatorLog.Default)
+const subscriptions = Subscriptions.Default.pipe(Layer.provideMerge(records))
+const cycle = BillingCycle.Default.pipe(Layer.provideMerge(subscriptions))
+const payments = Payments.Default.pipe(Layer.provideMerge(cycle))
+
+/**
+ * Billing's services over the process's database, given the plans, the payment provider, the
+ * registry (`BillingPlatforms`) and metering's `UsageTotals`. The server adds the scheduled cycle
+ * (`BillingCycle.scheduled`).
+ */
+export const BillingServices = Layer.mergeAll(Customers.Default, Upgrade.Default, Operator.Default).pipe(Layer.provideMerge(payments))

@@ -1,0 +1,105 @@
+import { allowanceOf, METERS, type Meter, type Plan } from "./Plans.js"
+
+/** One line of an invoice, in integer minor units. */
+export interface Line {
+  readonly kind: "base" | "overage" | "credit" | "proration"
+  readonly description: string
+  readonly meter: Meter | null
+  readonly quantity: number
+  readonly unitAmountMinor: number
+  readonly amountMinor: number
+}
+
+const METER_NAMES: Readonly<Record<Meter, string>> = { requests: "requests", resource_hours: "resource-hours", builds: "builds" }
+
+/**
+ * The overage line of one meter: whole blocks beyond the allowance (a started block counts), each
+ * at the plan's overage price. `undefined` when nothing is over or the plan charges no overage.
+ */
+export const overageLine = (plan: Plan, meter: Meter, used: number): Line | undefined => {
+  const over = Math.max(0, Math.floor(used) - allowanceOf(plan, meter))
+  const price = plan.overage[meter]
+  if (over === 0 || price.priceMinor === 0) return undefined
+  const blocks = Math.ceil(over / price.per)
+  const unit = price.per === 1 ? "" : ` per ${price.per.toLocaleString("en-US")}`
+  return {
+    kind: "overage",
+    description: `${over.toLocaleString("en-US")} ${METER_NAMES[meter]} over the ${plan.name} allowance${unit}`,
+    meter,
+    quantity: blocks,
+    unitAmountMinor: price.priceMinor,
+    amountMinor: blocks * price.priceMinor
+  }
+}
+
+/** The base price of a period on a plan (none while trialing, or on a free plan). */
+export const baseLine = (plan: Plan, trialing: boolean): Line | undefined =>
+  plan.priceMinor === 0 ? undefined : {
+    kind: "base",
+    description: trialing ? `${plan.name} plan (trial)` : `${plan.name} plan`,
+    meter: null,
+    quantity: 1,
+    unitAmountMinor: trialing ? 0 : plan.priceMinor,
+    amountMinor: trialing ? 0 : plan.priceMinor
+  }
+
+/** A credit line using up to `balanceMinor` of the customer's credit against what is due. */
+export const creditLine = (dueMinor: number, balanceMinor: number): Line | undefined => {
+  const used = Math.min(Math.max(0, dueMinor), Math.max(0, balanceMinor))
+  return used === 0 ? undefined : { kind: "credit", description: "Credit applied from the balance", meter: null, quantity: 1, unitAmountMinor: -used, amountMinor: -used }
+}
+
+/** The sum of lines: an invoice's total, always (decision 0435). */
+export const totalOf = (lines: ReadonlyArray<{ readonly amountMinor: number }>): number => lines.reduce((sum, line) => sum + line.amountMinor, 0)
+
+/**
+ * A period's lines: the base price, each meter's overage, then the credit the customer's balance
+ * covers. The total is their sum, never negative.
+ */
+export const periodLines = (input: {
+  readonly plan: Plan
+  readonly trialing: boolean
+  readonly usage: Readonly<Record<Meter, number>>
+  readonly balanceMinor: number
+}): ReadonlyArray<Line> => {
+  const charged = [
+    baseLine(input.plan, input.trialing),
+    ...METERS.map((meter) => (input.trialing ? undefined : overageLine(input.plan, meter, input.usage[meter] ?? 0)))
+  ].filter((line): line is Line => line !== undefined)
+  const credit = creditLine(totalOf(charged), input.balanceMinor)
+  return credit === undefined ? charged : [...charged, credit]
+}
+
+const DAY = 86_400_000
+
+/** Whole days from one instant to another, a started day counting (at least 0). */
+const daysBetween = (from: Date, to: Date): number => Math.max(0, Math.ceil((to.getTime() - from.getTime()) / DAY))
+
+/**
+ * The proration of a change from one plan to another at `at` (decision 0434): by whole days left
+ * in the period, so a preview and the change made the same day agree to the cent. A credit for the
+ * unused days of the old plan, a charge for them on the new one; none while trialing.
+ */
+export const prorationLines = (input: {
+  readonly from: Plan
+  readonly to: Plan
+  readonly periodStart: Date
+  readonly periodEnd: Date
+  readonly at: Date
+  readonly trialing: boolean
+}): ReadonlyArray<Line> => {
+  if (input.trialing) return []
+  const total = Math.max(1, daysBetween(input.periodStart, input.periodEnd))
+  const left = Math.min(total, daysBetween(input.at, input.periodEnd))
+  if (left === 0) return []
+  const unused = Math.round((input.from.priceMinor * left) / total)
+  const remaining = Math.round((input.to.priceMinor * left) / total)
+  const lines: Array<Line> = []
+  if (unused > 0) {
+    lines.push({ kind: "proration", description: `Unused time on ${input.from.name} (${left} of ${total} days)`, meter: null, quantity: 1, unitAmountMinor: -unused, amountMinor: -unused })
+  }
+  if (remaining > 0) {
+    lines.push({ kind: "proration", description: `Remaining time on ${input.to.name} (${left} of ${total} days)`, meter: null, quantity: 1, unitAmountMinor: remaining, amountMinor: remaining })
+  }
+  return lines
+}

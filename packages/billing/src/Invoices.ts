@@ -1,0 +1,140 @@
+import type { Billing } from "@core/contracts"
+import { Cursor, Rows } from "@core/kernel"
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Option } from "effect"
+import { z } from "zod"
+import { billingId } from "./internal/ids.js"
+import { totalOf } from "./InvoiceLines.js"
+
+/** A new invoice: its lines make its total (decision 0435). */
+export interface NewInvoice {
+  readonly platformId: string | null
+  readonly customerId: string
+  /** Set for a period-end invoice (one per subscription and period). */
+  readonly subscriptionId: string | null
+  /** `period`: the period-end invoice (one per subscription and period); `proration`, `upgrade`, `manual` (operator). */
+  readonly kind: "period" | "proration" | "upgrade" | "manual"
+  readonly currency: string
+  readonly description: string | null
+  readonly periodStart: Date
+  readonly periodEnd: Date
+  readonly lines: ReadonlyArray<Billing.InvoiceLine>
+}
+
+const toLine = (row: any): Billing.InvoiceLine => ({
+  kind: row.kind,
+  description: row.description,
+  meter: row.meter ?? null,
+  quantity: Number(row.quantity),
+  unitAmountMinor: Number(row.unit_amount_minor),
+  amountMinor: Number(row.amount_minor)
+})
+
+const toRecord = (row: any, lines: ReadonlyArray<Billing.InvoiceLine>): Billing.InvoiceRecord => ({
+  id: row.id,
+  platformId: row.platform_id ?? null,
+  customerId: row.customer_id,
+  subscriptionId: row.subscription_id ?? null,
+  status: row.status,
+  currency: row.currency,
+  description: row.description ?? null,
+  periodStart: Rows.iso(row.period_start),
+  periodEnd: Rows.iso(row.period_end),
+  subtotalMinor: Number(row.subtotal_minor),
+  totalMinor: Number(row.total_minor),
+  amountDueMinor: Number(row.amount_due_minor),
+  amountPaidMinor: Number(row.amount_paid_minor),
+  lines: [...lines],
+  createdAt: Rows.iso(row.created_at),
+  finalizedAt: Rows.isoOrNull(row.finalized_at),
+  paidAt: Rows.isoOrNull(row.paid_at)
+})
+
+const ListKey = z.object({ createdAt: z.string(), id: z.string() })
+
+/**
+ * Invoices and their lines. An invoice is finalized when it is made (status `open`, or `paid` when
+ * nothing is due) and is immutable from then on: only its payment is recorded (decision 0435).
+ */
+export class Invoices extends Effect.Service<Invoices>()("@core/billing/Invoices", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const linesOf = (ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.succeed(new Map<string, Array<Billing.InvoiceLine>>())
+        : Effect.map(sql`SELECT * FROM billing.invoice_lines WHERE invoice_id IN ${sql.in(ids)} ORDER BY invoice_id, position`, (rows) => {
+          const byInvoice = new Map<string, Array<Billing.InvoiceLine>>()
+          for (const row of rows as ReadonlyArray<any>) {
+            const list = byInvoice.get(row.invoice_id) ?? []
+            list.push(toLine(row))
+            byInvoice.set(row.invoice_id, list)
+          }
+          return byInvoice
+        })
+
+    const withLines = (rows: ReadonlyArray<any>) =>
+      Effect.map(linesOf(rows.map((row) => row.id)), (lines) => rows.map((row) => toRecord(row, lines.get(row.id) ?? [])))
+
+    const get = (id: string) =>
+      Effect.flatMap(sql`SELECT * FROM billing.invoices WHERE id = ${id}`, (rows) =>
+        rows.length === 0 ? Effect.succeed(Option.none<Billing.InvoiceRecord>()) : Effect.map(withLines(rows), (all) => Option.some(all[0]))).pipe(Effect.orDie)
+
+    /** Make and finalize an invoice: `paid` at once when nothing is due, else `open`. */
+    const create = (input: NewInvoice) =>
+      Effect.gen(function*() {
+        const id = yield* billingId("in")
+        const at = new Date(yield* Clock.currentTimeMillis)
+        const total = totalOf(input.lines)
+        const subtotal = totalOf(input.lines.filter((line) => line.kind !== "credit"))
+        const due = Math.max(0, total)
+        yield* sql`INSERT INTO billing.invoices (id, platform_id, customer_id, subscription_id, kind, status, currency, description,
+            period_start, period_end, subtotal_minor, total_minor, amount_due_minor, amount_paid_minor, created_at, finalized_at, paid_at)
+          VALUES (${id}, ${input.platformId}, ${input.customerId}, ${input.subscriptionId}, ${input.kind}, ${due === 0 ? "paid" : "open"}, ${input.currency},
+            ${input.description}, ${input.periodStart}, ${input.periodEnd}, ${subtotal}, ${total}, ${due}, 0, ${at}, ${at}, ${due === 0 ? at : null})`
+        let position = 0
+        for (const line of input.lines) {
+          yield* sql`INSERT INTO billing.invoice_lines (invoice_id, position, kind, description, meter, quantity, unit_amount_minor, amount_minor)
+            VALUES (${id}, ${position++}, ${line.kind}, ${line.description.slice(0, 500)}, ${line.meter}, ${line.quantity}, ${line.unitAmountMinor}, ${line.amountMinor})`
+        }
+        return Option.getOrThrow(yield* get(id))
+      }).pipe(Effect.orDie)
+
+    /** Record an open invoice's payment: `paid`, the amount due paid. Nothing else of it changes. */
+    const markPaid = (id: string) =>
+      Effect.gen(function*() {
+        const at = new Date(yield* Clock.currentTimeMillis)
+        yield* sql`UPDATE billing.invoices SET status = 'paid', amount_paid_minor = amount_due_minor, paid_at = ${at}
+          WHERE id = ${id} AND status = 'open'`
+        return Option.getOrThrow(yield* get(id))
+      }).pipe(Effect.orDie)
+
+    /** A platform's invoices, newest first, by keyset on (created_at, id). */
+    const list = (platformId: string, query: { readonly cursor?: string | undefined; readonly limit: number }) =>
+      Effect.gen(function*() {
+        const after = query.cursor === undefined ? undefined : yield* Cursor.decode(ListKey, query.cursor)
+        const rows = yield* (after === undefined
+          ? sql`SELECT * FROM billing.invoices WHERE platform_id = ${platformId}
+              ORDER BY created_at DESC, id DESC LIMIT ${query.limit + 1}`
+          : sql`SELECT * FROM billing.invoices WHERE platform_id = ${platformId}
+              AND (created_at, id) < (${new Date(after.createdAt)}, ${after.id})
+              ORDER BY created_at DESC, id DESC LIMIT ${query.limit + 1}`).pipe(Effect.orDie)
+        const page = Cursor.page(rows as ReadonlyArray<any>, query.limit, (row) => ({ createdAt: Rows.iso(row.created_at), id: row.id }))
+        return { data: yield* withLines(page.data).pipe(Effect.orDie), hasMore: page.hasMore, nextCursor: page.nextCursor }
+      })
+
+    /** Open invoices of a subscription, oldest first (what paying settles). */
+    const open = (subscriptionId: string) =>
+      Effect.flatMap(sql`SELECT * FROM billing.invoices WHERE subscription_id = ${subscriptionId} AND status = 'open' ORDER BY created_at, id`, withLines).pipe(
+        Effect.orDie
+      )
+
+    /** Whether a period-end invoice exists already. */
+    const forPeriod = (subscriptionId: string, periodStart: Date) =>
+      Effect.map(sql`SELECT id FROM billing.invoices WHERE subscription_id = ${subscriptionId} AND period_start = ${periodStart} AND kind = 'period'`, (rows) => rows.length > 0).pipe(
+        Effect.orDie
+      )
+
+    return { get, create, markPaid, list, open, forPeriod }
+  })
+}) {}

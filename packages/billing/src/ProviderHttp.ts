@@ -1,0 +1,27 @@
+import { Billing } from "@core/contracts"
+import { Route } from "@core/kernel"
+import { Effect } from "effect"
+import { Customers } from "./Customers.js"
+
+const routes = Billing.BillingRoutes
+
+/** The payment provider's objects at the root path: customers, subscriptions, payment methods. */
+export const ProviderHandlers = [
+  Route.handle(routes.createCustomer, ({ body }) => Effect.flatMap(Customers, (customers) => customers.create(body))),
+  Route.handle(routes.getCustomer, ({ caller, params }) => Effect.flatMap(Customers, (customers) => customers.get(caller, params.id))),
+  Route.handle(routes.updateCustomer, ({ caller, params, body }) => Effect.flatMap(Customers, (customers) => customers.update(caller, params.id, body))),
+  Route.handle(routes.listCustomerSubscriptions, ({ caller, params }) =>
+    Effect.flatMap(Customers, (customers) => customers.subscriptions(caller, params.id))),
+  Route.handle(routes.listCustomerPaymentMethods, ({ caller, params, query }) =>
+    Effect.flatMap(Customers, (customers) => customers.paymentMethods(caller, params.id, query.type))),
+  Route.handle(routes.getDefaultPaymentMethod, ({ caller, params }) =>
+    Effect.flatMap(Customers, (customers) => customers.defaultPaymentMethod(caller, params.id))),
+  Route.handle(routes.createProviderSubscription, ({ caller, body }) =>
+    Effect.flatMap(Customers, (customers) => customers.createSubscription(caller, body))),
+  Route.handle(routes.getProviderSubscription, ({ caller, params }) =>
+    Effect.flatMap(Customers, (customers) => customers.getSubscription(caller, params.id))),
+  Route.handle(routes.updateProviderSubscription, ({ caller, params, body }) =>
+    Effect.flatMap(Customers, (customers) => customers.updateSubscription(caller, params.id, body))),
+  Route.handle(routes.cancelProviderSubscription, ({ caller, params, query }) =>
+    Effect.flatMap(Customers, (customers) => customers.cancelSubscription(caller, params.id, query.atPeriodEnd)))
+]

@@ -1,0 +1,213 @@
+import type { Billing } from "@core/contracts"
+import { Conflict, InvalidState, PaymentFailed } from "@core/kernel"
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Option } from "effect"
+import { billingId } from "./internal/ids.js"
+import { prorationLines, totalOf } from "./InvoiceLines.js"
+import { Invoices } from "./Invoices.js"
+import { actorName, OperatorLog } from "./OperatorLog.js"
+import { type PlanId, Plans } from "./Plans.js"
+import { BillingPlatforms, type PlatformView } from "./ports/BillingPlatforms.js"
+import { PaymentProvider } from "./ports/PaymentProvider.js"
+import { type SubscriptionRow, SubscriptionsRepo } from "./SubscriptionsRepo.js"
+import { addMonth } from "./adapters/PaymentProviderLocal.js"
+
+/** A subscription as the routes answer it. */
+export const toSubscriptionRecord = (row: SubscriptionRow, priceMinor: number): Billing.SubscriptionRecord => ({
+  id: row.id,
+  platformId: row.platformId,
+  customerId: row.customerId,
+  tier: row.planId,
+  status: row.status,
+  priceMinor,
+  currency: "usd",
+  currentPeriodStart: row.currentPeriodStart.toISOString(),
+  currentPeriodEnd: row.currentPeriodEnd.toISOString(),
+  cancelAtPeriodEnd: row.cancelAtPeriodEnd,
+  cancelledAt: row.cancelledAt?.toISOString() ?? null,
+  trialEnd: row.trialEnd?.toISOString() ?? null,
+  pastDueSince: row.pastDueSince?.toISOString() ?? null,
+  overridden: row.overridden,
+  paymentMethodId: row.paymentMethodId,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString()
+})
+
+const cancelled = (row: SubscriptionRow, to: string) =>
+  new InvalidState({ message: "The subscription is cancelled", from: row.status, to })
+
+/**
+ * Subscriptions (DESIGN §7): one per platform, made on the platform's tier with a customer at the
+ * payment provider the first time billing meets the platform (or by the backfill); the source of
+ * the registry platform's tier. Statuses `trialing`, `active`, `past_due`, `cancelled` (decision 0431).
+ */
+export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billing/Subscriptions", {
+  effect: Effect.gen(function*() {
+    const repo = yield* SubscriptionsRepo
+    const sql = yield* SqlClient.SqlClient
+    const plans = yield* Plans
+    const provider = yield* PaymentProvider
+    const platforms = yield* BillingPlatforms
+    const invoices = yield* Invoices
+    const log = yield* OperatorLog
+    const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+    const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as Effect.Effect<A, E, R>
+
+    const record = (row: SubscriptionRow) => toSubscriptionRecord(row, plans.get(row.planId).priceMinor)
+
+    /**
+     * The platform's subscription, made when billing first meets the platform: a customer at the
+     * provider and a subscription on the platform's tier (`free` for a new one; any other tier an
+     * operator set is kept and marked overridden). Then the registry's later changes are applied
+     * (`reconcile`).
+     */
+    const ensure = Effect.fn("Subscriptions.ensure")(function*(platform: PlatformView) {
+      const found = yield* repo.byPlatform(platform.id)
+      if (Option.isSome(found)) return yield* reconcile(found.value, platform)
+      const at = yield* now
+      const customer = yield* provider.createCustomer({ email: `billing+${platform.id}@core.invalid`, platformId: platform.id, metadata: { platformId: platform.id } })
+      return yield* repo.insert({
+        id: yield* billingId("sub"),
+        platformId: platform.id,
+        organizationId: platform.organizationId,
+        customerId: customer.id,
+        planId: platform.tier,
+        status: platform.status === "deleted" ? "cancelled" : "active",
+        currentPeriodStart: at,
+        currentPeriodEnd: addMonth(at),
+        cancelAtPeriodEnd: platform.status === "cancelled",
+        cancelledAt: null,
+        trialEnd: null,
+        pastDueSince: null,
+        overridden: platform.tier !== "free",
+        paymentMethodId: null,
+        createdAt: at,
+        updatedAt: at
+      })
+    })
+
+    /**
+     * Apply what the registry changed since billing last wrote (decision 0438): a tier an operator
+     * set there is an override, recorded in the operator log; a cancelled platform cancels at
+     * period end, a deleted one at once.
+     */
+    const reconcile = (row: SubscriptionRow, platform: PlatformView) =>
+      Effect.gen(function*() {
+        if (row.status === "cancelled") return row
+        const at = yield* now
+        if (platform.status === "deleted") {
+          return yield* repo.update({ ...row, status: "cancelled", cancelledAt: at, cancelAtPeriodEnd: false, updatedAt: at })
+        }
+        let next = row
+        if (platform.status === "cancelled" && !row.cancelAtPeriodEnd) next = { ...next, cancelAtPeriodEnd: true }
+        if (platform.tier !== row.planId && platform.updatedAt.getTime() > row.updatedAt.getTime()) {
+          next = { ...next, planId: platform.tier, overridden: true }
+          yield* log.record({ actor: "registry", action: "registry.tier", target: row.id, reason: "tier set in the registry", before: record(row), after: record(next) })
+        }
+        return next === row ? row : yield* repo.update({ ...next, updatedAt: at })
+      })
+
+    /** The subscription of a platform the caller may see (checked by the route). */
+    const ofPlatform = (platform: PlatformView) => Effect.map(ensure(platform), record)
+
+    /** Write a change and move the registry's tier with it (billing is the source of the tier). */
+    const save = (row: SubscriptionRow, before: SubscriptionRow) =>
+      Effect.gen(function*() {
+        const saved = yield* repo.update({ ...row, updatedAt: yield* now })
+        if (saved.planId !== before.planId || (saved.status === "cancelled") !== (before.status === "cancelled")) {
+          yield* platforms.setTier(saved.platformId, saved.status === "cancelled" ? "free" : saved.planId)
+        }
+        return saved
+      })
+
+    /** `POST /subscription/cancel`: at the end of the period; already set: the same answer. */
+    const cancel = Effect.fn("Subscriptions.cancel")(function*(platform: PlatformView) {
+      const row = yield* ensure(platform)
+      if (row.status === "cancelled") return yield* cancelled(row, "cancelled")
+      if (row.cancelAtPeriodEnd) return record(row)
+      return record(yield* save({ ...row, cancelAtPeriodEnd: true }, row))
+    })
+
+    const previewOf = (row: SubscriptionRow, tier: PlanId, at: Date): Billing.ProrationPreview => {
+      const lines = prorationLines({
+        from: plans.get(row.planId),
+        to: plans.get(tier),
+        periodStart: row.currentPeriodStart,
+        periodEnd: row.currentPeriodEnd,
+        at,
+        trialing: row.status === "trialing"
+      })
+      return {
+        fromTier: row.planId,
+        toTier: tier,
+        currency: "usd",
+        prorationDate: at.toISOString(),
+        periodStart: row.currentPeriodStart.toISOString(),
+        periodEnd: row.currentPeriodEnd.toISOString(),
+        lines: [...lines],
+        amountMinor: totalOf(lines)
+      }
+    }
+
+    const checkChange = (row: SubscriptionRow, tier: PlanId) =>
+      row.status === "cancelled"
+        ? Effect.fail(cancelled(row, tier))
+        : row.planId === tier
+        ? Effect.fail(new Conflict({ message: `The subscription is already on ${tier}`, details: { tier } }))
+        : Effect.void
+
+    /** `GET /subscription/proration-preview`: what `changeTier` would charge today, to the cent. */
+    const preview = Effect.fn("Subscriptions.preview")(function*(platform: PlatformView, tier: PlanId) {
+      const row = yield* ensure(platform)
+      yield* checkChange(row, tier)
+      return previewOf(row, tier, yield* now)
+    })
+
+    /** The payment method to charge: the subscription's, else the customer's default. */
+    const paymentMethodOf = (row: SubscriptionRow) =>
+      Effect.gen(function*() {
+        if (row.paymentMethodId !== null) return row.paymentMethodId
+        const customer = yield* provider.getCustomer(row.customerId)
+        return Option.isSome(customer) ? customer.value.defaultPaymentMethodId : null
+      })
+
+    /**
+     * `POST /subscription/change-tier`: now, the proration charged at once (a downgrade's credit
+     * kept on the customer's balance). Serialized per subscription by its row lock.
+     */
+    const changeTier = Effect.fn("Subscriptions.changeTier")(function*(platform: PlatformView, tier: PlanId) {
+      yield* ensure(platform)
+      return yield* inTransaction(Effect.gen(function*() {
+        const row = Option.getOrThrow(yield* repo.byPlatform(platform.id, true))
+        yield* checkChange(row, tier)
+        const change = previewOf(row, tier, yield* now)
+        let invoice: Billing.InvoiceRecord | null = null
+        if (change.lines.length > 0) {
+          if (change.amountMinor > 0) {
+            const paymentMethodId = yield* paymentMethodOf(row)
+            if (paymentMethodId === null) return yield* new PaymentFailed({ message: "No payment method on file" })
+            yield* provider.charge({ customerId: row.customerId, paymentMethodId, amountMinor: change.amountMinor, currency: "usd", description: `Change to ${tier}` })
+          } else if (change.amountMinor < 0) {
+            yield* provider.adjustBalance(row.customerId, -change.amountMinor, "usd", `Proration credit for the change to ${tier}`)
+          }
+          invoice = yield* invoices.create({
+            platformId: row.platformId,
+            customerId: row.customerId,
+            subscriptionId: row.id,
+            kind: "proration",
+            currency: "usd",
+            description: `Change from ${row.planId} to ${tier}`,
+            periodStart: new Date(change.prorationDate),
+            periodEnd: row.currentPeriodEnd,
+            lines: change.lines
+          })
+        }
+        const saved = yield* save({ ...row, planId: tier, overridden: false }, row)
+        return { subscription: record(saved), invoice, amountMinor: change.amountMinor }
+      }))
+    })
+
+    return { ensure, ofPlatform, cancel, preview, changeTier, record, save, paymentMethodOf, actorName }
+  })
+}) {}

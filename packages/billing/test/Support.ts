@@ -1,0 +1,35 @@
+import { Ids } from "@core/kernel"
+import { TestDatabase } from "@core/kernel/testing"
+import { Effect, Layer } from "effect"
+import { BillingMigrations, BillingPlatforms, BillingServices, PaymentProviderLocal, Plans, UsageTotals } from "../src/index.js"
+import { TestCallers } from "../../provisioning/test/support/testCallers.js"
+
+/** Usage the test sets per platform (what metering would report). */
+export const usageByPlatform = new Map<string, { requests: number; resource_hours: number; builds: number }>()
+
+const usage = Layer.succeed(UsageTotals, {
+  totals: (platformId) => Effect.succeed(usageByPlatform.get(platformId) ?? { requests: 0, resource_hours: 0, builds: 0 })
+})
+
+const at = new Date("2020-01-01T00:00:00Z")
+
+/**
+ * Billing over a test database: the local provider, an in-memory registry with `plt_a` (org_a),
+ * `plt_b` (org_b), `plt_c` (org_c, no members) and `plt_ops` (no organization), all on `free`.
+ */
+export const billingLayer = (driver: "pglite" | "pg") =>
+  BillingServices.pipe(
+    Layer.provideMerge(Layer.mergeAll(
+      Plans.layer(),
+      PaymentProviderLocal,
+      BillingPlatforms.memory([
+        { id: "plt_a", organizationId: "org_a", tier: "free", status: "active", updatedAt: at },
+        { id: "plt_b", organizationId: "org_b", tier: "free", status: "active", updatedAt: at },
+        { id: "plt_c", organizationId: "org_c", tier: "free", status: "active", updatedAt: at },
+        { id: "plt_ops", organizationId: null, tier: "free", status: "active", updatedAt: at }
+      ]),
+      usage
+    )),
+    Layer.provideMerge(Layer.mergeAll(TestCallers, Ids.layer)),
+    Layer.provideMerge(TestDatabase.layer([BillingMigrations], { driver }))
+  )

@@ -1,0 +1,77 @@
+import { defineRoutes } from "../Routes.js"
+import {
+  CreditRecord,
+  CreditRequest,
+  GenerateInvoiceRequest,
+  IdParams,
+  InvoiceRecord,
+  OperatorLogList,
+  OperatorLogQuery,
+  OverrideRequest,
+  OverviewRecord,
+  SubscriptionRecord,
+  TrialRequest
+} from "./schemas.js"
+
+const tags = ["billing: operator"]
+
+/**
+ * The operator tools (seed 001, root path): every `/operator/...` route is for operators and the
+ * service key only (403 for anyone else). Each action is kept in the operator log (decision 0437),
+ * read at `GET /operator/log`.
+ */
+export const OperatorRoutes = defineRoutes({
+  createCredit: {
+    method: "POST",
+    path: "/operator/credits",
+    summary: "Credit a customer's balance (integer minor units), used by its next invoices",
+    auth: "operator",
+    request: { body: CreditRequest },
+    responses: { 201: CreditRecord, 400: null, 401: null, 403: null, 404: null },
+    tags
+  },
+  generateInvoice: {
+    method: "POST",
+    path: "/operator/invoices/generate",
+    summary: "Generate and finalize an invoice for a customer's period so far",
+    auth: "operator",
+    request: { body: GenerateInvoiceRequest },
+    responses: { 201: InvoiceRecord, 400: null, 401: null, 403: null, 404: null },
+    tags
+  },
+  overrideSubscription: {
+    method: "PATCH",
+    path: "/operator/subscriptions/{id}/override",
+    summary: "Override a subscription's tier and/or trial end (epoch milliseconds)",
+    auth: "operator",
+    request: { params: IdParams, body: OverrideRequest },
+    responses: { 200: SubscriptionRecord, 400: null, 401: null, 403: null, 404: null },
+    tags
+  },
+  startTrial: {
+    method: "POST",
+    path: "/operator/subscriptions/{id}/trial",
+    summary: "Give a subscription a trial of `trialDays` (1 to 365) from now",
+    auth: "operator",
+    request: { params: IdParams, body: TrialRequest },
+    responses: { 200: SubscriptionRecord, 400: null, 401: null, 403: null, 404: null, 409: null },
+    tags
+  },
+  overview: {
+    method: "GET",
+    path: "/operator/overview",
+    summary: "Monthly recurring revenue (minor units), active platforms, trials, past due",
+    auth: "operator",
+    responses: { 200: OverviewRecord, 401: null, 403: null },
+    tags
+  },
+  operatorLog: {
+    method: "GET",
+    path: "/operator/log",
+    summary: "The operator log: actor, time, reason, before and after of each operator action",
+    auth: "operator",
+    request: { query: OperatorLogQuery },
+    responses: { 200: OperatorLogList, 400: null, 401: null, 403: null },
+    tags
+  }
+})
