@@ -443,5 +443,45 @@ export const commands: ReadonlyArray<CommandSpec> = [
     examples: ["core vault search \"rate limit\"", "core vault search tenancy --category cross-cutting --json", "core vault read services/gateway"],
     environment: [apiUrl, home],
     load: () => import("./commands/vault.js")
+  },
+  {
+    name: "deploy",
+    summary: "Deploy a built site: upload what the server lacks, follow the deployment, print its URL",
+    usage: "core deploy <dir> [--branch <b>] [--platform <id>] [--no-follow]",
+    options: [
+      { flags: "--branch <b>", description: "A preview branch (served at <b>.<project>.localhost); default: production" },
+      platformFlag,
+      { flags: "--no-follow", description: "Answer once the upload is accepted" }
+    ],
+    examples: ["core deploy dist", "core deploy dist --branch feature-x", "core deploy dist --json"],
+    environment: [apiUrl, home],
+    load: () => import("./commands/deploy.js")
+  },
+  {
+    name: "deployments",
+    summary: "A platform's deployments: list them, show one, roll back to one",
+    usage: "core deployments <list|show|rollback> [options]",
+    options: [platformFlag],
+    subcommands: [
+      { name: "list", summary: "Newest first", usage: "core deployments list [--limit <n>] [--cursor <c>] [--platform <id>]", options: [limit, platformFlag] },
+      { name: "show", summary: "One deployment's status", usage: "core deployments show <deployment-id> [--platform <id>]", options: [platformFlag] },
+      { name: "rollback", summary: "Make an earlier successful deployment live again", usage: "core deployments rollback <deployment-id> [--platform <id>]", options: [platformFlag] }
+    ],
+    examples: ["core deployments list", "core deployments rollback dep_01J..."],
+    environment: [apiUrl, home],
+    load: () => import("./commands/deployments.js")
+  },
+  {
+    name: "secrets",
+    summary: "The platform's worker secrets: set them (NAME=value or stdin), list their names",
+    usage: "core secrets <set|list> [options]",
+    options: [platformFlag],
+    subcommands: [
+      { name: "set", summary: "Set one or more secrets; 'set NAME' reads the value from stdin", usage: "core secrets set <NAME=value|NAME>... [--platform <id>]", options: [platformFlag] },
+      { name: "list", summary: "Names and when each was last set (never values)", usage: "core secrets list [--platform <id>]", options: [platformFlag] }
+    ],
+    examples: ["core secrets set API_URL=https://api.example.com", "printf '%s' \"$TOKEN\" | core secrets set API_TOKEN", "core secrets list --json"],
+    environment: [apiUrl, home],
+    load: () => import("./commands/secrets.js")
   }
 ]

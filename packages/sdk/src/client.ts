@@ -8,7 +8,9 @@ import { iamOrganizations, type IamOrganizations } from "./resources/iam-organiz
 import { provisioning, type ProvisioningClient } from "./resources/provisioning.js"
 import { registry, type RegistryClient } from "./resources/registry.js"
 import { stacks, type StacksClient } from "./resources/stacks.js"
+import { deploy, type DeployClient } from "./resources/deploy.js"
 import { vault, type VaultClient } from "./resources/vault.js"
+import { billing, type BillingClient } from "./resources/billing.js"
 import { createTransport, type ClientOptions, type HttpMethod, type RequestOptions } from "./transport.js"
 
 /** The identity service's namespace (`client.iam`): accounts and sessions, organizations, authorization, device login. */
@@ -49,8 +51,12 @@ export interface CoreClient {
   readonly registry: RegistryClient
   /** Provisioning jobs through the gateway (`/api/v1/provisioning/...`): read, watch live, retry, cancel; the dead letters; the job-creating routes. */
   readonly provisioning: ProvisioningClient
+  /** The command-line backend through the gateway (`/api/v1/cli/...`): repositories, deploys, secrets. */
+  readonly deploy: DeployClient
   /** The vault tool server through the gateway (`/mcp`): search and read Core's architecture docs. */
   readonly vault: VaultClient
+  /** Billing through the gateway (`/api/v1/billing/...`): plans, subscription, invoices, payments, the upgrade, operator tools. */
+  readonly billing: BillingClient
 }
 
 /**
@@ -74,6 +80,8 @@ export const createClient = (options: ClientOptions): CoreClient => {
     stacks: stacks(transport),
     registry: registry(transport),
     provisioning: provisioning(transport),
-    vault: vault(transport)
+    billing: billing(transport),
+    vault: vault(transport),
+    deploy: deploy(transport)
   }
 }
