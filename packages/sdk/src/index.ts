@@ -15,7 +15,6 @@ export type { IamDevice, IamDeviceCallOptions, WaitForTokenOptions } from "./res
 export type { StacksCallOptions, StacksClient } from "./resources/stacks.js"
 export type { DeployCallOptions, DeployClient, SiteArchive, UploadOptions } from "./resources/deploy.js"
 export { type VaultCallOptions, type VaultClient, VaultToolError, type VaultToolResult } from "./resources/vault.js"
-export type { BillingCallOptions, BillingClient } from "./resources/billing.js"
 export type { LifecycleQuery, ListPlatformsQuery, RegistryCallOptions, RegistryClient, RegistryPlatforms } from "./resources/registry.js"
 export type { ListEntitiesQuery, RegistryEntities, RemoveEntityOptions } from "./resources/registry.js"
 export type { ListDnsRecordsQuery, ListEntityResourcesQuery, ListFeaturesQuery, ListResourcesQuery, ListSecretsQuery } from "./resources/registry.js"
