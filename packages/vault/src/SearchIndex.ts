@@ -25,20 +25,22 @@ const B = 0.75
 /** How much a word found only by completing the query's last word counts. */
 const PREFIX_WEIGHT = 0.5
 /** The most completions the last word expands to (the most frequent first). */
-const PREFIX_EXPANSIONS = 32
+const PREFIX_EXPANSIONS = 16
 const SNIPPET_CHARS = 160
 
 interface Posting {
-  readonly docs: Array<number>
+  readonly docs: Int32Array
   /** Field-weighted term frequency per document. */
-  readonly tfs: Array<number>
+  readonly tfs: Float32Array
 }
 
 interface Entry {
   readonly path: string
   readonly title: string
   readonly category: string | undefined
-  readonly body: string
+  /** The body as plain text, for snippets, and lower-cased (found once, at build). */
+  readonly text: string
+  readonly lower: string
   readonly length: number
 }
 
@@ -50,9 +52,13 @@ interface Entry {
 export class SearchIndex {
   private readonly entries: Array<Entry> = []
   private readonly postings = new Map<string, Posting>()
+  /** The postings while documents are added, typed arrays once sealed. */
+  private building = new Map<string, { readonly docs: Array<number>; readonly tfs: Array<number> }>()
   private sortedTerms: Array<string> = []
   private averageLength = 1
   private scores = new Float64Array(0)
+  /** Per document, BM25's length normalization `k1 · (1 − b + b · length / average)`. */
+  private norms = new Float64Array(0)
 
   /** Build the index of `documents`. */
   static build(documents: Iterable<Pick<Document, "path" | "title" | "category" | "body" | "sections">>): SearchIndex {
@@ -79,21 +85,26 @@ export class SearchIndex {
     for (const section of doc.sections) count(section.heading, HEADING_BOOST)
     const length = count(doc.body, 1)
     for (const [term, tf] of counts) {
-      let posting = this.postings.get(term)
+      let posting = this.building.get(term)
       if (posting === undefined) {
         posting = { docs: [], tfs: [] }
-        this.postings.set(term, posting)
+        this.building.set(term, posting)
       }
       posting.docs.push(id)
       posting.tfs.push(tf)
     }
-    this.entries.push({ path: doc.path, title: doc.title, category: doc.category, body: doc.body, length: Math.max(length, 1) })
+    this.entries.push({ path: doc.path, title: doc.title, category: doc.category, ...plainAndLower(doc.body), length: Math.max(length, 1) })
   }
 
   private seal(): void {
+    for (const [term, posting] of this.building) {
+      this.postings.set(term, { docs: Int32Array.from(posting.docs), tfs: Float32Array.from(posting.tfs) })
+    }
+    this.building = new Map()
     this.sortedTerms = [...this.postings.keys()].sort()
     this.averageLength = this.entries.reduce((sum, entry) => sum + entry.length, 0) / Math.max(this.entries.length, 1)
     this.scores = new Float64Array(this.entries.length)
+    this.norms = Float64Array.from(this.entries, (entry) => K1 * (1 - B + B * entry.length / this.averageLength))
   }
 
   /** The indexed terms starting with `prefix`, the most frequent first, at most `PREFIX_EXPANSIONS`. */
@@ -139,19 +150,19 @@ export class SearchIndex {
     const n = this.entries.length
     if (weights.size === 0 || n === 0 || limit <= 0) return []
     const scores = this.scores
+    const norms = this.norms
     const touched: Array<number> = []
     for (const [term, weight] of weights) {
       const posting = this.postings.get(term)
       if (posting === undefined) continue
       const df = posting.docs.length
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * weight
+      const scale = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * weight * (K1 + 1)
       const { docs, tfs } = posting
       for (let i = 0; i < docs.length; i++) {
         const id = docs[i]
         const tf = tfs[i]
-        const norm = K1 * (1 - B + B * this.entries[id].length / this.averageLength)
         if (scores[id] === 0) touched.push(id)
-        scores[id] += idf * (tf * (K1 + 1)) / (tf + norm)
+        scores[id] += scale * tf / (tf + norms[id])
       }
     }
     const category = options.category
@@ -172,11 +183,12 @@ export class SearchIndex {
       }
     }
     if (top.length < limit) top.sort((a, b) => scores[b] - scores[a])
-    const stems = new Set(weights.keys())
+    // The query's own stems first: a completion is looked for only before the first exact match.
+    const stems = new Set([...weights].sort((a, b) => b[1] - a[1]).map(([term]) => term))
     const hits = top.map((id) => ({
       path: this.entries[id].path,
       title: this.entries[id].title,
-      snippet: snippetOf(this.entries[id].body, stems),
+      snippet: snippetOf(this.entries[id].text, stems, this.entries[id].lower),
       score: Math.round(scores[id] * 1000) / 1000
     }))
     for (const id of touched) scores[id] = 0
@@ -185,28 +197,57 @@ export class SearchIndex {
 }
 
 const WORD = /[\p{L}\p{N}]+/gu
+const WORD_AT = /[\p{L}\p{N}]+/uy
+const WORD_CHAR = /[\p{L}\p{N}]/u
 
 /** Plain text of Markdown for a snippet: no fences' markers, link targets, emphasis or heading marks. */
-const plain = (markdown: string): string =>
+export const plain = (markdown: string): string =>
   markdown
     .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
     .replace(/[`*_>#|]+/g, " ")
     .replace(/\s+/g, " ")
     .trim()
 
+/** How many occurrences of a stem's root are looked at before giving up on it. */
+const OCCURRENCES = 24
+
+const plainAndLower = (markdown: string) => {
+  const text = plain(markdown)
+  return { text, lower: text.toLowerCase() }
+}
+
 /**
- * About `SNIPPET_CHARS` characters of the body around the first matched word, with every matched
- * word in the window in `**bold**`; the opening of the body when no word of the body matches.
+ * Where the first word whose stem is one of `stems` starts, or -1. Each stem's root (without the
+ * `e` or `i` step 1 may add) is found with `indexOf` on the lower-cased text, and the word there
+ * stemmed to confirm it: no pass over every word of a long document.
  */
-export const snippetOf = (body: string, stems: ReadonlySet<string>): string => {
-  const text = plain(body)
+const firstMatch = (text: string, lower: string, stems: ReadonlySet<string>): number => {
   let first = -1
-  for (const match of text.matchAll(WORD)) {
-    if (stems.has(stem(match[0].toLowerCase()))) {
-      first = match.index
-      break
+  for (const wanted of stems) {
+    const root = wanted.length > 3 && /[ei]$/.test(wanted) ? wanted.slice(0, -1) : wanted
+    let from = 0
+    for (let seen = 0; seen < OCCURRENCES; seen++) {
+      const at = lower.indexOf(root, from)
+      if (at === -1 || (first !== -1 && at >= first)) break
+      from = at + 1
+      if (at > 0 && WORD_CHAR.test(text[at - 1])) continue
+      WORD_AT.lastIndex = at
+      const word = WORD_AT.exec(lower)
+      if (word !== null && stem(word[0]) === wanted) {
+        first = at
+        break
+      }
     }
   }
+  return first
+}
+
+/**
+ * About `SNIPPET_CHARS` characters of a plain text around the first matched word, with every matched
+ * word in the window in `**bold**`; the opening of the text when no word matches.
+ */
+export const snippetOf = (text: string, stems: ReadonlySet<string>, lower: string = text.toLowerCase()): string => {
+  const first = firstMatch(text, lower, stems)
   if (first === -1) return text.length <= SNIPPET_CHARS ? text : `${text.slice(0, SNIPPET_CHARS).replace(/\s\S*$/, "")}…`
   let start = Math.max(0, first - 40)
   if (start > 0) {
