@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { subscriptionCreationReserved } from "./Errors.js"
 import { OperatorHandlers } from "./OperatorHttp.js"
 import { Plans } from "./Plans.js"
+import { UsageHandlers } from "./usage/UsageHttp.js"
 import { PortalHandlers } from "./PortalHttp.js"
 import { ProviderHandlers } from "./ProviderHttp.js"
 import { SubscriptionHandlers } from "./SubscriptionsHttp.js"
@@ -19,7 +20,7 @@ export const BillingCoreHandlers = [
 ]
 
 /** Every billing route: the core and (spread in by metering) the usage routes. */
-export const BillingHandlers = [...BillingCoreHandlers]
+export const BillingHandlers = [...BillingCoreHandlers, ...UsageHandlers]
 
 /** The base the billing routes are documented under and served without (DESIGN §3). */
 export const BILLING_BASE = "/api/billing"

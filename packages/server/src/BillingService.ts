@@ -1,4 +1,4 @@
-import { BillingHandlers, BILLING_BASE, BillingServices, PaymentProviderLocal, Plans, scheduledBillingCycle, UsageTotalsLive } from "@core/billing"
+import { BillingHandlers, BILLING_BASE, BillingServices, PaymentProviderLocal, Plans, scheduledBillingCycle, UsageAccountsLive, UsageIngest, UsageReads, UsageTotalsLive } from "@core/billing"
 import { ForwardedCallers, Ids } from "@core/kernel"
 import { Layer } from "effect"
 import { BillingPlatformsLive } from "./BillingPlatformsLive.js"
@@ -9,7 +9,8 @@ import type { ServiceDefinition } from "./Services.js"
  * like the registry (`ForwardedCallers`), in process or alone with `serve --service billing`. Its
  * routes are documented under `/api/billing` and served at the stripped paths too. The registry is
  * reached in process (`BillingPlatformsLive`); the billing cycle runs every minute in the service's
- * scope; invoices read metering's daily rollups (`UsageTotalsLive`).
+ * scope; invoices read metering's daily rollups (`UsageTotalsLive`); metering ingests and reads usage
+ * (`UsageIngest`, `UsageReads`).
  */
 export const billing: ServiceDefinition = {
   name: "billing",
@@ -17,7 +18,8 @@ export const billing: ServiceDefinition = {
   handlers: BillingHandlers,
   base: BILLING_BASE,
   layer: scheduledBillingCycle().pipe(
-    Layer.provideMerge(BillingServices),
+    Layer.provideMerge(Layer.mergeAll(BillingServices, UsageIngest.Default, UsageReads.Default)),
+    Layer.provideMerge(UsageAccountsLive),
     Layer.provideMerge(Layer.mergeAll(Plans.layerConfig, PaymentProviderLocal, BillingPlatformsLive, UsageTotalsLive)),
     Layer.provideMerge(ForwardedCallers.layer),
     Layer.provideMerge(Ids.layer)

@@ -8,17 +8,19 @@ import { FeatureActivationsLive, FeatureRecordsLive, Features, OnboardJobLive, P
 import { AuthJobsLive, EdgeProviderLocal, FeatureJobsLive, JobCreation, JobHandlers, JobQueue, PlatformStatuses, ProvisioningHandlers, TestJobsIfEnabled, Worker } from "@core/provisioning"
 import { EdgeProviderCloudflare } from "@core/provisioning"
 import { JobApiLive } from "@core/provisioning"
-import { Domains, ResourceJobsLive, ResourceProvisioner } from "@core/provisioning"
+import { Domains, ResourceHours, ResourceJobsLive, ResourceProvisioner } from "@core/provisioning"
 import { ResourceRecordsLive } from "@core/registry"
 import { PlatformsRepo, ResourcesLive } from "@core/registry"
 import { Catalogue, StacksHandlers } from "@core/stacks"
-import { BuildReporter, DeployHandlers, DeployJobs, DeployLive } from "@core/deploy"
+import { DeployHandlers, DeployJobs, DeployLive } from "@core/deploy"
 import { VaultHandlers, VaultLive } from "@core/vault"
 import { Context, Duration, Effect, Layer, type Scope } from "effect"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
 import { StackDefinitionsLive } from "./StackDefinitionsLive.js"
 import { billing } from "./BillingService.js"
 import { PlatformStatusSinkLive } from "./PlatformStatusSinkLive.js"
+import { UsageIngestLive } from "./UsageIngestLive.js"
+import { BuildReporterLive, LiveResourcesLive, UsageReporterLive } from "./UsageReportingLive.js"
 import type { DomainSettings } from "./Settings.js"
 
 /**
@@ -112,9 +114,11 @@ const provisioning: ServiceDefinition = {
     FeatureRecordsLive,
     Domains.Default.pipe(Layer.provide(PlatformDirectoryLive)),
     PlatformStatuses.Default,
+    // Resource-hours to billing's metering, hour by hour (decision 0465).
+    ResourceHours.layer().pipe(Layer.provide(Layer.mergeAll(LiveResourcesLive, UsageReporterLive.pipe(Layer.provide(UsageIngestLive))))),
     ForwardedCallers.layer,
     Worker.layerConfig().pipe(
-      Layer.provide(JobHandlers.merge(FeatureJobsLive, OnboardJobLive, TestJobsIfEnabled, ResourceJobsLive, AuthJobsLive, DeployJobs.pipe(Layer.provide(BuildReporter.none)))),
+      Layer.provide(JobHandlers.merge(FeatureJobsLive, OnboardJobLive, TestJobsIfEnabled, ResourceJobsLive, AuthJobsLive, DeployJobs.pipe(Layer.provide(BuildReporterLive), Layer.provide(UsageIngestLive)))),
       Layer.provide(ResourceProvisioner.Live),
       Layer.provide(ResourceRecordsLive.pipe(Layer.provide(StackDefinitionsLive))),
       Layer.provide(FeatureActivationsLive),

@@ -8,6 +8,7 @@ import { type CommandFailed, failed } from "./Failure.js"
 import * as Health from "./Health.js"
 import * as Listener from "./Listener.js"
 import * as Migrations from "./Migrations.js"
+import * as RequestUsageLive from "./RequestUsageLive.js"
 import { ServerConfig } from "./ServerConfig.js"
 import * as Services from "./Services.js"
 import type { DomainSettings } from "./Settings.js"
@@ -98,10 +99,12 @@ export const start = (configured: Configuration): Effect.Effect<void, CommandFai
           ...(redis === undefined ? [] : [{ name: "redis", check: RedisConnection.ping(redis), required: false }])
         ]
         yield* Assemble.warnIfBypass(config)
+        const usage = yield* RequestUsageLive.make(config).pipe(Effect.provide(database))
         const ready = yield* Assemble.listener({
           config,
           upstreams,
           metrics,
+          ...(usage === undefined ? {} : { usage }),
           ...(redis === undefined ? {} : { redis }),
           fallback: HttpRouter.concatAll(Health.routes(checks), Metrics.route(metrics), WebPages.routes(upstreams))
         })

@@ -1,0 +1,69 @@
+import { TestDatabase } from "@core/kernel/testing"
+import { beforeAll, describe, expect, it } from "vitest"
+import { useServer } from "../packages/server/test/ServerProcess.js"
+import { call, type Tenant, tenantOf, until } from "./support/tenants.js"
+
+/**
+ * Metering through the real all-in-one server's gateway: events ingested with the static key at
+ * `/api/v1/billing/internal/usage/events` (a duplicate not counted twice), read back by the
+ * platform's owner at `/api/v1/billing/usage/*` (another tenant: 404), and the gateway's own count
+ * of the owner's requests arriving in billing after its flush.
+ */
+const SLOW = 180_000
+const STATIC_KEY = "e2e-static-key-usage-0123456789"
+const service = { authorization: `Bearer ${STATIC_KEY}` }
+
+for (const driver of TestDatabase.drivers) {
+  describe(`usage metering through the gateway on ${driver}`, () => {
+    const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW, { driver })
+    let ada: Tenant
+    let bob: Tenant
+
+    beforeAll(async () => {
+      ada = await tenantOf(server.base, "Ada", `ada-usage-${driver}`)
+      bob = await tenantOf(server.base, "Bob", `bob-usage-${driver}`)
+    }, SLOW)
+
+    it("ingests with the static key, idempotently; the owner reads it, another tenant gets 404", async () => {
+      const { base } = server
+      const now = new Date().toISOString()
+      const events = [
+        { id: `evt_gw_${driver}_1`, platformId: ada.platformId, stackId: "stk_web", meter: "builds", quantity: 2, occurredAt: now },
+        { id: `evt_gw_${driver}_2`, platformId: ada.platformId, tenantId: "ent_gw", meter: "resource_hours", quantity: 3, occurredAt: now }
+      ]
+      expect(await call(base, "POST", "/api/v1/billing/internal/usage/events", service, { events })).toMatchObject({ status: 200, body: { accepted: 2, duplicates: 0 } })
+      expect(await call(base, "POST", "/api/v1/billing/internal/usage/events", service, { events })).toMatchObject({ status: 200, body: { accepted: 0, duplicates: 2 } })
+      expect((await call(base, "POST", "/api/v1/billing/internal/usage/events", ada.bearer, { events })).status).toBe(401)
+
+      const current = await call(base, "GET", `/api/v1/billing/usage/current?platformId=${ada.platformId}`, ada.bearer)
+      expect(current.status).toBe(200)
+      expect(current.body).toMatchObject({ platformId: ada.platformId, usage: { builds: 2, resourceHours: 3 } })
+      expect(current.body.allowances).toEqual({ requests: expect.any(Number), resourceHours: expect.any(Number), builds: expect.any(Number) })
+      const hidden = await call(base, "GET", `/api/v1/billing/usage/current?platformId=${ada.platformId}`, bob.bearer)
+      expect([hidden.status, hidden.body.error.code]).toEqual([404, "NOT_FOUND"])
+      expect((await call(base, "GET", `/api/v1/billing/usage-summary?platformId=${ada.platformId}`, ada.bearer)).body.stacks)
+        .toEqual([{ stackId: "stk_web", requests: expect.any(Number), resourceHours: 0, builds: 2 }])
+      expect((await call(base, "GET", `/api/v1/billing/platforms/${ada.platformId}/stacks/stk_web/usage`, bob.bearer)).status).toBe(404)
+      // The caller's own platform, without naming it.
+      const entities = await call(base, "GET", "/api/v1/billing/usage/entities", ada.bearer)
+      expect(entities).toMatchObject({ status: 200, body: { data: [{ tenantId: "ent_gw" }], hasMore: false, nextCursor: null } })
+      expect((await call(base, "GET", "/api/v1/billing/usage/history?limit=0", ada.bearer)).status).toBe(400)
+    }, SLOW)
+
+    it("meters the tenant's requests at the gateway and flushes them to billing", async () => {
+      const { base } = server
+      const before = (await call(base, "GET", `/api/v1/billing/usage/current?platformId=${bob.platformId}`, bob.bearer)).body.usage.requests as number
+      for (let i = 0; i < 5; i++) expect((await call(base, "GET", `/api/v1/platforms/${bob.platformId}`, bob.bearer)).status).toBe(200)
+      // 6 requests of Bob's so far in this test (the read above and 5), counted; the static key's are not.
+      const after = await until(
+        () => call(base, "GET", `/api/v1/billing/usage/current?platformId=${bob.platformId}`, service),
+        (r) => r.body.usage.requests >= before + 6,
+        15_000
+      )
+      expect(after.body.usage.requests).toBeGreaterThanOrEqual(before + 6)
+      const today = new Date().toISOString().slice(0, 10)
+      const daily = await call(base, "GET", `/api/v1/billing/usage/daily?platformId=${bob.platformId}&from=${today}&to=${today}`, bob.bearer)
+      expect(daily.body.series[0].requests).toBeGreaterThanOrEqual(before + 6)
+    }, SLOW)
+  })
+}
