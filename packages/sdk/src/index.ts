@@ -13,6 +13,7 @@ export type { IamAuthorization, IamCallOptions } from "./resources/iam-authoriza
 export type { IamOrganizationCallOptions, IamOrganizations, InvitationListQuery } from "./resources/iam-organizations.js"
 export type { IamDevice, IamDeviceCallOptions, WaitForTokenOptions } from "./resources/iam-device.js"
 export type { StacksCallOptions, StacksClient } from "./resources/stacks.js"
+export { billingUsage, type BillingUsageClient, type UsageCallOptions, type UsageDailyQuery, type UsageEntitiesQuery, type UsageHistoryQuery } from "./resources/billing-usage.js"
 export type { DeployCallOptions, DeployClient, SiteArchive, UploadOptions } from "./resources/deploy.js"
 export { type VaultCallOptions, type VaultClient, VaultToolError, type VaultToolResult } from "./resources/vault.js"
 export type { LifecycleQuery, ListPlatformsQuery, RegistryCallOptions, RegistryClient, RegistryPlatforms } from "./resources/registry.js"
