@@ -10,6 +10,7 @@ import { registry, type RegistryClient } from "./resources/registry.js"
 import { stacks, type StacksClient } from "./resources/stacks.js"
 import { deploy, type DeployClient } from "./resources/deploy.js"
 import { vault, type VaultClient } from "./resources/vault.js"
+import { billing, type BillingClient } from "./resources/billing.js"
 import { createTransport, type ClientOptions, type HttpMethod, type RequestOptions } from "./transport.js"
 
 /** The identity service's namespace (`client.iam`): accounts and sessions, organizations, authorization, device login. */
@@ -54,6 +55,8 @@ export interface CoreClient {
   readonly deploy: DeployClient
   /** The vault tool server through the gateway (`/mcp`): search and read Core's architecture docs. */
   readonly vault: VaultClient
+  /** Billing through the gateway (`/api/v1/billing/...`): plans, subscription, invoices, payments, the upgrade, operator tools. */
+  readonly billing: BillingClient
 }
 
 /**
@@ -77,6 +80,7 @@ export const createClient = (options: ClientOptions): CoreClient => {
     stacks: stacks(transport),
     registry: registry(transport),
     provisioning: provisioning(transport),
+    billing: billing(transport),
     vault: vault(transport),
     deploy: deploy(transport)
   }
