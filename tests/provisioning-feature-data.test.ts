@@ -4,11 +4,12 @@ import * as Path from "node:path"
 import { Ids } from "@core/kernel"
 import { TestDatabase } from "@core/kernel/testing"
 import { EdgeProviderLocal, FeatureJobsLive, FeatureRecords, Jobs, LocalEdge, ProvisioningMigrations, Worker } from "@core/provisioning"
-import { FeatureActivationsLive, FeatureRecordsLive, Features, Platforms, RegistryMigrations } from "@core/registry"
+import { Platforms, RegistryMigrations } from "@core/registry"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TestCallers } from "../packages/provisioning/test/support/testCallers.js"
+import { RegistryPorts, runtimeTools } from "./support/registryPorts.js"
 
 /**
  * A feature's data at the local edge (decision 0313): its activation makes a schema, a directory
@@ -16,16 +17,12 @@ import { TestCallers } from "../packages/provisioning/test/support/testCallers.j
  * them with `deleteData: true`. Real jobs on a real worker, real local resources looked at.
  */
 const makeLayer = (driver: "pglite" | "pg", root: string) => {
-  const registry = Layer.mergeAll(FeatureActivationsLive, FeatureRecordsLive).pipe(
-    Layer.provideMerge(Features.DefaultWithoutDependencies),
-    Layer.provideMerge(Platforms.Default)
-  )
   const worker = Worker.layer({ pollMs: 30, backoffBaseMs: 20 }).pipe(
     Layer.provide(FeatureJobsLive),
     Layer.provide(EdgeProviderLocal.layer({ root, port: 8787 }))
   )
   return worker.pipe(
-    Layer.provideMerge(registry),
+    Layer.provideMerge(RegistryPorts),
     Layer.provideMerge(Layer.mergeAll(TestCallers, Ids.layer)),
     Layer.provideMerge(TestDatabase.layer([RegistryMigrations, ProvisioningMigrations], { driver }))
   )
@@ -37,9 +34,7 @@ for (const driver of TestDatabase.drivers) {
     let runtime: ManagedRuntime.ManagedRuntime<Layer.Layer.Success<ReturnType<typeof makeLayer>>, unknown>
     let platformId: string
     let entityId: string
-    const run = <A>(effect: Effect.Effect<A, unknown, any>) => runtime.runPromise(effect as Effect.Effect<A, unknown, never>)
-    const query = <T extends object = Record<string, unknown>>(text: string, params: ReadonlyArray<unknown> = []) =>
-      run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<T>(text, params as Array<unknown>)))
+    const { run, query } = runtimeTools(() => runtime)
     const finished = async (jobId: string) => {
       const deadline = Date.now() + 20_000
       for (;;) {

@@ -1,9 +1,10 @@
-import { Provisioning, type RouteSpec } from "@core/contracts"
+import { Provisioning } from "@core/contracts"
 import { TestDatabase } from "@core/kernel/testing"
 import { describe, expect, it } from "vitest"
 import { logLines, useServer } from "../packages/server/test/ServerProcess.js"
 import { call, tenantOf, until } from "./support/tenants.js"
 import { casesOf, type FuzzCase, type Known, random, type Sender, wellFormedBody, wellFormedParams } from "./fuzz/inputs.js"
+import { cataloguedRoutes, sendAll } from "./fuzz/send.js"
 
 /**
  * Every provisioning route of the catalogue, through the real all-in-one server's gateway (at
@@ -21,17 +22,8 @@ const STATIC_KEY = "fuzz-static-key-provisioning-0123456789"
 const CONCURRENCY = 4
 const SERVICE = { authorization: `Bearer ${STATIC_KEY}` }
 
-/** Every catalogued provisioning route, by name (each group of `Provisioning` whose name ends in `Routes`). */
-const ROUTES: ReadonlyArray<readonly [string, RouteSpec]> = (() => {
-  const seen = new Map<string, readonly [string, RouteSpec]>()
-  for (const [group, routes] of Object.entries(Provisioning)) {
-    if (!group.endsWith("Routes") || typeof routes !== "object" || routes === null) continue
-    for (const [name, route] of Object.entries(routes as Record<string, RouteSpec>)) {
-      if (typeof route?.path === "string" && typeof route.method === "string") seen.set(`${route.method} ${route.path}`, [name, route])
-    }
-  }
-  return [...seen.values()]
-})()
+/** Every catalogued provisioning route, by name. */
+const ROUTES = cataloguedRoutes(Provisioning)
 
 /** Routes whose well-formed rest could end the fuzz's own platform or jobs: sent last. */
 const LAST = /deprovision|PlatformStatus|cancel|forceComplete|remove/i
@@ -145,37 +137,7 @@ for (const driver of TestDatabase.drivers) {
       expect(new Set(cases.map((c) => c.route)).size).toBe(ROUTES.length)
       expect(cases.length).toBeGreaterThanOrEqual(500)
 
-      const statuses = new Map<number, number>()
-      const findings: Array<string> = []
-      let next = 0
-      const worker = async () => {
-        while (next < cases.length) {
-          const fuzz = cases[next++]!
-          const response = await fetch(`${base}${fuzz.path}`, {
-            method: fuzz.method,
-            headers: { ...fuzz.headers, ...credentials[fuzz.sender] },
-            ...(fuzz.body === undefined ? {} : { body: fuzz.body }),
-            redirect: "manual",
-            // An event stream reached with a well-formed rest stays open: its headers are enough.
-            signal: AbortSignal.timeout(15_000)
-          })
-          const text = response.headers.get("content-type")?.startsWith("text/event-stream") ? (await response.body?.cancel(), "") : await response.text()
-          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1)
-          if (response.status >= 500) findings.push(`${fuzz.label}: ${response.status} ${text.slice(0, 300)}`)
-          else if (response.status >= 400) {
-            let envelope = false
-            try {
-              const error = (JSON.parse(text) as { error?: { code?: unknown; message?: unknown; requestId?: unknown } }).error
-              envelope = typeof error?.code === "string" && typeof error.message === "string" && typeof error.requestId === "string"
-            } catch {
-              envelope = false
-            }
-            if (!envelope) findings.push(`${fuzz.label}: ${response.status} not the envelope: ${text.slice(0, 300)}`)
-          }
-        }
-      }
-      await Promise.all(Array.from({ length: CONCURRENCY }, worker))
-      const counts = [...statuses].sort(([x], [y]) => x - y).map(([status, count]) => `${status}×${count}`).join(" ")
+      const { findings, counts } = await sendAll(base, cases, credentials, CONCURRENCY)
       console.info(`provisioning fuzz on ${driver}: ${cases.length} bad inputs over ${ROUTES.length} routes: ${counts}`)
       expect(findings).toEqual([])
       expect(logLines(server.running.output.stdout).filter((line) => line.level === "error")).toEqual([])

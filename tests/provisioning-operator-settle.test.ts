@@ -2,11 +2,12 @@ import type { Caller } from "@core/kernel"
 import { Ids } from "@core/kernel"
 import { TestDatabase } from "@core/kernel/testing"
 import { FeatureRecords, JobControls, Jobs, ProvisioningMigrations, ResourceRecords } from "@core/provisioning"
-import { FeatureActivationsLive, FeatureRecordsLive, Features, Platforms, RegistryMigrations, ResourceRecordsLive } from "@core/registry"
+import { Platforms, RegistryMigrations } from "@core/registry"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TestCallers } from "../packages/provisioning/test/support/testCallers.js"
+import { RegistryPorts, runtimeTools } from "./support/registryPorts.js"
 
 /**
  * An operator's cancel and force-complete move what the job owns (decision 0312), on the real
@@ -17,12 +18,8 @@ import { TestCallers } from "../packages/provisioning/test/support/testCallers.j
 const operator: Caller = { kind: "service" }
 
 const makeLayer = (driver: "pglite" | "pg") => {
-  const registry = Layer.mergeAll(FeatureActivationsLive, ResourceRecordsLive, FeatureRecordsLive).pipe(
-    Layer.provideMerge(Features.DefaultWithoutDependencies),
-    Layer.provideMerge(Platforms.Default)
-  )
   return JobControls.Default.pipe(
-    Layer.provideMerge(registry),
+    Layer.provideMerge(RegistryPorts),
     Layer.provideMerge(Layer.mergeAll(TestCallers, Ids.layer)),
     Layer.provideMerge(TestDatabase.layer([RegistryMigrations, ProvisioningMigrations], { driver }))
   )
@@ -33,9 +30,7 @@ for (const driver of TestDatabase.drivers) {
     let runtime: ManagedRuntime.ManagedRuntime<Layer.Layer.Success<ReturnType<typeof makeLayer>>, unknown>
     let platformId: string
     let entityId: string
-    const run = <A>(effect: Effect.Effect<A, unknown, any>) => runtime.runPromise(effect as Effect.Effect<A, unknown, never>)
-    const query = <T extends object = Record<string, unknown>>(text: string, params: ReadonlyArray<unknown> = []) =>
-      run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<T>(text, params as Array<unknown>)))
+    const { run, query } = runtimeTools(() => runtime)
     const enqueue = (type: string, payload: Record<string, unknown>) =>
       run(Effect.flatMap(SqlClient.SqlClient, (sql) => Jobs.enqueue(sql, { type, platformId, organizationId: "org_a", payload })))
     const activation = async (id: string) =>

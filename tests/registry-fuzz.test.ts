@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest"
 import { logLines, useServer } from "../packages/server/test/ServerProcess.js"
 import { call, tenantOf } from "./support/tenants.js"
 import { casesOf, type FuzzCase, type Known, random, type Sender, wellFormedBody, wellFormedParams } from "./fuzz/inputs.js"
+import { cataloguedRoutes, sendAll } from "./fuzz/send.js"
 
 /**
  * Every registry route of the catalogue, through the real all-in-one server (its gateway in front of
@@ -20,17 +21,8 @@ const STATIC_KEY = "fuzz-static-key-0123456789abcdef"
 const CONCURRENCY = 4
 const SERVICE = { authorization: `Bearer ${STATIC_KEY}` }
 
-/** Every catalogued registry route, by name (each group of `Registry` whose name ends in `Routes`). */
-const ROUTES: ReadonlyArray<readonly [string, RouteSpec]> = (() => {
-  const seen = new Map<string, readonly [string, RouteSpec]>()
-  for (const [group, routes] of Object.entries(Registry)) {
-    if (!group.endsWith("Routes") || typeof routes !== "object" || routes === null) continue
-    for (const [name, route] of Object.entries(routes as Record<string, RouteSpec>)) {
-      if (typeof route?.path === "string" && typeof route.method === "string") seen.set(`${route.method} ${route.path}`, [name, route])
-    }
-  }
-  return [...seen.values()]
-})()
+/** Every catalogued registry route, by name. */
+const ROUTES = cataloguedRoutes(Registry)
 
 /** Routes whose well-formed rest could end the fuzz's own platform or tree: sent last. */
 const LAST = /delete|suspend|cancel|restore|remove|deactivate/i
@@ -151,35 +143,7 @@ for (const driver of TestDatabase.drivers) {
       expect(new Set(cases.map((c) => c.route)).size).toBe(new Set(ROUTES.map(([name]) => name)).size)
       expect(cases.length).toBeGreaterThanOrEqual(1_000)
 
-      const statuses = new Map<number, number>()
-      const findings: Array<string> = []
-      let next = 0
-      const worker = async () => {
-        while (next < cases.length) {
-          const fuzz = cases[next++]!
-          const response = await fetch(`${base}${fuzz.path}`, {
-            method: fuzz.method,
-            headers: { ...fuzz.headers, ...credentials[fuzz.sender] },
-            ...(fuzz.body === undefined ? {} : { body: fuzz.body }),
-            redirect: "manual"
-          })
-          const text = await response.text()
-          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1)
-          if (response.status >= 500) findings.push(`${fuzz.label}: ${response.status} ${text.slice(0, 300)}`)
-          else if (response.status >= 400) {
-            let envelope = false
-            try {
-              const error = (JSON.parse(text) as { error?: { code?: unknown; message?: unknown; requestId?: unknown } }).error
-              envelope = typeof error?.code === "string" && typeof error.message === "string" && typeof error.requestId === "string"
-            } catch {
-              envelope = false
-            }
-            if (!envelope) findings.push(`${fuzz.label}: ${response.status} not the envelope: ${text.slice(0, 300)}`)
-          }
-        }
-      }
-      await Promise.all(Array.from({ length: CONCURRENCY }, worker))
-      const counts = [...statuses].sort(([x], [y]) => x - y).map(([status, count]) => `${status}×${count}`).join(" ")
+      const { findings, counts } = await sendAll(base, cases, credentials, CONCURRENCY)
       console.info(`registry fuzz on ${driver}: ${cases.length} bad inputs over ${ROUTES.length} routes: ${counts}`)
       expect(findings).toEqual([])
       expect(logLines(server.running.output.stdout).filter((line) => line.level === "error")).toEqual([])
