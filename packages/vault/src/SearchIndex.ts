@@ -139,37 +139,13 @@ export class SearchIndex {
     return weights
   }
 
-  /**
-   * Rank the documents for `query` (BM25F, any word may match), best first.
-   *
-   * @example index.search("gateway rate limit", { category: "services", limit: 5 })
-   */
-  search(query: string, options: SearchOptions = {}): Array<Hit> {
-    const limit = options.limit ?? 10
-    const weights = this.queryTerms(query)
-    const n = this.entries.length
-    if (weights.size === 0 || n === 0 || limit <= 0) return []
+  /** The best `limit` of `ids` by their current score, best first. */
+  private top(ids: ReadonlyArray<number>, limit: number, accept: ((id: number) => boolean) | undefined): Array<number> {
     const scores = this.scores
-    const norms = this.norms
-    const touched: Array<number> = []
-    for (const [term, weight] of weights) {
-      const posting = this.postings.get(term)
-      if (posting === undefined) continue
-      const df = posting.docs.length
-      const scale = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * weight * (K1 + 1)
-      const { docs, tfs } = posting
-      for (let i = 0; i < docs.length; i++) {
-        const id = docs[i]
-        const tf = tfs[i]
-        if (scores[id] === 0) touched.push(id)
-        scores[id] += scale * tf / (tf + norms[id])
-      }
-    }
-    const category = options.category
     const top: Array<number> = []
-    for (const id of touched) {
+    for (const id of ids) {
+      if (accept !== undefined && !accept(id)) continue
       const score = scores[id]
-      if (category !== undefined && this.entries[id].category !== category) continue
       if (top.length < limit) {
         top.push(id)
         if (top.length === limit) top.sort((a, b) => scores[b] - scores[a])
@@ -183,6 +159,62 @@ export class SearchIndex {
       }
     }
     if (top.length < limit) top.sort((a, b) => scores[b] - scores[a])
+    return top
+  }
+
+  /**
+   * Rank the documents for `query` (BM25F, any word may match), best first.
+   *
+   * @example index.search("gateway rate limit", { category: "services", limit: 5 })
+   */
+  search(query: string, options: SearchOptions = {}): Array<Hit> {
+    const limit = options.limit ?? 10
+    const weights = this.queryTerms(query)
+    const n = this.entries.length
+    if (weights.size === 0 || n === 0 || limit <= 0) return []
+    const scores = this.scores
+    const norms = this.norms
+    const category = options.category
+    const accept = category === undefined ? undefined : (id: number) => this.entries[id].category === category
+    // Each term's most a document can get from it (tf / (tf + norm) < 1), the rarest first.
+    const terms: Array<{ readonly posting: Posting; readonly scale: number }> = []
+    for (const [term, weight] of weights) {
+      const posting = this.postings.get(term)
+      if (posting === undefined) continue
+      const df = posting.docs.length
+      terms.push({ posting, scale: Math.log(1 + (n - df + 0.5) / (df + 0.5)) * weight * (K1 + 1) })
+    }
+    terms.sort((a, b) => b.scale - a.scale)
+    let remaining = terms.reduce((sum, term) => sum + term.scale, 0)
+    const touched: Array<number> = []
+    // Once the rest of the terms together cannot lift an unseen document into the top `limit`,
+    // only the documents that can still make it are scored further, by binary search (MaxScore).
+    let candidates: Array<number> | undefined
+    for (const { posting, scale } of terms) {
+      remaining -= scale
+      const { docs, tfs } = posting
+      if (candidates === undefined) {
+        for (let i = 0; i < docs.length; i++) {
+          const id = docs[i]
+          const tf = tfs[i]
+          if (scores[id] === 0) touched.push(id)
+          scores[id] += scale * tf / (tf + norms[id])
+        }
+        if (remaining > 0 && touched.length > limit) {
+          const best = this.top(touched, limit, accept)
+          const threshold = best.length === limit ? scores[best[limit - 1]] : 0
+          if (threshold > remaining) {
+            candidates = touched.filter((id) => scores[id] + remaining >= threshold && (accept === undefined || accept(id)))
+          }
+        }
+      } else {
+        for (const id of candidates) {
+          const i = indexOf(docs, id)
+          if (i !== -1) scores[id] += scale * tfs[i] / (tfs[i] + norms[id])
+        }
+      }
+    }
+    const top = this.top(candidates ?? touched, limit, accept)
     // The query's own stems first: a completion is looked for only before the first exact match.
     const stems = new Set([...weights].sort((a, b) => b[1] - a[1]).map(([term]) => term))
     const hits = top.map((id) => ({
@@ -194,6 +226,20 @@ export class SearchIndex {
     for (const id of touched) scores[id] = 0
     return hits
   }
+}
+
+/** Where `id` is in a posting's ascending document ids, or -1. */
+const indexOf = (docs: Int32Array, id: number): number => {
+  let low = 0
+  let high = docs.length - 1
+  while (low <= high) {
+    const mid = (low + high) >>> 1
+    const at = docs[mid]
+    if (at === id) return mid
+    if (at < id) low = mid + 1
+    else high = mid - 1
+  }
+  return -1
 }
 
 const WORD = /[\p{L}\p{N}]+/gu
