@@ -1,5 +1,5 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
-import { Assemble, HttpUpstream, Metrics, Upstream } from "@core/gateway"
+import { Assemble, HttpUpstream, Metrics, RequestUsage, Upstream } from "@core/gateway"
 import { type Configuration, loadConfig, Logging } from "@core/kernel"
 import { Listener } from "@core/server"
 import { Duration, Effect, type Scope } from "effect"
@@ -25,14 +25,16 @@ export const targets: Record<string, (config: Configuration) => Started> = {
 
   /**
    * The all-in-one gateway as `core-server start` assembles it: the identity service and the
-   * registry in process, metrics, the configured limits; its owner signs up through it.
+   * registry in process, metrics, billing's request meter (its flushes sent nowhere: the cost
+   * measured is the request path's), the configured limits; its owner signs up through it.
    */
   gateway: (config) =>
     Effect.gen(function*() {
       const metrics = Metrics.make()
+      const usage = yield* RequestUsage.make({ sink: () => Effect.void })
       const iam = yield* Upstream.fromHttpApp("IAM", yield* identityApp(config))
       const registry = yield* Upstream.fromHttpApp("REGISTRY", registryApp(config))
-      const { port } = yield* Listener.listenNode(yield* Assemble.listener({ config, upstreams: [iam, registry], metrics }), loopback)
+      const { port } = yield* Listener.listenNode(yield* Assemble.listener({ config, upstreams: [iam, registry], metrics, usage }), loopback)
       const token = yield* Effect.promise(() => signedUpOwner(`http://127.0.0.1:${port}/api/v1/iam`))
       return `${port} ${token}`
     }),

@@ -1,5 +1,7 @@
 import { TestDatabase } from "@core/kernel/testing"
 import { beforeAll, describe, expect, it } from "vitest"
+import { builtCli } from "../packages/cli/test/built-cli.js"
+import { core, tempHome, writeLogin } from "../packages/cli/test/login-support.js"
 import { useServer } from "../packages/server/test/ServerProcess.js"
 import { call, type Tenant, tenantOf, until } from "./support/tenants.js"
 
@@ -7,7 +9,8 @@ import { call, type Tenant, tenantOf, until } from "./support/tenants.js"
  * Metering through the real all-in-one server's gateway: events ingested with the static key at
  * `/api/v1/billing/internal/usage/events` (a duplicate not counted twice), read back by the
  * platform's owner at `/api/v1/billing/usage/*` (another tenant: 404), and the gateway's own count
- * of the owner's requests arriving in billing after its flush.
+ * of the owner's requests arriving in billing after its flush; `core billing usage` (the built
+ * binary) printing the period and its daily chart.
  */
 const SLOW = 180_000
 const STATIC_KEY = "e2e-static-key-usage-0123456789"
@@ -19,7 +22,10 @@ for (const driver of TestDatabase.drivers) {
     let ada: Tenant
     let bob: Tenant
 
+    let bin = ""
+
     beforeAll(async () => {
+      bin = (await builtCli()).bundle
       ada = await tenantOf(server.base, "Ada", `ada-usage-${driver}`)
       bob = await tenantOf(server.base, "Bob", `bob-usage-${driver}`)
     }, SLOW)
@@ -64,6 +70,24 @@ for (const driver of TestDatabase.drivers) {
       const today = new Date().toISOString().slice(0, 10)
       const daily = await call(base, "GET", `/api/v1/billing/usage/daily?platformId=${bob.platformId}&from=${today}&to=${today}`, bob.bearer)
       expect(daily.body.series[0].requests).toBeGreaterThanOrEqual(before + 6)
+    }, SLOW)
+
+    it("core billing usage prints the period against the allowances and a daily chart, or JSON", async () => {
+      const home = tempHome()
+      writeLogin(home, server.base, ada.token, ada.platformId, "owner")
+      const env = { CORE_API_URL: server.base }
+      const today = new Date().toISOString().slice(0, 10)
+      const text = await core(home, ["billing", "usage", "--meter", "builds", "--days", "3"], env, bin)
+      expect([text.code, text.stderr]).toEqual([0, ""])
+      expect(text.stdout).toMatch(new RegExp(`^Usage of ${ada.platformId}, period \\d{4}-\\d{2}-\\d{2} to \\d{4}-\\d{2}-\\d{2}\n`))
+      expect(text.stdout).toMatch(/\nMETER\s+USED\s+ALLOWANCE\s+%\n/)
+      expect(text.stdout).toMatch(/\nBuilds\s+2\s+[\d,]+\s+\d+%\n/)
+      expect(text.stdout).toContain("Builds per day")
+      expect(text.stdout).toMatch(new RegExp(`\n${today} │█+ 2\n`))
+      const json = JSON.parse((await core(home, ["billing", "usage", "--json", "--from", today, "--to", today], env, bin)).stdout)
+      expect(json).toMatchObject({ current: { platformId: ada.platformId, usage: { builds: 2 } }, daily: { from: today, to: today, series: [{ date: today, builds: 2 }] } })
+      const bad = await core(home, ["billing", "usage", "--days", "0"], env, bin)
+      expect(bad.code).toBe(2)
     }, SLOW)
   })
 }

@@ -240,6 +240,29 @@ export const commands: ReadonlyArray<CommandSpec> = [
     load: () => import("./commands/stacks.js")
   },
   {
+    name: "billing",
+    summary: "Billing: usage against the plan's allowances, with a daily chart",
+    usage: "core billing <usage> [options]",
+    options: [],
+    subcommands: [
+      {
+        name: "usage",
+        summary: "This period's usage against the allowances, then one meter per day as a chart",
+        usage: "core billing usage [--platform <id>] [--days <n> | --from <date> --to <date>] [--meter <requests|resource_hours|builds>] [--tenant <id>]",
+        options: [
+          platformFlag,
+          { flags: "--days <n>", description: "Chart the last n days, 1 to 366 (default 30)" },
+          { flags: "--from <date>, --to <date>", description: "Chart these days instead (YYYY-MM-DD, at most 366)" },
+          { flags: "--meter <meter>", description: "requests (default), resource_hours or builds" },
+          { flags: "--tenant <id>", description: "One tenant's usage" }
+        ]
+      }
+    ],
+    examples: ["core billing usage", "core billing usage --meter builds --days 14", "core billing usage --from 2026-11-01 --to 2026-11-25 --json"],
+    environment: [apiUrl, home],
+    load: () => import("./commands/billing.js")
+  },
+  {
     name: "platforms",
     summary: "The platform registry: list, show, create, and move platforms through their lifecycle",
     usage: "core platforms <list|show|create|suspend|restore|cancel|delete> [options]",
