@@ -89,6 +89,16 @@ for (const driver of TestDatabase.drivers) {
       expect(await activation(cancelled.activationId)).toBe("active")
     })
 
+    it("a failed activation's job force-completed after a new activation of the feature leaves the old one failed", async () => {
+      const old = await activationJob("reports")
+      await cancel(old.jobId)
+      const renewed = await activationJob("reports")
+      expect(renewed.activationId).not.toBe(old.activationId)
+      expect(await force(old.jobId)).toEqual({ jobId: old.jobId, status: "COMPLETED" })
+      expect(await activation(old.activationId)).toBe("failed")
+      expect(await activation(renewed.activationId)).toBe("pending")
+    })
+
     it("a cancelled deactivation leaves the feature active as it was; a force-completed one deactivated", async () => {
       const kept = await activationJob("billing")
       await force(kept.jobId)

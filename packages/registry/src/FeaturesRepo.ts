@@ -90,7 +90,11 @@ export const makeFeaturesRepo = (sql: SqlClient.SqlClient) => {
       first(sql<Record<string, unknown>>`UPDATE registry.feature_activations
         SET status = ${status}, provision_job_id = COALESCE(${jobId}, provision_job_id), updated_at = ${now}
         WHERE id = ${id} RETURNING ${columns}`).pipe(Effect.map(Option.getOrThrow)),
-    /** Move an activation to its job's outcome, only from the status (or statuses) that job was for. */
+    /**
+     * Move an activation to its job's outcome, only from the status (or statuses) that job was for;
+     * never to `active` while another live activation of its feature exists (a failed one made
+     * active again by its job's retry or force-complete after a new activation was asked).
+     */
     settle: (
       id: string,
       from: Registry.FeatureActivationStatus | ReadonlyArray<Registry.FeatureActivationStatus>,
@@ -100,7 +104,11 @@ export const makeFeaturesRepo = (sql: SqlClient.SqlClient) => {
       sql`UPDATE registry.feature_activations SET status = ${to}, updated_at = ${now},
           activated_at = ${to === "active" && from !== "deactivating" ? sql`${now}` : sql`activated_at`},
           deactivated_at = ${to === "deactivated" ? sql`${now}` : sql`deactivated_at`}
-        WHERE id = ${id} AND status IN ${sql.in(typeof from === "string" ? [from] : from)}`.pipe(Effect.asVoid, Effect.orDie),
+        WHERE id = ${id} AND status IN ${sql.in(typeof from === "string" ? [from] : from)}
+          AND ${to === "active" ? sql`NOT EXISTS (SELECT 1 FROM registry.feature_activations live
+            WHERE live.entity_id = feature_activations.entity_id AND live.feature_id = feature_activations.feature_id
+              AND live.environment = feature_activations.environment AND live.id <> feature_activations.id
+              AND live.status IN ('pending', 'active', 'deactivating'))` : sql`TRUE`}`.pipe(Effect.asVoid, Effect.orDie),
     find: (platformId: string, entityId: string, id: string) =>
       first(sql<Record<string, unknown>>`SELECT ${columns} FROM registry.feature_activations
         WHERE platform_id = ${platformId} AND entity_id = ${entityId} AND id = ${id}`),
