@@ -54,6 +54,14 @@ for (const driver of TestDatabase.drivers) {
       const entities = await call(base, "GET", "/api/v1/billing/usage/entities", ada.bearer)
       expect(entities).toMatchObject({ status: 200, body: { data: [{ tenantId: "ent_gw" }], hasMore: false, nextCursor: null } })
       expect((await call(base, "GET", "/api/v1/billing/usage/history?limit=0", ada.bearer)).status).toBe(400)
+
+      // The same through the SDK: client.billing.usage.
+      expect(await ada.client.billing.usage.current(ada.platformId)).toMatchObject({ platformId: ada.platformId, usage: { builds: 2, resourceHours: 3 } })
+      const tenants: Array<string> = []
+      for await (const entity of ada.client.billing.usage.entitiesAll({ limit: 1 })) tenants.push(entity.tenantId)
+      expect(tenants).toEqual(["ent_gw"])
+      expect((await ada.client.billing.usage.summary(ada.platformId)).stacks.map((stack) => stack.stackId)).toEqual(["stk_web"])
+      await expect(bob.client.billing.usage.alerts(ada.platformId)).rejects.toMatchObject({ status: 404, code: "NOT_FOUND" })
     }, SLOW)
 
     it("meters the tenant's requests at the gateway and flushes them to billing", async () => {

@@ -1,6 +1,7 @@
 import type { Billing } from "@core/contracts"
 import { BillingRouteRefs } from "@core/contracts/routes"
 import { type CallOptions, type CallResult, type PageItem, routeCaller } from "../call.js"
+import { billingUsage, type BillingUsageClient } from "./billing-usage.js"
 import type { Transport } from "../transport.js"
 
 /** Per-call options of the billing methods. */
@@ -66,6 +67,8 @@ export interface BillingClient {
     readonly overview: (options?: BillingCallOptions) => Promise<CallResult<typeof Routes.overview>>
     readonly log: (query?: { readonly target?: string; readonly cursor?: string; readonly limit?: number }, options?: BillingCallOptions) => Promise<CallResult<typeof Routes.operatorLog>>
   }
+  /** Usage metering: current period, history, tenants, daily series, alerts, per-stack usage, ingestion. */
+  readonly usage: BillingUsageClient
 }
 
 /** `client.billing` on `transport`, under `basePath` (the gateway's `/api/v1/billing` by default). */
@@ -110,6 +113,7 @@ export const billing = (transport: Transport, basePath?: string): BillingClient 
         call(Routes.startTrial, { params: { id: subscriptionId }, body: reason === undefined ? { trialDays } : { trialDays, reason } }, options),
       overview: (options) => call(Routes.overview, {}, options),
       log: (query = {}, options) => call(Routes.operatorLog, { query }, options)
-    }
+    },
+    usage: billingUsage(transport, basePath)
   }
 }
