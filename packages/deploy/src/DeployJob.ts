@@ -2,10 +2,10 @@ import * as Fs from "node:fs/promises"
 import { EdgeProvider, JobFailed, type JobHandler, JobHandlers } from "@core/provisioning"
 import { Clock, Effect, Layer, Option } from "effect"
 import { DeploymentsRepo } from "./DeploymentsRepo.js"
-import { blobPath } from "./internal/archive.js"
+import { blobPath, unpack } from "./internal/archive.js"
 import { materialize, pointAt } from "./internal/sites.js"
 import { BuildReporter } from "./ports/BuildReporter.js"
-import { DeployStorage, previewLink, productionLink, siteDir } from "./Storage.js"
+import { DeployStorage, previewLink, productionLink, siteDir, uploadFile } from "./Storage.js"
 
 /** The provisioning job type that runs a deployment. */
 export const DEPLOY_SITE = "deploy.site"
@@ -36,14 +36,26 @@ export const makeDeployJob = Effect.gen(function*() {
       yield* repo.update(row.id, { status: "building", startedAt })
       const dir = siteDir(storage.edge, row.projectName, row.id)
       const outcome = yield* Effect.gen(function*() {
+        // The upload was checked while it streamed in; its files go into the content store now.
+        const upload = uploadFile(storage.uploads, row.id)
+        let manifest = row.manifest
+        if (yield* Effect.promise(() => Fs.stat(upload).then(() => true, () => false))) {
+          const unpacked = yield* Effect.tryPromise({
+            try: () => unpack(upload, storage.blobs, storage.limits),
+            catch: (error) => new JobFailed({ message: error instanceof Error ? error.message : String(error) })
+          })
+          manifest = { ...row.manifest, ...unpacked.files }
+          yield* repo.setManifest(row.id, manifest)
+          yield* Effect.promise(() => Fs.rm(upload, { force: true }))
+        }
         yield* Effect.tryPromise({
           try: async () => {
-            for (const [path, hash] of Object.entries(row.manifest)) {
+            for (const [path, hash] of Object.entries(manifest)) {
               if (!(await Fs.stat(blobPath(storage.blobs, hash)).then(() => true, () => false))) {
                 throw new Error(`The content of ${path} is missing from the store`)
               }
             }
-            await materialize(row.manifest, storage.blobs, dir)
+            await materialize(manifest, storage.blobs, dir)
           },
           catch: (error) => new JobFailed({ message: error instanceof Error ? error.message : String(error) })
         })

@@ -1,6 +1,6 @@
-import { createHash, randomUUID } from "node:crypto"
+import { createHash } from "node:crypto"
+import { PassThrough } from "node:stream"
 import * as Fs from "node:fs/promises"
-import * as Path from "node:path"
 import { Deploy } from "@core/contracts"
 import { type Caller, Cursor, Ids, PayloadTooLarge } from "@core/kernel"
 import { Jobs } from "@core/provisioning"
@@ -9,11 +9,11 @@ import { Clock, Effect, Option, Stream } from "effect"
 import { badArchive, deploymentNotFound, idempotencyMismatch, notRollbackable } from "./Errors.js"
 import { DEPLOY_SITE } from "./DeployJob.js"
 import { type DeploymentRow, DeploymentsRepo, type RepoRow } from "./DeploymentsRepo.js"
-import { ArchiveRefused, hasBlob, unpack } from "./internal/archive.js"
+import { ArchiveRefused, hasBlob, inspect, unpack } from "./internal/archive.js"
 import { pointAt } from "./internal/sites.js"
 import { platformFor } from "./Policy.js"
 import { Repos } from "./Repos.js"
-import { DeployStorage, previewLink, productionLink, siteDir } from "./Storage.js"
+import { DeployStorage, previewLink, productionLink, siteDir, uploadFile } from "./Storage.js"
 
 /** An upload as the route hands it over: the body's chunks and the headers that matter. */
 export interface Upload {
@@ -49,27 +49,71 @@ export class Deployments extends Effect.Service<Deployments>()("@core/deploy/Dep
     const sql = yield* SqlClient.SqlClient
     const ids = yield* Ids.Ids
 
-    /** Store the body on disk as it streams (never whole in memory), hashing it; 413 past the limit. */
-    const store = (body: Stream.Stream<Uint8Array, PayloadTooLarge>) =>
+    /**
+     * Store the body on disk as it streams (never whole in memory), hashing it, and check the archive
+     * beside the write (`inspect`): 413 past the limit, a 4xx naming a refused entry as soon as it
+     * arrives. Nothing is left behind on a failure.
+     */
+    const store = (body: Stream.Stream<Uint8Array, PayloadTooLarge>, file: string) =>
       Effect.gen(function*() {
         yield* Effect.promise(() => Fs.mkdir(storage.uploads, { recursive: true }))
-        const file = Path.join(storage.uploads, `${randomUUID()}.tar.gz`)
         const handle = yield* Effect.promise(() => Fs.open(file, "w"))
         const hash = createHash("sha256")
+        const feed = new PassThrough()
+        let refused: unknown = undefined
+        const inspection = inspect(feed, storage.limits).catch((error: unknown) => {
+          refused = error
+          return undefined
+        })
         let size = 0
+        let pending: Array<Uint8Array> = []
+        let pendingBytes = 0
+        const flush = async () => {
+          if (pending.length === 0) return
+          const batch = pending
+          pending = []
+          pendingBytes = 0
+          await handle.writev(batch)
+        }
         const limit = storage.limits.maxUploadBytes
-        const written = yield* Stream.runForEach(body, (chunk) =>
-          Effect.suspend(() => {
+        const push = (chunk: Uint8Array) =>
+          new Promise<void>((resolve) => {
+            if (refused !== undefined || feed.destroyed || feed.write(chunk)) return resolve()
+            const done = () => {
+              feed.off("drain", done)
+              feed.off("close", done)
+              resolve()
+            }
+            feed.once("drain", done)
+            feed.once("close", done)
+          })
+        const outcome = yield* Stream.runForEach(body, (chunk) =>
+          Effect.suspend((): Effect.Effect<unknown, PayloadTooLarge | ReturnType<typeof badArchive>> => {
+            if (refused !== undefined) return Effect.fail(refusedArchive(refused))
+            if (size === 0 && chunk.byteLength >= 2 && (chunk[0] !== 0x1f || chunk[1] !== 0x8b)) {
+              return Effect.fail(badArchive("The upload is not gzip: send a gzip tarball (application/gzip)"))
+            }
             size += chunk.byteLength
             if (size > limit) return Effect.fail(new PayloadTooLarge({ message: `The upload exceeds the limit of ${limit} bytes`, limit }))
             hash.update(chunk)
-            return Effect.promise(() => handle.write(chunk))
+            pending.push(chunk)
+            pendingBytes += chunk.byteLength
+            // Writes go out in batches of 1 MiB (one `writev` each), the check is fed every chunk.
+            const flushing = pendingBytes >= FLUSH_BYTES ? flush() : Promise.resolve()
+            return Effect.promise(() => Promise.all([flushing, push(chunk)]))
           })).pipe(
+            Effect.zipRight(Effect.promise(() => flush())),
+            Effect.zipRight(Effect.suspend(() => {
+              if (size === 0) return Effect.fail(badArchive("The upload is empty: send a gzip tarball of the built site"))
+              feed.end()
+              return Effect.flatMap(Effect.promise(() => inspection), (checked) =>
+                checked === undefined ? Effect.fail(refusedArchive(refused)) : Effect.succeed(checked))
+            })),
             Effect.ensuring(Effect.promise(() => handle.close())),
-            Effect.tapErrorCause(() => Effect.promise(() => Fs.rm(file, { force: true }))),
-            Effect.as({ file, size, hash: "" })
+            Effect.tapErrorCause(() => Effect.sync(() => feed.destroy())),
+            Effect.tapErrorCause(() => Effect.promise(() => Fs.rm(file, { force: true })))
           )
-        return { ...written, size, hash: hash.digest("hex") }
+        return { file, size, hash: hash.digest("hex"), referenced: outcome.referenced, paths: outcome.paths }
       })
 
     const enqueue = (platform: { readonly id: string; readonly organizationId: string | null }, row: DeploymentRow) =>
@@ -86,11 +130,12 @@ export class Deployments extends Effect.Service<Deployments>()("@core/deploy/Dep
 
     const now = Clock.currentTimeMillis
 
-    /** The upload form: stored, checked, unpacked into the content store, then queued. */
+    /** The upload form: streamed to storage and checked on the way, then queued; the job unpacks it. */
     const upload = Effect.fn("Deployments.upload")(function*(caller: Caller, platformId: string, input: Upload) {
       const platform = yield* platformFor(caller, platformId, true)
       const source = yield* repos.ensure(platform)
-      const stored = yield* store(input.body)
+      const deploymentId = yield* ids.make("dep")
+      const stored = yield* store(input.body, uploadFile(storage.uploads, deploymentId))
       const cleanup = Effect.promise(() => Fs.rm(stored.file, { force: true }))
       if (input.idempotencyKey !== undefined) {
         const known = yield* repo.findUploadKey(platformId, input.idempotencyKey)
@@ -101,22 +146,14 @@ export class Deployments extends Effect.Service<Deployments>()("@core/deploy/Dep
           if (Option.isSome(first)) return { deploymentId: first.value.id, status: first.value.status, projectName: first.value.projectName }
         }
       }
-      const unpacked = yield* Effect.tryPromise({
-        try: () => unpack(stored.file, storage.blobs, storage.limits),
-        catch: (error) => error
-      }).pipe(
-        Effect.ensuring(cleanup),
-        Effect.catchAll((error) =>
-          error instanceof ArchiveRefused ? Effect.fail(badArchive(error.message, error.entry)) : Effect.die(error))
-      )
-      for (const [path, hash] of Object.entries(unpacked.referenced)) {
+      for (const [path, hash] of Object.entries(stored.referenced)) {
         if (!(yield* Effect.promise(() => hasBlob(storage.blobs, hash)))) {
+          yield* cleanup
           return yield* badArchive(`The manifest names ${JSON.stringify(path)} by a hash the server does not have: upload that file`, path)
         }
       }
-      const manifest = { ...unpacked.referenced, ...unpacked.files }
-      const row = yield* newRow(platform.id, source, input.branch, caller, "upload", manifest, stored.size)
-      yield* enqueue(platform, row)
+      const row = yield* newRow(deploymentId, platform.id, source, input.branch, caller, "upload", stored.referenced, stored.size)
+      yield* enqueue(platform, { ...row, fileCount: stored.paths.size + Object.keys(stored.referenced).length }).pipe(Effect.tapErrorCause(() => cleanup))
       if (input.idempotencyKey !== undefined) {
         const taken = yield* repo.insertUploadKey(platformId, input.idempotencyKey, stored.hash, row.id, row.createdAt)
         if (!taken) return yield* idempotencyMismatch
@@ -125,6 +162,7 @@ export class Deployments extends Effect.Service<Deployments>()("@core/deploy/Dep
     })
 
     const newRow = (
+      id: string,
       platformId: string,
       source: RepoRow,
       branch: string | undefined,
@@ -136,7 +174,7 @@ export class Deployments extends Effect.Service<Deployments>()("@core/deploy/Dep
       Effect.gen(function*() {
         const chosen = branch ?? source.defaultBranch
         return {
-          id: yield* ids.make("dep"),
+          id,
           platformId,
           projectName: source.projectName,
           branch: chosen,
@@ -167,7 +205,7 @@ export class Deployments extends Effect.Service<Deployments>()("@core/deploy/Dep
         Effect.ensuring(Effect.promise(() => Fs.rm(archive, { force: true }))),
         Effect.catchAll((error) => error instanceof ArchiveRefused ? Effect.fail(badArchive(error.message, error.entry)) : Effect.die(error))
       )
-      const row = yield* newRow(platform.id, source, branch, caller, "repository", unpacked.files, 0)
+      const row = yield* newRow(yield* ids.make("dep"), platform.id, source, branch, caller, "repository", unpacked.files, 0)
       yield* enqueue(platform, row)
       return { deploymentId: row.id, status: row.status, projectName: row.projectName, url: urlOf(storage.port, source.projectName, row.branch, source.defaultBranch) }
     })
@@ -233,6 +271,14 @@ export class Deployments extends Effect.Service<Deployments>()("@core/deploy/Dep
     return { upload, fromRepository, missing, get, list, buildStatus, rollback } as const
   })
 }) {}
+
+const FLUSH_BYTES = 1024 * 1024
+
+/** A refusal of the streaming check as the route's 4xx (anything else is a defect). */
+const refusedArchive = (error: unknown) => {
+  if (error instanceof ArchiveRefused) return badArchive(error.message, error.entry)
+  throw error
+}
 
 const decodeCursor = (cursor: string) =>
   Effect.map(Cursor.decode(Cursor.CreatedAtId, cursor), (key) => ({ createdAt: Number(key.createdAt), id: key.id }))

@@ -122,6 +122,11 @@ export class DeploymentsRepo extends Effect.Service<DeploymentsRepo>()("@core/de
           completed_at = COALESCE(${change.completedAt ?? null}, completed_at)
         WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie, Effect.withSpan("DeploymentsRepo.update"))
 
+    /** The manifest once the job has unpacked the upload. */
+    const setManifest = (id: string, manifest: Record<string, string>) =>
+      sql`UPDATE deploy.deployments SET manifest = ${JSON.stringify(manifest)}::jsonb, file_count = ${Object.keys(manifest).length}
+        WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+
     const setLive = (platformId: string, branch: string, deploymentId: string, at: number) =>
       sql`INSERT INTO deploy.live (platform_id, branch, deployment_id, updated_at) VALUES (${platformId}, ${branch}, ${deploymentId}, ${at})
         ON CONFLICT (platform_id, branch) DO UPDATE SET deployment_id = EXCLUDED.deployment_id, updated_at = EXCLUDED.updated_at`.pipe(
@@ -151,6 +156,6 @@ export class DeploymentsRepo extends Effect.Service<DeploymentsRepo>()("@core/de
         Effect.orDie
       )
 
-    return { findRepo, insertRepo, insert, find, findById, list, latest, update, setLive, liveOf, findUploadKey, insertUploadKey } as const
+    return { findRepo, insertRepo, insert, find, findById, list, latest, update, setManifest, setLive, liveOf, findUploadKey, insertUploadKey } as const
   })
 }) {}

@@ -75,3 +75,6 @@ export const productionLink = (edge: string, project: string): string => LocalEd
 /** The link a preview branch is served through. */
 export const previewLink = (edge: string, project: string, branch: string): string =>
   Path.join(edge, "previews", LocalEdge.safeSegment(project), LocalEdge.safeSegment(branch))
+
+/** Where an upload waits for its deployment job (which unpacks it into the content store). */
+export const uploadFile = (uploads: string, deploymentId: string): string => Path.join(uploads, `${deploymentId}.tar.gz`)

@@ -161,6 +161,81 @@ export const unpack = async (file: string, blobs: string, limits: ArchiveLimits)
   return { files, referenced, unpackedBytes: inflated }
 }
 
+/**
+ * Check a gzip tarball while it streams in (`source`), keeping nothing: the same refusals as
+ * `unpack` (escaping entries, links, devices, too many files, a bomb), and the manifest's
+ * references. The upload route runs it beside the write to storage, so a refused archive answers
+ * its 4xx as soon as the offending entry arrives; the deployment job unpacks later.
+ */
+export const inspect = async (source: NodeJS.ReadableStream, limits: ArchiveLimits): Promise<{ readonly referenced: Record<string, string>; readonly paths: ReadonlySet<string> }> => {
+  let referenced: Record<string, string> = {}
+  const paths = new Set<string>()
+  let count = 0
+  let inflated = 0
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      inflated += chunk.byteLength
+      if (inflated > limits.maxUnpackedBytes) callback(new ArchiveRefused(`The archive inflates past ${limits.maxUnpackedBytes} bytes`))
+      else callback(null, chunk)
+    }
+  })
+  const extract = Tar.extract()
+  const consume = (async () => {
+    for await (const entry of extract) {
+      const name = entry.header.name
+      const type: string = entry.header.type ?? "file"
+      const path = sitePath(name)
+      if (path === undefined) throw new ArchiveRefused(`The entry ${JSON.stringify(name)} escapes the site's root`, name)
+      if (type !== "file") {
+        if (!SKIPPED_TYPES.has(type)) {
+          throw new ArchiveRefused(`The entry ${JSON.stringify(name)} is ${refusedTypes[type] ?? `of type ${type}`}: only files and directories are deployed`, name)
+        }
+        for await (const _ of entry) void _
+        continue
+      }
+      if (path === "") throw new ArchiveRefused(`The entry ${JSON.stringify(name)} has no file name`, name)
+      if (path === MANIFEST_NAME) {
+        const chunks: Array<Buffer> = []
+        let size = 0
+        for await (const chunk of entry as AsyncIterable<Buffer>) {
+          size += chunk.byteLength
+          if (size > MANIFEST_MAX_BYTES) throw new ArchiveRefused(`The manifest is larger than ${MANIFEST_MAX_BYTES} bytes`, name)
+          chunks.push(chunk)
+        }
+        referenced = parseManifest(Buffer.concat(chunks).toString("utf8"))
+        continue
+      }
+      count += 1
+      if (count > limits.maxFiles) throw new ArchiveRefused(`The archive holds more than ${limits.maxFiles} files (at ${JSON.stringify(name)})`, name)
+      paths.add(path)
+      for await (const _ of entry) void _
+    }
+  })()
+  try {
+    await Promise.all([pipeline(source, createGunzip(), counter, extract), consume])
+  } catch (error) {
+    extract.destroy()
+    throw refusal(error)
+  }
+  for (const path of paths) delete referenced[path]
+  return { referenced, paths }
+}
+
+const SKIPPED_TYPES = new Set(["directory", "pax-header", "pax-global-header", "gnu-long-path", "gnu-long-link-path"])
+
+/** A stream failure as the refusal it means (corrupt gzip, a truncated tarball), else as it is. */
+const refusal = (error: unknown): unknown => {
+  if (error instanceof ArchiveRefused) return error
+  const code = (error as { code?: string }).code
+  if (typeof code === "string" && (code.startsWith("Z_") || code === "ERR_STREAM_PREMATURE_CLOSE")) {
+    return new ArchiveRefused("The upload is not a valid gzip tarball (corrupt or truncated)")
+  }
+  if (error instanceof Error && /tar|header|Unexpected end/i.test(error.message)) {
+    return new ArchiveRefused(`The upload is not a valid tarball: ${error.message.slice(0, 200)}`)
+  }
+  return error
+}
+
 const parseManifest = (text: string): Record<string, string> => {
   let parsed: unknown
   try {
