@@ -1,6 +1,6 @@
 import { Database } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
-import { Cause, Clock, Deferred, Duration, Effect, Exit, Layer, Option, Queue, Random, Ref, Schedule, Stream } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Queue, Random, Ref, Schedule, Stream } from "effect"
 import { type JobContext, JobFailed, JobHandlers } from "./JobHandlers.js"
 import { CHANNEL, type JobRow, type JobStep } from "./Jobs.js"
 import { makeQueue } from "./Queue.js"
@@ -34,11 +34,14 @@ export interface WorkerOptions {
  * lease ends (decision 0307).
  */
 const durable = <A>(write: Effect.Effect<A>): Effect.Effect<A> =>
-  write.pipe(
-    Effect.catchAllDefect((defect) => Effect.fail(defect)),
-    Effect.retry({ times: 40, schedule: Schedule.spaced(Duration.millis(250)) }),
-    Effect.orDie
-  )
+  // The retry is set up only once a write failed: the write that succeeds pays for one handler.
+  write.pipe(Effect.catchAllDefect(() =>
+    write.pipe(
+      Effect.catchAllDefect((defect) => Effect.fail(defect)),
+      Effect.retry({ times: 40, schedule: Schedule.spaced(Duration.millis(250)) }),
+      Effect.orDie
+    )
+  ))
 
 /** A job whose handler succeeded, its completion not yet written. */
 interface Finished {
@@ -77,21 +80,38 @@ export const run = (options: WorkerOptions = {}) =>
     const backoffBaseMs = options.backoffBaseMs ?? 1_000
     const backoffMaxMs = options.backoffMaxMs ?? 300_000
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
-    const later = (ms: number) => Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis + ms))
 
     const wake = yield* Queue.sliding<void>(1)
-    // The jobs this worker runs, each with its stop signal: an operator's cancel or force-complete
-    // sends `stop:<jobId>` on the channel (decision 0283); the heartbeat finding the job gone is the fallback.
-    const stops = new Map<string, Deferred.Deferred<void>>()
+    // The jobs this worker runs, each its handler's fiber. An operator's cancel or force-complete
+    // sends `stop:<jobId>` on the channel (decision 0283); the heartbeat finding a job no longer this
+    // worker's is the fallback. Either interrupts the handler.
+    const runningJobs = new Map<string, Fiber.RuntimeFiber<Record<string, unknown> | void, unknown>>()
+    const stopJob = (id: string) => {
+      const fiber = runningJobs.get(id)
+      return fiber === undefined ? Effect.void : Fiber.interruptFork(fiber)
+    }
     // Woken by each job enqueued, and after the listener reconnected (what was sent meanwhile was
     // not heard; decision 0331).
     yield* Database.subscribe(CHANNEL).pipe(
       Stream.runForEach((event) => {
         if (event._tag === "listening") return event.reconnected ? wake.offer(undefined) : Effect.void
-        const stop = event.payload.startsWith("stop:") ? stops.get(event.payload.slice(5)) : undefined
-        return stop === undefined ? wake.offer(undefined) : Deferred.succeed(stop, undefined)
+        return event.payload.startsWith("stop:") ? stopJob(event.payload.slice(5)) : wake.offer(undefined)
       }),
       Effect.catchAllCause((cause) => Effect.logDebug("provisioning worker: no LISTEN, polling only", cause)),
+      Effect.forkScoped
+    )
+    // One heartbeat for all the jobs this worker runs, every third of the lease: a statement per
+    // worker, not a fiber and a statement per job (decision 0330).
+    yield* Effect.gen(function*() {
+      if (runningJobs.size === 0) return
+      const ids = [...runningJobs.keys()]
+      const at = yield* Clock.currentTimeMillis
+      const kept = yield* queue.heartbeatAll(ids, workerId, new Date(at + leaseMs), new Date(at))
+      yield* Effect.forEach(ids.filter((id) => !kept.has(id)), stopJob, { discard: true })
+    }).pipe(
+      // A heartbeat lost to a broken connection is not the handlers' failure: the next one extends the leases.
+      Effect.catchAllDefect((defect) => Effect.logWarning("provisioning heartbeat failed", defect)),
+      Effect.repeat(Schedule.spaced(Duration.millis(Math.max(10, Math.floor(leaseMs / 3))))),
       Effect.forkScoped
     )
 
@@ -124,17 +144,17 @@ export const run = (options: WorkerOptions = {}) =>
         const work = handler === undefined
           ? Effect.fail(new JobFailed({ message: `No handler for job type ${job.type}` }))
           : handler.run(job, context)
-        const heartbeat = Effect.flatMap(Effect.all([later(leaseMs), now]), ([until, at]) => queue.heartbeat(job.id, workerId, until, at)).pipe(
-          // A heartbeat lost to a broken connection is not the handler's failure: the next one extends the lease.
-          Effect.catchAllDefect((defect) => Effect.logWarning("provisioning heartbeat failed", defect)),
-          // It ends once the job is no longer this worker's RUNNING job (cancelled, force-completed, taken over).
-          Effect.repeat({ schedule: Schedule.spaced(Duration.millis(Math.max(10, Math.floor(leaseMs / 3)))), while: (held) => held !== false }),
-          Effect.delay(Duration.millis(Math.max(10, Math.floor(leaseMs / 3))))
+        const fiber = yield* Effect.fork(
+          Effect.interruptible(work).pipe(
+            Effect.withSpan("Worker.perform", { attributes: { jobId: job.id, type: job.type }, captureStackTrace: false })
+          )
         )
-        const stop = yield* Deferred.make<void>()
-        stops.set(job.id, stop)
-        const held = Effect.zipRight(Effect.raceFirst(heartbeat, Deferred.await(stop)), Effect.interrupt)
-        const exit = yield* Effect.exit(Effect.raceFirst(work, held)).pipe(Effect.ensuring(Effect.sync(() => stops.delete(job.id))))
+        runningJobs.set(job.id, fiber)
+        const exit = yield* Fiber.await(fiber).pipe(
+          // The worker stops: the handler with it (and the job is given back, below).
+          Effect.onInterrupt(() => Fiber.interrupt(fiber)),
+          Effect.ensuring(Effect.sync(() => runningJobs.delete(job.id)))
+        )
         // A success is written by the slot, with its next claim (`completeAndClaim`, decision 0330).
         if (Exit.isSuccess(exit)) return Option.some<Finished>({ id: job.id, result: exit.value ?? {} })
         const at = yield* now
@@ -149,10 +169,7 @@ export const run = (options: WorkerOptions = {}) =>
         )
         yield* durable(queue.fail(job.id, workerId, error, at, retryAt))
         return Option.none<Finished>()
-      }).pipe(
-        Effect.onInterrupt(() => Effect.flatMap(now, (at) => durable(queue.release(job.id, workerId, at)))),
-        Effect.withSpan("Worker.perform", { attributes: { jobId: job.id, type: job.type } })
-      )
+      }).pipe(Effect.onInterrupt(() => Effect.flatMap(now, (at) => durable(queue.release(job.id, workerId, at)))))
 
     // Stopping (decision 0306): no more claims; the running jobs get `drainMs` to finish.
     const stopping = yield* Deferred.make<void>()
@@ -176,7 +193,9 @@ export const run = (options: WorkerOptions = {}) =>
           }
           return yield* restore(Effect.never)
         }
-        const [at, until] = yield* Effect.all([now, later(leaseMs)])
+        const millis = yield* Clock.currentTimeMillis
+        const at = new Date(millis)
+        const until = new Date(millis + leaseMs)
         const claimed = finished === undefined
           ? yield* queue.claim(workerId, at, until)
           : yield* durable(queue.completeAndClaim(finished.id, workerId, finished.result, at, until))
