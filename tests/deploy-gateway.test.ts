@@ -235,6 +235,22 @@ for (const driver of TestDatabase.drivers) {
       expect((await site(server.base, `${slug}.localhost`)).text).toContain("Ada's site")
     }, SLOW)
 
+    it("tenancy: a read-only API key of the organization reads (status, deployments, secrets) but may not deploy, roll back or set secrets (403)", async () => {
+      const key = await ada.client.iam.apiKeys.create({ organizationId: ada.orgId, name: "reader", permissions: ["platforms:read"] })
+      const reader = { "x-api-key": key.key }
+      const base = `/api/v1/cli/platforms/${ada.platformId}`
+      for (const path of ["/build-status", "/deployments", "/repo", "/secrets"]) {
+        expect((await call(server.base, "GET", `${base}${path}`, reader)).status, path).toBe(200)
+      }
+      const deploy = await upload(server.base, ada.platformId, reader, await tarball([{ name: "index.html", content: "x" }]))
+      expect(deploy.status).toBe(403)
+      expect(deploy.body.error.code).toBe("FORBIDDEN")
+      const latest = (await call(server.base, "GET", `${base}/deployments?limit=1`, reader)).body.data[0].deploymentId
+      expect((await call(server.base, "POST", `${base}/deployments/${latest}/rollback`, reader)).status).toBe(403)
+      expect((await call(server.base, "POST", `${base}/secrets`, reader, { secrets: { A: "b" } })).status).toBe(403)
+      expect((await call(server.base, "POST", `${base}/deploy/missing`, reader, { hashes: [] })).status).toBe(403)
+    }, SLOW)
+
     it("secrets: set (ok per name), listed by name and lastSetAt only; a bad name 400", async () => {
       const set = await call(server.base, "POST", `/api/v1/cli/platforms/${ada.platformId}/secrets`, ada.bearer, { secrets: { API_KEY: "s3cret", DB_URL: "postgres://x" } })
       expect(set).toMatchObject({ status: 200, body: { platformId: ada.platformId, results: { API_KEY: "ok", DB_URL: "ok" } } })
