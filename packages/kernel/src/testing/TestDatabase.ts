@@ -115,8 +115,16 @@ export const layer = (
   return Layer.provideMerge(migrate, database)
 }
 
-/** The drivers to run a suite on: PGlite, and PostgreSQL as well when `CORE_TEST_DATABASE_URL` is set. */
-export const drivers: ReadonlyArray<Database.Driver> = url === undefined ? ["pglite"] : ["pglite", "pg"]
+/**
+ * The drivers to run a suite on: PGlite, and PostgreSQL as well when `CORE_TEST_DATABASE_URL` is
+ * set — or PostgreSQL alone with `CORE_TEST_DRIVERS=pg` as well: CI's second pass, whose first pass
+ * already ran every suite on PGlite (`.ci/run`).
+ */
+export const drivers: ReadonlyArray<Database.Driver> = url === undefined
+  ? ["pglite"]
+  : process.env.CORE_TEST_DRIVERS === "pg"
+  ? ["pg"]
+  : ["pglite", "pg"]
 
 const requireUrl = (): string => {
   if (url === undefined) throw new Error("Set CORE_TEST_DATABASE_URL to test on PostgreSQL")
