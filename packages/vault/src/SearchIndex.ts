@@ -107,7 +107,10 @@ export class SearchIndex {
     this.norms = Float64Array.from(this.entries, (entry) => K1 * (1 - B + B * entry.length / this.averageLength))
   }
 
-  /** The indexed terms starting with `prefix`, the most frequent first, at most `PREFIX_EXPANSIONS`. */
+  /**
+   * The indexed terms starting with `prefix`, the most frequent first: at most `PREFIX_EXPANSIONS`,
+   * and no more than twice the vault's size in postings together.
+   */
   private completions(prefix: string): Array<string> {
     let low = 0
     let high = this.sortedTerms.length
@@ -118,8 +121,19 @@ export class SearchIndex {
     }
     const found: Array<string> = []
     for (let i = low; i < this.sortedTerms.length && this.sortedTerms[i].startsWith(prefix); i++) found.push(this.sortedTerms[i])
-    if (found.length <= PREFIX_EXPANSIONS) return found
-    return found.sort((a, b) => this.postings.get(b)!.docs.length - this.postings.get(a)!.docs.length).slice(0, PREFIX_EXPANSIONS)
+    found.sort((a, b) => this.postings.get(b)!.docs.length - this.postings.get(a)!.docs.length)
+    // A short prefix of common words would score most of the vault many times over: the most
+    // frequent completions only, up to twice the vault's size in postings (at least one).
+    const budget = 2 * this.entries.length
+    const kept: Array<string> = []
+    let postings = 0
+    for (const term of found) {
+      const df = this.postings.get(term)!.docs.length
+      if (kept.length === PREFIX_EXPANSIONS || (kept.length > 0 && postings + df > budget)) break
+      kept.push(term)
+      postings += df
+    }
+    return kept
   }
 
   /** The query's terms and their weights: every word's stem, and the last word's completions. */
@@ -185,7 +199,8 @@ export class SearchIndex {
       terms.push({ posting, scale: Math.log(1 + (n - df + 0.5) / (df + 0.5)) * weight * (K1 + 1) })
     }
     terms.sort((a, b) => b.scale - a.scale)
-    let remaining = terms.reduce((sum, term) => sum + term.scale, 0)
+    const total = terms.reduce((sum, term) => sum + term.scale, 0)
+    let remaining = total
     const touched: Array<number> = []
     // Once the rest of the terms together cannot lift an unseen document into the top `limit`,
     // only the documents that can still make it are scored further, by binary search (MaxScore).
@@ -200,7 +215,8 @@ export class SearchIndex {
           if (scores[id] === 0) touched.push(id)
           scores[id] += scale * tf / (tf + norms[id])
         }
-        if (remaining > 0 && touched.length > limit) {
+        // Pruning needs the rest to weigh less than the best score so far can be (the terms done).
+        if (remaining > 0 && touched.length > limit && total - remaining > remaining) {
           const best = this.top(touched, limit, accept)
           const threshold = best.length === limit ? scores[best[limit - 1]] : 0
           if (threshold > remaining) {
