@@ -59,7 +59,8 @@ export class Deployments extends Effect.Service<Deployments>()("@core/deploy/Dep
         yield* Effect.promise(() => Fs.mkdir(storage.uploads, { recursive: true }))
         const handle = yield* Effect.promise(() => Fs.open(file, "w"))
         const hash = createHash("sha256")
-        const feed = new PassThrough()
+        // The check may lag the write by up to 8 MiB before the upload waits for it (bounded memory).
+        const feed = new PassThrough({ highWaterMark: 8 * 1024 * 1024 })
         let refused: unknown = undefined
         const inspection = inspect(feed, storage.limits).catch((error: unknown) => {
           refused = error
