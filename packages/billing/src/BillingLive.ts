@@ -8,6 +8,7 @@ import { Payments } from "./Payments.js"
 import { Subscriptions } from "./Subscriptions.js"
 import { SubscriptionsRepo } from "./SubscriptionsRepo.js"
 import { Upgrade } from "./Upgrade.js"
+import { Webhooks } from "./Webhooks.js"
 
 const records = Layer.mergeAll(SubscriptionsRepo.Default, Invoices.Default, OperatorLog.Default)
 const subscriptions = Subscriptions.Default.pipe(Layer.provideMerge(records))
@@ -19,4 +20,4 @@ const payments = Payments.Default.pipe(Layer.provideMerge(cycle))
  * registry (`BillingPlatforms`) and metering's `UsageTotals`. The server adds the scheduled cycle
  * (`BillingCycle.scheduled`).
  */
-export const BillingServices = Layer.mergeAll(Customers.Default, Upgrade.Default, Operator.Default).pipe(Layer.provideMerge(payments))
+export const BillingServices = Layer.mergeAll(Customers.Default, Upgrade.Default, Operator.Default, Webhooks.Default).pipe(Layer.provideMerge(payments))

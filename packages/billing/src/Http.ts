@@ -8,6 +8,7 @@ import { UsageHandlers } from "./usage/UsageHttp.js"
 import { PortalHandlers } from "./PortalHttp.js"
 import { ProviderHandlers } from "./ProviderHttp.js"
 import { SubscriptionHandlers } from "./SubscriptionsHttp.js"
+import { WebhookHandlers } from "./WebhooksHttp.js"
 
 /** The core billing routes (everything but metering), one `handle` per catalogued route. */
 export const BillingCoreHandlers = [
@@ -15,6 +16,7 @@ export const BillingCoreHandlers = [
   ...ProviderHandlers,
   ...OperatorHandlers,
   ...PortalHandlers,
+  ...WebhookHandlers,
   Route.handle(Billing.BillingRoutes.listPlans, () => Effect.map(Plans, (plans) => [...plans.all])),
   Route.handle(Billing.BillingRoutes.createSubscription, () => Effect.fail(subscriptionCreationReserved))
 ]

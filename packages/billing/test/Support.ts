@@ -1,7 +1,7 @@
 import { Ids } from "@core/kernel"
 import { TestDatabase } from "@core/kernel/testing"
-import { Effect, Layer } from "effect"
-import { BillingMigrations, BillingPlatforms, BillingServices, PaymentProviderLocal, Plans, UsageTotals } from "../src/index.js"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { BillingConfig, BillingMigrations, BillingPlatforms, BillingServices, PaymentProviderLocal, Plans, UsageTotals } from "../src/index.js"
 import { TestCallers } from "../../provisioning/test/support/testCallers.js"
 
 /** Usage the test sets per platform (what metering would report). */
@@ -10,6 +10,9 @@ export const usageByPlatform = new Map<string, { requests: number; resource_hour
 const usage = Layer.succeed(UsageTotals, {
   totals: (platformId) => Effect.succeed(usageByPlatform.get(platformId) ?? { requests: 0, resource_hours: 0, builds: 0 })
 })
+
+/** The webhook signing secret of the tests. */
+export const WEBHOOK_SECRET = "whsec_test_secret"
 
 const at = new Date("2020-01-01T00:00:00Z")
 
@@ -21,6 +24,7 @@ export const billingLayer = (driver: "pglite" | "pg") =>
   BillingServices.pipe(
     Layer.provideMerge(Layer.mergeAll(
       Plans.layer(),
+      BillingConfig.layer({ stripeWebhookSecret: Option.some(Redacted.make(WEBHOOK_SECRET)) }),
       PaymentProviderLocal,
       BillingPlatforms.memory([
         { id: "plt_a", organizationId: "org_a", tier: "free", status: "active", updatedAt: at },

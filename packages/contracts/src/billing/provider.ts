@@ -171,3 +171,20 @@ export const PortalRoutes = defineRoutes({
     tags: ["billing: payments"]
   }
 })
+
+/** What a webhook delivery answers: the event, and whether it was seen before. */
+export const WebhookAck = z.object({ received: z.literal(true), id: z.string(), type: z.string(), duplicate: z.boolean() }).meta({ id: "BillingWebhookAck" })
+
+/** Stripe's webhook (decision 0443): verified by signature on the raw body, processed once by event id. */
+export const WebhookRoutes = defineRoutes({
+  stripeWebhook: {
+    method: "POST",
+    path: "/webhooks/stripe",
+    summary: "Stripe's webhook: the raw body verified by its Stripe-Signature, each event processed once",
+    auth: "public",
+    suspension: "exempt",
+    rateLimit: "exempt",
+    responses: { 200: WebhookAck, 400: null, 404: null, 413: null },
+    tags: ["billing: payments"]
+  }
+})

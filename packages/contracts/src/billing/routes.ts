@@ -21,7 +21,7 @@ import {
 } from "./schemas.js"
 import { z } from "zod"
 import { OperatorRoutes } from "./operator.js"
-import { PortalRoutes, ProviderRoutes } from "./provider.js"
+import { PortalRoutes, ProviderRoutes, WebhookRoutes } from "./provider.js"
 import { UsageRoutes } from "./usage.js"
 
 const subscriptions = ["billing: subscriptions"]
@@ -172,5 +172,6 @@ export const BillingRoutes = defineRoutes({
   ...ProviderRoutes,
   ...OperatorRoutes,
   ...PortalRoutes,
+  ...WebhookRoutes,
   ...UsageRoutes
 })

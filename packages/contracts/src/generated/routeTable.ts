@@ -294,6 +294,7 @@ export const BillingRouteRefs: RouteRefs<typeof Billing.BillingRoutes> = {
   portalPage: { method: "GET", path: "/portal/sessions/{sessionId}", successStatus: 200, prefix: billing },
   portalPaymentMethod: { method: "POST", path: "/portal/sessions/{sessionId}/payment-method", contentTypes: ["application/x-www-form-urlencoded", "application/json"], successStatus: 303, prefix: billing },
   portalCancel: { method: "POST", path: "/portal/sessions/{sessionId}/cancel", successStatus: 303, prefix: billing },
+  stripeWebhook: { method: "POST", path: "/webhooks/stripe", successStatus: 200, prefix: billing },
   getUsageCurrent: { method: "GET", path: "/api/billing/usage/current", successStatus: 200, prefix: billing },
   listUsageHistory: { method: "GET", path: "/api/billing/usage/history", successStatus: 200, prefix: billing },
   listUsageEntities: { method: "GET", path: "/api/billing/usage/entities", successStatus: 200, prefix: billing },
