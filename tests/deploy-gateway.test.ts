@@ -48,7 +48,7 @@ const site = (base: string, host: string, path = "/") =>
 
 for (const driver of TestDatabase.drivers) {
   describe(`the command-line backend through the gateway on ${driver}`, () => {
-    const server = useServer({ CORE_DEPLOY_MAX_UNPACKED_BYTES: String(512 * 1024), CORE_DEPLOY_MAX_FILES: "50" }, SLOW, { driver })
+    const server = useServer({ CORE_DEPLOY_MAX_UNPACKED_BYTES: String(512 * 1024), CORE_DEPLOY_MAX_FILES: "50", CORE_DEPLOY_MAX_UPLOAD_BYTES: String(256 * 1024) }, SLOW, { driver })
     let ada: Tenant
     let bob: Tenant
     let slug: string
@@ -210,6 +210,10 @@ for (const driver of TestDatabase.drivers) {
       const stopped = await upload(server.base, ada.platformId, ada.bearer, bomb)
       expect(stopped.status).toBe(400)
       expect(stopped.body.error.message).toContain("inflates past")
+      const { randomBytes } = await import("node:crypto")
+      const tooLarge = await upload(server.base, ada.platformId, ada.bearer, await tarball([{ name: "big.bin", content: randomBytes(300 * 1024) }]))
+      expect(tooLarge.status).toBe(413)
+      expect(tooLarge.body.error.code).toBe("PAYLOAD_TOO_LARGE")
       const notGzip = await upload(server.base, ada.platformId, ada.bearer, "plain text")
       expect(notGzip.status).toBe(400)
       expect(notGzip.body.error.message).toContain("not gzip")
