@@ -14,7 +14,8 @@ import { durations, type Figures, median } from "./Figures.js"
 /**
  * The vault's search (issue 16, decision 0400) over a generated vault of `BENCH_VAULT_DOCS`
  * (10,000) documents of about 1,000 words, beside MiniSearch 7 on the same documents and queries in
- * the same run (title ×3, headings ×2, the same stems, prefix on the last word, OR): index build
+ * the same run (title ×3, headings ×2, the same stems, prefix on the last word, OR; MiniSearch
+ * expands a prefix to every completion, ours to the most frequent within a budget, decision 0400): index build
  * time and retained heap of both, then p50/p95 per query (ours with its snippets, MiniSearch's top
  * 10 of its ranked list). Then `tools/call search_docs` over HTTP through the all-in-one server on
  * that vault at 16 connections, against `GET /health` of the same server.
