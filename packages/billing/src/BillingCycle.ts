@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { Clock, Config, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { addMonth } from "./adapters/PaymentProviderLocal.js"
 import { Invoices } from "./Invoices.js"
@@ -21,6 +22,7 @@ export const GRACE_DEFAULT = Duration.days(14)
 export class BillingCycle extends Effect.Service<BillingCycle>()("@core/billing/BillingCycle", {
   effect: Effect.gen(function*() {
     const repo = yield* SubscriptionsRepo
+    const sql = yield* SqlClient.SqlClient
     const subscriptions = yield* Subscriptions
     const invoices = yield* Invoices
     const provider = yield* PaymentProvider
@@ -136,10 +138,16 @@ export class BillingCycle extends Effect.Service<BillingCycle>()("@core/billing/
       return all.length
     })
 
-    /** One turn of the scheduled job. */
-    const tick = Effect.all([reconcileAll(), runDue(), enforceGrace()], { discard: true })
+    /** Forget the upgrade's idempotency keys older than 24 hours. */
+    const purgeKeys = Effect.fn("BillingCycle.purgeKeys")(function*() {
+      const expired = yield* sql`DELETE FROM billing.idempotency_keys WHERE expires_at <= ${yield* now} RETURNING key`.pipe(Effect.orDie)
+      return expired.length
+    })
 
-    return { runDue, enforceGrace, settle, reconcileAll, tick }
+    /** One turn of the scheduled job. */
+    const tick = Effect.all([reconcileAll(), runDue(), enforceGrace(), purgeKeys()], { discard: true })
+
+    return { runDue, enforceGrace, settle, reconcileAll, purgeKeys, tick }
   })
 }) {}
 

@@ -119,6 +119,9 @@ export class Upgrade extends Effect.Service<Upgrade>()("@core/billing/Upgrade", 
     const store = (scope: string, key: string, status: number, stored: Stored) =>
       sql`UPDATE billing.idempotency_keys SET status = ${status}, body = ${JSON.stringify(stored)}::jsonb WHERE scope = ${scope} AND key = ${key}`.pipe(Effect.orDie)
 
+    const release = (scope: string, key: string) =>
+      sql`DELETE FROM billing.idempotency_keys WHERE scope = ${scope} AND key = ${key} AND status IS NULL`.pipe(Effect.orDie)
+
     const answer = (stored: Stored) => (stored.ok ? Effect.succeed(stored.body) : Effect.fail(replayError(stored)))
 
     /** Wait for the request holding the key to store its answer. */
@@ -143,7 +146,10 @@ export class Upgrade extends Effect.Service<Upgrade>()("@core/billing/Upgrade", 
       const hash = hashOf(body)
       for (let attempt = 0; attempt < 3; attempt++) {
         if (yield* claim(scope, key, hash)) {
-          const outcome = yield* Effect.either(perform(platform, body))
+          // A defect leaves no answer to replay: the key is given back, so that a retry runs again.
+          const outcome = yield* Effect.either(perform(platform, body)).pipe(
+            Effect.onExit((exit) => (exit._tag === "Failure" ? release(scope, key) : Effect.void))
+          )
           const stored: Stored = outcome._tag === "Right"
             ? { ok: true, body: outcome.right }
             : { ok: false, status: statusOf(outcome.left), code: codeOf(outcome.left), message: outcome.left.message }

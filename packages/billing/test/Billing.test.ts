@@ -164,6 +164,14 @@ for (const driver of TestDatabase.drivers) {
         expect(paid.body.error.details).toBeUndefined()
       })
 
+      it("forgets keys after 24 hours: the billing cycle purges them", async () => {
+        const before = (await sql("SELECT count(*)::int AS n FROM billing.idempotency_keys"))[0].n
+        expect(before).toBeGreaterThan(0)
+        await sql("UPDATE billing.idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = '2f1c7d5e-0c1b-4a7e-9f51-111111111111'")
+        expect(await h.run(Effect.flatMap(BillingCycle, (cycle) => cycle.purgeKeys()))).toBe(1)
+        expect((await sql("SELECT count(*)::int AS n FROM billing.idempotency_keys"))[0].n).toBe(before - 1)
+      })
+
       it("answers the five envelopes without details: 400, 401, 402, 404, 409", async () => {
         const invalid = await json(await upgrade("usr_b_owner", { planId: "starter" }))
         expect(invalid.status).toBe(400)
