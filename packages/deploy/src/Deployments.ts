@@ -54,11 +54,12 @@ export class Deployments extends Effect.Service<Deployments>()("@core/deploy/Dep
      * beside the write (`inspect`): 413 past the limit, a 4xx naming a refused entry as soon as it
      * arrives. Nothing is left behind on a failure.
      */
-    const store = (body: Stream.Stream<Uint8Array, PayloadTooLarge>, file: string) =>
+    const store = (body: Stream.Stream<Uint8Array, PayloadTooLarge>, file: string, hashed: boolean) =>
       Effect.gen(function*() {
         yield* Effect.promise(() => Fs.mkdir(storage.uploads, { recursive: true }))
         const handle = yield* Effect.promise(() => Fs.open(file, "w"))
-        const hash = createHash("sha256")
+        // The body's SHA-256 only serves an idempotency key: without one it is not computed.
+        const hash = hashed ? createHash("sha256") : undefined
         // The check may lag the write by up to 8 MiB before the upload waits for it (bounded memory).
         const feed = new PassThrough({ highWaterMark: 8 * 1024 * 1024 })
         let refused: unknown = undefined
@@ -96,7 +97,7 @@ export class Deployments extends Effect.Service<Deployments>()("@core/deploy/Dep
             }
             size += chunk.byteLength
             if (size > limit) return Effect.fail(new PayloadTooLarge({ message: `The upload exceeds the limit of ${limit} bytes`, limit }))
-            hash.update(chunk)
+            hash?.update(chunk)
             pending.push(chunk)
             pendingBytes += chunk.byteLength
             // Writes go out in batches of 1 MiB (one `writev` each), the check is fed every chunk.
@@ -114,7 +115,7 @@ export class Deployments extends Effect.Service<Deployments>()("@core/deploy/Dep
             Effect.tapErrorCause(() => Effect.sync(() => feed.destroy())),
             Effect.tapErrorCause(() => Effect.promise(() => Fs.rm(file, { force: true })))
           )
-        return { file, size, hash: hash.digest("hex"), referenced: outcome.referenced, paths: outcome.paths }
+        return { file, size, hash: hash?.digest("hex") ?? "", referenced: outcome.referenced, paths: outcome.paths }
       })
 
     const enqueue = (platform: { readonly id: string; readonly organizationId: string | null }, row: DeploymentRow) =>
@@ -136,7 +137,7 @@ export class Deployments extends Effect.Service<Deployments>()("@core/deploy/Dep
       const platform = yield* platformFor(caller, platformId, true)
       const source = yield* repos.ensure(platform)
       const deploymentId = yield* ids.make("dep")
-      const stored = yield* store(input.body, uploadFile(storage.uploads, deploymentId))
+      const stored = yield* store(input.body, uploadFile(storage.uploads, deploymentId), input.idempotencyKey !== undefined)
       const cleanup = Effect.promise(() => Fs.rm(stored.file, { force: true }))
       if (input.idempotencyKey !== undefined) {
         const known = yield* repo.findUploadKey(platformId, input.idempotencyKey)
