@@ -352,6 +352,15 @@ for (const driver of TestDatabase.drivers) {
         expect(credits.body.data[0]).toMatchObject({ action: "credit", reason: "outage", before: { balanceMinor: 0 }, after: { balanceMinor: 1_500 } })
       })
 
+      it("a tier set in the registry by an operator is recorded as an override, with the registry as actor", async () => {
+        const before = await subscriptionOf("plt_ops", "usr_operator")
+        await h.run(Effect.flatMap(BillingPlatforms, (platforms) => platforms.setTier("plt_ops", "growth")))
+        const after = await subscriptionOf("plt_ops", "usr_operator")
+        expect(after).toMatchObject({ tier: "growth", overridden: true })
+        const log = await json(await h.fetch(`/operator/log?target=${before.id}`, { token: "usr_operator" }))
+        expect(log.body.data.at(-1)).toMatchObject({ actor: "registry", action: "registry.tier", before: { tier: before.tier }, after: { tier: "growth" } })
+      })
+
       it("the overview: MRR in minor units from paying subscriptions, active platforms, trials, past due", async () => {
         await h.fetch(`/operator/subscriptions/${(await subscriptionOf("plt_ops", "usr_operator")).id}/trial`, { method: "POST", token: "usr_operator", json: { trialDays: 3 } })
         const overview = await json(await h.fetch("/operator/overview", { token: "usr_operator" }))
