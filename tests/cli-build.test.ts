@@ -28,8 +28,10 @@ describe("core (bundled by tsup into dist/core.js)", () => {
     // command groups cost about 11 KB each (`core tenants`: 11.4 KB; 301 KB with it) and `core resources`
     // and `core features` are still to come: the budget is 340 KB (decision 0267). Issue 13's `core jobs` and
     // `core dlq` with `client.provisioning` cost 18 KB (356 KB with them): the budget is 370 KB (decision 0311).
+    // Vault's and billing's commands brought it to 380 KB; issue 15's `core deploy`, `core deployments`,
+    // `core secrets` and `client.deploy` cost 17.5 KB (397 KB): the budget is 420 KB (decision 0488).
     expect(code).not.toContain("safeParse")
-    expect(statSync(bundle).size).toBeLessThan(370_000)
+    expect(statSync(bundle).size).toBeLessThan(420_000)
   })
 
   it("answers exactly as the source does", async () => {
