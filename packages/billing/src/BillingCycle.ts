@@ -135,6 +135,16 @@ export class BillingCycle extends Effect.Service<BillingCycle>()("@core/billing/
     const reconcileAll = Effect.fn("BillingCycle.reconcileAll")(function*() {
       const all = yield* platforms.list()
       for (const platform of all) yield* subscriptions.ensure(platform)
+      // A platform deleted in the registry (or gone) cancels its subscription at once.
+      const live = new Set(all.map((platform) => platform.id))
+      for (const row of yield* repo.all()) {
+        if (row.status === "cancelled" || live.has(row.platformId)) continue
+        const found = yield* platforms.find(row.platformId)
+        if (Option.isNone(found) || found.value.status === "deleted") {
+          const at = yield* now
+          yield* repo.update({ ...row, status: "cancelled", cancelledAt: at, cancelAtPeriodEnd: false, updatedAt: at })
+        }
+      }
       return all.length
     })
 

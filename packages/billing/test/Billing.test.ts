@@ -361,6 +361,14 @@ for (const driver of TestDatabase.drivers) {
         expect(log.body.data.at(-1)).toMatchObject({ actor: "registry", action: "registry.tier", before: { tier: before.tier }, after: { tier: "growth" } })
       })
 
+      it("the cycle backfills a subscription for every registry platform and cancels one whose platform is gone", async () => {
+        await sql("INSERT INTO billing.subscriptions (id, platform_id, customer_id, plan_id, status, current_period_start, current_period_end, created_at, updated_at) VALUES ('sub_gone', 'plt_gone', 'cus_gone', 'starter', 'active', now(), now() + interval '30 days', now(), now())")
+        await h.run(Effect.flatMap(BillingCycle, (cycle) => cycle.reconcileAll()))
+        const rows = await sql("SELECT platform_id, status FROM billing.subscriptions ORDER BY platform_id")
+        expect(rows.map((row) => row.platform_id)).toEqual(["plt_a", "plt_b", "plt_c", "plt_gone", "plt_ops"])
+        expect(rows.find((row) => row.platform_id === "plt_gone")?.status).toBe("cancelled")
+      })
+
       it("the overview: MRR in minor units from paying subscriptions, active platforms, trials, past due", async () => {
         await h.fetch(`/operator/subscriptions/${(await subscriptionOf("plt_ops", "usr_operator")).id}/trial`, { method: "POST", token: "usr_operator", json: { trialDays: 3 } })
         const overview = await json(await h.fetch("/operator/overview", { token: "usr_operator" }))
