@@ -1,5 +1,5 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
-import { defineRoutes, Deploy, Iam, type OpenApiDocument, Provisioning, Registry, type RouteSpec, Stacks, toOpenApi } from "@core/contracts"
+import { Billing, defineRoutes, Deploy, Iam, type OpenApiDocument, Provisioning, Registry, type RouteSpec, Stacks, toOpenApi, Vault } from "@core/contracts"
 import { Effect } from "effect"
 import { isUnder, type ServiceName } from "./Routes.js"
 
@@ -118,6 +118,22 @@ export const CONTRACTS: ReadonlyArray<ServiceContract> = [
     base: "/api/v1/cli",
     tag: { name: "cli", description: "Command-line backend (/api/v1/cli): source repositories, features, deploys, secrets" },
     catalogues: [Deploy.CliRoutes]
+  },
+  {
+    // Served at `/api/billing<path>` and `<path>`: the gateway strips its prefix, so the billing
+    // routes declared under `/api/billing` appear once, at `/api/v1/billing<path>`.
+    service: "BILLING",
+    prefix: "/api/v1/billing",
+    base: "/api/billing",
+    tag: { name: "billing", description: "Billing (/api/v1/billing): plans, subscriptions, usage, invoices, payments, operator tools" },
+    catalogues: [Billing.BillingRoutes]
+  },
+  {
+    // MCP Streamable HTTP, forwarded whole (decision 0403).
+    service: "VAULT",
+    prefix: "",
+    tag: { name: "vault", description: "Vault (/mcp): the MCP tool server over Core's architecture docs" },
+    catalogues: [Vault.VaultRoutes]
   }
 ]
 

@@ -1,5 +1,5 @@
 import { HttpApp, HttpRouter, HttpServerResponse } from "@effect/platform"
-import { defineRoutes, Deploy, Iam, Provisioning, Registry, type RouteSpec, Stacks, toOpenApiPath } from "@core/contracts"
+import { Billing, defineRoutes, Deploy, Iam, Provisioning, Registry, type RouteSpec, Stacks, toOpenApiPath, Vault } from "@core/contracts"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
@@ -23,6 +23,12 @@ const stacksPaths = new Set(stacksRoutes.map(([, route]) => toOpenApiPath(route.
 const provisioningRoutes: Array<[string, RouteSpec]> = Object.entries(Provisioning.ProvisioningRoutes)
 const cliRoutes: Array<[string, RouteSpec]> = Object.entries(Deploy.CliRoutes)
 const cliPaths = new Set(cliRoutes.map(([, route]) => toOpenApiPath(route.path)))
+/** Billing's routes, declared under /api/billing or at the root, all at /api/v1/billing<path>. */
+const billingRoutes: Array<[string, RouteSpec]> = Object.entries(Billing.BillingRoutes)
+const billingPaths = new Set(billingRoutes.map(([, route]) =>
+  toOpenApiPath(OpenApiDocument.gatewayPath({ prefix: "/api/v1/billing", base: "/api/billing" }, route.path))))
+const vaultRoutes: Array<[string, RouteSpec]> = Object.entries(Vault.VaultRoutes)
+const vaultPaths = new Set(vaultRoutes.map(([, route]) => toOpenApiPath(route.path)))
 
 describe("OpenApiDocument.document", () => {
   it("is a structurally valid OpenAPI 3.1 document, the same object every time", () => {
@@ -79,8 +85,14 @@ describe("OpenApiDocument.document", () => {
     for (const [path] of operations(document)) {
       expect(own.includes(path) || prefixes.some((prefix) => Routes.isUnder(path, prefix)), path).toBe(true)
     }
-    expect(operations(document)).toHaveLength(identityRoutes.length + registryRoutes.length + stacksRoutes.length + provisioningRoutes.length + cliRoutes.length + own.length)
-    expect(Object.keys(document.paths)).toHaveLength(identityPaths.size + registryPaths.size + stacksPaths.size + provisioningRoutes.length + cliPaths.size + own.length)
+    expect(operations(document)).toHaveLength(
+      identityRoutes.length + registryRoutes.length + stacksRoutes.length + provisioningRoutes.length + cliRoutes.length +
+        billingRoutes.length + vaultRoutes.length + own.length
+    )
+    expect(Object.keys(document.paths)).toHaveLength(
+      identityPaths.size + registryPaths.size + stacksPaths.size + provisioningRoutes.length + cliPaths.size + billingPaths.size +
+        vaultPaths.size + own.length
+    )
     console.log(`openapi.json: ${identityRoutes.length} identity operations on ${identityPaths.size} paths; ${operations(document).length} operations on ${Object.keys(document.paths).length} paths in all`)
     expect(document.paths["/health"].get["x-core-auth"]).toBe("public")
     expect(document.paths["/api/v1/openapi.json"].get["x-core-auth"]).toBe("public")
@@ -98,7 +110,9 @@ describe("OpenApiDocument.document", () => {
       { name: "registry", tags: [...new Set(registryRoutes.flatMap(([, route]) => route.tags ?? []))] },
       { name: "stacks", tags: ["stacks"] },
       { name: "provisioning", tags: ["provisioning: domains", "provisioning: jobs", "provisioning: operator", "provisioning: internal"] },
-      { name: "cli", tags: ["cli"] }
+      { name: "cli", tags: ["cli"] },
+      { name: "billing", tags: [...new Set(billingRoutes.flatMap(([, route]) => route.tags ?? []))] },
+      { name: "vault", tags: [...new Set(vaultRoutes.flatMap(([, route]) => route.tags ?? ["vault"]))] }
     ])
   })
 
