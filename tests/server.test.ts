@@ -300,7 +300,7 @@ describe.concurrent("core-server command line", () => {
     expect(start.stderr).not.toContain("hunter2")
   }, SLOW)
 
-  it("refuses backup and restore against PostgreSQL, and a service this build does not have", async () => {
+  it("refuses backup and restore against PostgreSQL, and a service it does not know", async () => {
     const env = { DATABASE_URL: "postgres://core:secret@127.0.0.1:5432/core", CORE_DATA_DIR: join(work, "pg") }
     const backup = await run(["backup", join(work, "pg.tar.gz")], env)
     expect([backup.code, backup.stderr]).toEqual([
@@ -310,7 +310,11 @@ describe.concurrent("core-server command line", () => {
     const restore = await run(["restore", join(work, "pg.tar.gz")], env)
     expect(restore.code).toBe(1)
     expect(restore.stderr).toContain("use pg_restore for PostgreSQL")
-    const serve = await run(["serve", "--service", "billing", "--port", "0"], { CORE_DATA_DIR: join(work, "serve") })
-    expect([serve.code, serve.stderr]).toEqual([1, "core-server: the billing service is not part of this build (available: iam, registry, stacks, provisioning)\n"])
+    const serve = await run(["serve", "--service", "payroll", "--port", "0"], { CORE_DATA_DIR: join(work, "serve") })
+    // Every service the gateway routes to is part of this build now: a name outside them is a usage error.
+    expect([serve.code, serve.stderr]).toEqual([
+      2,
+      'core-server: unknown service "payroll" (services: iam, registry, stacks, provisioning, billing, cli, vault)\nRun core-server --help for usage.\n'
+    ])
   }, SLOW)
 })

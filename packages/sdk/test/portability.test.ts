@@ -16,9 +16,10 @@ const importsOf = (file: string): Array<string> =>
  * catalogued route's ref (the SDK maps a declaration to its gateway prefix with it) and grows with
  * the catalogues, so it is bounded per route instead (about 106 bytes each): decision 0268. Issue 13's
  * `client.provisioning` (jobs, their event stream, dead letters, job creation) brought the code to
- * 33.5 KB: decision 0310.
+ * 33.5 KB: decision 0310. `client.billing`, `client.deploy` and `client.vault` brought it to 38 KB:
+ * decision 0334.
  */
-const CODE_LIMIT = 36 * 1024
+const CODE_LIMIT = 42 * 1024
 const BYTES_PER_ROUTE = 140
 const routeTable = join(import.meta.dirname, "..", "..", "contracts", "src", "generated", "routeTable.ts")
 
@@ -47,7 +48,7 @@ describe("portability", () => {
     expect(paths).toEqual([])
   })
 
-  it("bundles for the browser without zod: its own code under 32 KB minified, the route table about 100 bytes a route", async () => {
+  it("bundles for the browser without zod: its own code under 42 KB minified, the route table about 100 bytes a route", async () => {
     const result = await build({
       entryPoints: [join(sourceDir, "index.ts")],
       bundle: true,
