@@ -98,29 +98,14 @@ export const unpack = async (file: string, blobs: string, limits: ArchiveLimits)
   const extract = Tar.extract()
   const consume = (async () => {
     for await (const entry of extract) {
-      const name = entry.header.name
-      const type: string = entry.header.type ?? "file"
-      const path = sitePath(name)
-      if (path === undefined) throw new ArchiveRefused(`The entry ${JSON.stringify(name)} escapes the site's root`, name)
-      if (type === "directory" || type === "pax-header" || type === "pax-global-header" || type === "gnu-long-path" || type === "gnu-long-link-path") {
-        for await (const _ of entry) void _
+      const checked = await checkEntry(entry, count, limits)
+      if (checked.kind === "skipped") continue
+      if (checked.kind === "manifest") {
+        referenced = checked.referenced
         continue
       }
-      if (type !== "file") throw new ArchiveRefused(`The entry ${JSON.stringify(name)} is ${refusedTypes[type] ?? `of type ${type}`}: only files and directories are deployed`, name)
-      if (path === "") throw new ArchiveRefused(`The entry ${JSON.stringify(name)} has no file name`, name)
-      if (path === MANIFEST_NAME) {
-        const chunks: Array<Buffer> = []
-        let size = 0
-        for await (const chunk of entry as AsyncIterable<Buffer>) {
-          size += chunk.byteLength
-          if (size > MANIFEST_MAX_BYTES) throw new ArchiveRefused(`The manifest is larger than ${MANIFEST_MAX_BYTES} bytes`, name)
-          chunks.push(chunk)
-        }
-        referenced = parseManifest(Buffer.concat(chunks).toString("utf8"))
-        continue
-      }
+      const path = checked.path
       count += 1
-      if (count > limits.maxFiles) throw new ArchiveRefused(`The archive holds more than ${limits.maxFiles} files (at ${JSON.stringify(name)})`, name)
       const hash = createHash("sha256")
       const target = Path.join(staging, String(count))
       const hasher = new Transform({
@@ -182,31 +167,14 @@ export const inspect = async (source: NodeJS.ReadableStream, limits: ArchiveLimi
   const extract = Tar.extract()
   const consume = (async () => {
     for await (const entry of extract) {
-      const name = entry.header.name
-      const type: string = entry.header.type ?? "file"
-      const path = sitePath(name)
-      if (path === undefined) throw new ArchiveRefused(`The entry ${JSON.stringify(name)} escapes the site's root`, name)
-      if (type !== "file") {
-        if (!SKIPPED_TYPES.has(type)) {
-          throw new ArchiveRefused(`The entry ${JSON.stringify(name)} is ${refusedTypes[type] ?? `of type ${type}`}: only files and directories are deployed`, name)
-        }
-        for await (const _ of entry) void _
+      const checked = await checkEntry(entry, count, limits)
+      if (checked.kind === "skipped") continue
+      if (checked.kind === "manifest") {
+        referenced = checked.referenced
         continue
       }
-      if (path === "") throw new ArchiveRefused(`The entry ${JSON.stringify(name)} has no file name`, name)
-      if (path === MANIFEST_NAME) {
-        const chunks: Array<Buffer> = []
-        let size = 0
-        for await (const chunk of entry as AsyncIterable<Buffer>) {
-          size += chunk.byteLength
-          if (size > MANIFEST_MAX_BYTES) throw new ArchiveRefused(`The manifest is larger than ${MANIFEST_MAX_BYTES} bytes`, name)
-          chunks.push(chunk)
-        }
-        referenced = parseManifest(Buffer.concat(chunks).toString("utf8"))
-        continue
-      }
+      const path = checked.path
       count += 1
-      if (count > limits.maxFiles) throw new ArchiveRefused(`The archive holds more than ${limits.maxFiles} files (at ${JSON.stringify(name)})`, name)
       paths.add(path)
       for await (const _ of entry) void _
     }
@@ -222,6 +190,44 @@ export const inspect = async (source: NodeJS.ReadableStream, limits: ArchiveLimi
 }
 
 const SKIPPED_TYPES = new Set(["directory", "pax-header", "pax-global-header", "gnu-long-path", "gnu-long-link-path"])
+
+/**
+ * The checks `unpack` and `inspect` share for one entry: a path inside the site's root, a type that
+ * may be deployed (directories and headers are drained and skipped), a file name, the manifest read
+ * within its bound, and the file count (`count` files before this one) within `limits.maxFiles`.
+ */
+const checkEntry = async (
+  entry: AsyncIterable<unknown> & { readonly header: { readonly name: string; readonly type?: string | null | undefined } },
+  count: number,
+  limits: ArchiveLimits
+): Promise<
+  { readonly kind: "skipped" } | { readonly kind: "manifest"; readonly referenced: Record<string, string> } | { readonly kind: "file"; readonly path: string }
+> => {
+  const name = entry.header.name
+  const type: string = entry.header.type ?? "file"
+  const path = sitePath(name)
+  if (path === undefined) throw new ArchiveRefused(`The entry ${JSON.stringify(name)} escapes the site's root`, name)
+  if (type !== "file") {
+    if (!SKIPPED_TYPES.has(type)) {
+      throw new ArchiveRefused(`The entry ${JSON.stringify(name)} is ${refusedTypes[type] ?? `of type ${type}`}: only files and directories are deployed`, name)
+    }
+    for await (const _ of entry) void _
+    return { kind: "skipped" }
+  }
+  if (path === "") throw new ArchiveRefused(`The entry ${JSON.stringify(name)} has no file name`, name)
+  if (path === MANIFEST_NAME) {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    for await (const chunk of entry as AsyncIterable<Buffer>) {
+      size += chunk.byteLength
+      if (size > MANIFEST_MAX_BYTES) throw new ArchiveRefused(`The manifest is larger than ${MANIFEST_MAX_BYTES} bytes`, name)
+      chunks.push(chunk)
+    }
+    return { kind: "manifest", referenced: parseManifest(Buffer.concat(chunks).toString("utf8")) }
+  }
+  if (count + 1 > limits.maxFiles) throw new ArchiveRefused(`The archive holds more than ${limits.maxFiles} files (at ${JSON.stringify(name)})`, name)
+  return { kind: "file", path }
+}
 
 /** A stream failure as the refusal it means (corrupt gzip, a truncated tarball), else as it is. */
 const refusal = (error: unknown): unknown => {
