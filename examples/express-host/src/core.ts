@@ -1,0 +1,103 @@
+import { IdentityResolver } from "@core/gateway"
+import * as Web from "@core/http/web"
+import { CoreConfig, Database, ForwardedIdentity, loadConfig, Migrations } from "@core/kernel"
+import { Migrations as ServerMigrations, Services, Settings } from "@core/server"
+import type { HttpApp } from "@effect/platform"
+import { Context, Effect, Layer, ManagedRuntime } from "effect"
+
+/** A signed-in user as Core's gateway knows it (identity's `/api/core/session` answer). */
+export type SessionCaller = ReturnType<typeof IdentityResolver.sessionPrincipal>
+
+type App = HttpApp.Default<unknown>
+
+/** The three services a host embeds here, as web-standard handlers. */
+export interface EmbeddedCore {
+  /** Identity: sign-up, sign-in, sessions, organizations, keys, pages (its own authentication). */
+  readonly identity: Web.Handler
+  /** The registry, for a caller the host authenticated (`signedHeaders`). */
+  readonly registry: Web.Handler
+  /** Billing, for a caller the host authenticated (`signedHeaders`). */
+  readonly billing: Web.Handler
+  /**
+   * Who a session token belongs to, asked of the embedded identity service in process
+   * (`GET /api/core/session`); `undefined` when identity refuses it.
+   */
+  readonly sessionOf: (token: string) => Promise<SessionCaller | undefined>
+  /**
+   * The identity headers of a caller for one service (`X-Core-Identity` signed with `CORE_SECRET`,
+   * what Core's gateway sends): the registry and billing trust nothing else.
+   */
+  readonly signedHeaders: (caller: SessionCaller, service: "registry" | "billing") => Record<string, string>
+  /** Stop the billing cycle and close the database. */
+  readonly dispose: () => Promise<void>
+}
+
+class Apps extends Context.Tag("@core-examples/express-host/Apps")<Apps, {
+  readonly identity: App
+  readonly registry: App
+  readonly billing: App
+}>() {}
+
+const serviceNamed = (name: string) => {
+  const found = Services.find(name)
+  if (found === undefined) throw new Error(`This build of @core/server has no ${name} service`)
+  return found
+}
+
+/**
+ * Core's identity, registry and billing services in the host's process, on one database (PGlite
+ * under `CORE_DATA_DIR`, or PostgreSQL with `DATABASE_URL`) migrated on the first request. The
+ * services are the ones `@core/server` runs (`Services.trustedApp`): the registry and billing
+ * believe only a caller signed with `CORE_SECRET`, which `signedHeaders` does once the host has
+ * authenticated the request its own way.
+ */
+export const embedCore = (env: Record<string, string | undefined>): EmbeddedCore => {
+  const parsed = loadConfig(env)
+  const database = Database.layer({ url: parsed.databaseUrl, dataDir: parsed.dataDir })
+  const base = Layer.mergeAll(CoreConfig.layer(env), Settings.layer(env)).pipe(
+    Layer.provideMerge(Layer.merge(database, Migrations.layer(ServerMigrations.DOMAINS).pipe(Layer.provide(database))))
+  )
+  const apps = Layer.scoped(
+    Apps,
+    Effect.all({
+      identity: Services.trustedApp(serviceNamed("iam")),
+      registry: Services.trustedApp(serviceNamed("registry")),
+      billing: Services.trustedApp(serviceNamed("billing"))
+    })
+  )
+  const runtime = ManagedRuntime.make(apps.pipe(Layer.provideMerge(base), Layer.orDie))
+  const key = ForwardedIdentity.keyFrom(parsed.secret)
+
+  /** A handler that builds the services on its first request, then serves `pick`'s app. */
+  const handlerOf = (pick: (apps: Context.Tag.Service<Apps>) => App): Web.Handler => {
+    let handler: Web.Handler | undefined
+    return async (request) => {
+      if (handler === undefined) {
+        const runtimeValue = await runtime.runtime()
+        const app = pick(Context.get(runtimeValue.context, Apps))
+        handler = Web.fromRuntime(runtimeValue)(app)
+      }
+      return handler(request)
+    }
+  }
+
+  const identity = handlerOf((found) => found.identity)
+
+  const sessionOf = async (token: string) => {
+    const answer = await identity(new Request("http://core.internal/api/core/session", { headers: { authorization: `Bearer ${token}` } }))
+    if (answer.status !== 200) return undefined
+    return IdentityResolver.sessionPrincipal(await answer.json() as Parameters<typeof IdentityResolver.sessionPrincipal>[0])
+  }
+
+  const signedHeaders = (caller: SessionCaller, service: "registry" | "billing") =>
+    ForwardedIdentity.headersFor(caller, ForwardedIdentity.sign(key, caller, service, Date.now()))
+
+  return {
+    identity,
+    registry: handlerOf((found) => found.registry),
+    billing: handlerOf((found) => found.billing),
+    sessionOf,
+    signedHeaders,
+    dispose: () => runtime.dispose()
+  }
+}
