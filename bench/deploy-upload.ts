@@ -64,7 +64,9 @@ const serverBin = fileURLToPath(new URL("../packages/server/bin/core-server.mjs"
 /** `core-server start` on its own data directory; its base URL once healthy. */
 const startServer = async (dataDir: string) => {
   const env: Record<string, string> = { NODE_ENV: "development", PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: "0", CORE_DATA_DIR: dataDir }
-  const child = spawn(process.execPath, [serverBin, "start"], { env, stdio: ["ignore", "pipe", "pipe"] })
+  // `BENCH_CPU_PROF=<dir>`: the server writes its CPU profile there when it stops.
+  const profile = process.env.BENCH_CPU_PROF === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+  const child = spawn(process.execPath, [...profile, serverBin, "start"], { env, stdio: ["ignore", "pipe", "pipe"] })
   let stdout = ""
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => process.env.BENCH_DEBUG && process.stderr.write(chunk))
@@ -139,19 +141,24 @@ export const run = async (): Promise<Figures> => {
     let peak = before
     const bareTimes: Array<number> = []
     const gatewayTimes: Array<number> = []
+    // The measured uploads' spans (µs, the profiler's monotonic clock), for `BENCH_CPU_PROF`.
+    const windows: Array<[number, number]> = []
     for (let round = 0; round < 3; round++) {
       bareTimes.push((await post(bare.url, tarball, { "content-type": "application/gzip" })).seconds)
       // Fresh bytes each round, so that nothing is deduplicated by the content store.
       for (let i = 0; i < 50; i++) writeFileSync(join(big, `blob-${i}.bin`), randomBytes(MiB))
       writeFileSync(tarball, await packSite(await scanSite(big), []))
       const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 20)
+      const from = process.hrtime.bigint()
       const gateway = await post(url, tarball, headers)
       clearInterval(sampler)
+      windows.push([Number(from / 1000n), Number(process.hrtime.bigint() / 1000n)])
       if (gateway.status !== 202) throw new Error(`The upload answered ${gateway.status}: ${gateway.body}`)
       gatewayTimes.push(gateway.seconds)
       await finished(JSON.parse(gateway.body).deploymentId)
     }
     await bare.close()
+    if (process.env.BENCH_CPU_PROF !== undefined) writeFileSync(join(process.env.BENCH_CPU_PROF, "uploads.json"), JSON.stringify(windows))
     const bareRun = { seconds: median(bareTimes) }
     const gateway = { seconds: median(gatewayTimes) }
     const bareRate = bytes / MiB / bareRun.seconds

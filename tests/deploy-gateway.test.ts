@@ -1,11 +1,11 @@
 import { execFileSync } from "node:child_process"
 import * as Http from "node:http"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { gzipSync } from "node:zlib"
 import { TestDatabase } from "@core/kernel/testing"
-import { beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { useServer } from "../packages/server/test/ServerProcess.js"
 import { tarball } from "./support/tarballs.js"
 import { call, type Tenant, tenantOf, until } from "./support/tenants.js"
@@ -28,6 +28,26 @@ const upload = async (base: string, platformId: string, headers: Record<string, 
   return { status: response.status, body: text === "" ? undefined : JSON.parse(text) as any }
 }
 
+/** An upload sent chunked (no `Content-Length`), 16 KiB at a time. */
+const chunked = (base: string, platformId: string, headers: Record<string, string>, body: Buffer) =>
+  new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const request = Http.request(`${base}/api/v1/cli/platforms/${platformId}/deploy`, {
+      method: "POST", headers: { "content-type": "application/gzip", ...headers }
+    }, (response) => {
+      const chunks: Array<Buffer> = []
+      response.on("data", (chunk: Buffer) => chunks.push(chunk))
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }))
+    })
+    request.on("error", reject)
+    const send = (offset: number): void => {
+      if (offset >= body.length) return void request.end()
+      // A write after the answer came is dropped: the server stopped reading and discards the rest.
+      if (request.destroyed) return
+      request.write(body.subarray(offset, offset + 16 * 1024), () => send(offset + 16 * 1024))
+    }
+    send(0)
+  })
+
 /** A request to the server with another `Host` (the site's `.localhost` name); fetch would not send it. */
 const site = (base: string, host: string, path = "/") =>
   new Promise<{ status: number; type: string | undefined; cache: string | undefined; text: string }>((resolve, reject) => {
@@ -48,7 +68,16 @@ const site = (base: string, host: string, path = "/") =>
 
 for (const driver of TestDatabase.drivers) {
   describe(`the command-line backend through the gateway on ${driver}`, () => {
-    const server = useServer({ CORE_DEPLOY_MAX_UNPACKED_BYTES: String(512 * 1024), CORE_DEPLOY_MAX_FILES: "50", CORE_DEPLOY_MAX_UPLOAD_BYTES: String(256 * 1024) }, SLOW, { driver })
+    // The data directory is the test's, so that what an upload leaves under deploy/uploads can be seen.
+    const dataDir = mkdtempSync(join(tmpdir(), `core-deploy-data-${driver}-`))
+    const uploads = join(dataDir, "deploy", "uploads")
+    afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+    const server = useServer({
+      CORE_DATA_DIR: dataDir,
+      CORE_DEPLOY_MAX_UNPACKED_BYTES: String(512 * 1024),
+      CORE_DEPLOY_MAX_FILES: "50",
+      CORE_DEPLOY_MAX_UPLOAD_BYTES: String(256 * 1024)
+    }, SLOW, { driver })
     let ada: Tenant
     let bob: Tenant
     let slug: string
@@ -226,6 +255,40 @@ for (const driver of TestDatabase.drivers) {
       expect(wrongType.body.error.code).toBe("UNSUPPORTED_MEDIA_TYPE")
       const badBranch = await upload(server.base, ada.platformId, { ...ada.bearer, "x-core-deploy-branch": "Bad_Branch" }, await tarball([{ name: "a", content: "b" }]))
       expect(badBranch.status).toBe(400)
+      const after = (await call(server.base, "GET", `/api/v1/cli/platforms/${ada.platformId}/deployments?limit=100`, ada.bearer)).body.data.length
+      expect(after).toBe(before)
+    }, SLOW)
+
+    it("an upload stopped while it streams leaves nothing under deploy/uploads: 413 past the limit without Content-Length, a refused entry, a client that goes away", async () => {
+      const before = (await call(server.base, "GET", `/api/v1/cli/platforms/${ada.platformId}/deployments?limit=100`, ada.bearer)).body.data.length
+      const { randomBytes } = await import("node:crypto")
+      const leftovers = () => existsSync(uploads) ? readdirSync(uploads) : []
+      await until(async () => leftovers(), (files) => files.length === 0, 20_000)
+      // Chunked (no Content-Length): the limit is only known to be passed while the bytes stream.
+      const tooLarge = await chunked(server.base, ada.platformId, ada.bearer, await tarball([{ name: "big.bin", content: randomBytes(400 * 1024) }]))
+      expect(tooLarge.status).toBe(413)
+      expect(JSON.parse(tooLarge.text).error.code).toBe("PAYLOAD_TOO_LARGE")
+      expect(leftovers()).toEqual([])
+      const refused = await chunked(server.base, ada.platformId, ada.bearer, await tarball([
+        { name: "first.bin", content: randomBytes(100 * 1024) },
+        { name: "../escape.txt", content: "x" }
+      ]))
+      expect(refused.status).toBe(400)
+      expect(JSON.parse(refused.text).error.details.issues[0].path).toBe("../escape.txt")
+      expect(leftovers()).toEqual([])
+      // Half of a valid upload, then the client goes away: the partial file is removed.
+      const whole = await tarball([{ name: "half.bin", content: randomBytes(200 * 1024) }])
+      await new Promise<void>((resolve) => {
+        const request = Http.request(`${server.base}/api/v1/cli/platforms/${ada.platformId}/deploy`, {
+          method: "POST", headers: { "content-type": "application/gzip", "content-length": String(whole.length), ...ada.bearer }
+        })
+        request.on("error", () => resolve())
+        request.write(whole.subarray(0, 96 * 1024), () => setTimeout(() => {
+          request.destroy()
+          resolve()
+        }, 300))
+      })
+      expect(await until(async () => leftovers(), (files) => files.length === 0, 10_000)).toEqual([])
       const after = (await call(server.base, "GET", `/api/v1/cli/platforms/${ada.platformId}/deployments?limit=100`, ada.bearer)).body.data.length
       expect(after).toBe(before)
     }, SLOW)

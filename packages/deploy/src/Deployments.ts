@@ -1,23 +1,21 @@
-import { createHash } from "node:crypto"
-import { PassThrough } from "node:stream"
 import * as Fs from "node:fs/promises"
 import { Deploy } from "@core/contracts"
-import { type Caller, Cursor, Ids, PayloadTooLarge } from "@core/kernel"
+import { type Caller, Cursor, Ids } from "@core/kernel"
 import { Jobs } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Option, Stream } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { badArchive, deploymentNotFound, idempotencyMismatch, notRollbackable } from "./Errors.js"
 import { DEPLOY_SITE } from "./DeployJob.js"
 import { type DeploymentRow, DeploymentsRepo, type RepoRow } from "./DeploymentsRepo.js"
-import { ArchiveRefused, hasBlob, inspect, unpack } from "./internal/archive.js"
+import { ArchiveRefused, hasBlob, unpack } from "./internal/archive.js"
 import { pointAt } from "./internal/sites.js"
 import { platformFor } from "./Policy.js"
 import { Repos } from "./Repos.js"
-import { DeployStorage, previewLink, productionLink, siteDir, uploadFile } from "./Storage.js"
+import { DeployStorage, previewLink, productionLink, receive, siteDir, type UploadBody, uploadFile } from "./Storage.js"
 
-/** An upload as the route hands it over: the body's chunks and the headers that matter. */
+/** An upload as the route hands it over: the body (`Storage.receive` reads it) and the headers that matter. */
 export interface Upload {
-  readonly body: Stream.Stream<Uint8Array, PayloadTooLarge>
+  readonly body: UploadBody
   readonly idempotencyKey: string | undefined
   readonly branch: string | undefined
 }
@@ -49,75 +47,6 @@ export class Deployments extends Effect.Service<Deployments>()("@core/deploy/Dep
     const sql = yield* SqlClient.SqlClient
     const ids = yield* Ids.Ids
 
-    /**
-     * Store the body on disk as it streams (never whole in memory), hashing it, and check the archive
-     * beside the write (`inspect`): 413 past the limit, a 4xx naming a refused entry as soon as it
-     * arrives. Nothing is left behind on a failure.
-     */
-    const store = (body: Stream.Stream<Uint8Array, PayloadTooLarge>, file: string, hashed: boolean) =>
-      Effect.gen(function*() {
-        yield* Effect.promise(() => Fs.mkdir(storage.uploads, { recursive: true }))
-        const handle = yield* Effect.promise(() => Fs.open(file, "w"))
-        // The body's SHA-256 only serves an idempotency key: without one it is not computed.
-        const hash = hashed ? createHash("sha256") : undefined
-        // The check may lag the write by up to 8 MiB before the upload waits for it (bounded memory).
-        const feed = new PassThrough({ highWaterMark: 8 * 1024 * 1024 })
-        let refused: unknown = undefined
-        const inspection = inspect(feed, storage.limits).catch((error: unknown) => {
-          refused = error
-          return undefined
-        })
-        let size = 0
-        let pending: Array<Uint8Array> = []
-        let pendingBytes = 0
-        const flush = async () => {
-          if (pending.length === 0) return
-          const batch = pending
-          pending = []
-          pendingBytes = 0
-          await handle.writev(batch)
-        }
-        const limit = storage.limits.maxUploadBytes
-        const push = (chunk: Uint8Array) =>
-          new Promise<void>((resolve) => {
-            if (refused !== undefined || feed.destroyed || feed.write(chunk)) return resolve()
-            const done = () => {
-              feed.off("drain", done)
-              feed.off("close", done)
-              resolve()
-            }
-            feed.once("drain", done)
-            feed.once("close", done)
-          })
-        const outcome = yield* Stream.runForEach(body, (chunk) =>
-          Effect.suspend((): Effect.Effect<unknown, PayloadTooLarge | ReturnType<typeof badArchive>> => {
-            if (refused !== undefined) return Effect.fail(refusedArchive(refused))
-            if (size === 0 && chunk.byteLength >= 2 && (chunk[0] !== 0x1f || chunk[1] !== 0x8b)) {
-              return Effect.fail(badArchive("The upload is not gzip: send a gzip tarball (application/gzip)"))
-            }
-            size += chunk.byteLength
-            if (size > limit) return Effect.fail(new PayloadTooLarge({ message: `The upload exceeds the limit of ${limit} bytes`, limit }))
-            hash?.update(chunk)
-            pending.push(chunk)
-            pendingBytes += chunk.byteLength
-            // Writes go out in batches of 1 MiB (one `writev` each), the check is fed every chunk.
-            const flushing = pendingBytes >= FLUSH_BYTES ? flush() : Promise.resolve()
-            return Effect.promise(() => Promise.all([flushing, push(chunk)]))
-          })).pipe(
-            Effect.zipRight(Effect.promise(() => flush())),
-            Effect.zipRight(Effect.suspend(() => {
-              if (size === 0) return Effect.fail(badArchive("The upload is empty: send a gzip tarball of the built site"))
-              feed.end()
-              return Effect.flatMap(Effect.promise(() => inspection), (checked) =>
-                checked === undefined ? Effect.fail(refusedArchive(refused)) : Effect.succeed(checked))
-            })),
-            Effect.ensuring(Effect.promise(() => handle.close())),
-            Effect.tapErrorCause(() => Effect.sync(() => feed.destroy())),
-            Effect.tapErrorCause(() => Effect.promise(() => Fs.rm(file, { force: true })))
-          )
-        return { file, size, hash: hash?.digest("hex") ?? "", referenced: outcome.referenced, paths: outcome.paths }
-      })
-
     const enqueue = (platform: { readonly id: string; readonly organizationId: string | null }, row: DeploymentRow) =>
       sql.withTransaction(Effect.gen(function*() {
         const job = yield* Jobs.enqueue(sql, {
@@ -137,7 +66,7 @@ export class Deployments extends Effect.Service<Deployments>()("@core/deploy/Dep
       const platform = yield* platformFor(caller, platformId, true)
       const source = yield* repos.ensure(platform)
       const deploymentId = yield* ids.make("dep")
-      const stored = yield* store(input.body, uploadFile(storage.uploads, deploymentId), input.idempotencyKey !== undefined)
+      const stored = yield* receive(input.body, uploadFile(storage.uploads, deploymentId), storage.limits, input.idempotencyKey !== undefined)
       const cleanup = Effect.promise(() => Fs.rm(stored.file, { force: true }))
       if (input.idempotencyKey !== undefined) {
         const known = yield* repo.findUploadKey(platformId, input.idempotencyKey)
@@ -273,14 +202,6 @@ export class Deployments extends Effect.Service<Deployments>()("@core/deploy/Dep
     return { upload, fromRepository, missing, get, list, buildStatus, rollback } as const
   })
 }) {}
-
-const FLUSH_BYTES = 1024 * 1024
-
-/** A refusal of the streaming check as the route's 4xx (anything else is a defect). */
-const refusedArchive = (error: unknown) => {
-  if (error instanceof ArchiveRefused) return badArchive(error.message, error.entry)
-  throw error
-}
 
 const decodeCursor = (cursor: string) =>
   Effect.map(Cursor.decode(Cursor.CreatedAtId, cursor), (key) => ({ createdAt: Number(key.createdAt), id: key.id }))

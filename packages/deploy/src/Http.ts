@@ -1,3 +1,5 @@
+import { EventEmitter } from "node:events"
+import type { Readable } from "node:stream"
 import { Deploy } from "@core/contracts"
 import { Body, Route, UnsupportedMediaType, Validation } from "@core/kernel"
 import { HttpServerRequest } from "@effect/platform"
@@ -6,7 +8,7 @@ import { CliFeatures } from "./CliFeatures.js"
 import { CliSecrets } from "./CliSecrets.js"
 import { Deployments } from "./Deployments.js"
 import { Repos } from "./Repos.js"
-import { DeployStorage } from "./Storage.js"
+import { DeployStorage, type UploadBody } from "./Storage.js"
 
 const routes = Deploy.CliRoutes
 
@@ -15,6 +17,23 @@ const mediaType = (header: string | undefined) => (header ?? "").split(";")[0]!.
 const hasNoBody = (request: HttpServerRequest.HttpServerRequest) => {
   const length = request.headers["content-length"]
   return request.headers["transfer-encoding"] === undefined && (length === undefined || length.trim() === "0")
+}
+
+const isNodeReadable = (source: unknown): source is Readable =>
+  source instanceof EventEmitter && typeof (source as Readable).pipe === "function" && typeof (source as Readable).resume === "function" &&
+  typeof (source as Readable).readableEnded === "boolean"
+
+/**
+ * How the upload's body is read: on Node (the gateway's in-process path, `serve --service cli`),
+ * Node's request itself, counted by `Storage.receive` as it arrives (no Effect stream per chunk);
+ * elsewhere, or when `Content-Length` already announces more than the limit (413 before reading),
+ * the kernel's counted `Body.stream`.
+ */
+const uploadBody = (request: HttpServerRequest.HttpServerRequest, limit: number): UploadBody => {
+  const source = request.source
+  const declared = Number(request.headers["content-length"])
+  if (isNodeReadable(source) && !(Number.isFinite(declared) && declared > limit)) return { _tag: "Node", source }
+  return { _tag: "Stream", stream: Body.stream({ limit }).pipe(Stream.provideService(HttpServerRequest.HttpServerRequest, request)) }
 }
 
 /**
@@ -36,11 +55,8 @@ const deploy = Route.handle(routes.deploy, ({ caller, params, request }) =>
       return yield* new UnsupportedMediaType({ message: "The upload is a gzip tarball: Content-Type must be application/gzip (or no body at all)" })
     }
     const storage = yield* DeployStorage
-    const body = Body.stream({ limit: storage.limits.maxUploadBytes }).pipe(
-      Stream.provideService(HttpServerRequest.HttpServerRequest, request)
-    )
     return yield* deployments.upload(caller, params.platformId, {
-      body,
+      body: uploadBody(request, storage.limits.maxUploadBytes),
       idempotencyKey: headers["idempotency-key"],
       branch: headers["x-core-deploy-branch"]
     })

@@ -146,13 +146,34 @@ export const unpack = async (file: string, blobs: string, limits: ArchiveLimits)
   return { files, referenced, unpackedBytes: inflated }
 }
 
+/** What the streaming check found: the manifest's references (minus files the archive holds) and the files' paths. */
+export interface Inspected {
+  readonly referenced: Record<string, string>
+  readonly paths: ReadonlySet<string>
+}
+
+/**
+ * What gunzip hands on at once while checking: 1 MiB instead of zlib's 16 KiB makes 64 times fewer
+ * trips through the counter and the tar parser (most of the check's cost on an upload).
+ */
+const INSPECT_CHUNK = 1024 * 1024
+
+/** Let an entry's content go by unread (paused streams count nothing; this is what `inspect` keeps). */
+const skip = (entry: { once(event: string, listener: (...args: Array<any>) => void): unknown; resume(): unknown }): Promise<void> =>
+  new Promise((resolve, reject) => {
+    entry.once("end", resolve)
+    entry.once("close", resolve)
+    entry.once("error", reject)
+    entry.resume()
+  })
+
 /**
  * Check a gzip tarball while it streams in (`source`), keeping nothing: the same refusals as
  * `unpack` (escaping entries, links, devices, too many files, a bomb), and the manifest's
  * references. The upload route runs it beside the write to storage, so a refused archive answers
  * its 4xx as soon as the offending entry arrives; the deployment job unpacks later.
  */
-export const inspect = async (source: NodeJS.ReadableStream, limits: ArchiveLimits): Promise<{ readonly referenced: Record<string, string>; readonly paths: ReadonlySet<string> }> => {
+export const inspect = async (source: NodeJS.ReadableStream, limits: ArchiveLimits): Promise<Inspected> => {
   let referenced: Record<string, string> = {}
   const paths = new Set<string>()
   let count = 0
@@ -176,11 +197,11 @@ export const inspect = async (source: NodeJS.ReadableStream, limits: ArchiveLimi
       const path = checked.path
       count += 1
       paths.add(path)
-      for await (const _ of entry) void _
+      await skip(entry)
     }
   })()
   try {
-    await Promise.all([pipeline(source, createGunzip(), counter, extract), consume])
+    await Promise.all([pipeline(source, createGunzip({ chunkSize: INSPECT_CHUNK }), counter, extract), consume])
   } catch (error) {
     extract.destroy()
     throw refusal(error)
