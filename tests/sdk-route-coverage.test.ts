@@ -1,3 +1,4 @@
+import * as Contracts from "@core/contracts"
 import { ROUTE_REFS, type RouteRef } from "@core/contracts/routes"
 import { createClient } from "@core/sdk"
 import { describe, expect, it } from "vitest"
@@ -60,12 +61,21 @@ interface Catalogued {
   readonly ref: RouteRef
   readonly pattern: RegExp
   readonly params: number
+  /** Its query takes a `cursor`: a paged list, which needs a method to `for await` over. */
+  readonly paged: boolean
+}
+
+/** Whether the declaration of `Namespace.Catalogue.route` in `@core/contracts` has a `cursor` in its query. */
+const isPaged = (namespace: string, catalogue: string, route: string): boolean => {
+  const spec = (Contracts as unknown as Record<string, Record<string, Record<string, Contracts.RouteSpec>>>)[namespace]?.[catalogue]?.[route]
+  const query = spec?.request?.query as { readonly shape?: Record<string, unknown> } | undefined
+  return query?.shape !== undefined && "cursor" in query.shape
 }
 
 const PLACEHOLDER = /\{[^}]+\}|:[A-Za-z_][A-Za-z0-9_]*/g
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
-const catalogued: ReadonlyArray<Catalogued> = Object.values(ROUTE_REFS).flatMap((catalogues) =>
+const catalogued: ReadonlyArray<Catalogued> = Object.entries(ROUTE_REFS).flatMap(([namespace, catalogues]) =>
   Object.entries(catalogues).flatMap(([catalogue, refs]) =>
     Object.entries(refs as Readonly<Record<string, RouteRef>>).map(([route, ref]) => {
       const full = `${ref.prefix}${ref.path}`
@@ -74,7 +84,8 @@ const catalogued: ReadonlyArray<Catalogued> = Object.values(ROUTE_REFS).flatMap(
         name: `${catalogue}.${route}`,
         ref,
         pattern: new RegExp(`^${literal.join("[^/]+")}$`),
-        params: literal.length - 1
+        params: literal.length - 1,
+        paged: isPaged(namespace, catalogue, route)
       }
     })
   )
@@ -112,6 +123,7 @@ const methodsOf = (value: unknown, path = ""): Array<readonly [string, Method]> 
  */
 const routesReachedBy = async (pick: (client: ReturnType<typeof createClient>) => Method, windowMs: number) => {
   const reached = new Set<string>()
+  let iterates = false
   let open = true
   const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     if (!open) throw new TypeError("the coverage window is closed")
@@ -124,25 +136,31 @@ const routesReachedBy = async (pick: (client: ReturnType<typeof createClient>) =
   const run = async () => {
     const result = pick(client)("x", "x", "x", "x", "x", "x") as unknown
     if (typeof result === "object" && result !== null && Symbol.asyncIterator in result) {
+      iterates = true
       for await (const _ of result as AsyncIterable<unknown>) break
     } else await result
   }
   await Promise.race([run().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, windowMs))])
   open = false
-  return reached
+  return { reached, iterates }
 }
 
 describe("route coverage of @core/sdk", () => {
   it("reaches every catalogued route from a method, but the ones listed with a reason", async () => {
     const paths = methodsOf(createClient({ baseUrl: "http://core.test" })).map(([path]) => path).filter((path) => !GENERIC.has(path))
     const reachedBy = new Map<string, Array<string>>()
+    const iteratedBy = new Map<string, Array<string>>()
     for (const path of paths) {
       const pick = (client: ReturnType<typeof createClient>) => {
         const parts = path.split(".")
         const owner = parts.slice(0, -1).reduce<any>((value, key) => value[key], client)
         return (owner[parts.at(-1)!] as Method).bind(owner)
       }
-      for (const route of await routesReachedBy(pick, 100)) reachedBy.set(route, [...(reachedBy.get(route) ?? []), path])
+      const { reached, iterates } = await routesReachedBy(pick, 100)
+      for (const route of reached) {
+        reachedBy.set(route, [...(reachedBy.get(route) ?? []), path])
+        if (iterates) iteratedBy.set(route, [...(iteratedBy.get(route) ?? []), path])
+      }
     }
 
     const missing = catalogued
@@ -153,6 +171,10 @@ describe("route coverage of @core/sdk", () => {
     // Nothing the SDK sends lies outside the catalogue, and no listed exception is reached after all (or gone).
     expect([...reachedBy.keys()].filter((route) => route.startsWith("uncatalogued "))).toEqual([])
     expect(Object.keys(NOT_IN_THE_SDK).filter((name) => reachedBy.has(name) || !catalogued.some((entry) => entry.name === name))).toEqual([])
+    // Every paged list (a `cursor` in its query) has a method that pages through it with `for await`.
+    const paged = catalogued.filter((entry) => entry.paged && !(entry.name in NOT_IN_THE_SDK))
+    expect(paged.filter((entry) => !iteratedBy.has(entry.name)).map((entry) => entry.name), "paged lists without a for-await method (all())").toEqual([])
+    expect(paged.length).toBeGreaterThan(15)
     expect(paths.length).toBeGreaterThan(150)
     expect(catalogued.length - Object.keys(NOT_IN_THE_SDK).length).toBe(reachedBy.size)
   })
