@@ -65,6 +65,7 @@ export const createCoreClient = <const N extends Namespaces = {}>(options: Clien
     paginate: (path, paginateOptions) => paginate(transport, path, paginateOptions),
     health: health(transport)
   }
+  // Each factory gets the transport alone (a resource's optional `basePath` keeps its default).
   const built = Object.fromEntries(Object.entries(namespaces).map(([name, make]) => [name, make(transport)]))
   for (const name of Object.keys(built)) {
     if (name in base) throw new TypeError(`A namespace cannot be named ${JSON.stringify(name)}: the client has that method`)
@@ -105,12 +106,4 @@ export interface CoreClient extends BaseClient {
  * console.log(await core.health())
  */
 export const createClient = (options: ClientOptions): CoreClient =>
-  createCoreClient(options, {
-    iam: (transport) => iam(transport),
-    stacks: (transport) => stacks(transport),
-    registry: (transport) => registry(transport),
-    provisioning,
-    billing: (transport) => billing(transport),
-    vault,
-    deploy: (transport) => deploy(transport)
-  })
+  createCoreClient(options, { iam, stacks, registry, provisioning, billing, vault, deploy })
