@@ -1,9 +1,17 @@
 /**
  * @core/sdk — the client of a Core deployment. Runs on Node ≥ 20, browsers, Deno, Bun and workers.
  */
-export { createClient, type CoreClient, type IamClient } from "./client.js"
+export { createClient, createCoreClient, type BaseClient, type ClientWith, type CoreClient, type IamClient, type Namespace, type Namespaces } from "./client.js"
+/** The namespace factories, for `createCoreClient(options, { registry, … })`: each bundles only its own service's code. */
+export { iam } from "./resources/iam.js"
+export { registry } from "./resources/registry.js"
+export { stacks } from "./resources/stacks.js"
+export { provisioning } from "./resources/provisioning.js"
+export { billing } from "./resources/billing.js"
+export { deploy } from "./resources/deploy.js"
+export { vault } from "./resources/vault.js"
 export type { CallableRoute, CallInput, CallOptions, CallResult, PageItem } from "./call.js"
-export type { ClientOptions, HttpMethod, Query, RequestOptions } from "./transport.js"
+export type { ClientOptions, HttpMethod, Query, RequestOptions, Transport } from "./transport.js"
 export type { CursorPage, PaginateOptions } from "./pagination.js"
 export type { RetryOptions } from "./retry.js"
 export type { ResponseSchema, SchemaIssue } from "./schema.js"
@@ -21,7 +29,7 @@ export type { LifecycleQuery, ListPlatformsQuery, RegistryCallOptions, RegistryC
 export type { ListEntitiesQuery, RegistryEntities, RemoveEntityOptions } from "./resources/registry.js"
 export type { ListDnsRecordsQuery, ListEntityResourcesQuery, ListFeaturesQuery, ListResourcesQuery, ListSecretsQuery } from "./resources/registry.js"
 export type { ListDeadLettersQuery, ListJobsQuery, OperatorActionInput, ProvisioningCallOptions, ProvisioningClient, ProvisioningCreate } from "./resources/provisioning.js"
-export type { ProvisioningDeadLetters, ProvisioningJobs, ServerSentEvent, WatchOptions } from "./resources/provisioning.js"
+export type { ProvisioningDeadLetters, ProvisioningDomains, ProvisioningJobs, ServerSentEvent, WatchOptions } from "./resources/provisioning.js"
 export { parseEventStream } from "./resources/provisioning.js"
 export type { RegistryDnsRecords, RegistryFeatures, RegistryOnboarding, RegistryResources, RegistrySecrets } from "./resources/registry.js"
 export {

@@ -66,6 +66,8 @@ export interface BillingClient {
     readonly trial: (subscriptionId: string, trialDays: number, reason?: string, options?: BillingCallOptions) => Promise<CallResult<typeof Routes.startTrial>>
     readonly overview: (options?: BillingCallOptions) => Promise<CallResult<typeof Routes.overview>>
     readonly log: (query?: { readonly target?: string; readonly cursor?: string; readonly limit?: number }, options?: BillingCallOptions) => Promise<CallResult<typeof Routes.operatorLog>>
+    /** `operatorLog`, every page (`for await`). */
+    readonly logAll: (query?: { readonly target?: string; readonly limit?: number }, options?: BillingCallOptions) => AsyncGenerator<PageItem<typeof Routes.operatorLog>, void, undefined>
   }
   /** Usage metering: current period, history, tenants, daily series, alerts, per-stack usage, ingestion. */
   readonly usage: BillingUsageClient
@@ -112,7 +114,8 @@ export const billing = (transport: Transport, basePath?: string): BillingClient 
       trial: (subscriptionId, trialDays, reason, options) =>
         call(Routes.startTrial, { params: { id: subscriptionId }, body: reason === undefined ? { trialDays } : { trialDays, reason } }, options),
       overview: (options) => call(Routes.overview, {}, options),
-      log: (query = {}, options) => call(Routes.operatorLog, { query }, options)
+      log: (query = {}, options) => call(Routes.operatorLog, { query }, options),
+      logAll: (query = {}, options) => pages(Routes.operatorLog, { query }, options)
     },
     usage: billingUsage(transport, basePath)
   }

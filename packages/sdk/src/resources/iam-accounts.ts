@@ -1,5 +1,5 @@
 import type { Iam } from "@core/contracts"
-import { AccountRouteRefs } from "@core/contracts/routes"
+import { AccountRouteRefs, ServiceRouteRefs } from "@core/contracts/routes"
 import { routeCaller } from "../call.js"
 import type { Transport } from "../transport.js"
 
@@ -27,6 +27,20 @@ export interface IamAccounts {
   readonly getSession: (options?: IamAccountCallOptions) => Promise<Iam.GetSessionResponse>
   /** `deleteUser`: delete the client's account (its password confirms it). */
   readonly deleteUser: (input: Iam.DeleteUserRequest, options?: IamAccountCallOptions) => Promise<Iam.DeleteUserResponse>
+  /** `updateUser`: better-auth's change of the client's name or image (`profile.update` is the PATCH of seed 000). */
+  readonly updateUser: (input: Iam.UpdateUserRequest, options?: IamAccountCallOptions) => Promise<Iam.StatusResponse>
+  /** `listSessions`: better-auth's list of the client's user's active sessions. */
+  readonly listSessions: (options?: IamAccountCallOptions) => Promise<Iam.AuthSessionList>
+  /** `revokeSession`: end one of the client's user's sessions, by `id` or `token` (another user's: 404 `SESSION_NOT_FOUND`). */
+  readonly revokeSession: (input: Iam.RevokeSessionRequest, options?: IamAccountCallOptions) => Promise<Iam.StatusResponse>
+  /** `revokeSessions`: end every session of the client's user, the client's own included. */
+  readonly revokeSessions: (options?: IamAccountCallOptions) => Promise<Iam.StatusResponse>
+  /**
+   * `identityHealth` (`Iam.ServiceRoutes`): the identity service's own health through the gateway,
+   * its database check included. A degraded service answers 503, thrown at once (never retried) as
+   * an `InternalServerError` whose `body` is the same report.
+   */
+  readonly health: (options?: IamAccountCallOptions) => Promise<Iam.IdentityHealth>
   readonly magicLink: {
     /** `signInMagicLink`: mail a sign-in link (the answer is the same for every address). */
     readonly send: (input: Iam.MagicLinkRequest, options?: IamAccountCallOptions) => Promise<Iam.StatusResponse>
@@ -82,6 +96,11 @@ export const iamAccounts = (transport: Transport, basePath?: string): IamAccount
     signOut: (options) => call(Routes.signOut, {}, options),
     getSession: (options) => call(Routes.getSession, {}, options),
     deleteUser: (input, options) => call(Routes.deleteUser, { body: input }, options),
+    updateUser: (input, options) => call(Routes.updateUser, { body: input }, options),
+    listSessions: (options) => call(Routes.listSessions, {}, options),
+    revokeSession: (input, options) => call(Routes.revokeSession, { body: input }, options),
+    revokeSessions: (options) => call(Routes.revokeSessions, {}, options),
+    health: (options) => call(ServiceRouteRefs.identityHealth, {}, { ...options, retry: 0 }),
     magicLink: {
       send: (input, options) => call(Routes.signInMagicLink, { body: input }, options),
       verify: (token, options) => call(Routes.verifyMagicLink, { query: { token } }, options)

@@ -183,11 +183,20 @@ export interface ProvisioningCreate {
   readonly authUpgrade: (input: Provisioning.AuthUpgradeRequest, options?: ProvisioningCallOptions) => Promise<CallResult<typeof Routes.upgradeAuth>>
 }
 
+/** A platform's custom domains (`client.provisioning.domains`); `create.domain` adds one (a job). */
+export interface ProvisioningDomains {
+  /** `listDomains`: the platform's domains (`{ data }`, every one: the list is not paged). */
+  readonly list: (platformId: string, options?: ProvisioningCallOptions) => Promise<CallResult<typeof Routes.listDomains>>
+  /** `removeDomain`: its hostname stops routing on the edge; answers the record, now `deleted`. */
+  readonly remove: (id: string, options?: ProvisioningCallOptions) => Promise<CallResult<typeof Routes.removeDomain>>
+}
+
 /** The provisioning service's namespace (`client.provisioning`, through the gateway at `/api/v1/provisioning`). */
 export interface ProvisioningClient {
   readonly jobs: ProvisioningJobs
   readonly dlq: ProvisioningDeadLetters
   readonly create: ProvisioningCreate
+  readonly domains: ProvisioningDomains
 }
 
 const bodyOf = (input: OperatorActionInput | undefined) => (input === undefined ? {} : { body: input })
@@ -283,6 +292,10 @@ export const provisioning = (transport: Transport): ProvisioningClient => {
       app: creating(Routes.createApp),
       domain: creating(Routes.addDomain),
       authUpgrade: creating(Routes.upgradeAuth)
+    },
+    domains: {
+      list: (platformId, options) => call(Routes.listDomains, { query: { platformId } }, options),
+      remove: (id, options) => call(Routes.removeDomain, { params: { id } }, options)
     }
   }
 }

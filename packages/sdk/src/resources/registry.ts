@@ -61,6 +61,8 @@ export interface RegistryPlatforms {
   readonly hardDelete: (platformId: string, input?: Registry.LifecycleActionRequest, options?: RegistryCallOptions) => Promise<CallResult<typeof Routes.hardDeletePlatform>>
   /** `listPlatformLifecycle`: one page of its lifecycle events, oldest first. */
   readonly lifecycle: (platformId: string, query?: LifecycleQuery, options?: RegistryCallOptions) => Promise<CallResult<typeof Routes.listPlatformLifecycle>>
+  /** `listPlatformLifecycle`, every page (`for await`). */
+  readonly lifecycleAll: (platformId: string, query?: Omit<LifecycleQuery, "cursor">, options?: RegistryCallOptions) => AsyncGenerator<PageItem<typeof Routes.listPlatformLifecycle>, void, undefined>
 }
 
 /** The query of `entities.list` and `entities.all`: `cursor`, `limit` (1 to 100), and filters. */
@@ -265,7 +267,8 @@ export const registry = (transport: Transport, basePath?: string): RegistryClien
       restore: (platformId, input = {}, options) => call(Routes.restorePlatform, { params: { platformId }, body: input }, options),
       cancel: (platformId, input = {}, options) => call(Routes.cancelPlatform, { params: { platformId }, body: input }, options),
       hardDelete: (platformId, input = {}, options) => call(Routes.hardDeletePlatform, { params: { platformId }, body: input }, options),
-      lifecycle: (platformId, query = {}, options) => call(Routes.listPlatformLifecycle, { params: { platformId }, query }, options)
+      lifecycle: (platformId, query = {}, options) => call(Routes.listPlatformLifecycle, { params: { platformId }, query }, options),
+      lifecycleAll: (platformId, query = {}, options) => pages(Routes.listPlatformLifecycle, { params: { platformId }, query }, options)
     },
     entities: {
       list: (platformId, query = {}, options) => call(EntityRoutes.listEntities, { params: { platformId }, query }, options),
