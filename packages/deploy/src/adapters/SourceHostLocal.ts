@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url"
 import { promisify } from "node:util"
 import { UpstreamUnavailable } from "@core/kernel"
 import { Effect, Layer } from "effect"
-import { SourceHost, type SourceRepo } from "../ports/SourceHost.js"
+import { type CreatedRepo, SourceHost } from "../ports/SourceHost.js"
 import { DeployStorage } from "../Storage.js"
 
 const run = promisify(execFile)
@@ -44,10 +44,10 @@ export const SourceHostLocal: Layer.Layer<SourceHost, never, DeployStorage> = La
       name: "local",
       create: (repo) =>
         Effect.tryPromise({
-          try: async (): Promise<SourceRepo> => {
+          try: async (): Promise<CreatedRepo> => {
             const bare = bareOf(repo.name)
             const answer = { repoFullName: `local/${repo.name}`, defaultBranch: "main", cloneUrl: pathToFileURL(bare).href }
-            if (await Fs.stat(Path.join(bare, "HEAD")).then(() => true, () => false)) return answer
+            if (await Fs.stat(Path.join(bare, "HEAD")).then(() => true, () => false)) return { ...answer, created: false }
             await Fs.mkdir(storage.git, { recursive: true })
             const staging = `${bare}.${process.pid}.tmp`
             await Fs.rm(staging, { recursive: true, force: true })
@@ -66,7 +66,7 @@ export const SourceHostLocal: Layer.Layer<SourceHost, never, DeployStorage> = La
               await Fs.rm(staging, { recursive: true, force: true })
               if (error.code !== "ENOTEMPTY" && error.code !== "EEXIST") throw error
             })
-            return answer
+            return { ...answer, created: true }
           },
           catch: failed("create the repository")
         }),
