@@ -5,6 +5,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { gzipSync } from "node:zlib"
 import { TestDatabase } from "@core/kernel/testing"
+import { Crypto } from "@core/kernel"
+import { LocalEdge } from "@core/provisioning"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { useServer } from "../packages/server/test/ServerProcess.js"
 import { tarball } from "./support/tarballs.js"
@@ -17,6 +19,7 @@ import { call, type Tenant, tenantOf, until } from "./support/tenants.js"
  * features, and another tenant's 404 — on PGlite and PostgreSQL.
  */
 const SLOW = 180_000
+const SECRET = "deploy-gateway-test-secret-0123456789abcdef"
 
 const upload = async (base: string, platformId: string, headers: Record<string, string>, body: Buffer | string, type = "application/gzip") => {
   const response = await fetch(`${base}/api/v1/cli/platforms/${platformId}/deploy`, {
@@ -74,6 +77,7 @@ for (const driver of TestDatabase.drivers) {
     afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
     const server = useServer({
       CORE_DATA_DIR: dataDir,
+      CORE_SECRET: SECRET,
       CORE_DEPLOY_MAX_UNPACKED_BYTES: String(512 * 1024),
       CORE_DEPLOY_MAX_FILES: "50",
       CORE_DEPLOY_MAX_UPLOAD_BYTES: String(256 * 1024)
@@ -325,6 +329,12 @@ for (const driver of TestDatabase.drivers) {
       expect(list.body.data.map((s: { name: string }) => s.name).sort()).toEqual(["API_KEY", "DB_URL"])
       expect(JSON.stringify(list.body)).not.toContain("s3cret")
       expect(list.body.data[0].lastSetAt).toBeGreaterThan(0)
+      // Set at the local edge too: encrypted on the platform's worker, readable by a runtime (decision 0490).
+      const edgeRoot = join(dataDir, "edge")
+      expect(readFileSync(join(LocalEdge.workerSecretsDir(edgeRoot, `${slug}-worker`), "API_KEY"), "utf8")).not.toContain("s3cret")
+      expect(await LocalEdge.readWorkerSecrets(edgeRoot, `${slug}-worker`, Crypto.deriveKey(SECRET, LocalEdge.WORKER_SECRETS_KEY_PURPOSE)))
+        .toEqual({ API_KEY: "s3cret", DB_URL: "postgres://x" })
+      expect(server.running.output.stdout).not.toContain("s3cret")
       const bad = await call(server.base, "POST", `/api/v1/cli/platforms/${ada.platformId}/secrets`, ada.bearer, { secrets: { "lower-case": "x" } })
       expect(bad.status).toBe(400)
     }, SLOW)

@@ -1,18 +1,22 @@
 import type { Caller } from "@core/kernel"
+import { EdgeProvider } from "@core/provisioning"
 import { Features, Resources, Secrets } from "@core/registry"
-import { Effect } from "effect"
+import { Effect, Redacted } from "effect"
 import { platformFor } from "./Policy.js"
 
 /**
  * Secrets from the command line (issue 15): each value stored (encrypted) as a registry secret
  * record of the platform's worker resource, created `pending` when it has none yet (decision
- * 0486). Values are never answered nor logged; `results` says `ok` or an error word per name.
+ * 0486), then set on that worker at the edge provider (decision 0490). Values are never answered
+ * nor logged; `results` says `ok` or an error word per name (`edge_refused`: stored, but the edge
+ * refused it — setting it again retries).
  */
 export class CliSecrets extends Effect.Service<CliSecrets>()("@core/deploy/CliSecrets", {
   effect: Effect.gen(function*() {
     const resources = yield* Resources
     const secrets = yield* Secrets
     const features = yield* Features
+    const edge = yield* EdgeProvider
 
     /** The platform's worker resource, created when it has none. */
     const workerOf = (caller: Caller, platformId: string, create: boolean) =>
@@ -36,9 +40,14 @@ export class CliSecrets extends Effect.Service<CliSecrets>()("@core/deploy/CliSe
       const worker = yield* workerOf(caller, platformId, true)
       const results: Record<string, string> = {}
       for (const [name, value] of Object.entries(values)) {
-        results[name] = yield* secrets.set(caller, platformId, worker!.id, name, value).pipe(
+        const stored = yield* secrets.set(caller, platformId, worker!.id, name, value).pipe(
           Effect.as("ok"),
           Effect.catchAll((error) => Effect.succeed(error._tag === "NotFound" ? "not_found" : error._tag === "Forbidden" ? "forbidden" : "error"))
+        )
+        results[name] = stored !== "ok" ? stored : yield* edge.setWorkerSecret({ platformId, edgeName: worker!.edgeName, name, value: Redacted.make(value) }).pipe(
+          Effect.as("ok"),
+          Effect.catchAll((error) =>
+            Effect.as(Effect.logWarning(`The edge refused the secret ${name} of ${worker!.edgeName}: ${error.message.slice(0, 300)}`), "edge_refused"))
         )
       }
       return { platformId, results }

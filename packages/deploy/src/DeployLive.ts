@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import * as SourceHostGitHub from "./adapters/SourceHostGitHub.js"
 import { SourceHostLocal } from "./adapters/SourceHostLocal.js"
 import { CliFeatures } from "./CliFeatures.js"
 import { CliSecrets } from "./CliSecrets.js"
@@ -9,13 +10,14 @@ import { Repos } from "./Repos.js"
 import { DeployStorage } from "./Storage.js"
 
 /**
- * Every service behind `DeployHandlers`, on the local source host and the data directory's
- * storage. The host provides the database, `CoreConfig`, `Ids`, the callers, and the registry's
+ * Every service behind `DeployHandlers`, on the source host configuration selects (GitHub with
+ * `GITHUB_TOKEN`, else local) and the data directory's storage. The host provides the database,
+ * `CoreConfig`, `DeployConfig`, `Ids`, the callers, the `EdgeProvider` (secrets), and the registry's
  * `PlatformsRepo`, `Features`, `Resources` and `Secrets`.
  */
 export const DeployLive = Layer.mergeAll(Deployments.Default, CliFeatures.Default, CliSecrets.Default).pipe(
   Layer.provideMerge(Repos.Default),
-  Layer.provideMerge(Layer.merge(DeploymentsRepo.Default, SourceHostLocal)),
+  Layer.provideMerge(Layer.merge(DeploymentsRepo.Default, SourceHostGitHub.whenConfigured(SourceHostLocal))),
   Layer.provideMerge(DeployStorage.layer())
 )
 

@@ -48,7 +48,8 @@ export class Repos extends Effect.Service<Repos>()("@core/deploy/Repos", {
           createdAt: yield* Clock.currentTimeMillis
         }
         const inserted = yield* repo.insertRepo(row)
-        if (inserted) return { row, created: true }
+        // A repository the host already had (GitHub's 422 "name already exists") answers `exists`.
+        if (inserted) return { row, created: made.created }
         return { row: Option.getOrElse(yield* repo.findRepo(platform.id), () => row), created: false }
       })
 

@@ -4,7 +4,7 @@
  * `DeployJob` (the provisioning job that deploys), `CliFeatures`, `CliSecrets`, `DeploymentsRepo`
  * (SQL), `Policy`, `Errors`, `Http` (one handle per route of `Deploy.CliRoutes`).
  */
-export { DeployConfig, type DeploySettings } from "./Config.js"
+export { DeployConfig, type DeploySettings, GITHUB_API_URL } from "./Config.js"
 export { CliFeatures } from "./CliFeatures.js"
 export { CliSecrets } from "./CliSecrets.js"
 export { Deployments, toRecord, urlOf, type Upload } from "./Deployments.js"
@@ -14,7 +14,8 @@ export { DeployHandlers, DeployRouter } from "./Http.js"
 export { Repos } from "./Repos.js"
 export { DEFAULT_LIMITS, type DeployLimits, type DeployPaths, DeployStorage, previewLink, productionLink, siteDir } from "./Storage.js"
 export { BuildReporter, type BuildEvent } from "./ports/BuildReporter.js"
-export { SourceHost, type NewSourceRepo, type SourceRepo } from "./ports/SourceHost.js"
+export { type CreatedRepo, SourceHost, type NewSourceRepo, type SourceRepo } from "./ports/SourceHost.js"
 export { SourceHostLocal } from "./adapters/SourceHostLocal.js"
+export * as SourceHostGitHub from "./adapters/SourceHostGitHub.js"
 export { DeployMigrations } from "./migrations/index.js"
 export { DeployJobs, DeployLive } from "./DeployLive.js"

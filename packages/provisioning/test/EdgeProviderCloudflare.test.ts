@@ -150,6 +150,33 @@ describe("EdgeProviderCloudflare against a stand-in of Cloudflare's API", () => 
       yield* edge.deleteResource({ platformId: "plt_wfp", resourceType: "worker", edgeName: "tenant-a-api" }, { deleteData: true })
     }))
 
+  it.live("sets a worker's secret with Workers' secrets API (the account's, or the dispatch namespace's); a worker it lacks fails; the value is never shown", () =>
+    Effect.gen(function*() {
+      const edge = yield* provider()
+      yield* edge.createResource(spec("plt_sec", "worker", "acme-prod-secrets"))
+      const mark = cf.log.length
+      yield* edge.setWorkerSecret({ platformId: "plt_sec", edgeName: "acme-prod-secrets", name: "API_KEY", value: Redacted.make("s3cret-value") })
+      yield* edge.setWorkerSecret({ platformId: "plt_sec", edgeName: "acme-prod-secrets", name: "API_KEY", value: Redacted.make("s3cret-value-2") })
+      expect(writes(mark)).toEqual([
+        `PUT /accounts/${ACCOUNT}/workers/scripts/acme-prod-secrets/secrets`,
+        `PUT /accounts/${ACCOUNT}/workers/scripts/acme-prod-secrets/secrets`
+      ])
+      expect(cf.state.secrets.get("/acme-prod-secrets")).toEqual(new Map([["API_KEY", "s3cret-value-2"]]))
+      const missing = yield* failure(edge.setWorkerSecret({ platformId: "plt_sec", edgeName: "absent-worker", name: "A", value: Redacted.make("s3cret-value") }))
+      expect(missing).toContain("404")
+      expect(missing).not.toContain("s3cret")
+      expect(missing).not.toContain(TOKEN)
+
+      cf.addDispatchNamespace("secret-platforms")
+      const wfp = yield* provider({ dispatchNamespace: "secret-platforms" })
+      yield* wfp.createResource(spec("plt_sec", "worker", "tenant-secrets"))
+      yield* wfp.setWorkerSecret({ platformId: "plt_sec", edgeName: "tenant-secrets", name: "DB_URL", value: Redacted.make("postgres://x") })
+      expect(cf.state.secrets.get("secret-platforms/tenant-secrets")).toEqual(new Map([["DB_URL", "postgres://x"]]))
+      cf.failNext(400, 10021, "Secret refused", /secrets$/)
+      expect(yield* failure(wfp.setWorkerSecret({ platformId: "plt_sec", edgeName: "tenant-secrets", name: "DB_URL", value: Redacted.make("postgres://y") })))
+        .toContain("Secret refused [10021]")
+    }))
+
   it.live("adds a custom hostname on the zone holding the target (SSL for SaaS), once; removes it, twice", () =>
     Effect.gen(function*() {
       const edge = yield* provider()

@@ -151,7 +151,8 @@ const cli: ServiceDefinition = {
   handlers: DeployHandlers,
   base: "/api/v1/cli",
   layer: DeployLive.pipe(
-    Layer.provide(Layer.mergeAll(ResourcesLive, Features.DefaultWithoutDependencies)),
+    // Secrets are set on the platform's worker at the edge too (decision 0490).
+    Layer.provide(Layer.mergeAll(ResourcesLive, Features.DefaultWithoutDependencies, EdgeProviderCloudflare.whenConfigured(EdgeProviderLocal))),
     Layer.provideMerge(Layer.mergeAll(Platforms.Default.pipe(Layer.provide(PlatformStatusSinkLive)), PlatformsRepo.Default, ForwardedCallers.layer)),
     Layer.provideMerge(Ids.layer)
   )

@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url"
 import { promisify } from "node:util"
 import { UpstreamUnavailable } from "@core/kernel"
 import { Effect, Layer } from "effect"
-import { SourceHost, type SourceRepo } from "../ports/SourceHost.js"
+import { type CreatedRepo, SourceHost } from "../ports/SourceHost.js"
 import { DeployStorage } from "../Storage.js"
 
 const run = promisify(execFile)
@@ -31,6 +31,29 @@ const withClone = async <A>(bare: string, work: (dir: string) => Promise<A>): Pr
   }
 }
 
+/** One change of a repository at a time in this process (a push behind another's is refused as not a fast-forward). */
+const queues = new Map<string, Promise<unknown>>()
+const serialized = <A>(key: string, work: () => Promise<A>): Promise<A> => {
+  const run = (queues.get(key) ?? Promise.resolve()).then(work, work)
+  const tail = run.catch(() => undefined)
+  queues.set(key, tail)
+  void tail.then(() => queues.get(key) === tail && queues.delete(key))
+  return run
+}
+
+/** Make `work` again when its push lost a race with another process's (decision 0490): at most 5 times. */
+const retryingRejectedPush = async <A>(work: () => Promise<A>): Promise<A> => {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await work()
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error)
+      if (attempt >= 5 || !/rejected|non-fast-forward|fetch first/.test(message)) throw error
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt))
+    }
+  }
+}
+
 /**
  * Local bare git repositories under `<data dir>/deploy/git/<name>.git` (the default source host):
  * real repositories a `git clone` of the answered `file://` URL reaches, holding `core.json` (the
@@ -44,10 +67,10 @@ export const SourceHostLocal: Layer.Layer<SourceHost, never, DeployStorage> = La
       name: "local",
       create: (repo) =>
         Effect.tryPromise({
-          try: async (): Promise<SourceRepo> => {
+          try: async (): Promise<CreatedRepo> => {
             const bare = bareOf(repo.name)
             const answer = { repoFullName: `local/${repo.name}`, defaultBranch: "main", cloneUrl: pathToFileURL(bare).href }
-            if (await Fs.stat(Path.join(bare, "HEAD")).then(() => true, () => false)) return answer
+            if (await Fs.stat(Path.join(bare, "HEAD")).then(() => true, () => false)) return { ...answer, created: false }
             await Fs.mkdir(storage.git, { recursive: true })
             const staging = `${bare}.${process.pid}.tmp`
             await Fs.rm(staging, { recursive: true, force: true })
@@ -66,14 +89,14 @@ export const SourceHostLocal: Layer.Layer<SourceHost, never, DeployStorage> = La
               await Fs.rm(staging, { recursive: true, force: true })
               if (error.code !== "ENOTEMPTY" && error.code !== "EEXIST") throw error
             })
-            return answer
+            return { ...answer, created: true }
           },
           catch: failed("create the repository")
         }),
       updateConfig: (repo, update, message) =>
         Effect.tryPromise({
           try: () =>
-            withClone(bareOf(repo.repoFullName.replace(/^local\//, "")), async (dir) => {
+            serialized(repo.repoFullName, () => retryingRejectedPush(() => withClone(bareOf(repo.repoFullName.replace(/^local\//, "")), async (dir) => {
               const file = Path.join(dir, "core.json")
               const current = JSON.parse(await Fs.readFile(file, "utf8").catch(() => "{}")) as Record<string, unknown>
               await Fs.writeFile(file, `${JSON.stringify(update(current), null, 2)}\n`)
@@ -82,7 +105,7 @@ export const SourceHostLocal: Layer.Layer<SourceHost, never, DeployStorage> = La
               if (status.stdout.trim() === "") return
               await git(dir, "commit", "--quiet", "-m", message)
               await git(dir, "push", "--quiet", "origin", repo.defaultBranch)
-            }),
+            }))),
           catch: failed("commit the configuration")
         }),
       archive: (repo, branch, file) =>

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { blobPath } from "./archive.js"
@@ -24,7 +25,8 @@ export const pointAt = async (link: string, dir: string): Promise<void> => {
   await Fs.mkdir(Path.dirname(link), { recursive: true })
   const present = await Fs.lstat(link).catch(() => undefined)
   if (present !== undefined && !present.isSymbolicLink()) await Fs.rm(link, { recursive: true, force: true })
-  const temporary = `${link}.${process.pid}.${Date.now()}.tmp`
+  // A name of its own: two rollbacks in the same millisecond must not share it (EEXIST was a 500).
+  const temporary = `${link}.${randomUUID()}.tmp`
   await Fs.symlink(dir, temporary, "dir")
   await Fs.rename(temporary, link)
 }

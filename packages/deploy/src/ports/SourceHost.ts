@@ -9,6 +9,9 @@ export interface SourceRepo {
   readonly cloneUrl: string
 }
 
+/** What `create` answers: the repository, and whether this call made it (`false`: it was there). */
+export type CreatedRepo = SourceRepo & { readonly created: boolean }
+
 /** What a new repository starts with: the platform's configuration file, `core.json`. */
 export interface NewSourceRepo {
   readonly platformId: string
@@ -21,11 +24,11 @@ export type SourceHostError = UpstreamUnavailable
 
 /**
  * Where platforms' source repositories live (DESIGN §7): local bare git repositories (default)
- * or GitHub. `create` is idempotent by name; `updateConfig` commits a change of `core.json`.
+ * or GitHub (decision 0489). `create` is idempotent by name; `updateConfig` commits a change of `core.json`.
  */
 export class SourceHost extends Context.Tag("@core/deploy/SourceHost")<SourceHost, {
   readonly name: string
-  readonly create: (repo: NewSourceRepo) => Effect.Effect<SourceRepo, SourceHostError>
+  readonly create: (repo: NewSourceRepo) => Effect.Effect<CreatedRepo, SourceHostError>
   readonly updateConfig: (
     repo: SourceRepo,
     update: (config: Record<string, unknown>) => Record<string, unknown>,

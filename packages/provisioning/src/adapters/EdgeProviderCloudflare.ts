@@ -1,4 +1,4 @@
-import { Effect, Layer, Option, type Redacted, SynchronizedRef } from "effect"
+import { Effect, Layer, Option, Redacted, SynchronizedRef } from "effect"
 import { ProvisioningConfig } from "../Config.js"
 import { JobFailed } from "../JobHandlers.js"
 import { EdgeProvider, type EdgeResourceListing, type EdgeResourceType } from "../ports/EdgeProvider.js"
@@ -148,6 +148,14 @@ export const make = (options: CloudflareEdgeOptions) =>
               ? [{ resourceType: meta.resourceType, edgeName: meta.edgeName, edgeId: meta.edgeId, edgeUrl: meta.edgeUrl ?? null }]
               : []
           })).pipe(Effect.withSpan("EdgeProviderCloudflare.listResources")),
+      setWorkerSecret: (input) =>
+        api.required({
+          method: "PUT",
+          path: options.dispatchNamespace === undefined
+            ? `${account}/workers/scripts/${CloudflareApi.seg(input.edgeName)}/secrets`
+            : `${account}/workers/dispatch/namespaces/${CloudflareApi.seg(options.dispatchNamespace)}/scripts/${CloudflareApi.seg(input.edgeName)}/secrets`,
+          body: { json: { name: input.name, text: Redacted.value(input.value), type: "secret_text" } }
+        }).pipe(Effect.asVoid, Effect.withSpan("EdgeProviderCloudflare.setWorkerSecret", { attributes: { edgeName: input.edgeName, name: input.name } })),
       addCustomHostname: (input) =>
         Effect.gen(function*() {
           const zoneId = yield* zoneOf(input.target)

@@ -1,8 +1,9 @@
+import { randomBytes, randomUUID } from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
-import { CoreConfig } from "@core/kernel"
+import { CoreConfig, Crypto } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Layer, Option } from "effect"
+import { Clock, Effect, Layer, Option, Redacted } from "effect"
 import { JobFailed } from "../JobHandlers.js"
 import { EdgeProvider, type EdgeResourceListing, type EdgeResourceSpec, type EdgeResourceType } from "../ports/EdgeProvider.js"
 import * as LocalEdge from "./LocalEdge.js"
@@ -48,6 +49,9 @@ const writePages = (dir: string, project: string, files: unknown) =>
 /** What a feature keeps at the local edge: a database, an object store, a key-value namespace (decision 0313). */
 const FEATURE_DATA: ReadonlyArray<EdgeResourceType> = ["sql_db", "object_store", "kv"]
 
+/** A worker secret's name (the registry's rule): what makes it a safe file name too. */
+const SECRET_NAME = /^[A-Z_][A-Z0-9_]{0,127}$/
+
 /** The local edge provider as built from `options`. */
 const make = (options: LocalEdgeOptions) =>
   Effect.gen(function*() {
@@ -60,6 +64,11 @@ const make = (options: LocalEdgeOptions) =>
     const edgeTable = (type: "kv" | "queue", edgeName: string) =>
       sql.literal(`${LocalEdge.EDGE_SCHEMA}."${LocalEdge.resourceTable(type, edgeName)}"`)
     const dbFailure = failed("The local edge's database failed")
+    /** Worker secrets are encrypted at rest under a key from `CORE_SECRET` (a per-process one without it). */
+    const secretsKey = Option.match(config, {
+      onNone: () => new Uint8Array(randomBytes(32)),
+      onSome: (c) => Crypto.deriveKey(c.secret, LocalEdge.WORKER_SECRETS_KEY_PURPOSE)
+    })
 
     /** Make the resource's data: a schema, a directory, a table (each idempotent). */
     const materialize = (spec: EdgeResourceSpec): Effect.Effect<void, JobFailed> => {
@@ -195,6 +204,30 @@ const make = (options: LocalEdgeOptions) =>
         Effect.withSpan("EdgeProviderLocal.removeCustomHostname")
       )
 
+    /**
+     * `<root>/secrets/<worker>/<NAME>`: one file per secret (so concurrent sets never lose one),
+     * AES-256-GCM bound to the worker and the name, mode 0600, replaced atomically (decision 0490).
+     */
+    const setWorkerSecret = (input: { readonly platformId: string; readonly edgeName: string; readonly name: string; readonly value: Redacted.Redacted<string> }) =>
+      Effect.gen(function*() {
+        if (!SECRET_NAME.test(input.name)) return yield* new JobFailed({ message: `A worker secret's name must match ^[A-Z_][A-Z0-9_]*$` })
+        const owner = yield* ownerOf("worker", input.edgeName)
+        if (Option.isSome(owner) && owner.value !== input.platformId) {
+          return yield* new JobFailed({ message: `The worker ${input.edgeName} belongs to another platform` })
+        }
+        const dir = LocalEdge.workerSecretsDir(root, input.edgeName)
+        const sealed = Crypto.encrypt(secretsKey, Redacted.value(input.value), `${input.edgeName}/${input.name}`)
+        yield* Effect.tryPromise({
+          try: async () => {
+            await Fs.mkdir(dir, { recursive: true, mode: 0o700 })
+            const staging = Path.join(dir, `.${input.name}.${randomUUID()}`)
+            await Fs.writeFile(staging, sealed, { mode: 0o600 })
+            await Fs.rename(staging, Path.join(dir, input.name))
+          },
+          catch: failed(`Could not store the secret ${input.name} of ${input.edgeName}`)
+        })
+      }).pipe(Effect.withSpan("EdgeProviderLocal.setWorkerSecret", { attributes: { edgeName: input.edgeName, name: input.name } }))
+
     return EdgeProvider.of({
       name: "local",
       activateFeature: (feature) =>
@@ -229,6 +262,7 @@ const make = (options: LocalEdgeOptions) =>
       createResource,
       deleteResource,
       listResources,
+      setWorkerSecret,
       addCustomHostname,
       removeCustomHostname
     })
@@ -243,7 +277,8 @@ const make = (options: LocalEdgeOptions) =>
  * (451 while the platform is suspended: `provisioning.platform_status`). A feature is recorded as
  * deployed in `provisioning.local_features`, its data (a schema, a directory, a kv table named
  * `LocalEdge.featureDataName`) made with it and dropped by a deactivation with `deleteData`;
- * custom hostnames in `provisioning.edge_hostnames`.
+ * custom hostnames in `provisioning.edge_hostnames`; a worker's secrets encrypted in
+ * `<root>/secrets/<worker>/<NAME>` (`LocalEdge.readWorkerSecrets` opens them for a runtime).
  */
 export const EdgeProviderLocal: Layer.Layer<EdgeProvider, never, SqlClient.SqlClient> & {
   readonly layer: (options: LocalEdgeOptions) => Layer.Layer<EdgeProvider, never, SqlClient.SqlClient>

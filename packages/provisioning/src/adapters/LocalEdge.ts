@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto"
+import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import type { Configuration } from "@core/kernel"
+import { type Configuration, Crypto } from "@core/kernel"
+import { Effect } from "effect"
 
 /**
  * Where the local edge keeps what it makes, and how it names it (decision 0292): under
@@ -14,6 +16,27 @@ export const rootOf = (config: Pick<Configuration, "dataDir"> | undefined): stri
 
 /** The directory of an object store. */
 export const objectsDir = (root: string, edgeName: string): string => Path.join(root, "objects", safeSegment(edgeName))
+
+/** The purpose the local edge's worker-secret key is derived for from `CORE_SECRET` (`Crypto.deriveKey`). */
+export const WORKER_SECRETS_KEY_PURPOSE = "local-edge-worker-secrets"
+
+/** The directory of a worker's secrets (one encrypted file per name; decision 0490). */
+export const workerSecretsDir = (root: string, edgeName: string): string => Path.join(root, "secrets", safeSegment(edgeName))
+
+/**
+ * A worker's secrets as its runtime receives them (name → value), decrypted with the key the local
+ * adapter derived (`Crypto.deriveKey(secret, WORKER_SECRETS_KEY_PURPOSE)`); none: `{}`.
+ */
+export const readWorkerSecrets = async (root: string, edgeName: string, key: Uint8Array): Promise<Record<string, string>> => {
+  const dir = workerSecretsDir(root, edgeName)
+  const names = await Fs.readdir(dir).catch(() => [] as Array<string>)
+  const values: Record<string, string> = {}
+  for (const name of names.filter((n) => /^[A-Z_][A-Z0-9_]*$/.test(n))) {
+    const sealed = await Fs.readFile(Path.join(dir, name), "utf8")
+    values[name] = await Effect.runPromise(Crypto.decrypt(key, sealed, `${edgeName}/${name}`))
+  }
+  return values
+}
 
 /** The directory a pages project is served from. */
 export const pagesDir = (root: string, project: string): string => Path.join(root, "pages", safeSegment(project))

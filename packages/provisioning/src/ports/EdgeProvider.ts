@@ -1,4 +1,4 @@
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Redacted } from "effect"
 import type { JobFailed } from "../JobHandlers.js"
 
 /** A feature of an entity in one environment, as the edge deploys it. */
@@ -63,6 +63,16 @@ export class EdgeProvider extends Context.Tag("@core/provisioning/EdgeProvider")
   ) => Effect.Effect<void, JobFailed>
   /** A platform's resources on the edge. */
   readonly listResources: (platformId: string) => Effect.Effect<ReadonlyArray<EdgeResourceListing>, JobFailed>
+  /**
+   * Set a secret of a platform's worker at the edge (idempotent by name: a second set replaces the
+   * value). The value is never logged nor answered; a worker the edge does not have fails.
+   */
+  readonly setWorkerSecret: (input: {
+    readonly platformId: string
+    readonly edgeName: string
+    readonly name: string
+    readonly value: Redacted.Redacted<string>
+  }) => Effect.Effect<void, JobFailed>
   /** Route a custom hostname to `target` (idempotent by hostname); `pending` until verified. */
   readonly addCustomHostname: (input: {
     readonly platformId: string

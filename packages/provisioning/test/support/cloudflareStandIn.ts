@@ -38,6 +38,19 @@ const hex = (n: number) => randomUUID().replace(/-/g, "").slice(0, n)
 export const startCloudflareStandIn = async (options: StandInOptions) => {
   const scripts = new Map<string, Script>()
   const dispatch = new Map<string, Map<string, Script>>()
+  /** Worker secrets by `<namespace or "">/<script>`: name → value (a test reads them to check what reached the edge). */
+  const secrets = new Map<string, Map<string, string>>()
+  /** `PUT …/scripts/{script}/secrets` with `{ name, text, type: "secret_text" }`. */
+  const putSecret = (res: ServerResponse, namespace: string, script: Script | undefined, name: string, body: Buffer) => {
+    if (!script) return fail(res, 404, 10007, "This Worker does not exist on your account.")
+    const secret = jsonOf(body) as { name?: unknown; text?: unknown; type?: unknown }
+    if (typeof secret.name !== "string" || typeof secret.text !== "string" || secret.type !== "secret_text") {
+      return fail(res, 400, 10021, "Secret name, text and type (secret_text) are required")
+    }
+    const key = `${namespace}/${name}`
+    secrets.set(key, (secrets.get(key) ?? new Map()).set(secret.name, secret.text))
+    return ok(res, { name: secret.name, type: "secret_text" })
+  }
   const projects = new Map<string, { id: string; name: string; subdomain: string; production_branch: string; created_on: string }>()
   const databases = new Map<string, { uuid: string; name: string; created_at: string; version: string }>()
   const buckets = new Map<string, { name: string; creation_date: string; location: string; objects: Set<string> }>()
@@ -158,6 +171,12 @@ export const startCloudflareStandIn = async (options: StandInOptions) => {
         if (!scripts.delete(name)) return fail(res, 404, 10007, "This Worker does not exist on your account.")
         return ok(res, null)
       }
+    }
+    if (at("workers", "scripts", null, "secrets") && method === "PUT") return putSecret(res, "", scripts.get(rest[2]!), rest[2]!, body)
+    if (at("workers", "dispatch", "namespaces", null, "scripts", null, "secrets") && method === "PUT") {
+      const ns = dispatch.get(rest[3]!)
+      if (!ns) return fail(res, 404, 100119, "This namespace does not exist.")
+      return putSecret(res, rest[3]!, ns.get(rest[5]!), rest[5]!, body)
     }
     if (at("workers", "scripts", null, "subdomain") && method === "POST") {
       const script = scripts.get(rest[2]!)
@@ -324,7 +343,7 @@ export const startCloudflareStandIn = async (options: StandInOptions) => {
     /** The base URL to give the adapter (`…/client/v4`). */
     baseUrl: `http://127.0.0.1:${port}/client/v4`,
     log,
-    state: { scripts, dispatch, projects, databases, buckets, namespaces, queues, zones },
+    state: { scripts, dispatch, secrets, projects, databases, buckets, namespaces, queues, zones },
     /** The next `count` requests answer 429 with `Retry-After: seconds`. */
     rateLimit: (count: number, seconds = "1") => {
       rateLimited = count

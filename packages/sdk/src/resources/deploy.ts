@@ -3,6 +3,7 @@ import { buildPath, CliRouteRefs } from "@core/contracts/routes"
 import { type CallResult, routeCaller } from "../call.js"
 import { withProtocolCode } from "../errors.js"
 import type { Transport } from "../transport.js"
+import { packForUpload } from "./deploy-directory.js"
 
 /** Per-call options of the command-line backend's methods. */
 export interface DeployCallOptions {
@@ -22,6 +23,12 @@ export interface UploadOptions extends DeployCallOptions {
 /** A gzip tarball of a built site: bytes, a `Blob`, or a `ReadableStream` (streamed, never retried). */
 export type SiteArchive = Uint8Array | ArrayBuffer | Blob | ReadableStream<Uint8Array>
 
+/**
+ * What `upload` takes: a site's gzip tarball, or — in Node — the path of the built site's directory,
+ * uploaded incrementally (only the files the server lacks, with a manifest of the rest).
+ */
+export type SiteSource = SiteArchive | string
+
 const Routes = CliRouteRefs
 
 /**
@@ -39,8 +46,14 @@ export interface DeployClient {
     /** `deactivateFeature`. */
     readonly deactivate: (platformId: string, input: Deploy.CliDeactivateFeatureRequest, options?: DeployCallOptions) => Promise<CallResult<typeof Routes.deactivateFeature>>
   }
-  /** `deploy` (upload form): a gzip tarball of the built site. */
-  readonly upload: (platformId: string, archive: SiteArchive, options?: UploadOptions) => Promise<Deploy.DeployAccepted>
+  /**
+   * `deploy` (upload form): a gzip tarball of the built site, or in Node a directory path (hashed,
+   * `deployMissing` asked, only what the server lacks packed: an unchanged site sends no file).
+   *
+   * @example
+   * const { deploymentId } = await client.deploy.upload(platformId, "./dist", { branch: "preview-1" })
+   */
+  readonly upload: (platformId: string, source: SiteSource, options?: UploadOptions) => Promise<Deploy.DeployAccepted>
   /** `deploy` (no-body form): the repository's default branch (or `branch`). */
   readonly fromRepository: (platformId: string, options?: Omit<UploadOptions, "idempotencyKey">) => Promise<Deploy.DeployAccepted>
   /** `deployMissing`: which of these SHA-256 hashes the server lacks. */
@@ -93,7 +106,13 @@ export const deploy = (transport: Transport): DeployClient => {
       activate: (platformId, input, options) => call(Routes.activateFeature, { params: { platformId }, body: input }, options),
       deactivate: (platformId, input, options) => call(Routes.deactivateFeature, { params: { platformId }, body: input }, options)
     },
-    upload: (platformId, archive, options = {}) => send(platformId, archive, options),
+    upload: async (platformId, source, options = {}) => {
+      if (typeof source !== "string") return send(platformId, source, options)
+      const signal = options.signal === undefined ? {} : { signal: options.signal }
+      const packed = await packForUpload(source, async (hashes) =>
+        (await call(Routes.deployMissing, { params: { platformId }, body: { hashes: [...hashes] } }, signal)).missing)
+      return send(platformId, packed.archive, options)
+    },
     fromRepository: (platformId, options = {}) => send(platformId, undefined, options),
     missing: (platformId, hashes, options) => call(Routes.deployMissing, { params: { platformId }, body: { hashes: [...hashes] } }, options),
     buildStatus: (platformId, options) => call(Routes.buildStatus, { params: { platformId } }, options),
