@@ -93,7 +93,13 @@ for (const driver of TestDatabase.drivers) {
       expect(cases.length).toBeGreaterThanOrEqual(500)
       const { findings, counts } = await sendAll(base, cases, credentials, CONCURRENCY)
       console.info(`billing fuzz on ${driver}: ${cases.length} bad inputs over ${ROUTES.length} routes: ${counts}`)
-      expect(findings).toEqual([])
+      // By design: the reserved `POST /api/billing/subscription` answers 501 to every request (seed 001),
+      // and the customer portal's pages answer their errors as a short HTML page (decision 0441).
+      const expected = (finding: string) =>
+        (finding.startsWith("createSubscription (POST /api/billing/subscription)") && finding.includes(": 501 ") && finding.includes("NOT_IMPLEMENTED")) ||
+        (/^portal(Page|PaymentMethod|Cancel) /.test(finding) && / 4\d\d not the envelope: <!doctype html><title>Billing portal<\/title>/.test(finding))
+      expect(findings.filter((finding) => !expected(finding))).toEqual([])
+      expect(findings.filter(expected).length).toBeLessThan(cases.length / 5)
       expect(logLines(server.running.output.stdout).filter((line) => line.level === "error")).toEqual([])
     }, SLOW)
   })
