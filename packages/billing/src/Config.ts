@@ -1,13 +1,35 @@
 import { Config as KernelConfig } from "@core/kernel"
 import { Config, type ConfigError, Context, Layer, Option, type Redacted } from "effect"
 
+/** The paid plans, each with a price at Stripe. */
+export type PaidPlanId = "starter" | "growth" | "scale"
+
 /** Billing's own settings (DESIGN §10): the keys of the Stripe payment provider. */
 export interface BillingSettings {
   /** `STRIPE_SECRET_KEY` (`sk_…` or `rk_…`); `None` keeps the local payment provider. */
   readonly stripeSecretKey: Option.Option<Redacted.Redacted<string>>
   /** `STRIPE_WEBHOOK_SECRET` (`whsec_…`), the signing secret of Stripe's webhooks. */
   readonly stripeWebhookSecret: Option.Option<Redacted.Redacted<string>>
+  /**
+   * `STRIPE_API_URL`: where Stripe's API is (`https://api.stripe.com` when unset); a local stand-in
+   * (`http://127.0.0.1:12111`) in tests and development.
+   */
+  readonly stripeApiUrl: Option.Option<URL>
+  /** `STRIPE_PRICE_STARTER|GROWTH|SCALE`: the Stripe price (`price_…`) of each paid plan. */
+  readonly stripePrices: Readonly<Record<PaidPlanId, Option.Option<string>>>
 }
+
+const isHttpUrl = (value: string) => {
+  try {
+    const url = new URL(value)
+    return (url.protocol === "http:" || url.protocol === "https:") && url.pathname === "/" && url.search === "" && value.length <= 200
+  } catch {
+    return false
+  }
+}
+
+const price = (name: string) =>
+  Config.option(KernelConfig.setting(name, { test: (value) => /^price_[A-Za-z0-9_]{1,120}$/.test(value), must: "must be a Stripe price id (price_…)" }))
 
 /** Billing's settings as a service: `layer` from explicit values (tests), `layerConfig` from the environment. */
 export class BillingConfig extends Context.Tag("@core/billing/BillingConfig")<BillingConfig, BillingSettings>() {
@@ -20,12 +42,22 @@ export class BillingConfig extends Context.Tag("@core/billing/BillingConfig")<Bi
     stripeWebhookSecret: Config.option(KernelConfig.redactedSetting("STRIPE_WEBHOOK_SECRET", {
       test: (value) => /^whsec_\S+$/.test(value),
       must: "must be a Stripe webhook secret (whsec_…)"
-    }))
+    })),
+    stripeApiUrl: Config.option(KernelConfig.setting("STRIPE_API_URL", { test: isHttpUrl, must: "must be an http:// or https:// URL without a path" })).pipe(
+      Config.map(Option.map((value) => new URL(value)))
+    ),
+    stripePrices: Config.all({ starter: price("STRIPE_PRICE_STARTER"), growth: price("STRIPE_PRICE_GROWTH"), scale: price("STRIPE_PRICE_SCALE") })
   })
 
   /** From explicit values; what is left out is unset. */
   static readonly layer = (settings: Partial<BillingSettings> = {}): Layer.Layer<BillingConfig> =>
-    Layer.succeed(BillingConfig, { stripeSecretKey: Option.none(), stripeWebhookSecret: Option.none(), ...settings })
+    Layer.succeed(BillingConfig, {
+      stripeSecretKey: Option.none(),
+      stripeWebhookSecret: Option.none(),
+      stripeApiUrl: Option.none(),
+      stripePrices: { starter: Option.none(), growth: Option.none(), scale: Option.none() },
+      ...settings
+    })
 
   /** From the environment; fails with a `ConfigError` naming each bad variable. */
   static readonly layerConfig: Layer.Layer<BillingConfig, ConfigError.ConfigError> = Layer.effect(BillingConfig, BillingConfig.config)

@@ -88,7 +88,10 @@ export class Customers extends Effect.Service<Customers>()("@core/billing/Custom
           const plan = yield* checkPrice(body.priceId)
           const method = yield* provider.attachPaymentMethod(customer.id, body.paymentMethodId).pipe(Effect.mapError(() => paymentMethodNotFound))
           const quantity = body.quantity ?? 1
-          yield* provider.charge({ customerId: customer.id, paymentMethodId: method.id, amountMinor: plan.priceMinor * quantity, currency: "usd", description: `Subscription to ${plan.id}` })
+          // Stripe charges the subscription's first invoice itself (a declined card fails the creation).
+          if (provider.kind === "local") {
+            yield* provider.charge({ customerId: customer.id, paymentMethodId: method.id, amountMinor: plan.priceMinor * quantity, currency: "usd", description: `Subscription to ${plan.id}` })
+          }
           const created = yield* provider.createSubscription({
             customerId: customer.id,
             priceId: body.priceId,

@@ -90,6 +90,9 @@ export class Payments extends Effect.Service<Payments>()("@core/billing/Payments
 
     const portal = Effect.fn("Payments.portal")(function*(platform: PlatformView, returnUrl: string, baseUrl: string) {
       const customer = yield* customerOf(platform)
+      // The provider's hosted portal when it has one (Stripe's), else billing's own page.
+      const hosted = yield* provider.createPortalSession(customer.id, returnUrl)
+      if (Option.isSome(hosted)) return { id: hosted.value.id, url: hosted.value.url, returnUrl }
       const id = yield* billingId("bps")
       const at = yield* now
       yield* sql`INSERT INTO billing.portal_sessions (id, customer_id, platform_id, return_url, created_at, expires_at)

@@ -3,6 +3,11 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option, Redacted } from "effect"
 import Stripe from "stripe"
 import { BillingConfig } from "./Config.js"
+import { planOfStripePrice } from "./internal/stripePrices.js"
+import { BillingPlatforms } from "./ports/BillingPlatforms.js"
+import { PaymentProvider, type ProviderSubscription } from "./ports/PaymentProvider.js"
+import { Subscriptions } from "./Subscriptions.js"
+import { type SubscriptionRow, SubscriptionsRepo } from "./SubscriptionsRepo.js"
 
 /** What a webhook delivery answers. */
 export interface WebhookAck {
@@ -17,16 +22,166 @@ const notConfigured = new NotFound({ message: "Stripe webhooks are not configure
 const badSignature = (message: string) =>
   new ValidationError({ message: "The webhook signature does not verify", issues: [{ path: "stripe-signature", message: message.slice(0, 200) }] })
 
+/** Stripe's subscription statuses as billing's (decision 0431); `incomplete` and `paused` change nothing. */
+const STATUSES: Readonly<Record<string, SubscriptionRow["status"] | undefined>> = {
+  active: "active",
+  trialing: "trialing",
+  past_due: "past_due",
+  unpaid: "past_due",
+  canceled: "cancelled",
+  incomplete_expired: "cancelled"
+}
+
+/** The events that change billing's state (decision 0445); any other is recorded and ignored. */
+export const HANDLED_EVENTS = [
+  "customer.subscription.created",
+  "customer.subscription.updated",
+  "customer.subscription.deleted",
+  "invoice.paid",
+  "invoice.payment_failed",
+  "invoice.finalized",
+  "customer.updated",
+  "payment_method.attached"
+] as const
+
+const stringField = (object: Record<string, unknown>, field: string): string | null => {
+  const value = object[field]
+  if (typeof value === "string") return value.slice(0, 255)
+  if (typeof value === "object" && value !== null && typeof (value as { id?: unknown }).id === "string") return ((value as { id: string }).id).slice(0, 255)
+  return null
+}
+
+const sameRow = (a: SubscriptionRow, b: SubscriptionRow) =>
+  a.planId === b.planId && a.status === b.status && a.cancelAtPeriodEnd === b.cancelAtPeriodEnd &&
+  a.currentPeriodStart.getTime() === b.currentPeriodStart.getTime() && a.currentPeriodEnd.getTime() === b.currentPeriodEnd.getTime() &&
+  a.cancelledAt?.getTime() === b.cancelledAt?.getTime() && a.pastDueSince?.getTime() === b.pastDueSince?.getTime() &&
+  a.paymentMethodId === b.paymentMethodId
+
 /**
- * `POST /webhooks/stripe` (decision 0443): the raw body verified against `Stripe-Signature` with
- * `STRIPE_WEBHOOK_SECRET` (Stripe's scheme: HMAC-SHA256 over `timestamp.body`, five minutes of
- * tolerance), then recorded once by event id — a second delivery answers `duplicate: true` and
- * changes nothing. Without the Stripe adapter the events are recorded, not yet applied.
+ * `POST /webhooks/stripe` (decisions 0443, 0445): the raw body verified against `Stripe-Signature`
+ * with `STRIPE_WEBHOOK_SECRET` (Stripe's scheme: HMAC-SHA256 over `timestamp.body`, five minutes of
+ * tolerance), recorded once by event id — a second delivery answers `duplicate: true` and changes
+ * nothing — and applied in the same transaction. Applying never trusts the payload's state: the
+ * object is re-read from Stripe (the subscription, the customer's unpaid invoices, the customer), so
+ * deliveries in any order end in the state Stripe holds now.
  */
 export class Webhooks extends Effect.Service<Webhooks>()("@core/billing/Webhooks", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* BillingConfig
+    const provider = yield* PaymentProvider
+    const repo = yield* SubscriptionsRepo
+    const subscriptions = yield* Subscriptions
+    const platforms = yield* BillingPlatforms
+    const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+
+    /** Billing's subscription of a provider customer, locked for the change; `None`: not one of ours. */
+    const rowOf = (customerId: string | null) =>
+      Effect.gen(function*() {
+        if (customerId === null) return Option.none<SubscriptionRow>()
+        const found = yield* repo.byCustomer(customerId)
+        return Option.isNone(found) ? found : yield* repo.byId(found.value.id, true)
+      })
+
+    /** Write a changed row (moving the registry's tier), and restore a platform the debt suspended. */
+    const write = (next: SubscriptionRow, row: SubscriptionRow) =>
+      Effect.gen(function*() {
+        if (sameRow(next, row)) return false
+        yield* subscriptions.save(next, row)
+        if (row.status === "past_due" && next.status !== "past_due") {
+          const platform = yield* platforms.find(row.platformId)
+          if (Option.isSome(platform) && platform.value.status === "suspended") yield* platforms.restore(row.platformId)
+        }
+        return true
+      })
+
+    /**
+     * A subscription event: the subscription re-read from Stripe. When it has ended and the customer
+     * has another live one, that one governs (an old subscription's late `deleted` changes nothing).
+     */
+    const applySubscription = (subscriptionId: string) =>
+      Effect.gen(function*() {
+        const found = yield* provider.getSubscription(subscriptionId)
+        if (Option.isNone(found)) return false
+        let current: ProviderSubscription = found.value
+        if (STATUSES[current.status] === "cancelled") {
+          const live = (yield* provider.listSubscriptions(current.customerId)).filter((other) => {
+            const status = STATUSES[other.status]
+            return status !== undefined && status !== "cancelled"
+          })
+          if (live.length > 0) current = live[live.length - 1]!
+        }
+        const status = STATUSES[current.status]
+        if (status === undefined) return false
+        const locked = yield* rowOf(current.customerId)
+        if (Option.isNone(locked)) return false
+        const row = locked.value
+        const at = yield* now
+        const plan = Option.getOrElse(planOfStripePrice(config, current.priceId), () => row.planId)
+        return yield* write({
+          ...row,
+          planId: status === "cancelled" ? row.planId : plan,
+          status,
+          currentPeriodStart: current.currentPeriodStart,
+          currentPeriodEnd: current.currentPeriodEnd,
+          cancelAtPeriodEnd: status === "cancelled" ? false : current.cancelAtPeriodEnd,
+          cancelledAt: status === "cancelled" ? (row.cancelledAt ?? current.cancelledAt ?? at) : null,
+          pastDueSince: status === "past_due" ? (row.pastDueSince ?? at) : null,
+          overridden: status === "cancelled" ? row.overridden : false,
+          paymentMethodId: current.paymentMethodId ?? row.paymentMethodId
+        }, row)
+      })
+
+    /**
+     * An invoice event: whatever the event says, the customer is past due exactly while Stripe holds
+     * an open invoice whose payment was attempted and failed; since the earliest of them.
+     */
+    const applyInvoice = (invoiceId: string) =>
+      Effect.gen(function*() {
+        const invoice = yield* provider.getInvoice(invoiceId)
+        if (Option.isNone(invoice)) return false
+        const locked = yield* rowOf(invoice.value.customerId)
+        if (Option.isNone(locked) || locked.value.status === "cancelled") return false
+        const row = locked.value
+        const unpaid = yield* provider.unpaidInvoices(row.customerId)
+        if (unpaid.length > 0) {
+          const since = new Date(Math.min(...unpaid.map((open) => open.createdAt.getTime())))
+          return yield* write({ ...row, status: "past_due", pastDueSince: row.pastDueSince ?? since }, row)
+        }
+        if (row.status !== "past_due") return false
+        return yield* write({ ...row, status: "active", pastDueSince: null }, row)
+      })
+
+    /** A customer's payment method changed: the subscription charges the customer's default now. */
+    const applyCustomer = (customerId: string | null) =>
+      Effect.gen(function*() {
+        if (customerId === null) return false
+        const customer = yield* provider.getCustomer(customerId)
+        if (Option.isNone(customer) || customer.value.defaultPaymentMethodId === null) return false
+        const locked = yield* rowOf(customerId)
+        if (Option.isNone(locked) || locked.value.status === "cancelled") return false
+        return yield* write({ ...locked.value, paymentMethodId: customer.value.defaultPaymentMethodId }, locked.value)
+      })
+
+    const apply = (type: string, object: Record<string, unknown>) => {
+      const id = stringField(object, "id")
+      switch (type) {
+        case "customer.subscription.created":
+        case "customer.subscription.updated":
+        case "customer.subscription.deleted":
+          return id === null ? Effect.succeed(false) : applySubscription(id)
+        case "invoice.paid":
+        case "invoice.payment_failed":
+        case "invoice.finalized":
+          return id === null ? Effect.succeed(false) : applyInvoice(id)
+        case "customer.updated":
+          return applyCustomer(id)
+        case "payment_method.attached":
+          return applyCustomer(stringField(object, "customer"))
+        default:
+          return Effect.succeed(false)
+      }
+    }
 
     const receive = Effect.fn("Webhooks.receive")(function*(raw: Uint8Array, signature: string | undefined) {
       if (Option.isNone(config.stripeWebhookSecret)) return yield* notConfigured
@@ -36,12 +191,19 @@ export class Webhooks extends Effect.Service<Webhooks>()("@core/billing/Webhooks
         try: () => Stripe.webhooks.constructEvent(Buffer.from(raw), signature, secret),
         catch: (error) => badSignature(error instanceof Error ? error.message : "invalid")
       })
-      const object = (event.data?.object ?? {}) as { readonly id?: unknown }
+      const object = (typeof event.data?.object === "object" && event.data.object !== null ? event.data.object : {}) as unknown as Record<string, unknown>
+      const objectId = stringField(object, "id")
+      const type = String(event.type).slice(0, 100)
+      const eventId = String(event.id).slice(0, 255)
       const at = new Date(yield* Clock.currentTimeMillis)
-      const inserted = yield* sql`INSERT INTO billing.webhook_events (id, type, object_id, received_at)
-        VALUES (${event.id}, ${event.type}, ${typeof object.id === "string" ? object.id : null}, ${at})
-        ON CONFLICT (id) DO NOTHING RETURNING id`.pipe(Effect.orDie)
-      return { received: true, id: event.id, type: event.type, duplicate: inserted.length === 0 } satisfies WebhookAck
+      // Recorded and applied together: an event that fails to apply is not recorded, and Stripe's retry applies it.
+      return yield* sql.withTransaction(Effect.gen(function*() {
+        const inserted = yield* sql`INSERT INTO billing.webhook_events (id, type, object_id, received_at)
+          VALUES (${eventId}, ${type}, ${objectId}, ${at})
+          ON CONFLICT (id) DO NOTHING RETURNING id`
+        if (inserted.length > 0) yield* apply(type, object)
+        return { received: true, id: eventId, type, duplicate: inserted.length === 0 } satisfies WebhookAck
+      })).pipe(Effect.catchTag("SqlError", Effect.die))
     })
 
     return { receive }

@@ -3,7 +3,7 @@
  * operator tools, and the `PaymentProvider` port with its local and Stripe adapters. Usage
  * metering lives in `src/usage/` and reaches invoices through the `UsageTotals` port.
  */
-export { BillingConfig, type BillingSettings } from "./Config.js"
+export { BillingConfig, type BillingSettings, type PaidPlanId } from "./Config.js"
 export { allowanceOf, DEFAULT_PLANS, isPlanId, METERS, PLAN_IDS, Plans } from "./Plans.js"
 export type { Allowances, Meter, OveragePrice, Plan, PlanId, PlanTable } from "./Plans.js"
 export { UsageTotals } from "./ports/UsageTotals.js"
@@ -23,8 +23,11 @@ export { Upgrade } from "./Upgrade.js"
 export { type WebhookAck, Webhooks } from "./Webhooks.js"
 export { BillingPlatforms, type PlatformView } from "./ports/BillingPlatforms.js"
 export { PaymentProvider } from "./ports/PaymentProvider.js"
-export type { ChargeRequest, Customer, PaymentMethod, ProviderSubscription, SetupIntent } from "./ports/PaymentProvider.js"
+export type { ChargeRequest, Customer, PaymentMethod, PortalSession, ProviderInvoice, ProviderSubscription, SetupIntent } from "./ports/PaymentProvider.js"
 export { PaymentProviderLocal } from "./adapters/PaymentProviderLocal.js"
+export { makePaymentProviderStripe, PaymentProviderStripe, stripeClient } from "./adapters/PaymentProviderStripe.js"
+export { PaymentProviderLive } from "./adapters/PaymentProviderLive.js"
+export { planOfStripePrice, stripePriceOf } from "./internal/stripePrices.js"
 export { calendarMonth, UsageAccounts, type UsagePeriod } from "./usage/UsageAccounts.js"
 export { UsageAccountsLive } from "./usage/UsageAccountsLive.js"
 export { ALERT_THRESHOLDS, UsageIngest, type UsageEventInput } from "./usage/UsageIngest.js"

@@ -20,8 +20,19 @@ describe("BillingConfig", () => {
       expect(Option.map((yield* read({ STRIPE_SECRET_KEY: "rk_live_1" })).stripeSecretKey, Redacted.value)).toEqual(Option.some("rk_live_1"))
       expect(yield* read({ STRIPE_SECRET_KEY: " ", STRIPE_WEBHOOK_SECRET: "" })).toEqual({
         stripeSecretKey: Option.none(),
-        stripeWebhookSecret: Option.none()
+        stripeWebhookSecret: Option.none(),
+        stripeApiUrl: Option.none(),
+        stripePrices: { starter: Option.none(), growth: Option.none(), scale: Option.none() }
       })
+    }))
+
+  it.effect("reads Stripe's API address and the plans' prices; a bad one names its variable", () =>
+    Effect.gen(function*() {
+      const config = yield* read({ STRIPE_API_URL: "http://127.0.0.1:12111", STRIPE_PRICE_STARTER: "price_1Abc", STRIPE_PRICE_SCALE: "price_scale" })
+      expect(Option.map(config.stripeApiUrl, String)).toEqual(Option.some("http://127.0.0.1:12111/"))
+      expect(config.stripePrices).toEqual({ starter: Option.some("price_1Abc"), growth: Option.none(), scale: Option.some("price_scale") })
+      expect((yield* issues({ STRIPE_API_URL: "ftp://x", STRIPE_PRICE_GROWTH: "plan_x" })).map((issue) => issue.variable)).toEqual(["STRIPE_API_URL", "STRIPE_PRICE_GROWTH"])
+      expect((yield* issues({ STRIPE_API_URL: "https://api.example.com/v1" })).map((issue) => issue.variable)).toEqual(["STRIPE_API_URL"])
     }))
 
   it.effect("names each bad variable, without echoing the secret values", () =>
@@ -39,7 +50,9 @@ describe("BillingConfig", () => {
     Effect.gen(function*() {
       expect(yield* Effect.provide(BillingConfig, BillingConfig.layer())).toEqual({
         stripeSecretKey: Option.none(),
-        stripeWebhookSecret: Option.none()
+        stripeWebhookSecret: Option.none(),
+        stripeApiUrl: Option.none(),
+        stripePrices: { starter: Option.none(), growth: Option.none(), scale: Option.none() }
       })
       const key = Redacted.make("sk_test_x")
       expect((yield* Effect.provide(BillingConfig, BillingConfig.layer({ stripeSecretKey: Option.some(key) }))).stripeSecretKey)
@@ -48,6 +61,6 @@ describe("BillingConfig", () => {
 
   it("is listed in .env.example", () => {
     const example = readFileSync(new URL("../../../.env.example", import.meta.url), "utf8")
-    for (const name of ["STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"]) expect(example).toMatch(new RegExp(`^#? ?${name}=`, "m"))
+    for (const name of ["STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "STRIPE_API_URL", "STRIPE_PRICE_STARTER", "STRIPE_PRICE_GROWTH", "STRIPE_PRICE_SCALE"]) expect(example).toMatch(new RegExp(`^#? ?${name}=`, "m"))
   })
 })

@@ -1,7 +1,18 @@
 import { Ids } from "@core/kernel"
 import { TestDatabase } from "@core/kernel/testing"
+import type { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { BillingConfig, BillingMigrations, BillingPlatforms, BillingServices, PaymentProviderLocal, Plans, UsageTotals } from "../src/index.js"
+import {
+  BillingConfig,
+  BillingMigrations,
+  BillingPlatforms,
+  BillingServices,
+  type BillingSettings,
+  type PaymentProvider,
+  PaymentProviderLocal,
+  Plans,
+  UsageTotals
+} from "../src/index.js"
 import { TestCallers } from "../../provisioning/test/support/testCallers.js"
 
 /** Usage the test sets per platform (what metering would report). */
@@ -16,16 +27,21 @@ export const WEBHOOK_SECRET = "whsec_test_secret"
 
 const at = new Date("2020-01-01T00:00:00Z")
 
+/** What a test may change: the payment provider (the local one by default) and billing's settings. */
+export interface BillingLayerOptions {
+  readonly provider?: Layer.Layer<PaymentProvider, never, BillingConfig | SqlClient.SqlClient>
+  readonly settings?: Partial<BillingSettings>
+}
+
 /**
- * Billing over a test database: the local provider, an in-memory registry with `plt_a` (org_a),
+ * Billing over a test database: the local provider (or `options.provider`), an in-memory registry with `plt_a` (org_a),
  * `plt_b` (org_b), `plt_c` (org_c, no members) and `plt_ops` (no organization), all on `free`.
  */
-export const billingLayer = (driver: "pglite" | "pg") =>
+export const billingLayer = (driver: "pglite" | "pg", options: BillingLayerOptions = {}) =>
   BillingServices.pipe(
     Layer.provideMerge(Layer.mergeAll(
       Plans.layer(),
-      BillingConfig.layer({ stripeWebhookSecret: Option.some(Redacted.make(WEBHOOK_SECRET)) }),
-      PaymentProviderLocal,
+      options.provider ?? PaymentProviderLocal,
       BillingPlatforms.memory([
         { id: "plt_a", organizationId: "org_a", tier: "free", status: "active", updatedAt: at },
         { id: "plt_b", organizationId: "org_b", tier: "free", status: "active", updatedAt: at },
@@ -34,6 +50,10 @@ export const billingLayer = (driver: "pglite" | "pg") =>
       ]),
       usage
     )),
-    Layer.provideMerge(Layer.mergeAll(TestCallers, Ids.layer)),
+    Layer.provideMerge(Layer.mergeAll(
+      TestCallers,
+      Ids.layer,
+      BillingConfig.layer({ stripeWebhookSecret: Option.some(Redacted.make(WEBHOOK_SECRET)), ...options.settings })
+    )),
     Layer.provideMerge(TestDatabase.layer([BillingMigrations], { driver }))
   )

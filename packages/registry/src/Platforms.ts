@@ -6,6 +6,7 @@ import { platformConflict, platformNotFound } from "./Errors.js"
 import * as Lifecycle from "./Lifecycle.js"
 import { type LifecycleEventRow, type PlatformRow, PlatformsRepo, type PlatformTier } from "./PlatformsRepo.js"
 import { canManage, canOperate, canRead, listScope } from "./Policy.js"
+import { PlatformCreated } from "./ports/PlatformCreated.js"
 import { PlatformStatusSink } from "./ports/PlatformStatusSink.js"
 
 /** A new platform. Platforms created for an organization by identity's setup start on `free`. */
@@ -88,6 +89,7 @@ export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platf
     const ids = yield* Ids.Ids
     const sql = yield* SqlClient.SqlClient
     const sink = yield* Effect.serviceOption(PlatformStatusSink)
+    const onCreated = yield* Effect.serviceOption(PlatformCreated)
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
     const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as Effect.Effect<A, E, R>
@@ -111,7 +113,14 @@ export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platf
           if (Option.isSome(row)) yield* repo.insertDefaultTenant(row.value.id, yield* ids.make("ent"), at)
           return row
         }))
-        if (Option.isSome(inserted)) return inserted.value
+        if (Option.isSome(inserted)) {
+          if (Option.isSome(onCreated)) {
+            yield* onCreated.value.created(inserted.value).pipe(
+              Effect.catchAllCause((cause) => Effect.logWarning("platform created: a listener failed", cause).pipe(Effect.annotateLogs({ platformId: id })))
+            )
+          }
+          return inserted.value
+        }
         const slugTaken = Option.isSome(yield* repo.findBySlug(input.slug))
         return yield* platformConflict(slugTaken ? "slug" : "organizationId")
       }

@@ -7,7 +7,7 @@ import { PlatformStatusSinkLive } from "./PlatformStatusSinkLive.js"
 
 const service = { kind: "service" } as const
 
-const viewOf = (row: PlatformRow): PlatformView => ({
+export const viewOf = (row: PlatformRow): PlatformView => ({
   id: row.id,
   organizationId: row.organizationId,
   tier: row.tier,

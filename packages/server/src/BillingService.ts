@@ -1,4 +1,4 @@
-import { BillingHandlers, BILLING_BASE, BillingServices, PaymentProviderLocal, Plans, scheduledBillingCycle, UsageAccountsLive, UsageIngest, UsageReads, UsageTotalsLive } from "@core/billing"
+import { BillingHandlers, BILLING_BASE, BillingServices, PaymentProviderLive, Plans, scheduledBillingCycle, UsageAccountsLive, UsageIngest, UsageReads, UsageTotalsLive } from "@core/billing"
 import { ForwardedCallers, Ids } from "@core/kernel"
 import { Layer } from "effect"
 import { BillingPlatformsLive } from "./BillingPlatformsLive.js"
@@ -20,7 +20,7 @@ export const billing: ServiceDefinition = {
   layer: scheduledBillingCycle().pipe(
     Layer.provideMerge(Layer.mergeAll(BillingServices, UsageIngest.Default, UsageReads.Default)),
     Layer.provideMerge(UsageAccountsLive),
-    Layer.provideMerge(Layer.mergeAll(Plans.layerConfig, PaymentProviderLocal, BillingPlatformsLive, UsageTotalsLive)),
+    Layer.provideMerge(Layer.mergeAll(Plans.layerConfig, PaymentProviderLive, BillingPlatformsLive, UsageTotalsLive)),
     Layer.provideMerge(ForwardedCallers.layer),
     Layer.provideMerge(Ids.layer)
   )

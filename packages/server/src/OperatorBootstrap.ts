@@ -3,7 +3,7 @@ import { type Configuration, CoreConfig, Ids } from "@core/kernel"
 import { Effect, Layer } from "effect"
 import { type CommandFailed, failed } from "./Failure.js"
 import * as Migrations from "./Migrations.js"
-import { PlatformSetupLive } from "./PlatformSetupLive.js"
+import { PlatformSetupAlone } from "./PlatformSetupLive.js"
 import * as Storage from "./Storage.js"
 
 /**
@@ -17,7 +17,7 @@ export const bootstrap = (config: Configuration, email: string): Effect.Effect<s
       const database = yield* Storage.open(config)
       yield* Migrations.runAll.pipe(Effect.provide(database))
       const services = Bootstrap.Default.pipe(
-        Layer.provide(PlatformSetupLive),
+        Layer.provide(PlatformSetupAlone),
         Layer.provide(AuthorizationLive),
         Layer.provide(Layer.mergeAll(Layer.succeed(CoreConfig, config), Ids.layer)),
         Layer.provide(Layer.succeedContext(database))

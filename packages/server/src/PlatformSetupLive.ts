@@ -1,13 +1,24 @@
 import { PlatformSetup, RegistryPlatformSetup } from "@core/auth"
 import { Platforms } from "@core/registry"
 import { Effect, Layer } from "effect"
+import { PlatformCreatedBillingLive } from "./PlatformCreatedBillingLive.js"
 
 /**
  * Identity's `PlatformSetup` port served by the registry in process: `Platforms.create` runs on the
  * same `SqlClient`, inside identity's setup transaction (DESIGN §5: the organization and its
  * platform are created together or not at all).
  */
-export const PlatformSetupLive = Layer.effect(
+const setup = Layer.effect(
   PlatformSetup,
   Effect.map(Platforms, (platforms) => RegistryPlatformSetup.make(platforms.create))
-).pipe(Layer.provide(Platforms.Default))
+)
+
+/**
+ * The server's: billing makes the new platform's subscription at once (`PlatformCreatedBillingLive`).
+ * `Layer.fresh`: the hook's own `BillingPlatformsLive` builds a `Platforms.Default` first, and the
+ * layer memo would hand that one (without the hook) to identity.
+ */
+export const PlatformSetupLive = setup.pipe(Layer.provide(Layer.fresh(Platforms.Default).pipe(Layer.provide(PlatformCreatedBillingLive))))
+
+/** Without billing (`core-server bootstrap`, which reads no domain settings): billing's reconciliation meets the platform. */
+export const PlatformSetupAlone = setup.pipe(Layer.provide(Platforms.Default))

@@ -76,6 +76,7 @@ export const PaymentProviderLocal: Layer.Layer<PaymentProvider, never, SqlClient
       )
 
     return PaymentProvider.of({
+      kind: "local",
       createCustomer: (input) =>
         Effect.gen(function*() {
           const id = yield* billingId("cus")
@@ -186,7 +187,11 @@ export const PaymentProviderLocal: Layer.Layer<PaymentProvider, never, SqlClient
             ? yield* orDie(sql`UPDATE billing.provider_subscriptions SET cancel_at_period_end = true, updated_at = ${at} WHERE id = ${id} RETURNING *`)
             : yield* orDie(sql`UPDATE billing.provider_subscriptions SET status = 'canceled', cancelled_at = ${at}, updated_at = ${at} WHERE id = ${id} RETURNING *`)
           return Option.map(Option.fromNullable(rows[0]), toSubscription)
-        })
+        }),
+      // The local provider has no hosted portal (billing serves its own page) and no invoices of its own.
+      createPortalSession: () => Effect.succeed(Option.none()),
+      getInvoice: () => Effect.succeed(Option.none()),
+      unpaidInvoices: () => Effect.succeed([])
     })
   })
 )

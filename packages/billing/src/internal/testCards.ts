@@ -33,3 +33,10 @@ export const DECLINE_MESSAGES: Readonly<Record<Exclude<CardBehaviour, "succeeds"
   card_declined: "Your card was declined.",
   insufficient_funds: "Your card has insufficient funds."
 }
+
+/** Stripe's test payment-method id for a test card number (or the id itself): what Stripe accepts for it. */
+export const testPaymentMethodOf = (reference: string): string | undefined => {
+  const card = testCardOf(reference)
+  if (card === undefined) return undefined
+  return Object.keys(CARDS).find((key) => key.startsWith("pm_card_") && CARDS[key] === card)
+}

@@ -49,6 +49,26 @@ export interface ProviderSubscription {
   readonly createdAt: Date
 }
 
+/** An invoice at the provider (Stripe's; the local provider keeps none: billing's own are in `Invoices`). */
+export interface ProviderInvoice {
+  readonly id: string
+  readonly customerId: string
+  readonly subscriptionId: string | null
+  /** Stripe's: `draft`, `open`, `paid`, `uncollectible`, `void`. */
+  readonly status: string
+  readonly amountDueMinor: number
+  readonly amountPaidMinor: number
+  /** A payment was attempted (a failed one leaves an `open`, attempted invoice). */
+  readonly attempted: boolean
+  readonly createdAt: Date
+}
+
+/** A session of the provider's hosted customer portal. */
+export interface PortalSession {
+  readonly id: string
+  readonly url: string
+}
+
 /** A charge to make: integer minor units, on one of the customer's payment methods. */
 export interface ChargeRequest {
   readonly customerId: string
@@ -65,6 +85,8 @@ export interface ChargeRequest {
  * treats Stripe's test cards as Stripe does.
  */
 export class PaymentProvider extends Context.Tag("@core/billing/PaymentProvider")<PaymentProvider, {
+  /** Which adapter: `stripe` charges when a subscription is created and hosts the portal itself. */
+  readonly kind: "local" | "stripe"
   readonly createCustomer: (input: {
     readonly email: string
     readonly name?: string | undefined
@@ -98,7 +120,7 @@ export class PaymentProvider extends Context.Tag("@core/billing/PaymentProvider"
     readonly quantity: number
     readonly paymentMethodId: string
     readonly metadata: Record<string, unknown>
-  }) => Effect.Effect<ProviderSubscription>
+  }) => Effect.Effect<ProviderSubscription, PaymentFailed>
   readonly getSubscription: (id: string) => Effect.Effect<Option.Option<ProviderSubscription>>
   readonly listSubscriptions: (customerId: string) => Effect.Effect<ReadonlyArray<ProviderSubscription>>
   readonly updateSubscription: (id: string, patch: {
@@ -107,4 +129,9 @@ export class PaymentProvider extends Context.Tag("@core/billing/PaymentProvider"
     readonly paymentMethodId?: string | undefined
   }) => Effect.Effect<Option.Option<ProviderSubscription>>
   readonly cancelSubscription: (id: string, atPeriodEnd: boolean) => Effect.Effect<Option.Option<ProviderSubscription>>
+  /** The provider's hosted portal for a customer; `None`: the provider has none (billing's local page). */
+  readonly createPortalSession: (customerId: string, returnUrl: string) => Effect.Effect<Option.Option<PortalSession>>
+  readonly getInvoice: (id: string) => Effect.Effect<Option.Option<ProviderInvoice>>
+  /** The customer's invoices left unpaid after an attempt (`open` and attempted): the past-due test. */
+  readonly unpaidInvoices: (customerId: string) => Effect.Effect<ReadonlyArray<ProviderInvoice>>
 }>() {}

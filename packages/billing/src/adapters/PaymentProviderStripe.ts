@@ -1,0 +1,273 @@
+import { NotFound, PaymentFailed } from "@core/kernel"
+import { Effect, Layer, Option, Redacted } from "effect"
+import Stripe from "stripe"
+import { BillingConfig, type BillingSettings } from "../Config.js"
+import { testPaymentMethodOf } from "../internal/testCards.js"
+import { stripePriceOf } from "../internal/stripePrices.js"
+import { type Customer, type PaymentMethod, PaymentProvider, type ProviderInvoice, type ProviderSubscription } from "../ports/PaymentProvider.js"
+
+/** Retries of a request Stripe answers 429, 409 (lock) or 5xx, or that fails on the network (the SDK's, with an idempotency key). */
+const MAX_NETWORK_RETRIES = 2
+/** How long one request to Stripe may take. */
+const TIMEOUT_MS = 20_000
+
+const fromSeconds = (seconds: number | null | undefined): Date => new Date((seconds ?? 0) * 1000)
+const idOf = (value: string | { readonly id: string } | null | undefined): string | null =>
+  value === null || value === undefined ? null : typeof value === "string" ? value : value.id
+
+/** Stripe keeps metadata as strings (50 keys, 500 characters a value). */
+const stringMetadata = (metadata: Record<string, unknown> | undefined): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(metadata ?? {}).slice(0, 50).filter(([, value]) => value !== undefined && value !== null).map(([key, value]) => [
+      key.slice(0, 40),
+      (typeof value === "string" ? value : JSON.stringify(value)).slice(0, 500)
+    ])
+  )
+
+const toCustomer = (customer: Stripe.Customer): Customer => ({
+  id: customer.id,
+  email: customer.email ?? "",
+  name: customer.name ?? null,
+  metadata: { ...customer.metadata },
+  platformId: customer.metadata?.platformId ?? null,
+  // Stripe's balance is what the customer owes: a credit is negative there, positive here (decision 0436).
+  balanceMinor: -(customer.balance ?? 0),
+  currency: customer.currency ?? "usd",
+  defaultPaymentMethodId: idOf(customer.invoice_settings?.default_payment_method),
+  createdAt: fromSeconds(customer.created)
+})
+
+const toPaymentMethod = (method: Stripe.PaymentMethod): PaymentMethod => ({
+  id: method.id,
+  customerId: idOf(method.customer),
+  brand: method.card?.brand ?? "unknown",
+  last4: method.card?.last4 ?? "0000",
+  expMonth: method.card?.exp_month ?? 1,
+  expYear: method.card?.exp_year ?? 1970,
+  createdAt: fromSeconds(method.created)
+})
+
+const toSubscription = (subscription: Stripe.Subscription): ProviderSubscription => {
+  const item = subscription.items?.data?.[0]
+  // Since API version 2025-03-31 the period is the item's; older versions kept it on the subscription.
+  const legacy = subscription as unknown as { current_period_start?: number; current_period_end?: number }
+  return {
+    id: subscription.id,
+    customerId: idOf(subscription.customer) ?? "",
+    priceId: item?.price?.id ?? "",
+    quantity: item?.quantity ?? 1,
+    paymentMethodId: idOf(subscription.default_payment_method),
+    metadata: { ...subscription.metadata },
+    status: subscription.status,
+    cancelAtPeriodEnd: subscription.cancel_at_period_end,
+    currentPeriodStart: fromSeconds(item?.current_period_start ?? legacy.current_period_start),
+    currentPeriodEnd: fromSeconds(item?.current_period_end ?? legacy.current_period_end),
+    cancelledAt: subscription.canceled_at === null ? null : fromSeconds(subscription.canceled_at),
+    createdAt: fromSeconds(subscription.created)
+  }
+}
+
+const toInvoice = (invoice: Stripe.Invoice): ProviderInvoice => {
+  const legacy = invoice as unknown as { subscription?: string | { id: string } | null }
+  return {
+    id: invoice.id ?? "",
+    customerId: idOf(invoice.customer) ?? "",
+    subscriptionId: idOf(invoice.parent?.subscription_details?.subscription ?? legacy.subscription),
+    status: invoice.status ?? "draft",
+    amountDueMinor: invoice.amount_due,
+    amountPaidMinor: invoice.amount_paid,
+    attempted: invoice.attempted,
+    createdAt: fromSeconds(invoice.created)
+  }
+}
+
+const isStripeError = (error: unknown): error is Stripe.errors.StripeError => error instanceof Stripe.errors.StripeError
+
+/** Stripe answered that the object does not exist (404, `resource_missing`). */
+const isMissing = (error: unknown) => isStripeError(error) && (error.statusCode === 404 || error.code === "resource_missing")
+
+/**
+ * A failure Stripe's answer does not make a domain error: a defect carrying Stripe's type, code and
+ * request id — never the key, which the SDK keeps out of its errors.
+ */
+const defect = (operation: string) => (error: unknown) =>
+  Effect.die(
+    isStripeError(error)
+      ? new Error(`Stripe ${operation} failed: ${error.type}${error.code === undefined ? "" : ` ${error.code}`} (${error.statusCode ?? "network"}, ${error.requestId ?? "no request id"}): ${error.message.slice(0, 200)}`)
+      : new Error(`Stripe ${operation} failed: ${error instanceof Error ? error.message.slice(0, 200) : "unknown error"}`)
+  )
+
+const call = <A>(operation: string, request: () => Promise<A>): Effect.Effect<A, unknown> =>
+  Effect.tryPromise({ try: request, catch: (error) => error }).pipe(Effect.withSpan(`Stripe.${operation}`))
+
+/** A call whose failure is a defect. */
+const must = <A>(operation: string, request: () => Promise<A>): Effect.Effect<A> => Effect.catchAll(call(operation, request), defect(operation))
+
+/** A read of one object: missing at Stripe is `None`. */
+const lookup = <A, B>(operation: string, request: () => Promise<A>, map: (value: A) => B | undefined): Effect.Effect<Option.Option<B>> =>
+  call(operation, request).pipe(
+    Effect.map((value) => Option.fromNullable(map(value))),
+    Effect.catchAll((error) => (isMissing(error) ? Effect.succeed(Option.none<B>()) : defect(operation)(error)))
+  )
+
+/** A declined card (402 `card_error`) is `PaymentFailed`; anything else a defect. */
+const cardError = (operation: string) => (error: unknown): Effect.Effect<never, PaymentFailed> =>
+  isStripeError(error) && error.type === "StripeCardError"
+    ? Effect.fail(new PaymentFailed({ message: error.message.slice(0, 200), details: { declineCode: error.decline_code ?? error.code ?? "card_declined" } }))
+    : defect(operation)(error)
+
+/** The SDK's client for the settings: Stripe itself, or the host, port and protocol of `STRIPE_API_URL`. */
+export const stripeClient = (settings: BillingSettings, secretKey: Redacted.Redacted<string>): Stripe => {
+  const api = Option.getOrUndefined(settings.stripeApiUrl)
+  return new Stripe(Redacted.value(secretKey), {
+    maxNetworkRetries: MAX_NETWORK_RETRIES,
+    timeout: TIMEOUT_MS,
+    telemetry: false,
+    appInfo: { name: "core-billing" },
+    ...(api === undefined
+      ? {}
+      : {
+        host: api.hostname,
+        port: api.port === "" ? (api.protocol === "https:" ? 443 : 80) : Number(api.port),
+        protocol: api.protocol === "https:" ? "https" : "http"
+      })
+  })
+}
+
+/**
+ * The Stripe payment provider (DESIGN §7, decision 0444): the port over Stripe's API with the
+ * `stripe` SDK — customers, payment methods (Stripe's test ids, and test card numbers mapped to
+ * them), setup intents, off-session payment intents for charges, customer balance transactions for
+ * credits, subscriptions on the plans' prices, the hosted customer portal and invoices. A declined
+ * card (402 `card_error`) is `PaymentFailed`; a missing object is `None`/`NotFound`; 429 and
+ * network failures are retried by the SDK with an idempotency key; anything else is a defect.
+ */
+export const makePaymentProviderStripe = (settings: BillingSettings, stripe: Stripe) =>
+  PaymentProvider.of({
+    kind: "stripe",
+    createCustomer: (input) =>
+      Effect.map(
+        must("customers.create", () =>
+          stripe.customers.create({
+            email: input.email,
+            ...(input.name === undefined ? {} : { name: input.name }),
+            metadata: stringMetadata({ ...input.metadata, ...(input.platformId === undefined ? {} : { platformId: input.platformId }) })
+          })),
+        toCustomer
+      ),
+    getCustomer: (id) =>
+      lookup("customers.retrieve", () => stripe.customers.retrieve(id), (customer) => (customer.deleted === true ? undefined : toCustomer(customer as Stripe.Customer))),
+    updateCustomer: (id, patch) =>
+      lookup("customers.update", () =>
+        stripe.customers.update(id, {
+          ...(patch.email === undefined ? {} : { email: patch.email }),
+          ...(patch.name === undefined ? {} : { name: patch.name }),
+          ...(patch.metadata === undefined ? {} : { metadata: stringMetadata(patch.metadata) })
+        }), toCustomer),
+    attachPaymentMethod: (customerId, reference) => {
+      const notFound = new NotFound({ message: `No such payment method: ${reference.slice(0, 64)}` })
+      // A test card number never goes to Stripe: its test payment-method id does (decision 0444).
+      const id = testPaymentMethodOf(reference) ?? (/^pm_[A-Za-z0-9_]{1,200}$/.test(reference) ? reference : undefined)
+      if (id === undefined) return Effect.fail(notFound)
+      return call("paymentMethods.attach", () => stripe.paymentMethods.attach(id, { customer: customerId })).pipe(
+        Effect.map(toPaymentMethod),
+        Effect.catchAll((error) => (isMissing(error) ? Effect.fail(notFound) : defect("paymentMethods.attach")(error)))
+      )
+    },
+    listPaymentMethods: (customerId) =>
+      Effect.map(
+        must("paymentMethods.list", () => stripe.paymentMethods.list({ customer: customerId, type: "card", limit: 100 })),
+        (page) => page.data.map(toPaymentMethod).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
+      ),
+    setDefaultPaymentMethod: (customerId, paymentMethodId) =>
+      Effect.asVoid(must("customers.update", () => stripe.customers.update(customerId, { invoice_settings: { default_payment_method: paymentMethodId } }))),
+    createSetupIntent: (customerId) =>
+      Effect.map(
+        must("setupIntents.create", () => stripe.setupIntents.create({ customer: customerId, usage: "off_session" })),
+        (intent) => ({ id: intent.id, customerId, clientSecret: intent.client_secret ?? "", status: intent.status })
+      ),
+    charge: (request) =>
+      call("paymentIntents.create", () =>
+        stripe.paymentIntents.create({
+          amount: request.amountMinor,
+          currency: request.currency,
+          customer: request.customerId,
+          payment_method: request.paymentMethodId,
+          confirm: true,
+          off_session: true,
+          description: request.description.slice(0, 200),
+          metadata: stringMetadata(request.invoiceId === undefined ? {} : { invoiceId: request.invoiceId })
+        })).pipe(
+          Effect.catchAll(cardError("paymentIntents.create")),
+          Effect.flatMap((intent) =>
+            intent.status === "succeeded" || intent.status === "processing"
+              ? Effect.succeed({ id: intent.id })
+              : Effect.fail(new PaymentFailed({ message: "The payment needs the customer's action", details: { declineCode: intent.status } }))
+          )
+        ),
+    adjustBalance: (customerId, deltaMinor, currency, description) =>
+      Effect.gen(function*() {
+        // A credit here (positive) is a negative amount at Stripe.
+        const transaction = yield* must("customers.createBalanceTransaction", () =>
+          stripe.customers.createBalanceTransaction(customerId, { amount: -deltaMinor, currency, description: description.slice(0, 350) }))
+        return { id: transaction.id, balanceMinor: -transaction.ending_balance }
+      }),
+    createSubscription: (input) =>
+      call("subscriptions.create", () =>
+        stripe.subscriptions.create({
+          customer: input.customerId,
+          items: [{ price: stripePriceOf(settings, input.priceId), quantity: input.quantity }],
+          default_payment_method: input.paymentMethodId,
+          // Charge now or fail: a declined card is a 402, not an incomplete subscription.
+          payment_behavior: "error_if_incomplete",
+          metadata: stringMetadata(input.metadata)
+        })).pipe(Effect.map(toSubscription), Effect.catchAll(cardError("subscriptions.create"))),
+    getSubscription: (id) => lookup("subscriptions.retrieve", () => stripe.subscriptions.retrieve(id), toSubscription),
+    listSubscriptions: (customerId) =>
+      Effect.map(must("subscriptions.list", () => stripe.subscriptions.list({ customer: customerId, status: "all", limit: 100 })), (page) =>
+        page.data.map(toSubscription).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))),
+    updateSubscription: (id, patch) =>
+      Effect.gen(function*() {
+        const current = yield* lookup("subscriptions.retrieve", () => stripe.subscriptions.retrieve(id), (subscription) => subscription)
+        if (Option.isNone(current)) return Option.none()
+        const item = current.value.items.data[0]
+        const changesItem = patch.priceId !== undefined || patch.quantity !== undefined
+        return yield* lookup("subscriptions.update", () =>
+          stripe.subscriptions.update(id, {
+            ...(changesItem
+              ? {
+                items: [{
+                  ...(item === undefined ? {} : { id: item.id }),
+                  ...(patch.priceId === undefined ? {} : { price: stripePriceOf(settings, patch.priceId) }),
+                  ...(patch.quantity === undefined ? {} : { quantity: patch.quantity })
+                }],
+                proration_behavior: "create_prorations" as const
+              }
+              : {}),
+            ...(patch.paymentMethodId === undefined ? {} : { default_payment_method: patch.paymentMethodId })
+          }), toSubscription)
+      }),
+    cancelSubscription: (id, atPeriodEnd) =>
+      atPeriodEnd
+        ? lookup("subscriptions.update", () => stripe.subscriptions.update(id, { cancel_at_period_end: true }), toSubscription)
+        : lookup("subscriptions.cancel", () => stripe.subscriptions.cancel(id), toSubscription),
+    createPortalSession: (customerId, returnUrl) =>
+      Effect.map(
+        must("billingPortal.sessions.create", () => stripe.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl })),
+        (session) => Option.some({ id: session.id, url: session.url })
+      ),
+    getInvoice: (id) => lookup("invoices.retrieve", () => stripe.invoices.retrieve(id), toInvoice),
+    unpaidInvoices: (customerId) =>
+      Effect.map(must("invoices.list", () => stripe.invoices.list({ customer: customerId, status: "open", limit: 100 })), (page) =>
+        page.data.map(toInvoice).filter((invoice) => invoice.attempted))
+  })
+
+/** The Stripe provider over `BillingConfig` (its secret key must be set). */
+export const PaymentProviderStripe: Layer.Layer<PaymentProvider, never, BillingConfig> = Layer.effect(
+  PaymentProvider,
+  Effect.gen(function*() {
+    const settings = yield* BillingConfig
+    if (Option.isNone(settings.stripeSecretKey)) return yield* Effect.dieMessage("The Stripe payment provider needs STRIPE_SECRET_KEY")
+    return makePaymentProviderStripe(settings, stripeClient(settings, settings.stripeSecretKey.value))
+  })
+)

@@ -1,0 +1,126 @@
+import { type HttpHarness, makeHttpHarness, TestDatabase } from "@core/kernel/testing"
+import { Effect, type Layer, Option, Redacted } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { BillingPlatforms, BillingRouter, PaymentProviderStripe } from "../src/index.js"
+import { StripeStandIn } from "./StripeStandIn.js"
+import { billingLayer } from "./Support.js"
+
+type Layered = Layer.Layer.Success<ReturnType<typeof billingLayer>>
+
+/** The billing service with the Stripe adapter, over HTTP, against a local stand-in for Stripe's API. */
+for (const driver of TestDatabase.drivers) {
+  describe(`billing with the Stripe provider on ${driver}`, () => {
+    let h: HttpHarness<Layered>
+    let stripe: StripeStandIn
+    const json = async (response: Response) => ({ status: response.status, body: await response.json() })
+    const seen = (method: string, path: string) => stripe.requests.filter((request) => request.method === method && request.path === path)
+    const subscriptionOf = async (platformId: string, token = "usr_owner") =>
+      (await h.fetch(`/api/billing/subscription?platformId=${platformId}`, { token })).json()
+
+    beforeAll(async () => {
+      stripe = await new StripeStandIn("sk_test_standin_key").start()
+      h = await makeHttpHarness(
+        BillingRouter,
+        billingLayer(driver, {
+          provider: PaymentProviderStripe,
+          settings: {
+            stripeSecretKey: Option.some(Redacted.make("sk_test_standin_key")),
+            stripeApiUrl: Option.some(new URL(stripe.url)),
+            stripePrices: { starter: Option.some("price_1StarterMonthly"), growth: Option.none(), scale: Option.none() }
+          }
+        })
+      )
+    })
+    afterAll(async () => {
+      await h.dispose()
+      await stripe.stop()
+    })
+
+    it("creates the platform's customer at Stripe, with the secret key as bearer and the platform in its metadata", async () => {
+      const subscription = await subscriptionOf("plt_a")
+      expect(subscription).toMatchObject({ platformId: "plt_a", tier: "free", status: "active" })
+      const customer = stripe.customers.get(subscription.customerId)
+      expect(customer).toMatchObject({ email: "billing+plt_a@core.invalid", metadata: { platformId: "plt_a" } })
+      const [created] = seen("POST", "/v1/customers")
+      expect(created).toMatchObject({ authorization: "Bearer sk_test_standin_key", body: { metadata: { platformId: "plt_a" } } })
+      expect(created!.idempotencyKey).toMatch(/\S/)
+    })
+
+    it("a declined card answers 402 PAYMENT_FAILED with Stripe's message and charges nothing; a good card upgrades", async () => {
+      const upgrade = (paymentMethodId: string, idempotencyKey: string) =>
+        h.fetch("/api/billing/upgrade", { method: "POST", token: "usr_b_owner", json: { planId: "starter", paymentMethodId, billingEmail: "pay@b.example", idempotencyKey } })
+      const declined = await json(await upgrade("pm_card_chargeDeclined", "7d0b3c1e-5a4f-4c1b-9a55-000000000001"))
+      expect(declined.status).toBe(402)
+      expect(declined.body.error).toEqual({ code: "PAYMENT_FAILED", message: "Your card was declined.", requestId: expect.any(String) })
+      const insufficient = await json(await upgrade("4000 0000 0000 9995", "7d0b3c1e-5a4f-4c1b-9a55-000000000002"))
+      expect(insufficient.body.error).toMatchObject({ code: "PAYMENT_FAILED", message: "Your card has insufficient funds." })
+      expect(stripe.paymentIntents.size).toBe(0)
+      // A test card number never reaches Stripe: its test payment-method id does.
+      expect(seen("POST", "/v1/payment_methods/pm_card_chargeDeclinedInsufficientFunds/attach")).toHaveLength(1)
+      expect(JSON.stringify(stripe.requests)).not.toContain("4000000000009995")
+
+      const paid = await json(await upgrade("pm_card_visa", "7d0b3c1e-5a4f-4c1b-9a55-000000000003"))
+      expect(paid.status).toBe(200)
+      expect(paid.body.subscription).toMatchObject({ platformId: "plt_b", tier: "starter", status: "active" })
+      const customerId = paid.body.subscription.customerId
+      const [intent] = [...stripe.paymentIntents.values()]
+      expect(intent).toMatchObject({ amount: 2_900, currency: "usd", customer: customerId, status: "succeeded" })
+      expect(stripe.customers.get(customerId)).toMatchObject({ email: "pay@b.example", invoice_settings: { default_payment_method: intent!.payment_method } })
+      const methods = await json(await h.fetch("/api/billing/payment-methods", { token: "usr_b_owner" }))
+      expect(methods.body.data).toContainEqual(expect.objectContaining({ id: intent!.payment_method, card: expect.objectContaining({ brand: "visa", last4: "4242" }), isDefault: true }))
+    })
+
+    it("the portal answers Stripe's hosted portal URL for the caller's customer", async () => {
+      const portal = await json(await h.fetch("/portal", { method: "POST", token: "usr_owner", json: { returnUrl: "https://app.example.com/billing" } }))
+      expect(portal.status).toBe(200)
+      expect(portal.body.url).toMatch(/^https:\/\/billing\.stripe\.com\/p\/session\/bps_/)
+      expect(seen("POST", "/v1/billing_portal/sessions").at(-1)?.body).toEqual({ customer: (await subscriptionOf("plt_a")).customerId, return_url: "https://app.example.com/billing" })
+    })
+
+    it("an operator's credit is a negative customer balance transaction at Stripe, read back as a positive balance", async () => {
+      const { customerId } = await subscriptionOf("plt_c", "usr_operator")
+      const credit = await json(await h.fetch("/operator/credits", { method: "POST", token: "usr_operator", json: { customerId, amount: 1_500, description: "Goodwill", reason: "outage" } }))
+      expect(credit).toMatchObject({ status: 201, body: { amountMinor: 1_500, currency: "usd", balanceMinor: 1_500 } })
+      expect(seen("POST", `/v1/customers/${customerId}/balance_transactions`).at(-1)?.body).toEqual({ amount: "-1500", currency: "usd", description: "Goodwill" })
+      expect(stripe.customers.get(customerId)?.balance).toBe(-1_500)
+      const read = await json(await h.fetch(`/customers/${customerId}`, { token: "usr_operator" }))
+      expect(read.body).toMatchObject({ id: customerId, balanceMinor: 1_500, platformId: "plt_c" })
+      expect((await h.fetch("/customers/cus_missing", { token: "usr_operator" })).status).toBe(404)
+    })
+
+    it("retries a 429 with the same idempotency key, and the setup intent is made once", async () => {
+      stripe.rateLimits.set("/v1/setup_intents", 1)
+      const intent = await json(await h.fetch("/setup-intent", { method: "POST", token: "usr_owner" }))
+      expect(intent.status).toBe(200)
+      expect(intent.body.clientSecret).toMatch(/^seti_\w+_secret_/)
+      const attempts = seen("POST", "/v1/setup_intents")
+      expect(attempts).toHaveLength(2)
+      expect(attempts[0]!.idempotencyKey).toBe(attempts[1]!.idempotencyKey)
+    })
+
+    it("root-path subscriptions: made on the plan's configured price (a declined card: 402), updated and cancelled at period end at Stripe", async () => {
+      const create = (paymentMethodId: string) =>
+        h.fetch("/subscriptions", { method: "POST", token: "usr_owner", json: { userId: "usr_owner", priceId: "starter", paymentMethodId, metadata: { seats: 3 } } })
+      const refused = await json(await create("pm_card_chargeDeclined"))
+      expect(refused).toMatchObject({ status: 402, body: { error: { code: "PAYMENT_FAILED", message: "Your card was declined." } } })
+      const created = await json(await create("pm_card_visa"))
+      expect(created.status).toBe(201)
+      expect(created.body).toMatchObject({ priceId: "price_1StarterMonthly", quantity: 1, status: "active", cancelAtPeriodEnd: false, metadata: { seats: "3", userId: "usr_owner" } })
+      expect(seen("POST", "/v1/subscriptions").at(-1)?.body).toMatchObject({ items: [{ price: "price_1StarterMonthly", quantity: "1" }], payment_behavior: "error_if_incomplete" })
+      // Stripe charges the subscription itself: no separate payment intent.
+      expect([...stripe.paymentIntents.values()].filter((intent) => intent.customer === created.body.customerId)).toEqual([])
+
+      const updated = await json(await h.fetch(`/subscriptions/${created.body.id}`, { method: "PATCH", token: "usr_owner", json: { quantity: 4 } }))
+      expect(updated.body).toMatchObject({ id: created.body.id, quantity: 4, priceId: "price_1StarterMonthly" })
+      const cancelled = await json(await h.fetch(`/subscriptions/${created.body.id}?atPeriodEnd=true`, { method: "DELETE", token: "usr_owner" }))
+      expect(cancelled.body).toMatchObject({ status: "active", cancelAtPeriodEnd: true })
+      expect(stripe.subscriptions.get(created.body.id)).toMatchObject({ cancel_at_period_end: true, status: "active" })
+      expect((await h.fetch(`/subscriptions/${created.body.id}`, { token: "usr_b_owner" })).status).toBe(404)
+      expect((await h.fetch("/subscriptions/sub_missing", { token: "usr_owner" })).status).toBe(404)
+      const listed = await json(await h.fetch(`/customers/${created.body.customerId}/subscriptions`, { token: "usr_owner" }))
+      expect(listed.body.data.map((subscription: { id: string }) => subscription.id)).toEqual([created.body.id])
+      // The registry is untouched by the provider's objects until Stripe's webhook says so.
+      expect((await h.run(Effect.flatMap(BillingPlatforms, (p) => p.find("plt_a"))).then(Option.getOrThrow)).tier).toBe("free")
+    })
+  })
+}
