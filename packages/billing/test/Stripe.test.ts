@@ -98,6 +98,15 @@ for (const driver of TestDatabase.drivers) {
       expect(attempts[0]!.idempotencyKey).toBe(attempts[1]!.idempotencyKey)
     })
 
+    it("Stripe failing past its retries answers 502 UPSTREAM_UNAVAILABLE, never a 500, and names nothing of Stripe's", async () => {
+      stripe.rateLimits.set("/v1/setup_intents", 10)
+      const failed = await json(await h.fetch("/setup-intent", { method: "POST", token: "usr_owner" }))
+      stripe.rateLimits.delete("/v1/setup_intents")
+      expect(failed.status).toBe(502)
+      expect(failed.body.error).toMatchObject({ code: "UPSTREAM_UNAVAILABLE", message: "The payment provider could not complete the request" })
+      expect(JSON.stringify(failed.body)).not.toMatch(/sk_|rate_limit/)
+    })
+
     it("root-path subscriptions: made on the plan's configured price (a declined card: 402), updated and cancelled at period end at Stripe", async () => {
       const create = (paymentMethodId: string) =>
         h.fetch("/subscriptions", { method: "POST", token: "usr_owner", json: { userId: "usr_owner", priceId: "starter", paymentMethodId, metadata: { seats: 3 } } })

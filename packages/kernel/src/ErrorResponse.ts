@@ -1,7 +1,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { ErrorCode, ErrorEnvelope } from "@core/contracts"
 import { Cause, Effect, Option } from "effect"
-import type { CoreError } from "./Errors.js"
+import { type CoreError, UpstreamTimeout, UpstreamUnavailable } from "./Errors.js"
 import * as DatabaseFailure from "./internal/databaseFailure.js"
 import { requestIdOf } from "./RequestId.js"
 
@@ -121,7 +121,7 @@ export const toResponse = (error: CoreError, requestId: string): HttpServerRespo
  * failure, or what the skeleton makes of a defect (`internal`) or an interruption (`interrupted`).
  */
 export interface Problem extends ErrorDescription {
-  readonly kind: "failure" | "interrupted" | "internal"
+  readonly kind: "failure" | "interrupted" | "internal" | "upstream"
   /** The failure itself, for protocols whose bodies say more than the description (better-auth's issues). */
   readonly error?: unknown
 }
@@ -161,6 +161,11 @@ const problemOfCause = <E>(cause: Cause.Cause<E>, renderer: Renderer): Problem =
   }
   const defect = Cause.dieOption(cause)
   if (Option.isSome(defect) && defect.value instanceof URIError) return malformedUrl
+  // An adapter whose port has no error channel (a payment provider, say) dies with an upstream
+  // error when the remote service fails: the caller gets 502/504, the log gets the cause.
+  if (Option.isSome(defect) && (defect.value instanceof UpstreamUnavailable || defect.value instanceof UpstreamTimeout)) {
+    return { ...describe(defect.value), kind: "upstream", error: defect.value }
+  }
   return Cause.isInterruptedOnly(cause) ? interrupted : internalError
 }
 
@@ -175,10 +180,11 @@ export const handleCauseWith = (renderer: Renderer) =>
     const requestId = requestIdOf(request)
     const problem = problemOfCause(cause, renderer)
     const answer = () => HttpServerResponse.setHeader(renderer.render(problem, requestId), "x-request-id", requestId)
-    if (problem.kind !== "internal") return Effect.sync(answer)
+    if (problem.kind !== "internal" && problem.kind !== "upstream") return Effect.sync(answer)
     // A failed statement's own message goes with it (decision 0187), never its parameters.
     const database = DatabaseFailure.failureOf(cause)
-    return Effect.logError("unhandled request failure", Cause.pretty(cause)).pipe(
+    const log = problem.kind === "upstream" ? Effect.logWarning("upstream failure", Cause.pretty(cause)) : Effect.logError("unhandled request failure", Cause.pretty(cause))
+    return log.pipe(
       Effect.annotateLogs({ requestId, method: request.method, path: request.url.split("?")[0], ...(database === undefined ? {} : { database }) }),
       Effect.map(answer)
     )

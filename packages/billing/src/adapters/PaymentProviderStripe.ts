@@ -1,4 +1,4 @@
-import { NotFound, PaymentFailed } from "@core/kernel"
+import { NotFound, PaymentFailed, UpstreamUnavailable } from "@core/kernel"
 import { Effect, Layer, Option, Redacted } from "effect"
 import Stripe from "stripe"
 import { BillingConfig, type BillingSettings } from "../Config.js"
@@ -87,15 +87,17 @@ const isStripeError = (error: unknown): error is Stripe.errors.StripeError => er
 const isMissing = (error: unknown) => isStripeError(error) && (error.statusCode === 404 || error.code === "resource_missing")
 
 /**
- * A failure Stripe's answer does not make a domain error: a defect carrying Stripe's type, code and
- * request id — never the key, which the SDK keeps out of its errors.
+ * A failure Stripe's answer does not make a domain error (unreachable, 5xx, a refused request):
+ * logged with Stripe's type, code and request id — never the key, which the SDK keeps out of its
+ * errors — and a defect carrying `UpstreamUnavailable`, which the kernel answers 502
+ * `UPSTREAM_UNAVAILABLE` (never a 500: decision 0444).
  */
 const defect = (operation: string) => (error: unknown) =>
-  Effect.die(
+  Effect.logWarning(
     isStripeError(error)
-      ? new Error(`Stripe ${operation} failed: ${error.type}${error.code === undefined ? "" : ` ${error.code}`} (${error.statusCode ?? "network"}, ${error.requestId ?? "no request id"}): ${error.message.slice(0, 200)}`)
-      : new Error(`Stripe ${operation} failed: ${error instanceof Error ? error.message.slice(0, 200) : "unknown error"}`)
-  )
+      ? `Stripe ${operation} failed: ${error.type}${error.code === undefined ? "" : ` ${error.code}`} (${error.statusCode ?? "network"}, ${error.requestId ?? "no request id"}): ${error.message.slice(0, 200)}`
+      : `Stripe ${operation} failed: ${error instanceof Error ? error.message.slice(0, 200) : "unknown error"}`
+  ).pipe(Effect.zipRight(Effect.die(new UpstreamUnavailable({ message: "The payment provider could not complete the request", upstream: "stripe" }))))
 
 const call = <A>(operation: string, request: () => Promise<A>): Effect.Effect<A, unknown> =>
   Effect.tryPromise({ try: request, catch: (error) => error }).pipe(Effect.withSpan(`Stripe.${operation}`))
