@@ -5,7 +5,7 @@ import { join } from "node:path"
 import { type Browser, chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { spawnCore, tempHome, type TempHome } from "../packages/cli/test/login-support.js"
-import { launch, ready, type Running, stop } from "../packages/server/test/ServerProcess.js"
+import { launch, migratedDataDir, ready, type Running, stop } from "../packages/server/test/ServerProcess.js"
 
 /** Debian's Chromium; CI installs it (`.ci/run`). Never downloaded by the test. */
 const CHROMIUM = "/usr/bin/chromium"
@@ -45,7 +45,7 @@ describe.skipIf(!hasChromium)("signing up, creating an organization and approvin
         probe.close(() => resolve(free))
       })
     })
-    server = launch(["start"], { PORT: String(port), CORE_PUBLIC_URL: `http://127.0.0.1:${port}`, CORE_DATA_DIR: dataDir })
+    server = launch(["start"], { PORT: String(port), CORE_PUBLIC_URL: `http://127.0.0.1:${port}`, CORE_DATA_DIR: await migratedDataDir(dataDir) })
     ;[base, browser] = await Promise.all([
       ready(server),
       chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })

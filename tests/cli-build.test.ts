@@ -51,7 +51,7 @@ describe("core (bundled by tsup into dist/core.js)", () => {
       }
     }
     await Promise.all([worker(), worker(), worker()])
-  })
+  }, 240_000) // 56 processes, half of them through tsx: minutes on a loaded 2-core machine
 
   it("--version equals the package version and unknown commands exit 2", async () => {
     const { version } = JSON.parse(readFileSync(join(cliRoot, "package.json"), "utf8")) as { version: string }
@@ -66,7 +66,7 @@ describe("the shared build (packages/cli/test/built-cli.ts)", () => {
     try {
       const script = `import { builtCli } from ${JSON.stringify(join(cliRoot, "test", "built-cli.ts"))}; const b = await builtCli(); console.log(JSON.stringify(b))`
       const want = async () => {
-        const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+        const { stdout } = await promisify(execFile)(process.execPath, ["--conditions=source", "--import", "tsx", "--input-type=module", "-e", script], {
           env: { ...process.env, CORE_CLI_BUILD_CACHE: cache }, timeout: 150_000
         })
         return JSON.parse(stdout) as { dir: string; built: boolean }

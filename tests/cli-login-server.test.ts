@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { core, spawnCore, tempHome, type TempHome } from "../packages/cli/test/login-support.js"
-import { launch, ready, type Running } from "../packages/server/test/ServerProcess.js"
+import { launch, migratedDataDir, ready, type Running } from "../packages/server/test/ServerProcess.js"
 
 /**
  * `core login` as a person meets it: the all-in-one server (`core-server start`, its own process,
@@ -18,7 +18,7 @@ describe("core login against core-server start", () => {
   let h: TempHome
 
   beforeAll(async () => {
-    server = launch(["start"], { PORT: "0", CORE_DATA_DIR: join(work, "data") })
+    server = launch(["start"], { PORT: "0", CORE_DATA_DIR: await migratedDataDir(join(work, "data")) })
     base = await ready(server)
     h = tempHome()
   }, SLOW)

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launch, ready, type Running, useServer } from "../packages/server/test/ServerProcess.js"
+import { launch, migratedDataDir, ready, type Running, useServer } from "../packages/server/test/ServerProcess.js"
 import { type Tenant, tenantOf } from "./support/tenants.js"
 
 /**
@@ -103,7 +103,7 @@ describe("the registry alone (serve --service registry) behind a gateway in anot
     registryUrl = await ready(registry)
     gateway = launch(["start"], {
       PORT: "0",
-      CORE_DATA_DIR: join(work, "gateway"),
+      CORE_DATA_DIR: await migratedDataDir(join(work, "gateway")),
       CORE_SECRET: SECRET,
       CORE_STATIC_API_KEY: STATIC_KEY,
       CORE_UPSTREAM_REGISTRY_URL: registryUrl

@@ -9,7 +9,7 @@ import { promisify } from "node:util"
 import { build } from "esbuild"
 import { chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launch, ready, type Running } from "../packages/server/test/ServerProcess.js"
+import { launch, migratedDataDir, ready, type Running } from "../packages/server/test/ServerProcess.js"
 import { runsOncePerCi } from "./support/once.js"
 
 /**
@@ -211,7 +211,7 @@ describe.runIf(runsOncePerCi)("the built @core/sdk on every runtime, against a r
     files = await serveFiles(project)
     core = launch(["start"], {
       PORT: "0",
-      CORE_DATA_DIR: join(work, "data"),
+      CORE_DATA_DIR: await migratedDataDir(join(work, "data")),
       CORE_CORS_ORIGINS: originOf(files),
       CORE_RATE_LIMIT_AUTH_PER_MINUTE: "100"
     })

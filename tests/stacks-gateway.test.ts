@@ -5,7 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { core, tempHome, writeLogin } from "../packages/cli/test/login-support.js"
-import { launch, ready, type Running, useServer } from "../packages/server/test/ServerProcess.js"
+import { launch, migratedDataDir, ready, type Running, useServer } from "../packages/server/test/ServerProcess.js"
 import { type Tenant, tenantOf } from "./support/tenants.js"
 
 /**
@@ -181,7 +181,7 @@ describe("the stack catalogue alone (serve --service stacks) behind a gateway in
     stacksUrl = await ready(stacks)
     gateway = launch(["start"], {
       PORT: "0",
-      CORE_DATA_DIR: join(work, "gateway"),
+      CORE_DATA_DIR: await migratedDataDir(join(work, "gateway")),
       CORE_SECRET: SECRET,
       CORE_STATIC_API_KEY: STATIC_KEY,
       CORE_UPSTREAM_STACKS_URL: stacksUrl

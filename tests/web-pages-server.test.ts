@@ -5,7 +5,7 @@ import { join } from "node:path"
 import { SMTPServer } from "smtp-server"
 import { Iam } from "@core/contracts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launch, ready, type Running, stop } from "../packages/server/test/ServerProcess.js"
+import { launch, migratedDataDir, ready, type Running, stop } from "../packages/server/test/ServerProcess.js"
 
 /**
  * The web pages through the real all-in-one server, as a signed-out browser meets them at every
@@ -105,7 +105,7 @@ describe("the web pages through core-server in production settings, signed out",
       CORE_PUBLIC_URL: `http://127.0.0.1:${port}`,
       CORE_SECRET: "pages-server-secret-0123456789abcdef0123",
       CORE_STATIC_API_KEY: "pages-static-key-0123456789abcdef0123456789",
-      CORE_DATA_DIR: join(dataDir, "data"),
+      CORE_DATA_DIR: await migratedDataDir(join(dataDir, "data")),
       SMTP_URL: `smtp://127.0.0.1:${smtpPort}`
     })
     base = await ready(server)

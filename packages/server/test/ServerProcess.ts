@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { createHash } from "node:crypto"
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { Database } from "@core/kernel"
-import { TestDatabase } from "@core/kernel/testing"
+import { cachedFolder, TestDatabase } from "@core/kernel/testing"
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll } from "vitest"
 
@@ -97,6 +98,51 @@ export const stop = (running: Running, signal: NodeJS.Signals = "SIGTERM"): Prom
   return running.exited
 }
 
+/** What a migrated data directory is made from: every migration, the kernel, the server, the lock file. */
+const migrationInputs = (): string => {
+  const hash = createHash("sha256")
+  const walk = (dir: string): void => {
+    if (!existsSync(dir)) return
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) walk(path)
+      else if (entry.isFile()) hash.update(relative(root, path)).update("\0").update(readFileSync(path)).update("\0")
+    }
+  }
+  for (const pkg of readdirSync(join(root, "packages")).sort()) walk(join(root, "packages", pkg, "src", "migrations"))
+  walk(join(root, "packages", "kernel", "src"))
+  walk(join(root, "packages", "server", "src"))
+  hash.update(readFileSync(join(root, "package-lock.json")))
+  return hash.digest("hex").slice(0, 16)
+}
+
+let template: Promise<string> | undefined
+
+/**
+ * Fill `dir` (absent or empty; else it is left as it is) with an embedded database on which every
+ * migration has run, and answer `dir`: a copy of the data directory that `core-server migrate` made once for the
+ * migrations as they are now (cached in `node_modules/.cache/core-test-data/`, shared by vitest's
+ * workers and later runs). Migrating a fresh PGlite costs about 12 s of CPU; the copy, a fraction
+ * of one. The copy has no `secret` file, so each server keeps its own CORE_SECRET as on a fresh
+ * directory. Tests of the first start itself (migrations, the generated secret) start empty instead.
+ */
+export const migratedDataDir = async (dir: string): Promise<string> => {
+  template ??= cachedFolder({
+    root: join(root, "node_modules", ".cache", "core-test-data"),
+    key: migrationInputs(),
+    marker: "data",
+    build: async (staging) => {
+      const data = join(staging, "data")
+      const migrated = await run(["migrate"], { CORE_DATA_DIR: data })
+      if (migrated.code !== 0) throw new Error(`core-server migrate failed (${migrated.code})\n${migrated.stdout}\n${migrated.stderr}`)
+      rmSync(join(data, "secret"), { force: true })
+    }
+  }).then(({ dir: folder }) => join(folder, "data"))
+  const folder = await template
+  if (!existsSync(dir) || readdirSync(dir).length === 0) cpSync(folder, dir, { recursive: true, errorOnExist: true, force: false })
+  return dir
+}
+
 /** A server a test file shares: its base URL once `beforeAll` ran, and its output. */
 export interface SharedServer {
   readonly base: string
@@ -104,9 +150,10 @@ export interface SharedServer {
 }
 
 /**
- * Start `core-server start` on a fresh data directory in `beforeAll` (with `env` added) and kill it
- * and remove the directory in `afterAll`; read `base` inside the tests. With `driver: "pg"` the
- * server runs on a scratch database of `CORE_TEST_DATABASE_URL`, dropped afterwards.
+ * Start `core-server start` on a new data directory in `beforeAll` (with `env` added) and kill it
+ * and remove the directory in `afterAll`; read `base` inside the tests. The directory holds an
+ * already migrated database ({@link migratedDataDir}). With `driver: "pg"` the server runs on a
+ * scratch database of `CORE_TEST_DATABASE_URL`, dropped afterwards.
  */
 export const useServer = (
   env: Record<string, string>,
@@ -120,9 +167,11 @@ export const useServer = (
     const databaseUrl = options.driver === "pg"
       ? await Effect.runPromise(Scope.extend(TestDatabase.scratchDatabase(TestDatabase.url!), scope))
       : undefined
+    const dataDir = env.CORE_DATA_DIR ?? join(work, "data")
+    if (databaseUrl === undefined && env.DATABASE_URL === undefined) await migratedDataDir(dataDir)
     shared.running = launch(["start"], {
       PORT: "0",
-      CORE_DATA_DIR: join(work, "data"),
+      CORE_DATA_DIR: dataDir,
       ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
       ...env
     })

@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+// The test files whose outcome can depend on the database or Redis: CI's second pass runs these
+// alone on PostgreSQL and Redis (decision 0034). A file counts when it, or a test-support module it
+// imports by a relative path (followed transitively, outside src/), names the test database, the
+// HTTP harness (which migrates one), a driver, CORE_TEST_DATABASE_URL or Redis. The other files
+// — contracts, the SDK against an injected fetch, argument parsing, servers on PGlite only —
+// behave the same on both passes, and the first pass already ran them.
+//
+//   node scripts/ci-database-suites.mjs            one path a line
+//   node scripts/ci-database-suites.mjs --others   the files it leaves out, one a line
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { dirname, join, relative, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
+
+/** What marks a module as reaching a database or Redis. */
+export const TOUCHES = /TestDatabase|makeHttpHarness|CORE_TEST_DATABASE_URL|REDIS_URL|[Rr]edis|\bdrivers?\b/
+
+const walk = (dir, found = []) => {
+  if (!existsSync(dir)) return found
+  for (const name of readdirSync(dir)) {
+    if (name === "node_modules" || name === "dist") continue
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) walk(path, found)
+    else if (name.endsWith(".test.ts")) found.push(path)
+  }
+  return found
+}
+
+/** Every test file vitest's projects include (vitest.config.ts). */
+export const testFiles = () => [
+  ...readdirSync(join(root, "packages")).flatMap((pkg) => [...walk(join(root, "packages", pkg, "test")), ...walk(join(root, "packages", pkg, "src"))]),
+  ...walk(join(root, "tests")),
+  ...readdirSync(join(root, "examples")).flatMap((example) => walk(join(root, "examples", example, "test")))
+].sort()
+
+const IMPORT = /(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g
+
+/** The file a relative specifier names (`./x.js` is `./x.ts` in these sources). */
+const resolveImport = (from, specifier) => {
+  const base = resolve(dirname(from), specifier)
+  for (const candidate of [base, base.replace(/\.js$/, ".ts"), `${base}.ts`, join(base, "index.ts")]) {
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate
+  }
+  return undefined
+}
+
+/** Whether `file` or a test-support module it reaches (never a package's src/) touches a store. */
+export const touchesStore = (file, seen = new Set()) => {
+  if (seen.has(file)) return false
+  seen.add(file)
+  const text = readFileSync(file, "utf8")
+  if (TOUCHES.test(text)) return true
+  for (const [, specifier] of text.matchAll(IMPORT)) {
+    const target = resolveImport(file, specifier)
+    if (target !== undefined && !/\/src\//.test(relative(root, target)) && touchesStore(target, seen)) return true
+  }
+  return false
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const others = process.argv.includes("--others")
+  const chosen = testFiles().filter((file) => touchesStore(file) !== others)
+  process.stdout.write(chosen.map((file) => relative(root, file)).join("\n") + "\n")
+}
