@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
 
 const resolve = { conditions: ["source", "module", "node", "import", "default"] }
@@ -42,6 +43,10 @@ export default defineConfig({
       }
     ],
     pool: "forks",
+    // Two files at a time even on two cores: the end-to-end files mostly wait on the servers and
+    // binaries they start, and one at a time left a core idle (decision 0023).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    minWorkers: 1,
     globalSetup: []
   }
 })

@@ -11,11 +11,13 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import { randomBytes } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
+import * as FsSync from "node:fs"
 import * as Fs from "node:fs/promises"
 import { createRequire } from "node:module"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
 import * as Database from "../Database.js"
 import type { DataDirLockError } from "../DataDirLock.js"
 import * as Migrations from "../Migrations.js"
@@ -58,9 +60,78 @@ const initdb = (): Promise<Blob> => {
   return initdbTarball
 }
 
-const pgliteLayer: Layer.Layer<SqlClient.SqlClient | Database.Info, SqlError> = Layer.unwrapEffect(
+/**
+ * The repository's migration files (`packages/<pkg>/src/migrations/*`) by name, with a hash of
+ * them all, when this module runs from the repository's sources; `undefined` from a build.
+ */
+const migrationSources = (() => {
+  let found: { readonly names: ReadonlySet<string>; readonly hash: string } | undefined | null = null
+  return () => {
+    if (found !== null) return found
+    const packages = Path.join(Path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..")
+    const hash = createHash("sha256")
+    const names = new Set<string>()
+    try {
+      for (const pkg of FsSync.readdirSync(packages).sort()) {
+        const dir = Path.join(packages, pkg, "src", "migrations")
+        if (!FsSync.existsSync(dir)) continue
+        for (const file of FsSync.readdirSync(dir).sort()) {
+          names.add(file.replace(/\.ts$/, ""))
+          hash.update(`${pkg}/${file}\0`).update(FsSync.readFileSync(Path.join(dir, file))).update("\0")
+        }
+      }
+      hash.update(FsSync.readFileSync(Path.join(packages, "kernel", "src", "Migrations.ts")))
+    } catch {
+      names.clear()
+    }
+    found = names.size === 0 ? undefined : { names, hash: hash.digest("hex") }
+    return found
+  }
+})()
+
+const migratedTarballs = new Map<string, Promise<Blob>>()
+
+/**
+ * The initialised cluster with `domains` already migrated, as a tarball cached in the temporary
+ * directory by the content of every migration file: each test file runs in its own process and
+ * would otherwise migrate its domains again (seconds of PGlite each, decision 0023). Only domains
+ * whose every migration is one of the repository's files are cached (a test's own domain is
+ * migrated as usual); if building fails, the plain cluster is answered and the layer's own
+ * migration reports the error.
+ */
+const clusterFor = (domains: ReadonlyArray<Migrations.Domain>): Promise<Blob> => {
+  const sources = migrationSources()
+  const cacheable = sources !== undefined && domains.length > 0 &&
+    domains.every((domain) => Object.keys(domain.migrations).every((name) => sources.names.has(name)))
+  if (!cacheable) return initdb()
+  const key = createHash("sha256").update(sources.hash).update(pgliteVersion())
+    .update(domains.map((domain) => `${domain.schema}:${Object.keys(domain.migrations).join(",")}`).join(";"))
+    .digest("hex").slice(0, 16)
+  let pending = migratedTarballs.get(key)
+  if (pending === undefined) {
+    pending = (async () => {
+      const file = Path.join(Os.tmpdir(), `core-pglite-${pgliteVersion()}-migrated-${key}.tar.gz`)
+      const cached = await Fs.readFile(file).catch(() => undefined)
+      if (cached !== undefined) return new Blob([cached])
+      const tarball = await Effect.runPromise(
+        Effect.flatMap(PgliteClient.PgliteClient, (client) => Effect.zipRight(Migrations.run(domains), client.dump)).pipe(
+          Effect.provide(PgliteClient.layer({ dataDir: "memory://", loadDataDir: await initdb() })),
+          Logger.withMinimumLogLevel(LogLevel.Warning)
+        )
+      )
+      const staging = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`
+      await Fs.writeFile(staging, new Uint8Array(await tarball.arrayBuffer()))
+      await Fs.rename(staging, file)
+      return tarball
+    })().catch(() => initdb())
+    migratedTarballs.set(key, pending)
+  }
+  return pending
+}
+
+const pgliteLayer = (domains: ReadonlyArray<Migrations.Domain>): Layer.Layer<SqlClient.SqlClient | Database.Info, SqlError> => Layer.unwrapEffect(
   Effect.map(
-    Effect.promise(initdb),
+    Effect.promise(() => clusterFor(domains)),
     (tarball) =>
       PgliteClient.layer({ dataDir: "memory://", loadDataDir: tarball }).pipe(
         Layer.map(Context.add(Database.Info, { driver: "pglite", dataDir: undefined }))
@@ -110,7 +181,7 @@ export const layer = (
   domains: ReadonlyArray<Migrations.Domain>,
   options: { readonly driver?: Database.Driver } = {}
 ): Layer.Layer<SqlClient.SqlClient | Database.Info, SqlError | MigrationError | DataDirLockError> => {
-  const database = (options.driver ?? driver) === "pglite" ? pgliteLayer : pgLayer(requireUrl())
+  const database = (options.driver ?? driver) === "pglite" ? pgliteLayer(domains) : pgLayer(requireUrl())
   const migrate = Layer.effectDiscard(Migrations.run(domains).pipe(Logger.withMinimumLogLevel(LogLevel.Warning)))
   return Layer.provideMerge(migrate, database)
 }
