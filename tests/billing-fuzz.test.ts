@@ -1,10 +1,10 @@
 import { Billing } from "@core/contracts"
 import { TestDatabase } from "@core/kernel/testing"
 import { describe, expect, it } from "vitest"
-import { logLines, useServer } from "../packages/server/test/ServerProcess.js"
 import { call, tenantOf } from "./support/tenants.js"
-import { casesOf, type FuzzCase, type Known, random, type Sender } from "./fuzz/inputs.js"
-import { cataloguedRoutes, sendAll } from "./fuzz/send.js"
+import type { Known } from "./fuzz/inputs.js"
+import { cataloguedRoutes } from "./fuzz/send.js"
+import { casesFor, sendCases, sendersOf, SLOW, useFuzzServer } from "./fuzz/suite.js"
 
 /**
  * Every billing route of the catalogue through the real all-in-one server's gateway
@@ -13,10 +13,8 @@ import { cataloguedRoutes, sendAll } from "./fuzz/send.js"
  * the bad inputs tests/fuzz/inputs.ts derives from each route's schemas (fixed seed) answer no 5xx,
  * every 4xx in the error envelope, and the server logs no error.
  */
-const SLOW = 240_000
 const SEED = 0x14_b111
 const STATIC_KEY = "billing-fuzz-static-key-0123456789ab"
-const CONCURRENCY = 4
 const SERVICE = { authorization: `Bearer ${STATIC_KEY}` }
 const PREFIX = "/api/v1/billing"
 
@@ -26,11 +24,7 @@ const LAST = /cancel|delete/i
 
 for (const driver of TestDatabase.drivers) {
   describe(`billing's routes through the gateway, on ${driver}`, () => {
-    const server = useServer({
-      CORE_STATIC_API_KEY: STATIC_KEY,
-      CORE_RATE_LIMIT_PER_MINUTE: "1000000",
-      CORE_RATE_LIMIT_AUTH_PER_MINUTE: "1000000"
-    }, SLOW, { driver })
+    const server = useFuzzServer(STATIC_KEY, driver)
 
     it("answers another tenant's platform, subscription, invoice and customer 404, and changes nothing", async () => {
       const { base } = server
@@ -70,29 +64,14 @@ for (const driver of TestDatabase.drivers) {
     it("answers every bad input without a 5xx, every 4xx in the error envelope", async () => {
       const { base } = server
       const a = await tenantOf(base, "bill-fuzz", "bill-fuzz")
-      const key = await call(base, "POST", "/api/v1/iam/api/core/apikeys", a.bearer, { organizationId: a.orgId, name: "fuzz", permissions: ["platforms:read", "platforms:manage"] })
-      expect(key.status).toBe(201)
       const subscription = await call(base, "GET", `${PREFIX}/api/billing/subscription?platformId=${a.platformId}`, a.bearer)
       expect(subscription.status).toBe(200)
       const known: Known = {
         orgId: a.orgId, platformId: a.platformId, userId: a.userId,
         ids: { id: subscription.body.customerId, customerId: subscription.body.customerId, subscriptionId: subscription.body.id, sessionId: "bps_missing" }
       }
-      const credentials: Record<Sender, Record<string, string>> = {
-        owner: a.bearer,
-        spare: a.bearer,
-        cookie: { cookie: `core.session_token=${a.token}` },
-        apikey: { "x-api-key": key.body.key as string },
-        service: SERVICE,
-        anonymous: {}
-      }
-      const rng = random(SEED)
-      const ordered = [...ROUTES.filter(([name]) => !LAST.test(name)), ...ROUTES.filter(([name]) => LAST.test(name))]
-      const cases: Array<FuzzCase> = ordered.flatMap(([name, route]) => casesOf(name, route, known, rng, new Set()).map((fuzz) => ({ ...fuzz, path: `${PREFIX}${fuzz.path}` })))
-      expect(new Set(cases.map((c) => c.route)).size).toBe(new Set(ROUTES.map(([name]) => name)).size)
-      expect(cases.length).toBeGreaterThanOrEqual(500)
-      const { findings, counts } = await sendAll(base, cases, credentials, CONCURRENCY)
-      console.info(`billing fuzz on ${driver}: ${cases.length} bad inputs over ${ROUTES.length} routes: ${counts}`)
+      const cases = casesFor(ROUTES, known, { seed: SEED, last: LAST, path: (path) => `${PREFIX}${path}`, atLeast: 500 })
+      const findings = await sendCases(`billing fuzz on ${driver}`, server, cases, await sendersOf(base, a, STATIC_KEY))
       // By design: the reserved `POST /api/billing/subscription` answers 501 to every request (seed 001),
       // and the customer portal's pages answer their errors as a short HTML page (decision 0441).
       const expected = (finding: string) =>
@@ -100,7 +79,6 @@ for (const driver of TestDatabase.drivers) {
         (/^portal(Page|PaymentMethod|Cancel) /.test(finding) && / 4\d\d not the envelope: <!doctype html><title>Billing portal<\/title>/.test(finding))
       expect(findings.filter((finding) => !expected(finding))).toEqual([])
       expect(findings.filter(expected).length).toBeLessThan(cases.length / 5)
-      expect(logLines(server.running.output.stdout).filter((line) => line.level === "error")).toEqual([])
     }, SLOW)
   })
 }

@@ -4,11 +4,11 @@ import { join } from "node:path"
 import { Deploy } from "@core/contracts"
 import { TestDatabase } from "@core/kernel/testing"
 import { afterAll, describe, expect, it } from "vitest"
-import { logLines, useServer } from "../packages/server/test/ServerProcess.js"
 import { tarball } from "./support/tarballs.js"
 import { call, tenantOf, until } from "./support/tenants.js"
-import { casesOf, type FuzzCase, type Known, random, type Sender, wellFormedBody, wellFormedParams } from "./fuzz/inputs.js"
-import { cataloguedRoutes, sendAll } from "./fuzz/send.js"
+import { type Known, wellFormedBody, wellFormedParams } from "./fuzz/inputs.js"
+import { cataloguedRoutes } from "./fuzz/send.js"
+import { casesFor, sendCases, sendersOf, SLOW, useFuzzServer } from "./fuzz/suite.js"
 
 /**
  * Every command-line backend route of the catalogue (`Deploy.CliRoutes`), through the real
@@ -21,10 +21,8 @@ import { cataloguedRoutes, sendAll } from "./fuzz/send.js"
  *   no 5xx, every 4xx the error envelope, no error in the server's log, and nothing half-written
  *   (every deployment ends, no upload left in storage).
  */
-const SLOW = 240_000
 const SEED = 0x15_de91
 const STATIC_KEY = "fuzz-static-key-deploy-0123456789abcdef"
-const CONCURRENCY = 4
 const SERVICE = { authorization: `Bearer ${STATIC_KEY}` }
 const ROUTES = cataloguedRoutes(Deploy)
 /** Routes whose well-formed rest changes what is live: sent last. */
@@ -55,12 +53,7 @@ for (const driver of TestDatabase.drivers) {
   describe(`the command-line backend's routes through the gateway, on ${driver}`, () => {
     const dataDir = mkdtempSync(join(tmpdir(), "core-deploy-fuzz-"))
     afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
-    const server = useServer({
-      CORE_DATA_DIR: dataDir,
-      CORE_STATIC_API_KEY: STATIC_KEY,
-      CORE_RATE_LIMIT_PER_MINUTE: "1000000",
-      CORE_RATE_LIMIT_AUTH_PER_MINUTE: "1000000"
-    }, SLOW, { driver })
+    const server = useFuzzServer(STATIC_KEY, driver, { CORE_DATA_DIR: dataDir })
 
     it("answers every route with another platform's id and deployment 404, and changes nothing", async () => {
       const { base } = server
@@ -105,29 +98,9 @@ for (const driver of TestDatabase.drivers) {
     it("answers every bad input without a 5xx, every 4xx in the error envelope; nothing half-written", async () => {
       const { base } = server
       const a = await owner(base, `cli-fuzz-owner-${driver}`)
-      const key = await call(base, "POST", "/api/v1/iam/api/core/apikeys", a.bearer, {
-        organizationId: a.orgId, name: "fuzz", permissions: ["platforms:read", "platforms:manage"]
-      })
-      expect(key.status).toBe(201)
       const known: Known = { orgId: a.orgId, platformId: a.platformId, userId: a.userId, ids: { deploymentId: a.deploymentId } }
-      const credentials: Record<Sender, Record<string, string>> = {
-        owner: a.bearer,
-        spare: a.bearer,
-        cookie: { cookie: `core.session_token=${a.token}` },
-        apikey: { "x-api-key": key.body.key as string },
-        service: SERVICE,
-        anonymous: {}
-      }
-      const rng = random(SEED)
-      const ordered = [...ROUTES.filter(([name]) => !LAST.test(name)), ...ROUTES.filter(([name]) => LAST.test(name))]
-      const cases: Array<FuzzCase> = ordered.flatMap(([name, route]) => casesOf(name, route, known, rng, new Set()))
-      expect(new Set(cases.map((c) => c.route)).size).toBe(ROUTES.length)
-      expect(cases.length).toBeGreaterThanOrEqual(200)
-
-      const { findings, counts } = await sendAll(base, cases, credentials, CONCURRENCY)
-      console.info(`deploy fuzz on ${driver}: ${cases.length} bad inputs over ${ROUTES.length} routes: ${counts}`)
-      expect(findings).toEqual([])
-      expect(logLines(server.running.output.stdout).filter((line) => line.level === "error")).toEqual([])
+      const cases = casesFor(ROUTES, known, { seed: SEED, last: LAST, atLeast: 200 })
+      expect(await sendCases(`deploy fuzz on ${driver}`, server, cases, await sendersOf(base, a, STATIC_KEY))).toEqual([])
       // Nothing half-written: every deployment the fuzz may have started ends, and no upload stays in storage.
       const settled = await until(() => call(base, "GET", `/api/v1/cli/platforms/${a.platformId}/deployments?limit=100`, a.bearer),
         (r) => r.body.data.every((d: { status: string }) => d.status === "success" || d.status === "failure"), 30_000)

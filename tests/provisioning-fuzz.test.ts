@@ -1,10 +1,10 @@
 import { Provisioning } from "@core/contracts"
 import { TestDatabase } from "@core/kernel/testing"
 import { describe, expect, it } from "vitest"
-import { logLines, useServer } from "../packages/server/test/ServerProcess.js"
 import { call, tenantOf, until } from "./support/tenants.js"
-import { casesOf, type FuzzCase, type Known, random, type Sender, wellFormedBody, wellFormedParams } from "./fuzz/inputs.js"
-import { cataloguedRoutes, sendAll } from "./fuzz/send.js"
+import { type Known, wellFormedBody, wellFormedParams } from "./fuzz/inputs.js"
+import { cataloguedRoutes } from "./fuzz/send.js"
+import { casesFor, sendCases, sendersOf, SLOW, useFuzzServer } from "./fuzz/suite.js"
 
 /**
  * Every provisioning route of the catalogue, through the real all-in-one server's gateway (at
@@ -16,10 +16,8 @@ import { cataloguedRoutes, sendAll } from "./fuzz/send.js"
  * - bad input: the cases tests/fuzz/inputs.ts derives from each route's schemas, from a fixed seed:
  *   no 5xx, every 4xx the error envelope, no error in the server's log.
  */
-const SLOW = 240_000
 const SEED = 0x9_0613
 const STATIC_KEY = "fuzz-static-key-provisioning-0123456789"
-const CONCURRENCY = 4
 const SERVICE = { authorization: `Bearer ${STATIC_KEY}` }
 
 /** Every catalogued provisioning route, by name. */
@@ -47,11 +45,7 @@ const owner = async (base: string, slug: string) => {
 
 for (const driver of TestDatabase.drivers) {
   describe(`provisioning's routes through the gateway, on ${driver}`, () => {
-    const server = useServer({
-      CORE_STATIC_API_KEY: STATIC_KEY,
-      CORE_RATE_LIMIT_PER_MINUTE: "1000000",
-      CORE_RATE_LIMIT_AUTH_PER_MINUTE: "1000000"
-    }, SLOW, { driver })
+    const server = useFuzzServer(STATIC_KEY, driver)
 
     it("answers every tenant route with another platform's records 404, and changes nothing", async () => {
       const { base } = server
@@ -106,10 +100,6 @@ for (const driver of TestDatabase.drivers) {
     it("answers every bad input without a 5xx, every 4xx in the error envelope", async () => {
       const { base } = server
       const a = await owner(base, "prov-fuzz-owner")
-      const key = await call(base, "POST", "/api/v1/iam/api/core/apikeys", a.bearer, {
-        organizationId: a.orgId, name: "fuzz", permissions: ["platforms:read", "platforms:manage"]
-      })
-      expect(key.status).toBe(201)
       const added = await call(base, "POST", gatewayPath("/api/v1/provision/domain/add"), a.bearer,
         { platformId: a.platformId, customHostname: `fuzz-${driver}.a.example.com`, targetDnsRecordId: a.recordId })
       expect(added.status).toBe(202)
@@ -122,25 +112,8 @@ for (const driver of TestDatabase.drivers) {
           customHostname: `more-${driver}.a.example.com`
         }
       }
-      const credentials: Record<Sender, Record<string, string>> = {
-        owner: a.bearer,
-        spare: a.bearer,
-        cookie: { cookie: `core.session_token=${a.token}` },
-        apikey: { "x-api-key": key.body.key as string },
-        service: SERVICE,
-        anonymous: {}
-      }
-      const rng = random(SEED)
-      const ordered = [...ROUTES.filter(([name]) => !LAST.test(name)), ...ROUTES.filter(([name]) => LAST.test(name))]
-      const cases: Array<FuzzCase> = ordered.flatMap(([name, route]) =>
-        casesOf(name, route, known, rng, new Set()).map((fuzz) => ({ ...fuzz, path: gatewayPath(fuzz.path) })))
-      expect(new Set(cases.map((c) => c.route)).size).toBe(ROUTES.length)
-      expect(cases.length).toBeGreaterThanOrEqual(500)
-
-      const { findings, counts } = await sendAll(base, cases, credentials, CONCURRENCY)
-      console.info(`provisioning fuzz on ${driver}: ${cases.length} bad inputs over ${ROUTES.length} routes: ${counts}`)
-      expect(findings).toEqual([])
-      expect(logLines(server.running.output.stdout).filter((line) => line.level === "error")).toEqual([])
+      const cases = casesFor(ROUTES, known, { seed: SEED, last: LAST, path: gatewayPath, atLeast: 500 })
+      expect(await sendCases(`provisioning fuzz on ${driver}`, server, cases, await sendersOf(base, a, STATIC_KEY))).toEqual([])
     }, SLOW)
   })
 }

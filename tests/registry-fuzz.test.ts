@@ -1,10 +1,10 @@
 import { Registry, type RouteSpec } from "@core/contracts"
 import { TestDatabase } from "@core/kernel/testing"
 import { describe, expect, it } from "vitest"
-import { logLines, useServer } from "../packages/server/test/ServerProcess.js"
 import { call, tenantOf } from "./support/tenants.js"
-import { casesOf, type FuzzCase, type Known, random, type Sender, wellFormedBody, wellFormedParams } from "./fuzz/inputs.js"
-import { cataloguedRoutes, sendAll } from "./fuzz/send.js"
+import { type Known, wellFormedBody, wellFormedParams } from "./fuzz/inputs.js"
+import { cataloguedRoutes } from "./fuzz/send.js"
+import { casesFor, sendCases, sendersOf, SLOW, useFuzzServer } from "./fuzz/suite.js"
 
 /**
  * Every registry route of the catalogue, through the real all-in-one server (its gateway in front of
@@ -15,10 +15,8 @@ import { cataloguedRoutes, sendAll } from "./fuzz/send.js"
  * - bad input: the cases tests/fuzz/inputs.ts derives from each route's schemas, from a fixed seed:
  *   no 5xx, every 4xx the error envelope, no error in the server's log.
  */
-const SLOW = 240_000
 const SEED = 0x2e_6157
 const STATIC_KEY = "fuzz-static-key-0123456789abcdef"
-const CONCURRENCY = 4
 const SERVICE = { authorization: `Bearer ${STATIC_KEY}` }
 
 /** Every catalogued registry route, by name. */
@@ -43,11 +41,7 @@ const fill = (path: string, ids: Readonly<Record<string, string>>) =>
 
 for (const driver of TestDatabase.drivers) {
   describe(`the registry's routes through the gateway, on ${driver}`, () => {
-    const server = useServer({
-      CORE_STATIC_API_KEY: STATIC_KEY,
-      CORE_RATE_LIMIT_PER_MINUTE: "1000000",
-      CORE_RATE_LIMIT_AUTH_PER_MINUTE: "1000000"
-    }, SLOW, { driver })
+    const server = useFuzzServer(STATIC_KEY, driver)
 
     it("answers every route with another platform's ids 404, and changes nothing", async () => {
       const { base } = server
@@ -114,10 +108,6 @@ for (const driver of TestDatabase.drivers) {
     it("answers every bad input without a 5xx, every 4xx in the error envelope", async () => {
       const { base } = server
       const a = await owner(base, "fuzz-owner")
-      const key = await call(base, "POST", "/api/v1/iam/api/core/apikeys", a.bearer, {
-        organizationId: a.orgId, name: "fuzz", permissions: ["platforms:read", "platforms:manage"]
-      })
-      expect(key.status).toBe(201)
       // Records of every kind, so that a well-formed rest reaches past the lookups of each route.
       const p = `/api/v1/platforms/${a.platformId}`
       const resource = await call(base, "POST", `${p}/entities/${a.entityId}/resources`, SERVICE, {
@@ -129,24 +119,8 @@ for (const driver of TestDatabase.drivers) {
         orgId: a.orgId, platformId: a.platformId, userId: a.userId,
         ids: { entityId: a.entityId, parentId: a.entityId, resourceId: resource.body.id, recordId: record.body.id, activationId: activation.body.activationId, secretName: "API_TOKEN", edgeName: "fuzz-prod-cache" }
       }
-      const credentials: Record<Sender, Record<string, string>> = {
-        owner: a.bearer,
-        spare: a.bearer,
-        cookie: { cookie: `core.session_token=${a.token}` },
-        apikey: { "x-api-key": key.body.key as string },
-        service: SERVICE,
-        anonymous: {}
-      }
-      const rng = random(SEED)
-      const ordered = [...ROUTES.filter(([name]) => !LAST.test(name)), ...ROUTES.filter(([name]) => LAST.test(name))]
-      const cases: Array<FuzzCase> = ordered.flatMap(([name, route]) => casesOf(name, route, known, rng, new Set()))
-      expect(new Set(cases.map((c) => c.route)).size).toBe(new Set(ROUTES.map(([name]) => name)).size)
-      expect(cases.length).toBeGreaterThanOrEqual(1_000)
-
-      const { findings, counts } = await sendAll(base, cases, credentials, CONCURRENCY)
-      console.info(`registry fuzz on ${driver}: ${cases.length} bad inputs over ${ROUTES.length} routes: ${counts}`)
-      expect(findings).toEqual([])
-      expect(logLines(server.running.output.stdout).filter((line) => line.level === "error")).toEqual([])
+      const cases = casesFor(ROUTES, known, { seed: SEED, last: LAST, atLeast: 1_000 })
+      expect(await sendCases(`registry fuzz on ${driver}`, server, cases, await sendersOf(base, a, STATIC_KEY))).toEqual([])
     }, SLOW)
   })
 }
