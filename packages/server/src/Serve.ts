@@ -30,7 +30,7 @@ const servingSites = (routes: HttpApp.Default<unknown, never>, config: Configura
  * `core-server serve --service <name> [--port <n>]`: one service alone, at `/` with `/health` and
  * `/ready` beside it, for multi-process deployments (the gateway reaches it through
  * `CORE_UPSTREAM_<NAME>_URL`). Client headers reach it untouched: the gateway has already
- * filtered them.
+ * filtered them. The provisioning service also serves the sites the gateway forwards (`servingSites`).
  */
 export const serve = (
   config: Configuration,
