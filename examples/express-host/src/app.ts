@@ -1,7 +1,6 @@
 import * as CoreExpress from "@core/http/express"
-import { ForwardedIdentity } from "@core/kernel"
+import { Embedded } from "@core/server"
 import express, { type NextFunction, type Request, type Response } from "express"
-import { embedCore, type SessionCaller } from "./core.js"
 
 /** The session cookie identity sets on sign-in (the host reads it too). */
 const SESSION_COOKIE = "core.session_token"
@@ -25,7 +24,7 @@ const tokenOf = (req: Request): string | undefined => {
  * - `/me`: a route of the host's own that reads the embedded registry and billing for its user.
  */
 export const makeHost = (env: Record<string, string | undefined>) => {
-  const core = embedCore(env)
+  const core = Embedded.make(env, { identityPath: "/auth" })
   const app = express()
   app.disable("x-powered-by")
 
@@ -45,14 +44,9 @@ export const makeHost = (env: Record<string, string | undefined>) => {
    * Serve `service` to the authenticated caller: the request it sees carries the caller signed for
    * it, and no identity header of the client's own.
    */
-  const serve = (service: "registry" | "billing") => (req: Request, res: Response) => {
-    const signed = core.signedHeaders(res.locals.caller as SessionCaller, service)
-    const handler = (request: globalThis.Request) => {
-      const headers = new Headers(request.headers)
-      for (const name of Object.values(ForwardedIdentity.HEADERS)) headers.delete(name)
-      for (const [name, value] of Object.entries(signed)) headers.set(name, value)
-      return core[service](new Request(request, { headers }))
-    }
+  const serve = (service: Embedded.TrustedService) => (req: Request, res: Response) => {
+    const caller = res.locals.caller as Embedded.SessionCaller
+    const handler = (request: globalThis.Request) => core[service](core.forCaller(request, caller, service))
     return CoreExpress.middleware(handler)(req, res, () => {})
   }
 
@@ -62,7 +56,7 @@ export const makeHost = (env: Record<string, string | undefined>) => {
   app.use("/billing", requireUser, serve("billing"))
 
   app.get("/me", requireUser, async (_req, res) => {
-    const caller = res.locals.caller as SessionCaller
+    const caller = res.locals.caller as Embedded.SessionCaller
     if (caller.platformId === null || caller.platformId === undefined) {
       res.json({ email: caller.email, platform: null, subscription: null })
       return

@@ -1,8 +1,16 @@
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
-import { createServer } from "node:net"
+import { type AddressInfo, createServer } from "node:net"
+import { hostname, tmpdir } from "node:os"
 import { dirname, join } from "node:path"
+
+/** The services, each `core-server serve --service <name>` in its own process. */
+export const SERVICES = ["iam", "registry", "stacks", "provisioning", "billing", "cli", "vault"] as const
+
+/** One of {@link SERVICES}. */
+export type ServiceName = (typeof SERVICES)[number]
 
 /** Where the processes keep their state, and how the gateways are tuned. */
 export interface ClusterOptions {
@@ -14,8 +22,14 @@ export interface ClusterOptions {
   readonly secret?: string
   /** The static service key. @default a new random one */
   readonly staticKey?: string
-  /** Ports of the two gateways and the identity service. @default free ports */
-  readonly ports?: { readonly gateways?: readonly [number, number]; readonly iam?: number }
+  /**
+   * The directory every process shares as `CORE_DATA_DIR`: the uploads the deploy backend receives
+   * and the workers build, the local edge's sites the workers write and the provisioning service
+   * serves. @default a new temporary directory, removed by `stop`
+   */
+  readonly dataDir?: string
+  /** Ports of the two gateways and of each service. @default free ports */
+  readonly ports?: { readonly gateways?: readonly [number, number]; readonly services?: Partial<Record<ServiceName, number>> }
   /** More environment for every process (e.g. `CORE_RATE_LIMIT_PER_MINUTE`). */
   readonly env?: Readonly<Record<string, string>>
   /** Called with each line a process prints (prefixed with its name). */
@@ -25,15 +39,26 @@ export interface ClusterOptions {
 /** One running process of the cluster. */
 export interface Member {
   readonly name: string
+  /** Its HTTP address (a worker has none: ""). */
   readonly url: string
   readonly child: ChildProcess
 }
 
+/** A provisioning worker: the name it claims jobs under (`locked_by` of the jobs it ran). */
+export interface WorkerMember extends Member {
+  readonly workerId: string
+}
+
 /** The running cluster. */
 export interface Cluster {
+  /** Each service's process, by name. */
+  readonly services: Readonly<Record<ServiceName, Member>>
+  /** The identity service (`services.iam`). */
   readonly iam: Member
   readonly gateways: readonly [Member, Member]
+  readonly workers: readonly [WorkerMember, WorkerMember]
   readonly staticKey: string
+  readonly dataDir: string
   /** Stop every process (SIGTERM, then SIGKILL after `graceMs`). */
   readonly stop: (graceMs?: number) => Promise<void>
 }
@@ -42,29 +67,35 @@ const bin = join(dirname(createRequire(import.meta.url).resolve("@core/server/pa
 
 const INHERITED = ["PATH", "HOME", "TMPDIR"]
 
-/** A port free at this moment on 127.0.0.1. */
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))))
-    })
-  })
+/** `count` distinct ports free at this moment on 127.0.0.1 (held together while chosen, so none repeats). */
+const freePorts = async (count: number): Promise<Array<number>> => {
+  const probes = await Promise.all(Array.from({ length: count }, () =>
+    new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+      const server = createServer()
+      server.once("error", reject)
+      server.listen(0, "127.0.0.1", () => resolve(server))
+    })))
+  const ports = probes.map((probe) => (probe.address() as AddressInfo).port)
+  await Promise.all(probes.map((probe) => new Promise((resolve) => probe.close(resolve))))
+  return ports
+}
 
-/** Start `core-server …args` listening on `port`; resolve once its `/ready` answers 200. */
+/** What tells that a process is up: its `/ready` answering 200 on `port`, or a line it prints. */
+type Readiness = { readonly port: number } | { readonly line: RegExp }
+
+/** Start `core-server …args`; resolve once it is ready. */
 const launch = (
   name: string,
-  port: number,
+  readiness: Readiness,
   args: ReadonlyArray<string>,
   env: Record<string, string>,
   onLine: (line: string) => void,
-  timeoutMs = 120_000
+  timeoutMs = 150_000
 ): Promise<Member> =>
   new Promise((resolve, reject) => {
     const inherited = Object.fromEntries(INHERITED.flatMap((key) => (process.env[key] === undefined ? [] : [[key, process.env[key]!]])))
     const child = spawn(process.execPath, [bin, ...args], { env: { ...inherited, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    const url = "port" in readiness ? `http://127.0.0.1:${readiness.port}` : ""
     let printed = ""
     let settled = false
     const fail = (message: string) => {
@@ -72,6 +103,14 @@ const launch = (
       settled = true
       child.kill("SIGKILL")
       reject(new Error(`${name}: ${message}\n${printed}`))
+    }
+    const succeed = () => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      child.removeAllListeners("exit")
+      child.once("exit", (code, signal) => onLine(`[${name}] exited (${signal ?? `code ${code}`})`))
+      resolve({ name, url, child })
     }
     const timer = setTimeout(() => fail(`not ready after ${timeoutMs} ms`), timeoutMs)
     child.on("exit", (code) => fail(`exited with code ${code}`))
@@ -86,27 +125,21 @@ const launch = (
           buffered = buffered.slice(newline + 1)
           printed += `${line}\n`
           onLine(`[${name}] ${line}`)
+          if ("line" in readiness && readiness.line.test(line)) succeed()
           newline = buffered.indexOf("\n")
         }
       })
     }
     const whenReady = async () => {
-      const url = `http://127.0.0.1:${port}`
       while (!settled) {
         const ready = await fetch(`${url}/ready`).then((response) => response.status === 200, () => false)
-        if (ready && !settled) {
-          settled = true
-          clearTimeout(timer)
-          child.removeAllListeners("exit")
-          resolve({ name, url, child })
-          return
-        }
-        await new Promise((wait) => setTimeout(wait, 100))
+        if (ready) return succeed()
+        await new Promise((wait) => setTimeout(wait, 200))
       }
     }
     watch(child.stdout!)
     watch(child.stderr!)
-    void whenReady()
+    if ("port" in readiness) void whenReady()
   })
 
 const stopMember = (member: Member, graceMs: number): Promise<void> =>
@@ -120,11 +153,21 @@ const stopMember = (member: Member, graceMs: number): Promise<void> =>
     member.child.kill("SIGTERM")
   })
 
+/** Build `core-server`'s source bundle once, before a dozen processes would each build it at once. */
+const warmUp = (env: Record<string, string>): Promise<void> =>
+  new Promise((resolve, reject) =>
+    execFile(process.execPath, [bin, "--version"], { env: { ...process.env, ...env }, timeout: 120_000 }, (error) =>
+      error === null ? resolve() : reject(error)))
+
 /**
- * Start the identity service alone (`core-server serve --service iam`), then two gateways
- * (`core-server start`) that reach it through `CORE_UPSTREAM_IAM_URL`, all on one PostgreSQL, the
- * gateways on one Redis. They share `CORE_SECRET` (so the identity service trusts what either
- * gateway signs) and the static key.
+ * Start Core as separate processes on one PostgreSQL, all at once: each service alone
+ * (`core-server serve --service <name>`), two gateways (`core-server start`) that reach every
+ * service through its `CORE_UPSTREAM_<SERVICE>_URL` and share Redis, and two provisioning workers
+ * (`core-server worker`) that run every job (the provisioning service runs none:
+ * `CORE_WORKER_CONCURRENCY=0`). They share `CORE_SECRET` (so each service trusts what either
+ * gateway signs), the static key and `CORE_DATA_DIR` (uploads and the local edge's sites, on this
+ * one machine). The gateways forward `/mcp` to the vault and the `*.localhost` sites to the
+ * provisioning service.
  *
  * @example
  * const cluster = await startCluster({ databaseUrl, redisUrl })
@@ -133,36 +176,64 @@ const stopMember = (member: Member, graceMs: number): Promise<void> =>
  */
 export const startCluster = async (options: ClusterOptions): Promise<Cluster> => {
   const staticKey = options.staticKey ?? randomBytes(24).toString("base64url")
+  const ownDataDir = options.dataDir === undefined
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "core-multi-process-"))
+  const free = await freePorts(2 + SERVICES.length)
+  const portA = options.ports?.gateways?.[0] ?? free[0]!
+  const portB = options.ports?.gateways?.[1] ?? free[1]!
+  const servicePorts = Object.fromEntries(SERVICES.map((service, index) => [service, options.ports?.services?.[service] ?? free[2 + index]!])) as Record<ServiceName, number>
   const shared: Record<string, string> = {
     NODE_ENV: "development",
     DATABASE_URL: options.databaseUrl,
     CORE_SECRET: options.secret ?? randomBytes(32).toString("base64url"),
     CORE_STATIC_API_KEY: staticKey,
+    CORE_DATA_DIR: dataDir,
+    // The address people reach (mailed links, the device page) and the port the sites' URLs name.
+    CORE_PUBLIC_URL: `http://localhost:${portA}`,
+    PORT: String(portA),
     ...options.env
   }
   const onLine = options.onLine ?? (() => undefined)
-  const iamPort = options.ports?.iam ?? await freePort()
-  const iam = await launch("iam", iamPort, ["serve", "--service", "iam", "--port", String(iamPort)], shared, onLine)
-  const gatewayEnv = { ...shared, REDIS_URL: options.redisUrl, CORE_UPSTREAM_IAM_URL: iam.url }
-  const portA = options.ports?.gateways?.[0] ?? await freePort()
-  const portB = options.ports?.gateways?.[1] ?? await freePort()
-  let gateways: readonly [Member, Member]
-  try {
-    gateways = await Promise.all([
-      launch("gateway-a", portA, ["start"], { ...gatewayEnv, PORT: String(portA) }, onLine),
-      launch("gateway-b", portB, ["start"], { ...gatewayEnv, PORT: String(portB) }, onLine)
-    ])
-  } catch (error) {
-    await stopMember(iam, 5_000)
-    throw error
+  await warmUp(shared)
+
+  const upstreams = Object.fromEntries(SERVICES.map((service) => [`CORE_UPSTREAM_${service.toUpperCase()}_URL`, `http://127.0.0.1:${servicePorts[service]}`]))
+  const gatewayEnv = { ...shared, ...upstreams, REDIS_URL: options.redisUrl }
+  const started: Array<Promise<Member>> = [
+    ...SERVICES.map((service) =>
+      launch(service, { port: servicePorts[service] }, ["serve", "--service", service, "--port", String(servicePorts[service])], {
+        ...shared,
+        CORE_WORKER_CONCURRENCY: "0"
+      }, onLine)
+    ),
+    launch("gateway-a", { port: portA }, ["start"], { ...gatewayEnv, PORT: String(portA) }, onLine),
+    launch("gateway-b", { port: portB }, ["start"], { ...gatewayEnv, PORT: String(portB) }, onLine),
+    // "worker started" is an info line: shown whatever LOG_LEVEL the rest runs with.
+    ...["worker-1", "worker-2"].map((name) => launch(name, { line: /worker started/ }, ["worker"], { ...shared, LOG_LEVEL: "info" }, onLine))
+  ]
+  const settled = await Promise.allSettled(started)
+  const members = settled.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []))
+  const stop = async (graceMs = 10_000) => {
+    await Promise.all(members.map((member) => stopMember(member, graceMs)))
+    if (ownDataDir) rmSync(dataDir, { recursive: true, force: true })
+  }
+  const failed = settled.find((result): result is PromiseRejectedResult => result.status === "rejected")
+  if (failed !== undefined) {
+    await stop(5_000)
+    throw failed.reason
+  }
+  const byName = (name: string) => members.find((member) => member.name === name)!
+  const services = Object.fromEntries(SERVICES.map((service) => [service, byName(service)])) as Record<ServiceName, Member>
+  const worker = (name: string): WorkerMember => {
+    const member = byName(name)
+    return { ...member, workerId: `worker-${hostname()}-${member.child.pid}` }
   }
   return {
-    iam,
-    gateways,
+    services,
+    iam: services.iam,
+    gateways: [byName("gateway-a"), byName("gateway-b")],
+    workers: [worker("worker-1"), worker("worker-2")],
     staticKey,
-    stop: async (graceMs = 10_000) => {
-      await Promise.all(gateways.map((gateway) => stopMember(gateway, graceMs)))
-      await stopMember(iam, graceMs)
-    }
+    dataDir,
+    stop
   }
 }

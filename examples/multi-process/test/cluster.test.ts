@@ -1,37 +1,72 @@
 import { TestDatabase } from "@core/kernel/testing"
 import { createClient } from "@core/sdk"
 import { Effect, Exit, Scope } from "effect"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import * as Http from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Cluster, startCluster } from "../src/cluster.js"
+import { builtCli } from "../../../packages/cli/test/built-cli.js"
+import { core, tempHome, writeLogin } from "../../../packages/cli/test/login-support.js"
+import { tenantOf, until } from "../../../tests/support/tenants.js"
+import { type Cluster, SERVICES, startCluster } from "../src/cluster.js"
 
 /**
- * The multi-process example end to end: the identity service and two gateways in three processes
- * on the machine's PostgreSQL and Redis. Runs when `CORE_TEST_DATABASE_URL` and `REDIS_URL` are set
- * (the second pass of `.ci/run`).
+ * The multi-process example end to end: every service in its own process (`serve --service`), two
+ * gateways and two provisioning workers, on the machine's PostgreSQL and Redis. Runs when
+ * `CORE_TEST_DATABASE_URL` and `REDIS_URL` are set — only CI's second pass has them, so it runs
+ * once per CI run (it is not conditioned on `runsOncePerCi`, which is false in that pass).
  */
 const adminUrl = process.env.CORE_TEST_DATABASE_URL
 const redisUrl = process.env.REDIS_URL
 const SLOW = 240_000
-const LIMIT = 30
+const LIMIT = 120
 
-describe.skipIf(adminUrl === undefined || redisUrl === undefined)("two gateways and the identity service in three processes", () => {
+/** A GET of `path` on the gateway at `base` with `Host: <host>:<port>` (a site of the local edge). */
+const site = (base: string, host: string, path = "/") =>
+  new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const port = Number(new URL(base).port)
+    const request = Http.request({ host: "127.0.0.1", port, path, headers: { host: `${host}:${port}` } }, (response) => {
+      const chunks: Array<Buffer> = []
+      response.on("data", (chunk: Buffer) => chunks.push(chunk))
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }))
+    })
+    request.on("error", reject)
+    request.end()
+  })
+
+describe.skipIf(adminUrl === undefined || redisUrl === undefined)("every service in its own process, two gateways and two workers", () => {
   let cluster: Cluster
   let scope: Scope.CloseableScope
+  let databaseUrl = ""
+  let cli = ""
   const lines: Array<string> = []
 
   beforeAll(async () => {
     scope = Effect.runSync(Scope.make())
-    const databaseUrl = await Effect.runPromise(Scope.extend(TestDatabase.scratchDatabase(adminUrl!), scope))
-    cluster = await startCluster({
-      databaseUrl,
-      redisUrl: redisUrl!,
-      env: { CORE_RATE_LIMIT_PER_MINUTE: String(LIMIT), LOG_LEVEL: "warn" },
-      onLine: (line) => lines.push(line)
-    })
+    databaseUrl = await Effect.runPromise(Scope.extend(TestDatabase.scratchDatabase(adminUrl!), scope))
+    const started = performance.now()
+    // The CLI's build and the cluster's start side by side.
+    const [built, running] = await Promise.all([
+      builtCli(),
+      startCluster({
+        databaseUrl,
+        redisUrl: redisUrl!,
+        env: { CORE_RATE_LIMIT_PER_MINUTE: String(LIMIT), LOG_LEVEL: "warn", CORE_WORKER_POLL_MS: "200" },
+        onLine: (line) => lines.push(line)
+      })
+    ])
+    cli = built.bundle
+    cluster = running
+    lines.push(`[test] cluster and CLI ready in ${Math.round(performance.now() - started)} ms`)
   }, SLOW)
 
   afterAll(async () => {
-    if (process.env.DEBUG_CLUSTER === "1") console.log(lines.filter((line) => /error|defect|fatal/i.test(line)).slice(0, 5).join("\n"))
+    if (process.env.DEBUG_CLUSTER === "1") {
+      console.log(lines.filter((line) => /error|defect|fatal|not flushed|exited|\[test\]/i.test(line)).slice(0, 20).join("\n"))
+      for (const name of ["gateway-a", "gateway-b", "provisioning", "billing"]) console.log(lines.filter((line) => line.startsWith(`[${name}]`)).slice(-8).join("\n"))
+    }
     await cluster?.stop(5_000)
     if (scope !== undefined) await Effect.runPromise(Scope.close(scope, Exit.void))
   }, SLOW)
@@ -114,5 +149,77 @@ describe.skipIf(adminUrl === undefined || redisUrl === undefined)("two gateways 
       expect(metrics).toContain("core_http_requests_total{")
       expect(metrics).toMatch(/core_rate_limit_rejections_total \d+/)
     }
+  }, SLOW)
+
+  it("deploys a site with `core deploy` through gateway A: it answers at <project>.localhost on both gateways, a worker ran the job, /mcp answers a tool call, and billing counts the usage", async () => {
+    const slug = "acme-sites"
+    const ada = await tenantOf(gateway(a), "Ada", slug)
+    const home = tempHome()
+    const work = mkdtempSync(join(tmpdir(), "core-multi-site-"))
+    try {
+      writeLogin(home, gateway(a), ada.token, ada.platformId, "owner")
+      const dist = join(work, "dist")
+      mkdirSync(join(dist, "assets"), { recursive: true })
+      writeFileSync(join(dist, "index.html"), "<h1>many processes</h1>")
+      writeFileSync(join(dist, "assets", "app.0a1b2c3d.js"), "console.log('multi')")
+      const deployed = await core(home, ["deploy", dist, "--json"], { CORE_API_URL: gateway(a) }, cli)
+      expect(deployed.code, `${deployed.stdout}\n${deployed.stderr}`).toBe(0)
+      expect(JSON.parse(deployed.stdout)).toMatchObject({ status: "success", branch: "main", live: true })
+
+      // The site through both gateways, which forward it to the provisioning service.
+      for (const which of [a, b]) {
+        expect(await site(gateway(which), `${slug}.localhost`)).toEqual({ status: 200, text: "<h1>many processes</h1>" })
+        expect((await site(gateway(which), `${slug}.localhost`, "/assets/app.0a1b2c3d.js")).text).toBe("console.log('multi')")
+      }
+      expect((await site(gateway(b), "nothing-here.localhost")).status).toBe(404)
+
+      // The deploy job was run by one of the two `core-server worker` processes.
+      const client = new pg.Client({ connectionString: databaseUrl })
+      await client.connect()
+      try {
+        const { rows } = await client.query<{ status: string; locked_by: string }>(
+          "SELECT status, locked_by FROM provisioning.jobs WHERE type = 'deploy.site'"
+        )
+        expect(rows.length).toBeGreaterThanOrEqual(1)
+        for (const row of rows) {
+          expect(row.status).toBe("COMPLETED")
+          expect(cluster.workers.map((worker) => worker.workerId)).toContain(row.locked_by)
+        }
+      } finally {
+        await client.end()
+      }
+
+      // MCP through gateway B, forwarded to the vault's process.
+      const mcp = await fetch(`${gateway(b)}/mcp`, {
+        method: "POST",
+        headers: { ...ada.bearer, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_adr", arguments: { number: 1 } } })
+      })
+      expect(mcp.status).toBe(200)
+      const answer = (await mcp.json()) as { id: number; result: { isError?: boolean; content: Array<{ type: string; text: string }> } }
+      expect(answer.id).toBe(1)
+      expect(answer.result.isError ?? false).toBe(false)
+      expect(answer.result.content[0]).toMatchObject({ type: "text", text: expect.any(String) })
+
+      // Billing (its own process) counts the build and the gateways' requests.
+      const usage = await until(
+        async () => (await ada.client.billing.usage.current(ada.platformId)).usage,
+        (totals) => totals.builds >= 1 && totals.requests > 0,
+        30_000
+      )
+      expect(usage.builds).toBeGreaterThanOrEqual(1)
+      expect(usage.requests).toBeGreaterThan(0)
+    } finally {
+      home.remove()
+      rmSync(work, { recursive: true, force: true })
+    }
+  }, SLOW)
+
+  it("runs each service alone: every one answers /ready on its own port", async () => {
+    for (const service of SERVICES) {
+      const ready = await fetch(`${cluster.services[service].url}/ready`)
+      expect([service, ready.status]).toEqual([service, 200])
+    }
+    expect(cluster.workers.map((worker) => worker.child.exitCode)).toEqual([null, null])
   }, SLOW)
 })

@@ -64,8 +64,15 @@ const fileOf = async (dir: string, pathname: string): Promise<string | undefined
  * answers its `index.html`, `404.html` when a file is missing); `451` while the project's platform
  * is suspended (`provisioning.platform_status`), `404` for a project the edge does not list. Any
  * other host goes to `next` (the gateway).
+ *
+ * Behind a gateway that forwards the sites to the provisioning service (`serve --service
+ * provisioning`, decision 0554), `forwardedHost` reads the site's host from the gateway's
+ * `X-Forwarded-Host` (the request's `Host` is then the service's own address).
  */
-export const listener = (next: Listener, options: { readonly root: string }): Effect.Effect<Listener, never, SqlClient.SqlClient> =>
+export const listener = (
+  next: Listener,
+  options: { readonly root: string; readonly forwardedHost?: boolean }
+): Effect.Effect<Listener, never, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const runtime = yield* Effect.runtime<never>()
@@ -101,9 +108,14 @@ export const listener = (next: Listener, options: { readonly root: string }): Ef
       })
       response.end(request.method === "HEAD" ? undefined : body)
     }
+    const hostOf = (request: IncomingMessage): string | undefined => {
+      const forwarded = options.forwardedHost === true ? request.headers["x-forwarded-host"] : undefined
+      return typeof forwarded === "string" && forwarded !== "" ? forwarded.split(",")[0]!.trim() : request.headers.host
+    }
     return (request, response) => {
-      const project = LocalEdge.projectOfHost(request.headers.host)
-      const preview = project === undefined ? LocalEdge.previewOfHost(request.headers.host) : undefined
+      const host = hostOf(request)
+      const project = LocalEdge.projectOfHost(host)
+      const preview = project === undefined ? LocalEdge.previewOfHost(host) : undefined
       if (project === undefined && preview === undefined) return next(request, response)
       serve(project ?? preview!.project, request, response, preview?.branch).catch(() => {
         if (!response.headersSent) send(response, 503, "Service Unavailable\n")

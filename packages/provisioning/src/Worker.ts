@@ -252,17 +252,21 @@ export const layer = (options: WorkerOptions = {}): Layer.Layer<never, never, Sq
 /**
  * The worker with the process's `WorkerConfig` (`CORE_WORKER_CONCURRENCY`, `CORE_JOB_LEASE_MS`, …;
  * decision 0304), the defaults without one; `overrides` win (`core-server worker --concurrency`).
+ * No worker at all when the concurrency is 0.
  */
 export const layerConfig = (overrides: WorkerOptions = {}): Layer.Layer<never, never, SqlClient.SqlClient | JobHandlers> =>
   Layer.unwrapEffect(
     Effect.map(Effect.serviceOption(WorkerConfig), (config) => {
       const settings = Option.getOrElse(config, () => WORKER_DEFAULTS)
+      // `CORE_WORKER_CONCURRENCY=0`: the jobs are left to other processes (decision 0554).
+      if ((overrides.concurrency ?? settings.concurrency) === 0) return Layer.empty
       return layer({
         concurrency: settings.concurrency,
         leaseMs: settings.leaseMs,
         ...(settings.pollMs === undefined ? {} : { pollMs: settings.pollMs }),
         backoffBaseMs: settings.backoffBaseMs,
         drainMs: settings.drainMs,
+        ...(settings.workerId === undefined ? {} : { workerId: settings.workerId }),
         ...overrides
       })
     })

@@ -3,7 +3,11 @@ import { Config, Context, Layer } from "effect"
 
 /** How the job worker of a process runs (decision 0304); every value has a default. */
 export interface WorkerSettings {
-  /** Jobs one process runs at once (`CORE_WORKER_CONCURRENCY`, 1 to 256; `core-server worker --concurrency`). @default 2 */
+  /**
+   * Jobs one process runs at once (`CORE_WORKER_CONCURRENCY`, 0 to 256; `core-server worker --concurrency`).
+   * 0: this process runs no job worker (`core-server start` or `serve --service provisioning` beside
+   * separate `core-server worker` processes; decision 0554). @default 2
+   */
   readonly concurrency: number
   /** A claim's lease (`CORE_JOB_LEASE_MS`, 1 000 to 3 600 000): a crashed worker's job is taken again this long after its last heartbeat. @default 15 000 */
   readonly leaseMs: number
@@ -19,6 +23,8 @@ export interface WorkerSettings {
    * @default false
    */
   readonly testJobTypes: boolean
+  /** The name the worker claims jobs under (`locked_by`; `core-server worker` sets `worker-<host>-<pid>`). @default a random `worker-…` */
+  readonly workerId?: string
 }
 
 /** The defaults of {@link WorkerSettings}. */
@@ -44,7 +50,7 @@ const whole = (name: string, min: number, max: number) =>
 export class WorkerConfig extends Context.Tag("@core/provisioning/WorkerConfig")<WorkerConfig, WorkerSettings>() {
   /** The settings read with the current `ConfigProvider`; a bad value fails naming its variable. */
   static readonly config: Config.Config<WorkerSettings> = Config.all({
-    concurrency: Config.withDefault(whole("CORE_WORKER_CONCURRENCY", 1, 256), WORKER_DEFAULTS.concurrency),
+    concurrency: Config.withDefault(whole("CORE_WORKER_CONCURRENCY", 0, 256), WORKER_DEFAULTS.concurrency),
     leaseMs: Config.withDefault(whole("CORE_JOB_LEASE_MS", 1_000, 3_600_000), WORKER_DEFAULTS.leaseMs),
     pollMs: Config.withDefault(Config.map(whole("CORE_WORKER_POLL_MS", 10, 60_000), (n): number | undefined => n), undefined),
     backoffBaseMs: Config.withDefault(whole("CORE_JOB_BACKOFF_MS", 10, 600_000), WORKER_DEFAULTS.backoffBaseMs),

@@ -1,15 +1,16 @@
 import { UsageIngest } from "@core/billing"
 import { RequestUsage } from "@core/gateway"
-import type { Configuration } from "@core/kernel"
+import { type Caller, type Configuration, ForwardedIdentity } from "@core/kernel"
 import type { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Redacted, type Scope } from "effect"
+import { Context, Effect, Layer, type Scope } from "effect"
 import { UsageIngestLive } from "./UsageIngestLive.js"
 
 /**
  * The gateway's request meter as `core-server start` runs it (decision 0464): flushed to billing's
  * ingestion in process, or — billing running apart (`CORE_UPSTREAM_BILLING_URL`) — to its
- * `POST /internal/usage/events` with the static key. Without that key a remote billing cannot be
- * reached, and requests are not metered (a warning says so).
+ * `POST /internal/usage/events` as the gateway itself calls a service: a service caller signed in
+ * `X-Core-Identity` for billing with `CORE_SECRET` (decision 0554; billing alone trusts nothing
+ * else, a static key in `Authorization` included).
  */
 export const make = (config: Configuration): Effect.Effect<RequestUsage.RequestUsage | undefined, never, SqlClient.SqlClient | Scope.Scope> =>
   Effect.gen(function*() {
@@ -19,18 +20,18 @@ export const make = (config: Configuration): Effect.Effect<RequestUsage.RequestU
       const ingest = Context.get(context, UsageIngest)
       return yield* RequestUsage.make({ sink: (events) => ingest.ingest(events) })
     }
-    if (config.staticApiKey === undefined) {
-      yield* Effect.logWarning("requests are not metered: billing runs apart (CORE_UPSTREAM_BILLING_URL) and CORE_STATIC_API_KEY is not set")
-      return undefined
-    }
-    const key = Redacted.value(config.staticApiKey)
+    const key = ForwardedIdentity.keyFrom(config.secret)
+    const gateway: Caller = { kind: "service" }
     const url = `${remote.replace(/\/+$/, "")}/internal/usage/events`
     return yield* RequestUsage.make({
       sink: (events) =>
         Effect.tryPromise(async () => {
           const response = await fetch(url, {
             method: "POST",
-            headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+            headers: {
+              ...ForwardedIdentity.headersFor(gateway, ForwardedIdentity.sign(key, gateway, "billing", Date.now())),
+              "content-type": "application/json"
+            },
             body: JSON.stringify({ events }),
             signal: AbortSignal.timeout(10_000)
           })

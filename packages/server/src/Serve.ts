@@ -1,5 +1,7 @@
-import { HttpRouter } from "@effect/platform"
+import { type HttpApp, HttpRouter } from "@effect/platform"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Config, type Configuration, CoreConfig, Database } from "@core/kernel"
+import { LocalEdge, LocalPages } from "@core/provisioning"
 import { Effect } from "effect"
 import { type CommandFailed, failed, usage } from "./Failure.js"
 import * as Health from "./Health.js"
@@ -13,10 +15,22 @@ const available = (): string =>
   Services.SERVICES.length === 0 ? "none yet" : Services.SERVICES.map((service) => service.name).join(", ")
 
 /**
+ * The provisioning service also answers the local edge's sites that a gateway forwards to it
+ * (`<project>.localhost` in the gateway's `X-Forwarded-Host`; decision 0554): its workers wrote
+ * them under `<CORE_DATA_DIR>/edge`, as in the all-in-one server.
+ */
+const servingSites = (routes: HttpApp.Default<unknown, never>, config: Configuration, port: number) =>
+  Effect.gen(function*() {
+    const app = yield* NodeHttpServer.makeHandler(routes)
+    const sites = yield* LocalPages.listener(app, { root: LocalEdge.rootOf(config), forwardedHost: true })
+    return (yield* Listener.listenNode(sites, { port })).port
+  })
+
+/**
  * `core-server serve --service <name> [--port <n>]`: one service alone, at `/` with `/health` and
  * `/ready` beside it, for multi-process deployments (the gateway reaches it through
  * `CORE_UPSTREAM_<NAME>_URL`). Client headers reach it untouched: the gateway has already
- * filtered them.
+ * filtered them. The provisioning service also serves the sites the gateway forwards (`servingSites`).
  */
 export const serve = (
   config: Configuration,
@@ -38,9 +52,9 @@ export const serve = (
       const app = yield* Services.trustedApp(definition).pipe(Effect.provide(database), Effect.provideService(CoreConfig, config))
       const checks = [{ name: "database", check: Database.ping.pipe(Effect.provide(database)) }]
       const routes = HttpRouter.concat(Health.routes(checks), HttpRouter.empty.pipe(HttpRouter.all("*", app)))
-      const bound = yield* Listener.listen(routes, { port: port ?? config.port }).pipe(
-        Effect.mapError((error) => failed(error.message))
-      )
+      const bound = yield* (lower === "provisioning"
+        ? servingSites(routes, config, port ?? config.port).pipe(Effect.provide(database))
+        : Listener.listen(routes, { port: port ?? config.port })).pipe(Effect.mapError((error) => failed(error.message)))
       yield* Effect.logInfo("listening").pipe(Effect.annotateLogs({ service: lower, port: bound }))
       return yield* Effect.never.pipe(Effect.onInterrupt(() => Effect.logInfo("shutting down")))
     })

@@ -11,6 +11,7 @@ import * as Migrations from "./Migrations.js"
 import * as RequestUsageLive from "./RequestUsageLive.js"
 import { ServerConfig } from "./ServerConfig.js"
 import * as Services from "./Services.js"
+import * as SitesForwarding from "./SitesForwarding.js"
 import type { DomainSettings } from "./Settings.js"
 import * as Startup from "./Startup.js"
 import * as Storage from "./Storage.js"
@@ -108,8 +109,12 @@ export const start = (configured: Configuration): Effect.Effect<void, CommandFai
           ...(redis === undefined ? {} : { redis }),
           fallback: HttpRouter.concatAll(Health.routes(checks), Metrics.route(metrics), WebPages.routes(upstreams))
         })
-        // The local edge's pages at <project>.localhost, in front of the gateway (decision 0296).
-        const served = yield* LocalPages.listener(ready, { root: LocalEdge.rootOf(config) }).pipe(Effect.provide(database))
+        // The local edge's pages at <project>.localhost, in front of the gateway (decision 0296);
+        // forwarded to the provisioning service when it runs in another process (decision 0554).
+        const provisioning = upstreams.find((upstream) => upstream.service === "PROVISIONING" && config.upstreams.provisioning !== undefined)
+        const served = provisioning !== undefined
+          ? SitesForwarding.listener(ready, provisioning)
+          : yield* LocalPages.listener(ready, { root: LocalEdge.rootOf(config) }).pipe(Effect.provide(database))
         starting.done()
         gate.open(served)
         yield* Effect.sync(() =>

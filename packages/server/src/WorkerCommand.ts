@@ -1,6 +1,7 @@
 import { type Configuration, CoreConfig } from "@core/kernel"
 import { WorkerConfig } from "@core/provisioning"
 import { Effect, Layer } from "effect"
+import * as Os from "node:os"
 import { type CommandFailed, failed } from "./Failure.js"
 import * as Migrations from "./Migrations.js"
 import * as Services from "./Services.js"
@@ -31,7 +32,13 @@ export const worker = (
       const database = yield* Storage.open(config)
       yield* Migrations.runAll.pipe(Effect.provide(database))
       const settings = yield* WorkerConfig
-      const effective = { ...settings, ...(concurrency === undefined ? {} : { concurrency }) }
+      // Named after its host and process in the jobs it claims (`locked_by`), so an operator can
+      // tell which worker ran a job (decision 0554).
+      const workerId = `worker-${Os.hostname()}-${process.pid}`
+      const effective = { ...settings, workerId, ...(concurrency === undefined ? {} : { concurrency }) }
+      if (effective.concurrency === 0) {
+        return yield* Effect.fail(failed("CORE_WORKER_CONCURRENCY=0 leaves this worker nothing to do: give --concurrency <n> (1 to 256)"))
+      }
       yield* Layer.build(definition.layer).pipe(
         Effect.provide(database),
         Effect.provideService(CoreConfig, config),
@@ -39,7 +46,7 @@ export const worker = (
         Effect.orDie
       )
       yield* Effect.logInfo("worker started").pipe(
-        Effect.annotateLogs({ pid: process.pid, concurrency: effective.concurrency, leaseMs: effective.leaseMs })
+        Effect.annotateLogs({ pid: process.pid, workerId, concurrency: effective.concurrency, leaseMs: effective.leaseMs })
       )
       return yield* Effect.never.pipe(Effect.onInterrupt(() => Effect.logInfo("shutting down")))
     })

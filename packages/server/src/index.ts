@@ -3,6 +3,7 @@
  * backup and restore. The `core-server` bin is the usual entry; these modules let a host compose
  * the same pieces.
  */
+export * as Embedded from "./Embedded.js"
 export * as Health from "./Health.js"
 export * as Listener from "./Listener.js"
 export * as Migrations from "./Migrations.js"

@@ -1,16 +1,22 @@
+import { IdentityMount } from "@core/auth"
 import { IdentityResolver } from "@core/gateway"
 import * as Web from "@core/http/web"
 import { CoreConfig, Database, ForwardedIdentity, loadConfig, Migrations } from "@core/kernel"
-import { Migrations as ServerMigrations, Services, Settings } from "@core/server"
 import type { HttpApp } from "@effect/platform"
 import { Context, Effect, Layer, ManagedRuntime } from "effect"
+import { DOMAINS } from "./Migrations.js"
+import * as Services from "./Services.js"
+import * as Settings from "./Settings.js"
 
 /** A signed-in user as Core's gateway knows it (identity's `/api/core/session` answer). */
 export type SessionCaller = ReturnType<typeof IdentityResolver.sessionPrincipal>
 
+/** The services a host app embeds behind its own authentication (decision 0551). */
+export type TrustedService = "registry" | "billing"
+
 type App = HttpApp.Default<unknown>
 
-/** The three services a host embeds here, as web-standard handlers. */
+/** Identity, the registry and billing in the host's process, as web-standard handlers. */
 export interface EmbeddedCore {
   /** Identity: sign-up, sign-in, sessions, organizations, keys, pages (its own authentication). */
   readonly identity: Web.Handler
@@ -27,12 +33,24 @@ export interface EmbeddedCore {
    * The identity headers of a caller for one service (`X-Core-Identity` signed with `CORE_SECRET`,
    * what Core's gateway sends): the registry and billing trust nothing else.
    */
-  readonly signedHeaders: (caller: SessionCaller, service: "registry" | "billing") => Record<string, string>
+  readonly signedHeaders: (caller: SessionCaller, service: TrustedService) => Record<string, string>
+  /**
+   * `request` with the client's identity headers removed and `caller`'s, signed for
+   * `service`, put in their place: what a host sends the registry or billing once it has decided
+   * who the caller is.
+   */
+  readonly forCaller: (request: Request, caller: SessionCaller, service: TrustedService) => Request
   /** Stop the billing cycle and close the database. */
   readonly dispose: () => Promise<void>
 }
 
-class Apps extends Context.Tag("@core-examples/express-host/Apps")<Apps, {
+/** Where the host mounts identity, for the links it mails (`IdentityMount`). */
+export interface EmbedOptions {
+  /** The mount of identity under `CORE_PUBLIC_URL` (`/auth`, `/identity`). @default the gateway's `/api/v1/iam` */
+  readonly identityPath?: string
+}
+
+class Apps extends Context.Tag("@core/server/Embedded/Apps")<Apps, {
   readonly identity: App
   readonly registry: App
   readonly billing: App
@@ -45,18 +63,23 @@ const serviceNamed = (name: string) => {
 }
 
 /**
- * Core's identity, registry and billing services in the host's process, on one database (PGlite
+ * Core's identity, registry and billing services in a host app's process, on one database (PGlite
  * under `CORE_DATA_DIR`, or PostgreSQL with `DATABASE_URL`) migrated on the first request. The
- * services are the ones `@core/server` runs (`Services.trustedApp`): the registry and billing
- * believe only a caller signed with `CORE_SECRET`, which `signedHeaders` does once the host has
- * authenticated the request its own way.
+ * services are the ones `core-server` runs (`Services.trustedApp`): the registry and billing
+ * believe only a caller signed with `CORE_SECRET`, which `signedHeaders` (or `forCaller`) does
+ * once the host has authenticated the request its own way (decision 0551).
+ *
+ * @example
+ * const core = Embedded.make(process.env, { identityPath: "/auth" })
+ * app.use("/auth", Express.middleware(core.identity))
  */
-export const embedCore = (env: Record<string, string | undefined>): EmbeddedCore => {
+export const make = (env: Record<string, string | undefined>, options: EmbedOptions = {}): EmbeddedCore => {
   const parsed = loadConfig(env)
   const database = Database.layer({ url: parsed.databaseUrl, dataDir: parsed.dataDir })
   const base = Layer.mergeAll(CoreConfig.layer(env), Settings.layer(env)).pipe(
-    Layer.provideMerge(Layer.merge(database, Migrations.layer(ServerMigrations.DOMAINS).pipe(Layer.provide(database))))
+    Layer.provideMerge(Layer.merge(database, Migrations.layer(DOMAINS).pipe(Layer.provide(database))))
   )
+  const mount = options.identityPath === undefined ? Layer.empty : IdentityMount.at(options.identityPath)
   const apps = Layer.scoped(
     Apps,
     Effect.all({
@@ -64,7 +87,7 @@ export const embedCore = (env: Record<string, string | undefined>): EmbeddedCore
       registry: Services.trustedApp(serviceNamed("registry")),
       billing: Services.trustedApp(serviceNamed("billing"))
     })
-  )
+  ).pipe(Layer.provide(mount))
   const runtime = ManagedRuntime.make(apps.pipe(Layer.provideMerge(base), Layer.orDie))
   const key = ForwardedIdentity.keyFrom(parsed.secret)
 
@@ -74,8 +97,7 @@ export const embedCore = (env: Record<string, string | undefined>): EmbeddedCore
     return async (request) => {
       if (handler === undefined) {
         const runtimeValue = await runtime.runtime()
-        const app = pick(Context.get(runtimeValue.context, Apps))
-        handler = Web.fromRuntime(runtimeValue)(app)
+        handler = Web.fromRuntime(runtimeValue)(pick(Context.get(runtimeValue.context, Apps)))
       }
       return handler(request)
     }
@@ -89,8 +111,15 @@ export const embedCore = (env: Record<string, string | undefined>): EmbeddedCore
     return IdentityResolver.sessionPrincipal(await answer.json() as Parameters<typeof IdentityResolver.sessionPrincipal>[0])
   }
 
-  const signedHeaders = (caller: SessionCaller, service: "registry" | "billing") =>
+  const signedHeaders = (caller: SessionCaller, service: TrustedService) =>
     ForwardedIdentity.headersFor(caller, ForwardedIdentity.sign(key, caller, service, Date.now()))
+
+  const forCaller = (request: Request, caller: SessionCaller, service: TrustedService) => {
+    const headers = new Headers(request.headers)
+    for (const name of Object.values(ForwardedIdentity.HEADERS)) headers.delete(name)
+    for (const [name, value] of Object.entries(signedHeaders(caller, service))) headers.set(name, value)
+    return new Request(request, { headers })
+  }
 
   return {
     identity,
@@ -98,6 +127,7 @@ export const embedCore = (env: Record<string, string | undefined>): EmbeddedCore
     billing: handlerOf((found) => found.billing),
     sessionOf,
     signedHeaders,
+    forCaller,
     dispose: () => runtime.dispose()
   }
 }
