@@ -19,6 +19,8 @@ export interface JobRow {
   readonly platformId: string | null
   readonly organizationId: string | null
   readonly payload: Record<string, unknown>
+  /** What the job works on: jobs of one target run in order (decision 0286). */
+  readonly target: string | null
   readonly status: Provisioning.JobStatus
   readonly attempts: number
   readonly maxAttempts: number
@@ -66,6 +68,7 @@ export const toRow = (raw: Record<string, unknown>): JobRow => ({
   platformId: Rows.textOrNull(raw.platformId),
   organizationId: Rows.textOrNull(raw.organizationId),
   payload: (json(raw.payload) ?? {}) as Record<string, unknown>,
+  target: Rows.textOrNull(raw.target),
   status: raw.status as Provisioning.JobStatus,
   attempts: Number(raw.attempts),
   maxAttempts: Number(raw.maxAttempts),
@@ -83,7 +86,7 @@ export const toRow = (raw: Record<string, unknown>): JobRow => ({
 })
 
 /** The columns of a job row, named as `toRow` reads them. */
-export const COLUMNS = `id, type, platform_id AS "platformId", organization_id AS "organizationId", payload, status, attempts,
+export const COLUMNS = `id, type, platform_id AS "platformId", organization_id AS "organizationId", payload, target, status, attempts,
   max_attempts AS "maxAttempts", run_at AS "runAt", lease_until AS "leaseUntil", locked_by AS "lockedBy", progress, steps,
   result, error, started_at AS "startedAt", finished_at AS "finishedAt", created_at AS "createdAt", updated_at AS "updatedAt"`
 
@@ -108,6 +111,16 @@ export const toJobRecord = (row: JobRow): Provisioning.JobRecord => ({
 })
 
 /**
+ * The insert and its wake-up in one statement, one round trip (decision 0308), written once as
+ * text (decision 0336): `$7` is the enqueuer's clock, the job's `run_at`, `created_at` and
+ * `updated_at`.
+ */
+const ENQUEUE = `WITH inserted AS (INSERT INTO provisioning.jobs
+    (id, type, platform_id, organization_id, payload, status, max_attempts, run_at, created_at, updated_at, target)
+  VALUES ($1, $2, $3, $4, $5::jsonb, 'QUEUED', $6, $7, $7, $7, $8) RETURNING id)
+SELECT pg_notify('${CHANNEL}', id) FROM inserted`
+
+/**
  * Enqueue a job with `sql`, the caller's client: inside the caller's `withTransaction` the job
  * exists only if that transaction commits, and the workers' wake-up (`NOTIFY`) is sent at commit.
  * Outside a transaction the insert stands alone. A `SqlError` is a defect (the caller's
@@ -120,17 +133,20 @@ export const toJobRecord = (row: JobRow): Provisioning.JobRecord => ({
  * }))
  */
 export const enqueue = (sql: SqlClient.SqlClient, job: NewJob): Effect.Effect<Enqueued, never, Ids.Ids> =>
-  Effect.gen(function*() {
-    const id = yield* Ids.make("job")
-    const now = new Date(yield* Clock.currentTimeMillis)
-    // One statement, one round trip: the insert and its wake-up (decision 0308).
-    yield* sql`WITH inserted AS (INSERT INTO provisioning.jobs
-        (id, type, platform_id, organization_id, payload, status, max_attempts, run_at, created_at, updated_at, target)
-      VALUES (${id}, ${job.type}, ${job.platformId}, ${job.organizationId ?? null}, ${JSON.stringify(job.payload)}::jsonb,
-        'QUEUED', ${job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS}, ${now}, ${now}, ${now}, ${job.target ?? null}) RETURNING id)
-      SELECT pg_notify(${CHANNEL}, id) FROM inserted`
-    return { jobId: id, status: "QUEUED" as const }
-  }).pipe(Effect.orDie, Effect.withSpan("Jobs.enqueue"))
+  Effect.flatMap(Ids.make("job"), (id) =>
+    Effect.flatMap(Clock.currentTimeMillis, (millis) => {
+      const now = new Date(millis)
+      return sql.unsafe(ENQUEUE, [
+        id,
+        job.type,
+        job.platformId,
+        job.organizationId ?? null,
+        JSON.stringify(job.payload),
+        job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+        now,
+        job.target ?? null
+      ])
+    }).pipe(Effect.as<Enqueued>({ jobId: id, status: "QUEUED" }))).pipe(Effect.orDie, Effect.withSpan("Jobs.enqueue"))
 
 /** One job by id, if it exists. */
 export const find = (sql: SqlClient.SqlClient, id: string): Effect.Effect<Option.Option<JobRow>> =>

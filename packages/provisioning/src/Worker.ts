@@ -46,6 +46,7 @@ const durable = <A>(write: Effect.Effect<A>): Effect.Effect<A> =>
 /** A job whose handler succeeded, its completion not yet written. */
 interface Finished {
   readonly id: string
+  readonly target: string | null
   readonly result: Record<string, unknown>
 }
 
@@ -156,7 +157,7 @@ export const run = (options: WorkerOptions = {}) =>
           Effect.ensuring(Effect.sync(() => runningJobs.delete(job.id)))
         )
         // A success is written by the slot, with its next claim (`completeAndClaim`, decision 0330).
-        if (Exit.isSuccess(exit)) return Option.some<Finished>({ id: job.id, result: exit.value ?? {} })
+        if (Exit.isSuccess(exit)) return Option.some<Finished>({ id: job.id, target: job.target, result: exit.value ?? {} })
         const at = yield* now
         if (Exit.isInterrupted(exit)) return yield* Effect.as(durable(queue.release(job.id, workerId, at)), Option.none<Finished>())
         const error = message(exit.cause)
@@ -193,18 +194,24 @@ export const run = (options: WorkerOptions = {}) =>
           }
           return yield* restore(Effect.never)
         }
+        // The wake-ups heard so far are for jobs committed before the claim below starts, which sees
+        // them: dropped, they do not send this loop to claim again for nothing when it next waits
+        // (decision 0336). A wake-up heard from now on stays, and ends the wait at once.
+        yield* Queue.takeAll(wake)
         const millis = yield* Clock.currentTimeMillis
         const at = new Date(millis)
         const until = new Date(millis + leaseMs)
-        const claimed = finished === undefined
+        const done = finished
+        const claimed = done === undefined
           ? yield* queue.claim(workerId, at, until)
-          : yield* durable(queue.completeAndClaim(finished.id, workerId, finished.result, at, until))
-        if (finished !== undefined) {
+          : yield* durable(queue.completeAndClaim(done.id, workerId, done.result, at, until))
+        if (done !== undefined) {
           finished = undefined
           yield* Ref.update(running, (n) => n - 1)
           // Nothing due in the statement's snapshot, which still saw the completed job running: a
-          // claim of its own may find the job that waited for it (the same target).
-          if (Option.isNone(claimed)) return
+          // claim of its own may find the job that waited for it (the same target). A job without a
+          // target holds no other back, so the loop may wait at once.
+          if (Option.isNone(claimed) && done.target !== null) return
         }
         if (Option.isSome(claimed)) {
           yield* Ref.update(running, (n) => n + 1)
