@@ -43,7 +43,9 @@ interface Child {
 
 const launch = (command: ReadonlyArray<string>, env: Record<string, string>, readyWhen: (text: string) => boolean): Promise<Child> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...command], {
+    // BENCH_CPU_PROF=<dir>: each worker process writes its CPU profile there when it stops.
+    const profile = process.env.BENCH_CPU_PROF === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+    const child = spawn(process.execPath, [...profile, ...command], {
       cwd: root,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", NODE_ENV: "development", ...env },
       stdio: ["ignore", "pipe", "pipe"]

@@ -19,8 +19,6 @@ export interface JobRow {
   readonly platformId: string | null
   readonly organizationId: string | null
   readonly payload: Record<string, unknown>
-  /** What the job works on: jobs of one target run in order (decision 0286). */
-  readonly target: string | null
   readonly status: Provisioning.JobStatus
   readonly attempts: number
   readonly maxAttempts: number
@@ -68,7 +66,6 @@ export const toRow = (raw: Record<string, unknown>): JobRow => ({
   platformId: Rows.textOrNull(raw.platformId),
   organizationId: Rows.textOrNull(raw.organizationId),
   payload: (json(raw.payload) ?? {}) as Record<string, unknown>,
-  target: Rows.textOrNull(raw.target),
   status: raw.status as Provisioning.JobStatus,
   attempts: Number(raw.attempts),
   maxAttempts: Number(raw.maxAttempts),
@@ -86,7 +83,7 @@ export const toRow = (raw: Record<string, unknown>): JobRow => ({
 })
 
 /** The columns of a job row, named as `toRow` reads them. */
-export const COLUMNS = `id, type, platform_id AS "platformId", organization_id AS "organizationId", payload, target, status, attempts,
+export const COLUMNS = `id, type, platform_id AS "platformId", organization_id AS "organizationId", payload, status, attempts,
   max_attempts AS "maxAttempts", run_at AS "runAt", lease_until AS "leaseUntil", locked_by AS "lockedBy", progress, steps,
   result, error, started_at AS "startedAt", finished_at AS "finishedAt", created_at AS "createdAt", updated_at AS "updatedAt"`
 

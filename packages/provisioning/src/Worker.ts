@@ -46,7 +46,6 @@ const durable = <A>(write: Effect.Effect<A>): Effect.Effect<A> =>
 /** A job whose handler succeeded, its completion not yet written. */
 interface Finished {
   readonly id: string
-  readonly target: string | null
   readonly result: Record<string, unknown>
 }
 
@@ -157,7 +156,7 @@ export const run = (options: WorkerOptions = {}) =>
           Effect.ensuring(Effect.sync(() => runningJobs.delete(job.id)))
         )
         // A success is written by the slot, with its next claim (`completeAndClaim`, decision 0330).
-        if (Exit.isSuccess(exit)) return Option.some<Finished>({ id: job.id, target: job.target, result: exit.value ?? {} })
+        if (Exit.isSuccess(exit)) return Option.some<Finished>({ id: job.id, result: exit.value ?? {} })
         const at = yield* now
         if (Exit.isInterrupted(exit)) return yield* Effect.as(durable(queue.release(job.id, workerId, at)), Option.none<Finished>())
         const error = message(exit.cause)
@@ -208,10 +207,8 @@ export const run = (options: WorkerOptions = {}) =>
         if (done !== undefined) {
           finished = undefined
           yield* Ref.update(running, (n) => n - 1)
-          // Nothing due in the statement's snapshot, which still saw the completed job running: a
-          // claim of its own may find the job that waited for it (the same target). A job without a
-          // target holds no other back, so the loop may wait at once.
-          if (Option.isNone(claimed) && done.target !== null) return
+          // The claim saw the completion (decision 0336): nothing due means nothing due, even for a
+          // job that waited for the completed one's target.
         }
         if (Option.isSome(claimed)) {
           yield* Ref.update(running, (n) => n + 1)
