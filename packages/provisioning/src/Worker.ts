@@ -218,7 +218,9 @@ export const run = (options: WorkerOptions = {}) =>
           finished = Option.getOrUndefined(outcome)
           return
         }
-        yield* restore(Effect.raceFirst(wake.take, Effect.raceFirst(Deferred.await(stopping), Effect.sleep(Duration.millis(pollMs)))))
+        // An idle loop holds no job, so a stop need not end its wait: the scope's close interrupts it,
+        // and a wake-up during the drain finds `stopping` done above (one race per wait, not two).
+        yield* restore(Effect.raceFirst(wake.take, Effect.sleep(Duration.millis(pollMs))))
       })
       return cycle.pipe(
         Effect.catchAllCause((cause) =>
