@@ -86,6 +86,10 @@ export const run = (options: WorkerOptions = {}) =>
     // sends `stop:<jobId>` on the channel (decision 0283); the heartbeat finding a job no longer this
     // worker's is the fallback. Either interrupts the handler.
     const runningJobs = new Map<string, Fiber.RuntimeFiber<Record<string, unknown> | void, unknown>>()
+    // Jobs whose handler succeeded, their completion not yet written (it rides on the next claim and
+    // is retried across a lost connection): the heartbeat keeps their leases too, so that a slow
+    // write does not let another worker run them again.
+    const finishing = new Set<string>()
     const stopJob = (id: string) => {
       const fiber = runningJobs.get(id)
       return fiber === undefined ? Effect.void : Fiber.interruptFork(fiber)
@@ -103,8 +107,8 @@ export const run = (options: WorkerOptions = {}) =>
     // One heartbeat for all the jobs this worker runs, every third of the lease: a statement per
     // worker, not a fiber and a statement per job (decision 0330).
     yield* Effect.gen(function*() {
-      if (runningJobs.size === 0) return
-      const ids = [...runningJobs.keys()]
+      if (runningJobs.size === 0 && finishing.size === 0) return
+      const ids = [...runningJobs.keys(), ...finishing]
       const at = yield* Clock.currentTimeMillis
       const kept = yield* queue.heartbeatAll(ids, workerId, new Date(at + leaseMs), new Date(at))
       yield* Effect.forEach(ids.filter((id) => !kept.has(id)), stopJob, { discard: true })
@@ -156,7 +160,10 @@ export const run = (options: WorkerOptions = {}) =>
           Effect.ensuring(Effect.sync(() => runningJobs.delete(job.id)))
         )
         // A success is written by the slot, with its next claim (`completeAndClaim`, decision 0330).
-        if (Exit.isSuccess(exit)) return Option.some<Finished>({ id: job.id, result: exit.value ?? {} })
+        if (Exit.isSuccess(exit)) {
+          finishing.add(job.id)
+          return Option.some<Finished>({ id: job.id, result: exit.value ?? {} })
+        }
         const at = yield* now
         if (Exit.isInterrupted(exit)) return yield* Effect.as(durable(queue.release(job.id, workerId, at)), Option.none<Finished>())
         const error = message(exit.cause)
@@ -188,6 +195,7 @@ export const run = (options: WorkerOptions = {}) =>
           if (finished !== undefined) {
             const done = finished
             yield* durable(queue.complete(done.id, workerId, done.result, yield* now))
+            finishing.delete(done.id)
             finished = undefined
             yield* Ref.update(running, (n) => n - 1)
           }
@@ -205,6 +213,7 @@ export const run = (options: WorkerOptions = {}) =>
           ? yield* queue.claim(workerId, at, until)
           : yield* durable(queue.completeAndClaim(done.id, workerId, done.result, at, until))
         if (done !== undefined) {
+          finishing.delete(done.id)
           finished = undefined
           yield* Ref.update(running, (n) => n - 1)
           // The claim saw the completion (decision 0336): nothing due means nothing due, even for a
