@@ -4,10 +4,12 @@ import { Jobs } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
 import { Effect, Exit, Layer, ManagedRuntime, Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
+import { loadavg } from "node:os"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { makeWorkerUtils } from "graphile-worker"
 import type { Figures } from "./Figures.js"
+import { cpuMs, localPorts } from "./ProcessCpu.js"
 
 /**
  * No-op jobs enqueued, claimed and completed per second by 4 worker processes (concurrency 1
@@ -41,7 +43,9 @@ interface Child {
 
 const launch = (command: ReadonlyArray<string>, env: Record<string, string>, readyWhen: (text: string) => boolean): Promise<Child> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...command], {
+    // BENCH_CPU_PROF=<dir>: each worker process writes its CPU profile there when it stops.
+    const profile = process.env.BENCH_CPU_PROF === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+    const child = spawn(process.execPath, [...profile, ...command], {
       cwd: root,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", NODE_ENV: "development", ...env },
       stdio: ["ignore", "pipe", "pipe"]
@@ -82,6 +86,50 @@ interface Result {
   readonly perSecond: number
   readonly p50: number
   readonly p99: number
+  /** CPU milliseconds per job: the enqueuing process, a worker process (mean), their backends. */
+  readonly cpu: Cpu
+}
+
+interface Cpu {
+  readonly enqueuer: number
+  readonly worker: number
+  readonly enqueuerBackends: number
+  readonly workerBackends: number
+}
+
+/**
+ * CPU time spent from `start()` to `stop()`, per job, by the enqueuing process (this one), each
+ * worker process and the PostgreSQL backends serving them (told apart by their client ports; the
+ * bench's own probe connections, `application_name` `bench-probe`, are left out).
+ */
+const meter = async (db: pg.Pool, workerPids: ReadonlyArray<number>) => {
+  const backends = async () =>
+    (await db.query<{ pid: number; port: number }>(
+      `SELECT pid, client_port AS port FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name <> 'bench-probe' AND client_port IS NOT NULL`
+    )).rows
+  const self0 = process.cpuUsage()
+  const workers0 = workerPids.map(cpuMs)
+  const backends0 = new Map((await backends()).map((b) => [b.pid, cpuMs(b.pid)]))
+  return async (jobs: number): Promise<Cpu> => {
+    const self = process.cpuUsage(self0)
+    const workers = workerPids.map((pid, i) => cpuMs(pid) - workers0[i])
+    const mine = localPorts(process.pid)
+    const theirs = new Set(workerPids.flatMap((pid) => [...localPorts(pid)]))
+    let enqueuerBackends = 0
+    let workerBackends = 0
+    for (const b of await backends()) {
+      const spent = cpuMs(b.pid) - (backends0.get(b.pid) ?? 0)
+      if (mine.has(b.port)) enqueuerBackends += spent
+      else if (theirs.has(b.port)) workerBackends += spent
+    }
+    return {
+      enqueuer: (self.user + self.system) / 1_000 / jobs,
+      worker: workers.reduce((a, b) => a + b, 0) / workers.length / jobs,
+      enqueuerBackends: enqueuerBackends / jobs,
+      workerBackends: workerBackends / jobs
+    }
+  }
 }
 
 const ours = async (url: string, db: pg.Pool): Promise<Result> => {
@@ -102,14 +150,16 @@ const ours = async (url: string, db: pg.Pool): Promise<Result> => {
     await enqueue()
     while (Number((await db.query(`SELECT count(*) AS n FROM provisioning.jobs WHERE status = 'COMPLETED'`)).rows[0].n) < 1) await sleep(20)
     await db.query(`DELETE FROM provisioning.jobs`)
+    const cpu = await meter(db, workers.map((w) => w.child.pid!))
     const t0 = performance.now()
     await enqueueAll(JOBS, () => enqueue())
     while (Number((await db.query(`SELECT count(*) AS n FROM provisioning.jobs WHERE status = 'COMPLETED'`)).rows[0].n) < JOBS) await sleep(20)
     const seconds = (performance.now() - t0) / 1_000
+    const spent = await cpu(JOBS)
     const latencies = (await db.query<{ ms: number }>(
       `SELECT extract(epoch FROM started_at - created_at) * 1000 AS ms FROM provisioning.jobs`
     )).rows.map((row) => Number(row.ms))
-    return { perSecond: JOBS / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
+    return { perSecond: JOBS / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpu: spent }
   } finally {
     await runtime.dispose()
     await stopAll(workers)
@@ -130,13 +180,15 @@ const graphile = async (url: string, db: pg.Pool): Promise<Result> => {
     await utils.addJob("noop", { t: Date.now() })
     while (latencyLines() < 1) await sleep(20)
     for (const w of workers) w.stdout.length = 0
+    const cpu = await meter(db, workers.map((w) => w.child.pid!))
     const t0 = performance.now()
     await enqueueAll(JOBS, () => utils.addJob("noop", { t: Date.now() }))
     const pending = async () => Number((await db.query(`SELECT count(*) AS n FROM graphile_worker._private_jobs`)).rows[0].n)
     while (latencyLines() < JOBS || (await pending()) > 0) await sleep(20)
     const seconds = (performance.now() - t0) / 1_000
+    const spent = await cpu(JOBS)
     const latencies = workers.flatMap((w) => w.stdout.filter((line) => /^\d+$/.test(line)).map(Number))
-    return { perSecond: JOBS / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
+    return { perSecond: JOBS / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpu: spent }
   } finally {
     await stopAll(workers)
     await utils.release()
@@ -152,32 +204,54 @@ export const run = async (): Promise<Figures> => {
   const scope = Effect.runSync(Scope.make())
   try {
     const url = await Effect.runPromise(Scope.extend(TestDatabase.scratchDatabase(admin), scope))
-    const db = new pg.Pool({ connectionString: url, max: 2 })
+    const db = new pg.Pool({ connectionString: url, max: 2, application_name: "bench-probe" })
     db.on("error", () => {})
     try {
       // A-B-B-A: each queue runs twice, in mirrored order, so that a machine busier at the start or
       // at the end weighs on both alike; the figures are the mean of the two runs.
-      const core1 = await ours(url, db)
-      const other1 = await graphile(url, db)
-      const other2 = await graphile(url, db)
-      const core2 = await ours(url, db)
+      const report = (name: string) => (r: Result) => {
+        process.stderr.write(`${name}: ${Math.round(r.perSecond)} jobs/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, CPU ms/job ${JSON.stringify(r.cpu, (_, v) => typeof v === "number" ? Number(v.toFixed(3)) : v)}, load ${loadavg()[0].toFixed(2)}\n`)
+        return r
+      }
+      const core1 = await ours(url, db).then(report("core 1"))
+      const other1 = await graphile(url, db).then(report("graphile 1"))
+      const other2 = await graphile(url, db).then(report("graphile 2"))
+      const core2 = await ours(url, db).then(report("core 2"))
       const mean = (a: Result, b: Result): Result => ({
         perSecond: (a.perSecond + b.perSecond) / 2,
         p50: (a.p50 + b.p50) / 2,
-        p99: (a.p99 + b.p99) / 2
+        p99: (a.p99 + b.p99) / 2,
+        cpu: {
+          enqueuer: (a.cpu.enqueuer + b.cpu.enqueuer) / 2,
+          worker: (a.cpu.worker + b.cpu.worker) / 2,
+          enqueuerBackends: (a.cpu.enqueuerBackends + b.cpu.enqueuerBackends) / 2,
+          workerBackends: (a.cpu.workerBackends + b.cpu.workerBackends) / 2
+        }
       })
       const core = mean(core1, core2)
       const other = mean(other1, other2)
       const ratio = core.perSecond / other.perSecond
-      const row = (name: string, r: Result) => [name, Math.round(r.perSecond), r.p50.toFixed(1), r.p99.toFixed(1)]
+      const ms = (n: number) => n.toFixed(2)
+      const row = (name: string, r: Result) => [
+        name,
+        Math.round(r.perSecond),
+        r.p50.toFixed(1),
+        r.p99.toFixed(1),
+        ms(r.cpu.enqueuer),
+        ms(r.cpu.worker),
+        ms(r.cpu.enqueuerBackends),
+        ms(r.cpu.workerBackends)
+      ]
       return {
-        title: `${JOBS} no-op jobs enqueued, claimed and completed by ${WORKERS} worker processes (concurrency 1 each), ${ENQUEUERS} enqueuers, local PostgreSQL; mean of two runs each, A-B-B-A`,
-        columns: ["queue", "jobs/s", "enqueue→start p50 ms", "p99 ms"],
+        title: `${JOBS} no-op jobs enqueued, claimed and completed by ${WORKERS} worker processes (concurrency 1 each), ${ENQUEUERS} enqueuers, local PostgreSQL; mean of two runs each, A-B-B-A; CPU ms per job (a worker: one process's mean; backends: all of that kind together); load average ${loadavg().map((n) => n.toFixed(2)).join(" ")}`,
+        columns: ["queue", "jobs/s", "enqueue→start p50 ms", "p99 ms", "CPU enqueuer", "CPU a worker", "CPU enqueue backends", "CPU worker backends"],
         rows: [
           row("core-server worker", core),
           row("graphile-worker 0.16.6", other),
-          row("  core runs 1, 2", core1).map((v, i) => i === 1 ? `${Math.round(core1.perSecond)}, ${Math.round(core2.perSecond)}` : i === 0 ? v : ""),
-          row("  graphile runs 1, 2", other1).map((v, i) => i === 1 ? `${Math.round(other1.perSecond)}, ${Math.round(other2.perSecond)}` : i === 0 ? v : "")
+          row("  core run 1", core1),
+          row("  graphile run 1", other1),
+          row("  graphile run 2", other2),
+          row("  core run 2", core2)
         ],
         checks: [`core-server worker at ${ratio.toFixed(2)}x graphile-worker's throughput (target >= 1.0): ${ratio >= 1 ? "met" : "NOT met"}`]
       }

@@ -4,58 +4,30 @@ import { Effect, Option } from "effect"
 import { COLUMNS, type JobRow, type JobStep, toRow } from "./Jobs.js"
 
 /**
- * Take the next due job: a queued one whose `run_at` has come, or a running one whose lease ended
- * (its worker crashed). `FOR UPDATE SKIP LOCKED`: two workers never take one job. A job with a
- * `target` waits while an earlier job of that target is unfinished (decision 0286). Two index
- * probes, not one scan of every due job sorted: a lapsed lease first (`jobs_leased_idx`), else the
- * earliest due queued job (`jobs_queued_idx`); COALESCE runs the second only when the first finds
- * none (decision 0308). With `except`, never job `$5` (the one the same statement completes).
- * A statement that takes a job commits without waiting for its WAL to reach the disk
- * (`synchronous_commit` off for its own transaction only; decision 0332): a database crash can
- * undo the last moments of claims and completions, which only runs those jobs again.
- */
-const claimSql = (except: boolean) => `UPDATE provisioning.jobs SET status = 'RUNNING', attempts = attempts + 1,
-      lease_until = $2, locked_by = $1, started_at = COALESCE(started_at, $3), updated_at = $3
-    WHERE id = COALESCE(
-      (SELECT id FROM provisioning.jobs WHERE status = 'RUNNING' AND lease_until < $3${except ? " AND id <> $5" : ""}
-        ORDER BY lease_until LIMIT 1 FOR UPDATE SKIP LOCKED),
-      (SELECT id FROM provisioning.jobs j
-        WHERE status = 'QUEUED' AND run_at <= $3
-          AND (j.target IS NULL OR NOT EXISTS (
-            SELECT 1 FROM provisioning.jobs e
-            WHERE e.target = j.target AND e.status IN ('QUEUED', 'RUNNING') AND (e.created_at, e.id) < (j.created_at, j.id)))
-        ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-    )
-    AND set_config('synchronous_commit', 'off', true) IS NOT NULL
-    RETURNING ${COLUMNS}`
-
-/**
  * The worker's side of the queue: claim, extend, finish. Every change after the claim is guarded
  * by `locked_by`, so a worker whose lease ran out (and whose job another worker took) changes
  * nothing any more.
  */
 export const makeQueue = (sql: SqlClient.SqlClient) => {
   /**
-   * The worker's two hot statements, written once as text (decision 0330): compiled per call from
-   * nested fragments they cost more CPU than the database spends on them. `$1` the worker, `$2` the
-   * lease's end, `$3` now; `$4` the result and `$5` the job completed by the same statement.
+   * The worker's two hot statements call the functions of migration 0005, whose plans the session
+   * keeps (decision 0336); `$1` the worker, `$2` the lease's end, `$3` now. The claim: a lapsed
+   * lease first, else the earliest due queued job whose target is free, `FOR UPDATE SKIP LOCKED`
+   * (decisions 0286, 0308); a statement that takes a job commits without waiting for its WAL to
+   * reach the disk (decision 0332). Every change after the claim is guarded by `locked_by`.
    */
-  const claimText = claimSql(false)
-  const completeAndClaimText = `WITH completed AS (UPDATE provisioning.jobs SET status = 'COMPLETED', result = $4::jsonb, progress = 1,
-      error = NULL, lease_until = NULL, finished_at = $3, updated_at = $3
-    WHERE id = $5 AND locked_by = $1 AND status = 'RUNNING' RETURNING id)
-  ${claimSql(true)}`
+  const claimText = `SELECT ${COLUMNS} FROM provisioning.claim_job($1, $2, $3)`
+  const completeAndClaimText = `SELECT ${COLUMNS} FROM provisioning.complete_and_claim_job($5, $4::jsonb, $1, $2, $3)`
   const taken = (statement: Effect.Effect<ReadonlyArray<Record<string, unknown>>, SqlError>): Effect.Effect<Option.Option<JobRow>> =>
     statement.pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRow)), Effect.orDie)
   return {
-    /** Take the next due job (`claimSql`). */
+    /** Take the next due job (`provisioning.claim_job`). */
     claim: (workerId: string, now: Date, leaseUntil: Date): Effect.Effect<Option.Option<JobRow>> =>
       taken(sql.unsafe<Record<string, unknown>>(claimText, [workerId, leaseUntil, now])),
     /**
      * Complete job `id` and take the next due job, in one statement and one round trip (decision
-     * 0330): what a worker does after each job that succeeded. The completion is a CTE, which
-     * PostgreSQL runs whether or not a job is taken; both see the statement's snapshot, so a job
-     * that waits for `id`'s target stays waiting until the next claim sees `id` completed.
+     * 0330): what a worker does after each job that succeeded. The claim runs after the completion
+     * and sees it, so a job that waited for `id`'s target may be the one it takes (decision 0336).
      */
     completeAndClaim: (
       id: string,

@@ -86,6 +86,10 @@ export const run = (options: WorkerOptions = {}) =>
     // sends `stop:<jobId>` on the channel (decision 0283); the heartbeat finding a job no longer this
     // worker's is the fallback. Either interrupts the handler.
     const runningJobs = new Map<string, Fiber.RuntimeFiber<Record<string, unknown> | void, unknown>>()
+    // Jobs whose handler succeeded, their completion not yet written (it rides on the next claim and
+    // is retried across a lost connection): the heartbeat keeps their leases too, so that a slow
+    // write does not let another worker run them again.
+    const finishing = new Set<string>()
     const stopJob = (id: string) => {
       const fiber = runningJobs.get(id)
       return fiber === undefined ? Effect.void : Fiber.interruptFork(fiber)
@@ -103,8 +107,8 @@ export const run = (options: WorkerOptions = {}) =>
     // One heartbeat for all the jobs this worker runs, every third of the lease: a statement per
     // worker, not a fiber and a statement per job (decision 0330).
     yield* Effect.gen(function*() {
-      if (runningJobs.size === 0) return
-      const ids = [...runningJobs.keys()]
+      if (runningJobs.size === 0 && finishing.size === 0) return
+      const ids = [...runningJobs.keys(), ...finishing]
       const at = yield* Clock.currentTimeMillis
       const kept = yield* queue.heartbeatAll(ids, workerId, new Date(at + leaseMs), new Date(at))
       yield* Effect.forEach(ids.filter((id) => !kept.has(id)), stopJob, { discard: true })
@@ -156,7 +160,10 @@ export const run = (options: WorkerOptions = {}) =>
           Effect.ensuring(Effect.sync(() => runningJobs.delete(job.id)))
         )
         // A success is written by the slot, with its next claim (`completeAndClaim`, decision 0330).
-        if (Exit.isSuccess(exit)) return Option.some<Finished>({ id: job.id, result: exit.value ?? {} })
+        if (Exit.isSuccess(exit)) {
+          finishing.add(job.id)
+          return Option.some<Finished>({ id: job.id, result: exit.value ?? {} })
+        }
         const at = yield* now
         if (Exit.isInterrupted(exit)) return yield* Effect.as(durable(queue.release(job.id, workerId, at)), Option.none<Finished>())
         const error = message(exit.cause)
@@ -188,23 +195,29 @@ export const run = (options: WorkerOptions = {}) =>
           if (finished !== undefined) {
             const done = finished
             yield* durable(queue.complete(done.id, workerId, done.result, yield* now))
+            finishing.delete(done.id)
             finished = undefined
             yield* Ref.update(running, (n) => n - 1)
           }
           return yield* restore(Effect.never)
         }
+        // The wake-ups heard so far are for jobs committed before the claim below starts, which sees
+        // them: dropped, they do not send this loop to claim again for nothing when it next waits
+        // (decision 0336). A wake-up heard from now on stays, and ends the wait at once.
+        yield* Queue.takeAll(wake)
         const millis = yield* Clock.currentTimeMillis
         const at = new Date(millis)
         const until = new Date(millis + leaseMs)
-        const claimed = finished === undefined
+        const done = finished
+        const claimed = done === undefined
           ? yield* queue.claim(workerId, at, until)
-          : yield* durable(queue.completeAndClaim(finished.id, workerId, finished.result, at, until))
-        if (finished !== undefined) {
+          : yield* durable(queue.completeAndClaim(done.id, workerId, done.result, at, until))
+        if (done !== undefined) {
+          finishing.delete(done.id)
           finished = undefined
           yield* Ref.update(running, (n) => n - 1)
-          // Nothing due in the statement's snapshot, which still saw the completed job running: a
-          // claim of its own may find the job that waited for it (the same target).
-          if (Option.isNone(claimed)) return
+          // The claim saw the completion (decision 0336): nothing due means nothing due, even for a
+          // job that waited for the completed one's target.
         }
         if (Option.isSome(claimed)) {
           yield* Ref.update(running, (n) => n + 1)
@@ -214,7 +227,9 @@ export const run = (options: WorkerOptions = {}) =>
           finished = Option.getOrUndefined(outcome)
           return
         }
-        yield* restore(Effect.raceFirst(wake.take, Effect.raceFirst(Deferred.await(stopping), Effect.sleep(Duration.millis(pollMs)))))
+        // An idle loop holds no job, so a stop need not end its wait: the scope's close interrupts it,
+        // and a wake-up during the drain finds `stopping` done above (one race per wait, not two).
+        yield* restore(Effect.raceFirst(wake.take, Effect.sleep(Duration.millis(pollMs))))
       })
       return cycle.pipe(
         Effect.catchAllCause((cause) =>

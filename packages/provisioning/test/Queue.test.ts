@@ -89,6 +89,25 @@ for (const driver of TestDatabase.drivers) {
           expect(elapsed).toBeLessThan(2_000)
         }), 30_000)
 
+      it.effect("jobs enqueued outside a transaction, many at once, wake idle workers through the shared wake-up (decision 0336)", () =>
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          const quick: JobHandler = { run: () => Effect.succeed({ ok: true }) }
+          const elapsed = yield* withWorker({ quick }, { pollMs: 20_000, concurrency: 2 }, Effect.gen(function*() {
+            yield* Effect.sleep(Duration.millis(300))
+            const started = Date.now()
+            for (let round = 0; round < 3; round++) {
+              const jobs = yield* Effect.forEach(Array.from({ length: 10 }), () => Jobs.enqueue(sql, { type: "quick", platformId: null, payload: {} }), {
+                concurrency: 10
+              })
+              for (const { jobId } of jobs) yield* waitFor(statusOf(jobId), (s) => s.status === "COMPLETED", 5_000)
+            }
+            return Date.now() - started
+          }))
+          expect(elapsed).toBeLessThan(5_000)
+          yield* sql`DELETE FROM provisioning.jobs`
+        }), 30_000)
+
       it.effect("retries a failing job with backoff, and fails it for good once its attempts are spent", () =>
         Effect.gen(function*() {
           const sql = yield* SqlClient.SqlClient
