@@ -1,3 +1,6 @@
+// The enqueue side of the provisioning-queue benchmark alone (no workers): Jobs.enqueue, graphile-worker's addJob and raw
+// inserts with and without NOTIFY from 8 callers, with CPU per job (decision 0336). Run:
+//   CORE_TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --conditions=source --import tsx bench/provisioning-enqueue-probe.ts
 import { Database, Ids, Migrations } from "@core/kernel"
 import { TestDatabase } from "@core/kernel/testing"
 import { Jobs, ProvisioningMigrations } from "@core/provisioning"
