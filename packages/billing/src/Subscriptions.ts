@@ -65,27 +65,45 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
     const ensure = Effect.fn("Subscriptions.ensure")(function*(platform: PlatformView) {
       const found = yield* repo.byPlatform(platform.id)
       if (Option.isSome(found)) return yield* reconcile(found.value, platform)
-      const at = yield* now
-      const customer = yield* provider.createCustomer({ email: `billing+${platform.id}@core.invalid`, platformId: platform.id, metadata: { platformId: platform.id } })
-      return yield* repo.insert({
-        id: yield* billingId("sub"),
-        platformId: platform.id,
-        organizationId: platform.organizationId,
-        customerId: customer.id,
-        planId: platform.tier,
-        status: platform.status === "deleted" ? "cancelled" : "active",
-        currentPeriodStart: at,
-        currentPeriodEnd: addMonth(at),
-        cancelAtPeriodEnd: platform.status === "cancelled",
-        cancelledAt: null,
-        trialEnd: null,
-        pastDueSince: null,
-        overridden: platform.tier !== "free",
-        paymentMethodId: null,
-        createdAt: at,
-        updatedAt: at
-      })
+      return yield* inTransaction(Effect.gen(function*() {
+        // One maker per platform, whichever process or path meets it first (the creation hook, the
+        // reconciliation, a read): the others wait here and find the row (decision 0447).
+        yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`billing.subscription:${platform.id}`}))`
+        const made = yield* repo.byPlatform(platform.id)
+        if (Option.isSome(made)) return yield* reconcile(made.value, platform)
+        return yield* make(platform)
+      }))
     })
+
+    /** The first subscription of a platform and its customer, the customer idempotent by platform at the provider too. */
+    const make = (platform: PlatformView) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const customer = yield* provider.createCustomer({
+          email: `billing+${platform.id}@core.invalid`,
+          platformId: platform.id,
+          metadata: { platformId: platform.id },
+          idempotencyKey: `core-customer-${platform.id}`
+        })
+        return yield* repo.insert({
+          id: yield* billingId("sub"),
+          platformId: platform.id,
+          organizationId: platform.organizationId,
+          customerId: customer.id,
+          planId: platform.tier,
+          status: platform.status === "deleted" ? "cancelled" : "active",
+          currentPeriodStart: at,
+          currentPeriodEnd: addMonth(at),
+          cancelAtPeriodEnd: platform.status === "cancelled",
+          cancelledAt: null,
+          trialEnd: null,
+          pastDueSince: null,
+          overridden: platform.tier !== "free",
+          paymentMethodId: null,
+          createdAt: at,
+          updatedAt: at
+        })
+      })
 
     /**
      * Apply what the registry changed since billing last wrote (decision 0438): a tier an operator

@@ -154,7 +154,7 @@ export const makePaymentProviderStripe = (settings: BillingSettings, stripe: Str
             email: input.email,
             ...(input.name === undefined ? {} : { name: input.name }),
             metadata: stringMetadata({ ...input.metadata, ...(input.platformId === undefined ? {} : { platformId: input.platformId }) })
-          })),
+          }, input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey })),
         toCustomer
       ),
     getCustomer: (id) =>

@@ -92,6 +92,8 @@ export class PaymentProvider extends Context.Tag("@core/billing/PaymentProvider"
     readonly name?: string | undefined
     readonly metadata?: Record<string, unknown> | undefined
     readonly platformId?: string | undefined
+    /** Makes a retried or raced creation answer the first customer (Stripe's `Idempotency-Key`). */
+    readonly idempotencyKey?: string | undefined
   }) => Effect.Effect<Customer>
   readonly getCustomer: (id: string) => Effect.Effect<Option.Option<Customer>>
   readonly updateCustomer: (id: string, patch: {
