@@ -12,7 +12,10 @@ for (const driver of TestDatabase.drivers) {
   describe(`billing with the Stripe provider on ${driver}`, () => {
     let h: HttpHarness<Layered>
     let stripe: StripeStandIn
-    const json = async (response: Response) => ({ status: response.status, body: await response.json() })
+    const json = async (response: Response) => {
+      const text = await response.text()
+      return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
+    }
     const seen = (method: string, path: string) => stripe.requests.filter((request) => request.method === method && request.path === path)
     const subscriptionOf = async (platformId: string, token = "usr_owner") =>
       (await h.fetch(`/api/billing/subscription?platformId=${platformId}`, { token })).json()
@@ -44,6 +47,21 @@ for (const driver of TestDatabase.drivers) {
       const [created] = seen("POST", "/v1/customers")
       expect(created).toMatchObject({ authorization: "Bearer sk_test_standin_key", body: { metadata: { platformId: "plt_a" } } })
       expect(created!.idempotencyKey).toMatch(/\S/)
+    })
+
+    it("meets a new platform once however many requests race: one customer at Stripe, under a key of the platform (decision 0447)", async () => {
+      const path = "/internal/platforms/plt_ops/subscription"
+      const raced = await Promise.all([
+        ...[1, 2, 3, 4].map(() => h.fetch(path, { method: "POST", token: "static" }).then(json)),
+        ...[1, 2].map(() => h.fetch("/api/billing/subscription?platformId=plt_ops", { token: "usr_operator" }).then(json))
+      ])
+      expect(raced.map((r) => [r.status, r.body?.error?.code])).toEqual([200, 200, 200, 200, 200, 200].map((status) => [status, undefined]))
+      expect(new Set(raced.map((r) => r.body.customerId)).size).toBe(1)
+      expect([...stripe.customers.values()].filter((customer) => customer.metadata.platformId === "plt_ops")).toHaveLength(1)
+      expect(seen("POST", "/v1/customers").filter((request) => request.idempotencyKey === "core-customer-plt_ops")).toHaveLength(1)
+      // The service key only; a platform billing does not know: 404.
+      expect((await h.fetch(path, { method: "POST", token: "usr_owner" })).status).toBe(401)
+      expect((await h.fetch("/internal/platforms/plt_nobody/subscription", { method: "POST", token: "static" })).status).toBe(404)
     })
 
     it("a declined card answers 402 PAYMENT_FAILED with Stripe's message and charges nothing; a good card upgrades", async () => {

@@ -6,6 +6,8 @@ import { Duration, Effect, FiberSet, Layer, Schedule } from "effect"
 /** The audience billing's guard verifies (`serve --service billing`). */
 const AUDIENCE = "billing"
 const ATTEMPT_TIMEOUT = Duration.seconds(10)
+/** How long a creation waits for billing before it answers anyway. */
+const FIRST_ATTEMPT = Duration.seconds(3)
 /** 0.2 s doubling, nine attempts in all: about 50 s, then the reconciliation (each minute) is the net. */
 const RETRIES = Schedule.exponential(Duration.millis(200), 2).pipe(Schedule.intersect(Schedule.recurs(8)))
 
@@ -44,7 +46,7 @@ export const PlatformCreatedOverHttp = (billingUrl: string) =>
           },
           catch: (cause) => cause
         })
-      const deliver = (platformId: string) =>
+      const retried = (platformId: string) =>
         attempt(platformId).pipe(
           Effect.retry(RETRIES),
           Effect.catchAllCause((cause) =>
@@ -54,7 +56,13 @@ export const PlatformCreatedOverHttp = (billingUrl: string) =>
           )
         )
       return PlatformCreated.of({
-        created: (row) => Effect.asVoid(FiberSet.run(fibers, deliver(row.id)))
+        // The first attempt before the creation answers (a platform made alone is committed by now);
+        // on any failure the retries go on in the background.
+        created: (row) =>
+          attempt(row.id).pipe(
+            Effect.timeout(FIRST_ATTEMPT),
+            Effect.catchAll(() => Effect.asVoid(FiberSet.run(fibers, retried(row.id))))
+          )
       })
     })
   )
