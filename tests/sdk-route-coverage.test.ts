@@ -37,6 +37,7 @@ const NOT_IN_THE_SDK: Readonly<Record<string, string>> = {
   "BillingRoutes.portalCancel": "the local customer portal's form post (303 back to the page)",
   // Called by others than a client.
   "BillingRoutes.stripeWebhook": "called by Stripe with its signature, never by a client",
+  "BillingRoutes.ensurePlatformSubscription": "called by the registry's creation hook in another process (decision 0447), never by a client",
   "BillingRoutes.createSubscription": "reserved by the seed: answers 501 NOT_IMPLEMENTED (billing.upgrade subscribes)",
   "ProvisioningRoutes.setPlatformStatus": "internal: the static service key only, called by the registry's suspend and restore",
   // The same operation at a second address: the SDK calls the first.

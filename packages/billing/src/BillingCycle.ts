@@ -54,7 +54,9 @@ export class BillingCycle extends Effect.Service<BillingCycle>()("@core/billing/
           return yield* subscriptions.save({ ...row, status: "cancelled", cancelledAt: at, cancelAtPeriodEnd: false }, row)
         }
         const trialing = row.status === "trialing"
-        if (!(yield* invoices.forPeriod(row.id, row.currentPeriodStart))) {
+        // A subscription kept at Stripe is renewed and invoiced there (decision 0448); its webhooks set its state.
+        const chargedByProvider = (row.providerSubscriptionId ?? null) !== null
+        if (!chargedByProvider && !(yield* invoices.forPeriod(row.id, row.currentPeriodStart))) {
           const customer = yield* provider.getCustomer(row.customerId)
           const balance = Option.isSome(customer) ? customer.value.balanceMinor : 0
           const used = yield* usage.totals(row.platformId, row.currentPeriodStart, row.currentPeriodEnd)

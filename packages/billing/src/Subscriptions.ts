@@ -65,27 +65,45 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
     const ensure = Effect.fn("Subscriptions.ensure")(function*(platform: PlatformView) {
       const found = yield* repo.byPlatform(platform.id)
       if (Option.isSome(found)) return yield* reconcile(found.value, platform)
-      const at = yield* now
-      const customer = yield* provider.createCustomer({ email: `billing+${platform.id}@core.invalid`, platformId: platform.id, metadata: { platformId: platform.id } })
-      return yield* repo.insert({
-        id: yield* billingId("sub"),
-        platformId: platform.id,
-        organizationId: platform.organizationId,
-        customerId: customer.id,
-        planId: platform.tier,
-        status: platform.status === "deleted" ? "cancelled" : "active",
-        currentPeriodStart: at,
-        currentPeriodEnd: addMonth(at),
-        cancelAtPeriodEnd: platform.status === "cancelled",
-        cancelledAt: null,
-        trialEnd: null,
-        pastDueSince: null,
-        overridden: platform.tier !== "free",
-        paymentMethodId: null,
-        createdAt: at,
-        updatedAt: at
-      })
+      return yield* inTransaction(Effect.gen(function*() {
+        // One maker per platform, whichever process or path meets it first (the creation hook, the
+        // reconciliation, a read): the others wait here and find the row (decision 0447).
+        yield* Effect.orDie(sql`SELECT pg_advisory_xact_lock(hashtext(${`billing.subscription:${platform.id}`}))`)
+        const made = yield* repo.byPlatform(platform.id)
+        if (Option.isSome(made)) return yield* reconcile(made.value, platform)
+        return yield* make(platform)
+      }))
     })
+
+    /** The first subscription of a platform and its customer, the customer idempotent by platform at the provider too. */
+    const make = (platform: PlatformView) =>
+      Effect.gen(function*() {
+        const at = yield* now
+        const customer = yield* provider.createCustomer({
+          email: `billing+${platform.id}@core.invalid`,
+          platformId: platform.id,
+          metadata: { platformId: platform.id },
+          idempotencyKey: `core-customer-${platform.id}`
+        })
+        return yield* repo.insert({
+          id: yield* billingId("sub"),
+          platformId: platform.id,
+          organizationId: platform.organizationId,
+          customerId: customer.id,
+          planId: platform.tier,
+          status: platform.status === "deleted" ? "cancelled" : "active",
+          currentPeriodStart: at,
+          currentPeriodEnd: addMonth(at),
+          cancelAtPeriodEnd: platform.status === "cancelled",
+          cancelledAt: null,
+          trialEnd: null,
+          pastDueSince: null,
+          overridden: platform.tier !== "free",
+          paymentMethodId: null,
+          createdAt: at,
+          updatedAt: at
+        })
+      })
 
     /**
      * Apply what the registry changed since billing last wrote (decision 0438): a tier an operator
@@ -97,12 +115,21 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
         if (row.status === "cancelled") return row
         const at = yield* now
         if (platform.status === "deleted") {
-          return yield* repo.update({ ...row, status: "cancelled", cancelledAt: at, cancelAtPeriodEnd: false, updatedAt: at })
+          yield* atProvider(row, (id) => provider.cancelSubscription(id, false))
+          return yield* repo.update({ ...row, status: "cancelled", cancelledAt: at, cancelAtPeriodEnd: false, providerSubscriptionId: null, updatedAt: at })
         }
         let next = row
-        if (platform.status === "cancelled" && !row.cancelAtPeriodEnd) next = { ...next, cancelAtPeriodEnd: true }
+        if (platform.status === "cancelled" && !row.cancelAtPeriodEnd) {
+          yield* atProvider(row, (id) => provider.cancelSubscription(id, true))
+          next = { ...next, cancelAtPeriodEnd: true }
+        }
         if (platform.tier !== row.planId && platform.updatedAt.getTime() > row.updatedAt.getTime()) {
           next = { ...next, planId: platform.tier, overridden: true }
+          // Down to `free` in the registry: the subscription at Stripe ends now (decision 0448).
+          if (platform.tier === "free" && (row.providerSubscriptionId ?? null) !== null) {
+            yield* atProvider(row, (id) => provider.cancelSubscription(id, false))
+            next = { ...next, providerSubscriptionId: null, cancelAtPeriodEnd: false }
+          }
           yield* log.record({ actor: "registry", action: "registry.tier", target: row.id, reason: "tier set in the registry", before: record(row), after: record(next) })
         }
         return next === row ? row : yield* repo.update({ ...next, updatedAt: at })
@@ -121,11 +148,18 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
         return saved
       })
 
+    /** Change the subscription kept at the provider (Stripe's; decision 0448), when there is one. */
+    const atProvider = <A>(row: SubscriptionRow, change: (id: string) => Effect.Effect<A>) => {
+      const id = row.providerSubscriptionId ?? null
+      return id === null ? Effect.void : Effect.asVoid(change(id))
+    }
+
     /** `POST /subscription/cancel`: at the end of the period; already set: the same answer. */
     const cancel = Effect.fn("Subscriptions.cancel")(function*(platform: PlatformView) {
       const row = yield* ensure(platform)
       if (row.status === "cancelled") return yield* cancelled(row, "cancelled")
       if (row.cancelAtPeriodEnd) return record(row)
+      yield* atProvider(row, (id) => provider.cancelSubscription(id, true))
       return record(yield* save({ ...row, cancelAtPeriodEnd: true }, row))
     })
 
@@ -203,6 +237,9 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
             lines: change.lines
           })
         }
+        // The subscription at Stripe takes the new price from the next period, billing having charged
+        // the proration above (decision 0448).
+        yield* atProvider(row, (id) => provider.updateSubscription(id, { priceId: tier, proration: "none" }))
         const saved = yield* save({ ...row, planId: tier, overridden: false }, row)
         return { subscription: record(saved), invoice, amountMinor: change.amountMinor }
       }))

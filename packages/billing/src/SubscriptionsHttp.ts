@@ -45,6 +45,12 @@ export const SubscriptionHandlers = [
       const platform = yield* namedPlatform(caller, query.platformId, "billing:read")
       return yield* Effect.flatMap(Subscriptions, (subscriptions) => subscriptions.ofPlatform(platform))
     })),
+  // The registry's creation hook from another process (decision 0447): the service key only.
+  Route.handle(routes.ensurePlatformSubscription, ({ caller, params }) =>
+    Effect.gen(function*() {
+      const platform = yield* namedPlatform(caller, params.platformId, "billing:manage")
+      return yield* Effect.flatMap(Subscriptions, (subscriptions) => subscriptions.ofPlatform(platform))
+    })),
   Route.handle(routes.cancelSubscription, ({ caller }) =>
     Effect.gen(function*() {
       const platform = yield* ownPlatform(caller, "billing:manage")

@@ -19,6 +19,8 @@ export interface SubscriptionRow {
   readonly pastDueSince: Date | null
   readonly overridden: boolean
   readonly paymentMethodId: string | null
+  /** The subscription at the payment provider (Stripe's `sub_…`) that charges this one; `null`: billing charges (decision 0448). */
+  readonly providerSubscriptionId?: string | null
   readonly createdAt: Date
   readonly updatedAt: Date
 }
@@ -38,6 +40,7 @@ const toRow = (row: any): SubscriptionRow => ({
   pastDueSince: Rows.toDateOrNull(row.past_due_since),
   overridden: Boolean(row.overridden),
   paymentMethodId: row.payment_method_id ?? null,
+  providerSubscriptionId: row.provider_subscription_id ?? null,
   createdAt: Rows.toDate(row.created_at),
   updatedAt: Rows.toDate(row.updated_at)
 })
@@ -75,7 +78,7 @@ export class SubscriptionsRepo extends Effect.Service<SubscriptionsRepo>()("@cor
             current_period_start = ${row.currentPeriodStart}, current_period_end = ${row.currentPeriodEnd},
             cancel_at_period_end = ${row.cancelAtPeriodEnd}, cancelled_at = ${row.cancelledAt}, trial_end = ${row.trialEnd},
             past_due_since = ${row.pastDueSince}, overridden = ${row.overridden}, payment_method_id = ${row.paymentMethodId},
-            updated_at = ${row.updatedAt}
+            provider_subscription_id = ${row.providerSubscriptionId ?? null}, updated_at = ${row.updatedAt}
           WHERE id = ${row.id} RETURNING *`.pipe(Effect.map((rows) => toRow(rows[0])), Effect.orDie),
       /** Subscriptions whose period has ended by `at` (the scheduled job's work). */
       due: (at: Date) =>

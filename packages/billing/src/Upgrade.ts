@@ -71,9 +71,25 @@ export class Upgrade extends Effect.Service<Upgrade>()("@core/billing/Upgrade", 
         const method = yield* provider.attachPaymentMethod(row.customerId, body.paymentMethodId).pipe(
           Effect.mapError(() => new PaymentFailed({ message: "The payment method is not known to the payment provider" }))
         )
-        yield* provider.charge({ customerId: row.customerId, paymentMethodId: method.id, amountMinor: plan.priceMinor, currency: plan.currency, description: `${plan.name} plan` })
+        // With Stripe the platform's subscription lives there: made on the plan's price, its first
+        // invoice charged at once or the creation fails (`error_if_incomplete`), under a key of the
+        // upgrade's own, so a retry never makes a second (decision 0448). Locally billing charges.
+        const kept = provider.kind === "stripe"
+          ? yield* provider.createSubscription({
+            customerId: row.customerId,
+            priceId: plan.id,
+            quantity: 1,
+            paymentMethodId: method.id,
+            metadata: { platformId: platform.id, subscriptionId: row.id },
+            idempotencyKey: `core-upgrade-${platform.id}-${body.idempotencyKey.toLowerCase()}`
+          })
+          : null
+        if (kept === null) {
+          yield* provider.charge({ customerId: row.customerId, paymentMethodId: method.id, amountMinor: plan.priceMinor, currency: plan.currency, description: `${plan.name} plan` })
+        }
         yield* provider.setDefaultPaymentMethod(row.customerId, method.id)
-        const at = yield* now
+        const at = kept === null ? yield* now : kept.currentPeriodStart
+        const periodEnd = kept === null ? addMonth(at) : kept.currentPeriodEnd
         const invoice = yield* invoices.create({
           platformId: platform.id,
           customerId: row.customerId,
@@ -82,7 +98,7 @@ export class Upgrade extends Effect.Service<Upgrade>()("@core/billing/Upgrade", 
           currency: plan.currency,
           description: `Upgrade to ${plan.name}`,
           periodStart: at,
-          periodEnd: addMonth(at),
+          periodEnd,
           lines: [{ kind: "base", description: `${plan.name} plan`, meter: null, quantity: 1, unitAmountMinor: plan.priceMinor, amountMinor: plan.priceMinor }]
         })
         const paid = invoice.status === "paid" ? invoice : yield* invoices.markPaid(invoice.id)
@@ -91,13 +107,14 @@ export class Upgrade extends Effect.Service<Upgrade>()("@core/billing/Upgrade", 
           planId: plan.id,
           status: "active",
           currentPeriodStart: at,
-          currentPeriodEnd: addMonth(at),
+          currentPeriodEnd: periodEnd,
           cancelAtPeriodEnd: false,
           cancelledAt: null,
           trialEnd: null,
           pastDueSince: null,
           overridden: false,
-          paymentMethodId: method.id
+          paymentMethodId: method.id,
+          providerSubscriptionId: kept?.id ?? null
         }, row)
         return { subscription: subscriptions.record(saved), invoice: paid }
       })).pipe(Effect.catchTag("SqlError", Effect.die))

@@ -55,7 +55,7 @@ const sameRow = (a: SubscriptionRow, b: SubscriptionRow) =>
   a.planId === b.planId && a.status === b.status && a.cancelAtPeriodEnd === b.cancelAtPeriodEnd &&
   a.currentPeriodStart.getTime() === b.currentPeriodStart.getTime() && a.currentPeriodEnd.getTime() === b.currentPeriodEnd.getTime() &&
   a.cancelledAt?.getTime() === b.cancelledAt?.getTime() && a.pastDueSince?.getTime() === b.pastDueSince?.getTime() &&
-  a.paymentMethodId === b.paymentMethodId
+  a.paymentMethodId === b.paymentMethodId && (a.providerSubscriptionId ?? null) === (b.providerSubscriptionId ?? null)
 
 /**
  * `POST /webhooks/stripe` (decisions 0443, 0445): the raw body verified against `Stripe-Signature`
@@ -116,6 +116,10 @@ export class Webhooks extends Effect.Service<Webhooks>()("@core/billing/Webhooks
         const locked = yield* rowOf(current.customerId)
         if (Option.isNone(locked)) return false
         const row = locked.value
+        const ours = row.providerSubscriptionId ?? null
+        // A subscription the upgrade made for this row that billing has since left (a change to
+        // `free` ended it): its late events change nothing (decision 0448).
+        if (current.metadata.subscriptionId === row.id && current.id !== ours) return false
         const at = yield* now
         const plan = Option.getOrElse(planOfStripePrice(config, current.priceId), () => row.planId)
         return yield* write({
@@ -128,7 +132,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("@core/billing/Webhooks
           cancelledAt: status === "cancelled" ? (row.cancelledAt ?? current.cancelledAt ?? at) : null,
           pastDueSince: status === "past_due" ? (row.pastDueSince ?? at) : null,
           overridden: status === "cancelled" ? row.overridden : false,
-          paymentMethodId: current.paymentMethodId ?? row.paymentMethodId
+          paymentMethodId: current.paymentMethodId ?? row.paymentMethodId,
+          providerSubscriptionId: status === "cancelled" && current.id === ours ? null : ours
         }, row)
       })
 

@@ -12,7 +12,10 @@ for (const driver of TestDatabase.drivers) {
   describe(`billing with the Stripe provider on ${driver}`, () => {
     let h: HttpHarness<Layered>
     let stripe: StripeStandIn
-    const json = async (response: Response) => ({ status: response.status, body: await response.json() })
+    const json = async (response: Response) => {
+      const text = await response.text()
+      return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
+    }
     const seen = (method: string, path: string) => stripe.requests.filter((request) => request.method === method && request.path === path)
     const subscriptionOf = async (platformId: string, token = "usr_owner") =>
       (await h.fetch(`/api/billing/subscription?platformId=${platformId}`, { token })).json()
@@ -46,6 +49,21 @@ for (const driver of TestDatabase.drivers) {
       expect(created!.idempotencyKey).toMatch(/\S/)
     })
 
+    it("meets a new platform once however many requests race: one customer at Stripe, under a key of the platform (decision 0447)", async () => {
+      const path = "/internal/platforms/plt_ops/subscription"
+      const raced = await Promise.all([
+        ...[1, 2, 3, 4].map(() => h.fetch(path, { method: "POST", token: "static" }).then(json)),
+        ...[1, 2].map(() => h.fetch("/api/billing/subscription?platformId=plt_ops", { token: "usr_operator" }).then(json))
+      ])
+      expect(raced.map((r) => [r.status, r.body?.error?.code])).toEqual([200, 200, 200, 200, 200, 200].map((status) => [status, undefined]))
+      expect(new Set(raced.map((r) => r.body.customerId)).size).toBe(1)
+      expect([...stripe.customers.values()].filter((customer) => customer.metadata.platformId === "plt_ops")).toHaveLength(1)
+      expect(seen("POST", "/v1/customers").filter((request) => request.idempotencyKey === "core-customer-plt_ops")).toHaveLength(1)
+      // The service key only; a platform billing does not know: 404.
+      expect((await h.fetch(path, { method: "POST", token: "usr_owner" })).status).toBe(401)
+      expect((await h.fetch("/internal/platforms/plt_nobody/subscription", { method: "POST", token: "static" })).status).toBe(404)
+    })
+
     it("a declined card answers 402 PAYMENT_FAILED with Stripe's message and charges nothing; a good card upgrades", async () => {
       const upgrade = (paymentMethodId: string, idempotencyKey: string) =>
         h.fetch("/api/billing/upgrade", { method: "POST", token: "usr_b_owner", json: { planId: "starter", paymentMethodId, billingEmail: "pay@b.example", idempotencyKey } })
@@ -59,15 +77,48 @@ for (const driver of TestDatabase.drivers) {
       expect(seen("POST", "/v1/payment_methods/pm_card_chargeDeclinedInsufficientFunds/attach")).toHaveLength(1)
       expect(JSON.stringify(stripe.requests)).not.toContain("4000000000009995")
 
+      expect(stripe.subscriptions.size).toBe(0)
+
+      // The platform's subscription lives at Stripe (decision 0448): made on the plan's price with the
+      // chosen card, its first invoice charged by Stripe — billing makes no payment intent of its own.
       const paid = await json(await upgrade("pm_card_visa", "7d0b3c1e-5a4f-4c1b-9a55-000000000003"))
       expect(paid.status).toBe(200)
       expect(paid.body.subscription).toMatchObject({ platformId: "plt_b", tier: "starter", status: "active" })
       const customerId = paid.body.subscription.customerId
-      const [intent] = [...stripe.paymentIntents.values()]
-      expect(intent).toMatchObject({ amount: 2_900, currency: "usd", customer: customerId, status: "succeeded" })
-      expect(stripe.customers.get(customerId)).toMatchObject({ email: "pay@b.example", invoice_settings: { default_payment_method: intent!.payment_method } })
+      expect(stripe.paymentIntents.size).toBe(0)
+      const kept = [...stripe.subscriptions.values()].filter((subscription) => subscription.customer === customerId)
+      expect(kept).toHaveLength(1)
+      const method = kept[0]!.default_payment_method as string
+      expect(kept[0]).toMatchObject({ status: "active", metadata: { platformId: "plt_b" }, items: { data: [expect.objectContaining({ price: { id: "price_1StarterMonthly", object: "price" } })] } })
+      expect(seen("POST", "/v1/subscriptions").at(-1)).toMatchObject({ body: { payment_behavior: "error_if_incomplete" }, idempotencyKey: "core-upgrade-plt_b-7d0b3c1e-5a4f-4c1b-9a55-000000000003" })
+      expect(stripe.customers.get(customerId)).toMatchObject({ email: "pay@b.example", invoice_settings: { default_payment_method: method } })
       const methods = await json(await h.fetch("/api/billing/payment-methods", { token: "usr_b_owner" }))
-      expect(methods.body.data).toContainEqual(expect.objectContaining({ id: intent!.payment_method, card: expect.objectContaining({ brand: "visa", last4: "4242" }), isDefault: true }))
+      expect(methods.body.data).toContainEqual(expect.objectContaining({ id: method, card: expect.objectContaining({ brand: "visa", last4: "4242" }), isDefault: true }))
+      // The same key and body: the first answer, and still one subscription at Stripe.
+      const again = await json(await upgrade("pm_card_visa", "7d0b3c1e-5a4f-4c1b-9a55-000000000003"))
+      expect(again).toEqual(paid)
+      expect([...stripe.subscriptions.values()].filter((subscription) => subscription.customer === customerId)).toHaveLength(1)
+    })
+
+    it("the Stripe subscription follows the platform's: a change of tier, cancel at period end, down to free in the registry", async () => {
+      const own = { token: "usr_b_owner" }
+      const { customerId } = await subscriptionOf("plt_b", "usr_b_owner")
+      const [kept] = [...stripe.subscriptions.values()].filter((subscription) => subscription.customer === customerId)
+      const preview = await json(await h.fetch("/api/billing/subscription/proration-preview?tier=growth", own))
+      const changed = await json(await h.fetch("/api/billing/subscription/change-tier", { method: "POST", ...own, json: { tier: "growth" } }))
+      expect(changed.status).toBe(200)
+      expect(changed.body.amountMinor).toBe(preview.body.amountMinor)
+      expect(stripe.subscriptions.get(kept!.id)).toMatchObject({ status: "active", items: { data: [expect.objectContaining({ price: { id: "price_growth", object: "price" } })] } })
+      expect(seen("POST", `/v1/subscriptions/${kept!.id}`).at(-1)?.body).toMatchObject({ proration_behavior: "none" })
+
+      const cancelled = await json(await h.fetch("/api/billing/subscription/cancel", { method: "POST", ...own }))
+      expect(cancelled.body).toMatchObject({ tier: "growth", cancelAtPeriodEnd: true })
+      expect(stripe.subscriptions.get(kept!.id)).toMatchObject({ cancel_at_period_end: true })
+
+      // Down to free (an operator's tier in the registry): the Stripe subscription ends at once.
+      await h.run(Effect.flatMap(BillingPlatforms, (platforms) => platforms.setTier("plt_b", "free")))
+      expect(await subscriptionOf("plt_b", "usr_b_owner")).toMatchObject({ tier: "free", status: "active", overridden: true, cancelAtPeriodEnd: false })
+      expect(stripe.subscriptions.get(kept!.id)).toMatchObject({ status: "canceled" })
     })
 
     it("the portal answers Stripe's hosted portal URL for the caller's customer", async () => {

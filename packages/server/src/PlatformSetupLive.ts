@@ -1,7 +1,7 @@
 import { PlatformSetup, RegistryPlatformSetup } from "@core/auth"
 import { Platforms } from "@core/registry"
 import { Effect, Layer } from "effect"
-import { PlatformCreatedBillingLive } from "./PlatformCreatedBillingLive.js"
+import { PlatformCreatedLive } from "./PlatformCreatedLive.js"
 
 /**
  * Identity's `PlatformSetup` port served by the registry in process: `Platforms.create` runs on the
@@ -14,11 +14,9 @@ const setup = Layer.effect(
 )
 
 /**
- * The server's: billing makes the new platform's subscription at once (`PlatformCreatedBillingLive`).
+ * The server's and `core-server bootstrap`'s: billing makes the new platform's subscription at once
+ * (`PlatformCreatedLive`: in process, or over HTTP when billing runs alone).
  * `Layer.fresh`: the hook's own `BillingPlatformsLive` builds a `Platforms.Default` first, and the
  * layer memo would hand that one (without the hook) to identity.
  */
-export const PlatformSetupLive = setup.pipe(Layer.provide(Layer.fresh(Platforms.Default).pipe(Layer.provide(PlatformCreatedBillingLive))))
-
-/** Without billing (`core-server bootstrap`, which reads no domain settings): billing's reconciliation meets the platform. */
-export const PlatformSetupAlone = setup.pipe(Layer.provide(Platforms.Default))
+export const PlatformSetupLive = setup.pipe(Layer.provide(Layer.fresh(Platforms.Default).pipe(Layer.provide(PlatformCreatedLive))))

@@ -18,7 +18,7 @@ import { Context, Duration, Effect, Layer, type Scope } from "effect"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
 import { StackDefinitionsLive } from "./StackDefinitionsLive.js"
 import { billing } from "./BillingService.js"
-import { PlatformCreatedBillingLive } from "./PlatformCreatedBillingLive.js"
+import { PlatformCreatedLive } from "./PlatformCreatedLive.js"
 import { PlatformStatusSinkLive } from "./PlatformStatusSinkLive.js"
 import { UsageIngestLive } from "./UsageIngestLive.js"
 import { BuildReporterLive, LiveResourcesLive, UsageReporterLive } from "./UsageReportingLive.js"
@@ -75,7 +75,7 @@ const registry: ServiceDefinition = {
   base: "/api/v1/platforms",
   layer: RegistryServices.pipe(
     Layer.provide(StackDefinitionsLive),
-    Layer.provideMerge(Layer.mergeAll(Layer.fresh(Platforms.Default).pipe(Layer.provide(PlatformStatusSinkLive), Layer.provide(PlatformCreatedBillingLive)), ForwardedCallers.layer)),
+    Layer.provideMerge(Layer.mergeAll(Layer.fresh(Platforms.Default).pipe(Layer.provide(PlatformStatusSinkLive), Layer.provide(PlatformCreatedLive)), ForwardedCallers.layer)),
     Layer.provideMerge(Ids.layer)
   )
 }

@@ -154,7 +154,7 @@ export const makePaymentProviderStripe = (settings: BillingSettings, stripe: Str
             email: input.email,
             ...(input.name === undefined ? {} : { name: input.name }),
             metadata: stringMetadata({ ...input.metadata, ...(input.platformId === undefined ? {} : { platformId: input.platformId }) })
-          })),
+          }, input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey })),
         toCustomer
       ),
     getCustomer: (id) =>
@@ -223,7 +223,7 @@ export const makePaymentProviderStripe = (settings: BillingSettings, stripe: Str
           // Charge now or fail: a declined card is a 402, not an incomplete subscription.
           payment_behavior: "error_if_incomplete",
           metadata: stringMetadata(input.metadata)
-        })).pipe(Effect.map(toSubscription), Effect.catchAll(cardError("subscriptions.create"))),
+        }, input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey })).pipe(Effect.map(toSubscription), Effect.catchAll(cardError("subscriptions.create"))),
     getSubscription: (id) => lookup("subscriptions.retrieve", () => stripe.subscriptions.retrieve(id), toSubscription),
     listSubscriptions: (customerId) =>
       Effect.map(must("subscriptions.list", () => stripe.subscriptions.list({ customer: customerId, status: "all", limit: 100 })), (page) =>
@@ -243,7 +243,7 @@ export const makePaymentProviderStripe = (settings: BillingSettings, stripe: Str
                   ...(patch.priceId === undefined ? {} : { price: stripePriceOf(settings, patch.priceId) }),
                   ...(patch.quantity === undefined ? {} : { quantity: patch.quantity })
                 }],
-                proration_behavior: "create_prorations" as const
+                proration_behavior: patch.proration ?? "create_prorations"
               }
               : {}),
             ...(patch.paymentMethodId === undefined ? {} : { default_payment_method: patch.paymentMethodId })

@@ -92,6 +92,8 @@ export class PaymentProvider extends Context.Tag("@core/billing/PaymentProvider"
     readonly name?: string | undefined
     readonly metadata?: Record<string, unknown> | undefined
     readonly platformId?: string | undefined
+    /** Makes a retried or raced creation answer the first customer (Stripe's `Idempotency-Key`). */
+    readonly idempotencyKey?: string | undefined
   }) => Effect.Effect<Customer>
   readonly getCustomer: (id: string) => Effect.Effect<Option.Option<Customer>>
   readonly updateCustomer: (id: string, patch: {
@@ -120,6 +122,8 @@ export class PaymentProvider extends Context.Tag("@core/billing/PaymentProvider"
     readonly quantity: number
     readonly paymentMethodId: string
     readonly metadata: Record<string, unknown>
+    /** Makes a retried creation answer the first subscription (Stripe's `Idempotency-Key`). */
+    readonly idempotencyKey?: string | undefined
   }) => Effect.Effect<ProviderSubscription, PaymentFailed>
   readonly getSubscription: (id: string) => Effect.Effect<Option.Option<ProviderSubscription>>
   readonly listSubscriptions: (customerId: string) => Effect.Effect<ReadonlyArray<ProviderSubscription>>
@@ -127,6 +131,8 @@ export class PaymentProvider extends Context.Tag("@core/billing/PaymentProvider"
     readonly priceId?: string | undefined
     readonly quantity?: number | undefined
     readonly paymentMethodId?: string | undefined
+    /** `none`: the new price from the next period, billing charges the change itself. @default "create_prorations" */
+    readonly proration?: "none" | "create_prorations" | undefined
   }) => Effect.Effect<Option.Option<ProviderSubscription>>
   readonly cancelSubscription: (id: string, atPeriodEnd: boolean) => Effect.Effect<Option.Option<ProviderSubscription>>
   /** The provider's hosted portal for a customer; `None`: the provider has none (billing's local page). */

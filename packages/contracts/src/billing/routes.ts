@@ -8,6 +8,7 @@ import {
   IdParams,
   PaymentMethodList,
   PlanRecord,
+  PlatformParams,
   PlatformQuery,
   PortalRequest,
   PortalSession,
@@ -160,6 +161,15 @@ export const BillingCoreRoutes = defineRoutes({
     request: { body: UpgradeRequest },
     responses: { 200: UpgradeResult, 400: null, 401: null, 402: null, 404: null, 409: null },
     tags: subscriptions
+  },
+  ensurePlatformSubscription: {
+    method: "POST",
+    path: "/internal/platforms/{platformId}/subscription",
+    summary: "Make a just-created platform's free subscription and provider customer now (the service key; the registry's creation hook); idempotent",
+    auth: "service",
+    request: { params: PlatformParams },
+    responses: { 200: SubscriptionRecord, 400: null, 401: null, 404: null },
+    tags: ["billing: internal"]
   }
 })
 

@@ -137,6 +137,8 @@ export const InvoiceListQuery = z.object({
 /** `GET /invoices/{id}`: `platformId` optional (the seed's two single-invoice routes, one route). */
 export const InvoiceQuery = z.object({ platformId: PlatformIdField.optional() })
 export const IdParams = z.object({ id: BoundedId })
+/** The path of billing's internal platform routes. */
+export const PlatformParams = z.object({ platformId: PlatformIdField })
 
 /** `POST /subscription/change-tier`. */
 export const ChangeTierRequest = z.object({ tier: PaidTier })

@@ -275,6 +275,7 @@ export const BillingRouteRefs: RouteRefs<typeof Billing.BillingRoutes> = {
   createSetupIntent: { method: "POST", path: "/api/billing/setup-intent", successStatus: 200, prefix: billing },
   createPortalSession: { method: "POST", path: "/api/billing/portal", successStatus: 200, prefix: billing },
   upgrade: { method: "POST", path: "/api/billing/upgrade", successStatus: 200, prefix: billing },
+  ensurePlatformSubscription: { method: "POST", path: "/internal/platforms/{platformId}/subscription", successStatus: 200, prefix: billing },
   createCustomer: { method: "POST", path: "/customers", successStatus: 201, prefix: billing },
   getCustomer: { method: "GET", path: "/customers/{id}", successStatus: 200, prefix: billing },
   updateCustomer: { method: "PATCH", path: "/customers/{id}", successStatus: 200, prefix: billing },
