@@ -1,6 +1,5 @@
 import { TestDatabase } from "@core/kernel/testing"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import * as Http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -9,6 +8,7 @@ import { core, tempHome, type TempHome, writeLogin } from "../packages/cli/test/
 import type { CoreRun } from "../packages/cli/test/run-core.js"
 import { useServer } from "../packages/server/test/ServerProcess.js"
 import { type Tenant, tenantOf } from "./support/tenants.js"
+import { site } from "./support/sites.js"
 
 /**
  * `core deploy` with the real built binary through the gateway of the real all-in-one server
@@ -28,17 +28,6 @@ const json = <T>(run: CoreRun): T => {
   return JSON.parse(run.stdout) as T
 }
 
-const site = (base: string, host: string, path = "/") =>
-  new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const port = Number(new URL(base).port)
-    const request = Http.request({ host: "127.0.0.1", port, path, headers: { host: `${host}:${port}` } }, (response) => {
-      const chunks: Array<Buffer> = []
-      response.on("data", (chunk: Buffer) => chunks.push(chunk))
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }))
-    })
-    request.on("error", reject)
-    request.end()
-  })
 
 interface Record { deploymentId: string; status: string; url: string; live: boolean; branch: string }
 

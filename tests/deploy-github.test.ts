@@ -1,9 +1,9 @@
-import * as Http from "node:http"
 import { TestDatabase } from "@core/kernel/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as GitHub from "../packages/deploy/test/support/githubStandIn.js"
 import { useServer } from "../packages/server/test/ServerProcess.js"
 import { call, type Tenant, tenantOf, until } from "./support/tenants.js"
+import { site } from "./support/sites.js"
 
 /**
  * The command-line backend on the GitHub source host (issue 15, decision 0489), through the gateway
@@ -18,17 +18,6 @@ const github = await GitHub.start()
 github.addRepo("core-templates/site", { "README.md": "# template\n", "site/about.html": "<p>from the template</p>" }, { isTemplate: true })
 afterAll(() => github.close())
 
-const site = (base: string, host: string, path = "/") =>
-  new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const port = Number(new URL(base).port)
-    const request = Http.request({ host: "127.0.0.1", port, path, headers: { host: `${host}:${port}` } }, (response) => {
-      const chunks: Array<Buffer> = []
-      response.on("data", (chunk: Buffer) => chunks.push(chunk))
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }))
-    })
-    request.on("error", reject)
-    request.end()
-  })
 
 for (const driver of TestDatabase.drivers) {
   describe(`the command-line backend on GitHub, through the gateway, on ${driver}`, () => {

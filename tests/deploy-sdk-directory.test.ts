@@ -1,4 +1,3 @@
-import * as Http from "node:http"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -9,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { packForUpload, scanDirectory } from "../packages/sdk/src/resources/deploy-directory.js"
 import { useServer } from "../packages/server/test/ServerProcess.js"
 import { call, type Tenant, tenantOf, until } from "./support/tenants.js"
+import { site } from "./support/sites.js"
 
 /**
  * `client.deploy.upload(platformId, "<directory>")` in Node (issue 15, decision 0491): the SDK hashes
@@ -32,17 +32,6 @@ const entriesOf = async (archive: Uint8Array) => {
   return found
 }
 
-const site = (base: string, host: string, path = "/") =>
-  new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const port = Number(new URL(base).port)
-    const request = Http.request({ host: "127.0.0.1", port, path, headers: { host: `${host}:${port}` } }, (response) => {
-      const chunks: Array<Buffer> = []
-      response.on("data", (chunk: Buffer) => chunks.push(chunk))
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }))
-    })
-    request.on("error", reject)
-    request.end()
-  })
 
 const dir = mkdtempSync(join(tmpdir(), "core-sdk-site-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -2,7 +2,6 @@ import { TestDatabase } from "@core/kernel/testing"
 import { createClient } from "@core/sdk"
 import { Effect, Exit, Scope } from "effect"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import * as Http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
@@ -10,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { builtCli } from "../../../packages/cli/test/built-cli.js"
 import { core, tempHome, writeLogin } from "../../../packages/cli/test/login-support.js"
 import { tenantOf, until } from "../../../tests/support/tenants.js"
+import { site } from "../../../tests/support/sites.js"
 import { type Cluster, SERVICES, startCluster } from "../src/cluster.js"
 
 /**
@@ -23,18 +23,6 @@ const redisUrl = process.env.REDIS_URL
 const SLOW = 240_000
 const LIMIT = 120
 
-/** A GET of `path` on the gateway at `base` with `Host: <host>:<port>` (a site of the local edge). */
-const site = (base: string, host: string, path = "/") =>
-  new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const port = Number(new URL(base).port)
-    const request = Http.request({ host: "127.0.0.1", port, path, headers: { host: `${host}:${port}` } }, (response) => {
-      const chunks: Array<Buffer> = []
-      response.on("data", (chunk: Buffer) => chunks.push(chunk))
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }))
-    })
-    request.on("error", reject)
-    request.end()
-  })
 
 describe.skipIf(adminUrl === undefined || redisUrl === undefined)("every service in its own process, two gateways and two workers", () => {
   let cluster: Cluster
