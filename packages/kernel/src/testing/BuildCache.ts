@@ -1,5 +1,4 @@
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs"
-import { existsSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 
