@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The test files whose outcome can depend on the database or Redis: CI's second pass runs these
-// alone on PostgreSQL and Redis (decision 0034). A file counts when it, or a test-support module it
+// alone on PostgreSQL and Redis (decisions 0023, 0024). A file counts when it, or a test-support module it
 // imports by a relative path (followed transitively, outside src/), names the test database, the
 // HTTP harness (which migrates one), a driver, CORE_TEST_DATABASE_URL or Redis. The other files
 // — contracts, the SDK against an injected fetch, argument parsing, servers on PGlite only —
@@ -14,8 +14,21 @@ import { fileURLToPath } from "node:url"
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 
-/** What marks a module as reaching a database or Redis. */
-export const TOUCHES = /TestDatabase|makeHttpHarness|CORE_TEST_DATABASE_URL|REDIS_URL|[Rr]edis|\bdrivers?\b/
+/**
+ * What marks a module as reaching the database or Redis the environment names: the test database
+ * (whose drivers follow `CORE_TEST_DATABASE_URL` and `CORE_TEST_DRIVERS`), the HTTP harness (which
+ * migrates one), or `REDIS_URL` read from the environment. A Redis address written in a test, or a
+ * `driver` field asserted, does not vary between the passes.
+ */
+export const TOUCHES = /TestDatabase|makeHttpHarness|CORE_TEST_DATABASE_URL|CORE_TEST_DRIVERS|process\.env\.REDIS_URL|\bdrivers\b/
+
+/**
+ * Support modules that only offer a driver to their callers: `useServer` runs its server on PGlite
+ * in a clean environment unless the caller passes `{ driver }`, and a caller that does names
+ * `TestDatabase` itself. Importing one does not make a file vary; nor does `runsOncePerCi`, which
+ * only skips a heavy suite on the second pass (such a file is left out of it altogether).
+ */
+const OFFERS = new Set(["packages/server/test/ServerProcess.ts", "tests/support/once.ts"])
 
 const walk = (dir, found = []) => {
   if (!existsSync(dir)) return found
@@ -54,7 +67,8 @@ export const touchesStore = (file, seen = new Set()) => {
   if (TOUCHES.test(text)) return true
   for (const [, specifier] of text.matchAll(IMPORT)) {
     const target = resolveImport(file, specifier)
-    if (target !== undefined && !/\/src\//.test(relative(root, target)) && touchesStore(target, seen)) return true
+    if (target === undefined || /\/src\//.test(relative(root, target)) || OFFERS.has(relative(root, target))) continue
+    if (touchesStore(target, seen)) return true
   }
   return false
 }

@@ -158,6 +158,13 @@ describe.skipIf(!hasChromium)("identity pages embedded under a prefix, in Chromi
       child.stdout.once("data", (data: Buffer) => resolve(`http://127.0.0.1:${data.toString().trim()}`))
     })
     closers.push(() => new Promise<void>((done) => (child.once("exit", () => done()), child.kill("SIGTERM"))))
+
+    // Both hosts open their database (and migrate it) on the first request: make that request here,
+    // under this hook's timeout, so a loaded machine's slow first migration is not a page's 30 s goto.
+    for (const page of [`${hono}/identity/`, `${express}/auth/`]) {
+      const response = await fetch(page, { signal: AbortSignal.timeout(100_000) })
+      expect(response.status).toBe(200)
+    }
   }, 120_000)
 
   afterAll(async () => {

@@ -141,7 +141,7 @@ describe("PgliteClient in a worker thread", () => {
         sql<{ name: string }>`SELECT name FROM items.items ORDER BY id`))
       expect(names).toEqual([{ name: "kept" }])
       Fs.rmSync(root, { recursive: true, force: true })
-    }))
+    }), 120_000) // four databases opened from nothing, a dump, a backup and a restore: slow on a loaded machine
 
   it.live("starts from a dump (loadDataDir) in the worker", () =>
     Effect.gen(function*() {
