@@ -4,7 +4,7 @@ import Stripe from "stripe"
 import { BillingConfig, type BillingSettings } from "../Config.js"
 import { testPaymentMethodOf } from "../internal/testCards.js"
 import { stripePriceOf } from "../internal/stripePrices.js"
-import { type Customer, type PaymentMethod, PaymentProvider, type ProviderInvoice, type ProviderSubscription } from "../ports/PaymentProvider.js"
+import { type Customer, type PaymentMethod, PaymentProvider, type InvoiceItemRequest, type ProviderInvoice, type ProviderInvoiceLine, type ProviderSubscription } from "../ports/PaymentProvider.js"
 
 /** Retries of a request Stripe answers 429, 409 (lock) or 5xx, or that fails on the network (the SDK's, with an idempotency key). */
 const MAX_NETWORK_RETRIES = 2
@@ -12,6 +12,7 @@ const MAX_NETWORK_RETRIES = 2
 const TIMEOUT_MS = 20_000
 
 const fromSeconds = (seconds: number | null | undefined): Date => new Date((seconds ?? 0) * 1000)
+const toSeconds = (at: Date): number => Math.floor(at.getTime() / 1000)
 const idOf = (value: string | { readonly id: string } | null | undefined): string | null =>
   value === null || value === undefined ? null : typeof value === "string" ? value : value.id
 
@@ -63,11 +64,30 @@ const toSubscription = (subscription: Stripe.Subscription): ProviderSubscription
     currentPeriodStart: fromSeconds(item?.current_period_start ?? legacy.current_period_start),
     currentPeriodEnd: fromSeconds(item?.current_period_end ?? legacy.current_period_end),
     cancelledAt: subscription.canceled_at === null ? null : fromSeconds(subscription.canceled_at),
-    createdAt: fromSeconds(subscription.created)
+    createdAt: fromSeconds(subscription.created),
+    latestInvoiceId: idOf(subscription.latest_invoice)
   }
 }
 
-const toInvoice = (invoice: Stripe.Invoice): ProviderInvoice => {
+const toLine = (line: Stripe.InvoiceLineItem): ProviderInvoiceLine => {
+  // Since API version 2025-03-31 a line's origin and proration flag are under `parent`; older versions kept `proration` and `type` on the line.
+  const legacy = line as unknown as { proration?: boolean; type?: string }
+  const fromItem = line.parent?.type === "invoice_item_details" || legacy.type === "invoiceitem"
+  const details = line.parent?.subscription_item_details ?? line.parent?.invoice_item_details
+  return {
+    id: line.id,
+    amountMinor: line.amount,
+    description: line.description ?? "",
+    quantity: line.quantity ?? 1,
+    proration: details?.proration ?? legacy.proration ?? false,
+    source: fromItem ? "invoice_item" : "subscription",
+    metadata: { ...line.metadata },
+    periodStart: fromSeconds(line.period?.start),
+    periodEnd: fromSeconds(line.period?.end)
+  }
+}
+
+const toInvoice = (invoice: Stripe.Invoice, lines: ReadonlyArray<Stripe.InvoiceLineItem> = invoice.lines?.data ?? []): ProviderInvoice => {
   const legacy = invoice as unknown as { subscription?: string | { id: string } | null }
   return {
     id: invoice.id ?? "",
@@ -77,7 +97,16 @@ const toInvoice = (invoice: Stripe.Invoice): ProviderInvoice => {
     amountDueMinor: invoice.amount_due,
     amountPaidMinor: invoice.amount_paid,
     attempted: invoice.attempted,
-    createdAt: fromSeconds(invoice.created)
+    createdAt: fromSeconds(invoice.created),
+    currency: invoice.currency ?? "usd",
+    totalMinor: invoice.total,
+    startingBalanceMinor: invoice.starting_balance ?? 0,
+    billingReason: invoice.billing_reason ?? null,
+    lines: lines.map(toLine),
+    periodStart: fromSeconds(invoice.period_start),
+    periodEnd: fromSeconds(invoice.period_end),
+    finalizedAt: invoice.status_transitions?.finalized_at == null ? null : fromSeconds(invoice.status_transitions.finalized_at),
+    paidAt: invoice.status_transitions?.paid_at == null ? null : fromSeconds(invoice.status_transitions.paid_at)
   }
 }
 
@@ -144,8 +173,13 @@ export const stripeClient = (settings: BillingSettings, secretKey: Redacted.Reda
  * card (402 `card_error`) is `PaymentFailed`; a missing object is `None`/`NotFound`; 429 and
  * network failures are retried by the SDK with an idempotency key; anything else is a defect.
  */
-export const makePaymentProviderStripe = (settings: BillingSettings, stripe: Stripe) =>
-  PaymentProvider.of({
+export const makePaymentProviderStripe = (settings: BillingSettings, stripe: Stripe) => {
+  /** Every line of an invoice: the embedded first page, then the rest from `invoices.listLineItems`. */
+  const allLines = (invoice: Stripe.Invoice): Effect.Effect<ReadonlyArray<Stripe.InvoiceLineItem>> =>
+    invoice.lines?.has_more === true && invoice.id !== undefined
+      ? must("invoices.listLineItems", () => stripe.invoices.listLineItems(invoice.id!, { limit: 100 }).autoPagingToArray({ limit: 10_000 }))
+      : Effect.succeed(invoice.lines?.data ?? [])
+  const provider = PaymentProvider.of({
     kind: "stripe",
     createCustomer: (input) =>
       Effect.map(
@@ -258,11 +292,78 @@ export const makePaymentProviderStripe = (settings: BillingSettings, stripe: Str
         must("billingPortal.sessions.create", () => stripe.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl })),
         (session) => Option.some({ id: session.id, url: session.url })
       ),
-    getInvoice: (id) => lookup("invoices.retrieve", () => stripe.invoices.retrieve(id), toInvoice),
+    getInvoice: (id) =>
+      Effect.flatMap(lookup("invoices.retrieve", () => stripe.invoices.retrieve(id), (invoice) => invoice), (found) =>
+        Option.isNone(found)
+          ? Effect.succeed(Option.none<ProviderInvoice>())
+          : Effect.map(allLines(found.value), (lines) => Option.some(toInvoice(found.value, lines)))),
+    previewPriceChange: (subscriptionId, priceId, prorationDate) =>
+      Effect.gen(function*() {
+        const current = yield* lookup("subscriptions.retrieve", () => stripe.subscriptions.retrieve(subscriptionId), (subscription) => subscription)
+        if (Option.isNone(current)) return Option.none()
+        const item = current.value.items.data[0]
+        if (item === undefined) return Option.none()
+        const preview = yield* lookup("invoices.createPreview", () =>
+          stripe.invoices.createPreview({
+            subscription: subscriptionId,
+            subscription_details: {
+              items: [{ id: item.id, price: stripePriceOf(settings, priceId) }],
+              proration_date: toSeconds(prorationDate),
+              proration_behavior: "always_invoice"
+            }
+          }), (invoice) => invoice)
+        return Option.map(preview, (invoice) => toInvoice(invoice))
+      }),
+    changePrice: (subscriptionId, priceId, prorationDate, idempotencyKey) =>
+      Effect.gen(function*() {
+        const current = yield* lookup("subscriptions.retrieve", () => stripe.subscriptions.retrieve(subscriptionId), (subscription) => subscription)
+        if (Option.isNone(current)) return Option.none()
+        const item = current.value.items.data[0]
+        const updated = yield* call("subscriptions.update", () =>
+          stripe.subscriptions.update(subscriptionId, {
+            items: [{ ...(item === undefined ? {} : { id: item.id }), price: stripePriceOf(settings, priceId) }],
+            // The same instant as the preview, invoiced and charged now: the charge is the preview's (decision 0449).
+            proration_date: toSeconds(prorationDate),
+            proration_behavior: "always_invoice",
+            payment_behavior: "error_if_incomplete"
+          }, { idempotencyKey })).pipe(
+            Effect.map(Option.some),
+            Effect.catchAll((error) => (isMissing(error) ? Effect.succeed(Option.none<Stripe.Subscription>()) : cardError("subscriptions.update")(error)))
+          )
+        if (Option.isNone(updated)) return Option.none()
+        const subscription = toSubscription(updated.value)
+        const latest = subscription.latestInvoiceId
+        // Stripe's `latest_invoice` is the proration invoice only when the update made one.
+        const invoice = latest === null || latest === idOf(current.value.latest_invoice)
+          ? Option.none<ProviderInvoice>()
+          : yield* provider.getInvoice(latest)
+        return Option.some({ subscription, invoice })
+      }),
+    createInvoiceItem: (request: InvoiceItemRequest) =>
+      Effect.gen(function*() {
+        // A renewal Stripe has not finalized yet (about an hour after the period ends) takes the item
+        // itself; else it waits, pending, for the subscription's next invoice.
+        const drafts = yield* must("invoices.list", () => stripe.invoices.list({ subscription: request.subscriptionId, status: "draft", limit: 10 }))
+        const draft = drafts.data.find((invoice) => invoice.billing_reason === "subscription_cycle")
+        const item = yield* must("invoiceItems.create", () =>
+          stripe.invoiceItems.create({
+            customer: request.customerId,
+            subscription: request.subscriptionId,
+            amount: request.amountMinor,
+            currency: request.currency,
+            description: request.description.slice(0, 500),
+            metadata: stringMetadata(request.metadata),
+            period: { start: toSeconds(request.periodStart), end: toSeconds(request.periodEnd) },
+            ...(draft?.id === undefined ? {} : { invoice: draft.id })
+          }, { idempotencyKey: request.idempotencyKey }))
+        return { id: item.id }
+      }),
     unpaidInvoices: (customerId) =>
       Effect.map(must("invoices.list", () => stripe.invoices.list({ customer: customerId, status: "open", limit: 100 })), (page) =>
-        page.data.map(toInvoice).filter((invoice) => invoice.attempted))
+        page.data.map((invoice) => toInvoice(invoice)).filter((invoice) => invoice.attempted))
   })
+  return provider
+}
 
 /** The Stripe provider over `BillingConfig` (its secret key must be set). */
 export const PaymentProviderStripe: Layer.Layer<PaymentProvider, never, BillingConfig> = Layer.effect(
