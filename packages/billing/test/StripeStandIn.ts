@@ -269,7 +269,7 @@ export class StripeStandIn {
    * invoice (each item's price for the new period, and the pending invoice items) is charged to the
    * default payment method — declined: `open`, attempted, and the subscription `past_due`.
    */
-  renew(subscriptionId: string): { readonly subscription: Json; readonly invoice: Json } {
+  renew(subscriptionId: string, options: { readonly draft?: boolean } = {}): { readonly subscription: Json; readonly invoice: Json } {
     const current = this.subscription(subscriptionId)
     const items = (current.items.data as Array<Json>).map((item) => ({ ...item, current_period_start: item.current_period_end, current_period_end: item.current_period_end + MONTH }))
     const lines = [
@@ -278,13 +278,36 @@ export class StripeStandIn {
       ),
       ...this.pendingLines(subscriptionId)
     ]
-    const invoice = this.collect(this.invoiceOf(current.customer, subscriptionId, "subscription_cycle", lines), current.default_payment_method, false)
+    const draft = this.invoiceOf(current.customer, subscriptionId, "subscription_cycle", lines)
+    if (options.draft === true) {
+      // Stripe leaves a renewal a draft for about an hour before it finalizes and charges it.
+      this.invoices.set(draft.id, draft)
+      return { subscription: this.setSubscription(subscriptionId, { items: { ...current.items, data: items }, latest_invoice: draft.id }), invoice: draft }
+    }
+    const invoice = this.collect(draft, current.default_payment_method, false)
     const subscription = this.setSubscription(subscriptionId, {
       items: { ...current.items, data: items },
       latest_invoice: invoice.id,
       status: invoice.status === "paid" ? "active" : "past_due"
     })
     return { subscription, invoice }
+  }
+
+  /** What Stripe does an hour after a renewal: the draft (with the items added to it since) finalized and charged. */
+  finalize(invoiceId: string): Json {
+    const draft = this.invoices.get(invoiceId)!
+    const subscriptionId = draft.parent?.subscription_details?.subscription as string
+    const invoice = this.collect(draft, this.subscription(subscriptionId).default_payment_method, false)
+    this.setSubscription(subscriptionId, { status: invoice.status === "paid" ? "active" : "past_due" })
+    return invoice
+  }
+
+  /** A card of the customer's that declines every charge (Stripe's `pm_card_chargeDeclined`, attached). */
+  addDecliningCard(customer: string): string {
+    const id = this.id("pm")
+    const card = TEST_PAYMENT_METHODS.pm_card_chargeDeclined!
+    this.paymentMethods.set(id, { id, object: "payment_method", type: "card", customer, card: { brand: card.brand, last4: card.last4, exp_month: 12, exp_year: 2099 }, created: now(), _card: card })
+    return id
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse) {

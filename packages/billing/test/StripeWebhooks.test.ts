@@ -222,5 +222,63 @@ for (const driver of TestDatabase.drivers) {
       // Stripe's renewal made no second overage item: the webhook's period is the one the cycle closed.
       expect(stripe.requests.filter((request) => request.method === "POST" && request.path === "/v1/invoiceitems")).toHaveLength(1)
     })
+
+    it("a change of tier at Stripe: bad input 400, a declined card 402 and nothing changed; Stripe renewing first, the webhook sends the overage to the draft renewal", async () => {
+      const own = { token: "usr_b_owner" }
+      const before = await json(await h.fetch("/api/billing/subscription?platformId=plt_b", own))
+      const kept = [...stripe.subscriptions.values()].find((sub) => sub.metadata.subscriptionId === before.body.id)!
+      const invoices = async () => (await json(await h.fetch("/api/billing/invoices?platformId=plt_b", own))).body.data
+      const listed = await invoices()
+
+      const bad = await json(await h.fetch("/api/billing/subscription/proration-preview?tier=platinum", own))
+      expect(bad.status).toBe(400)
+      expect(bad.body.error).toMatchObject({ code: "VALIDATION_ERROR", requestId: expect.any(String), details: { issues: [expect.objectContaining({ path: "tier" })] } })
+      const same = await json(await h.fetch("/api/billing/subscription/change-tier", { method: "POST", ...own, json: { tier: "growth" } }))
+      expect(same).toMatchObject({ status: 409, body: { error: { code: "CONFLICT", message: "The subscription is already on growth" } } })
+
+      // A declining card on the Stripe subscription: Stripe refuses the update (`error_if_incomplete`); nothing changes anywhere.
+      const card = kept.default_payment_method
+      stripe.setSubscription(kept.id, { default_payment_method: stripe.addDecliningCard(kept.customer) })
+      expect((await json(await h.fetch("/api/billing/subscription/proration-preview?tier=scale", own))).status).toBe(200)
+      const declined = await json(await h.fetch("/api/billing/subscription/change-tier", { method: "POST", ...own, json: { tier: "scale" } }))
+      expect(declined).toMatchObject({ status: 402, body: { error: { code: "PAYMENT_FAILED", message: "Your card was declined." } } })
+      expect(stripe.subscriptions.get(kept.id)!.items.data[0].price.id).toBe(kept.items.data[0].price.id)
+      expect(await json(await h.fetch("/api/billing/subscription?platformId=plt_b", own))).toEqual(before)
+      expect(await invoices()).toEqual(listed)
+      stripe.setSubscription(kept.id, { default_payment_method: card })
+
+      // Stripe renews before billing's cycle sees the period end: its `customer.subscription.updated`
+      // sends the ended period's overage, onto the renewal Stripe keeps a draft for an hour.
+      usageByPlatform.set("plt_b", { requests: 10_000_000, resource_hours: 25_010, builds: 0 })
+      const renewal = stripe.renew(kept.id, { draft: true })
+      const updated = stripe.event("customer.subscription.updated", renewal.subscription, WEBHOOK_SECRET)
+      expect((await deliver(updated)).status).toBe(200)
+      expect((await deliver(updated)).body.duplicate).toBe(true)
+      const items = stripe.requests.filter((request) => request.method === "POST" && request.path === "/v1/invoiceitems")
+      expect(items.at(-1)).toMatchObject({
+        idempotencyKey: `core-overage-${before.body.id}-${Date.parse(before.body.currentPeriodStart) / 1000}-resource_hours`,
+        body: { amount: "20", invoice: renewal.invoice.id, metadata: { meter: "resource_hours", quantity: "10" } }
+      })
+      expect(items).toHaveLength(2)
+      // The billing cycle later: the period was billed already.
+      await h.run(Effect.flatMap(BillingCycle, (cycle) => cycle.runDue()))
+      expect(stripe.requests.filter((request) => request.method === "POST" && request.path === "/v1/invoiceitems")).toHaveLength(2)
+      usageByPlatform.delete("plt_b")
+      const finalized = stripe.finalize(renewal.invoice.id)
+      expect(finalized).toMatchObject({ status: "paid", total: 9_920 })
+      expect((await send("invoice.finalized", finalized)).status).toBe(200)
+      expect((await send("invoice.paid", finalized)).status).toBe(200)
+      const [newest] = await invoices()
+      expect(newest).toMatchObject({
+        status: "paid",
+        totalMinor: 9_920,
+        amountPaidMinor: 9_920,
+        lines: [
+          expect.objectContaining({ kind: "base", amountMinor: 9_900 }),
+          { kind: "overage", description: "10 resource-hours over the Growth allowance", meter: "resource_hours", quantity: 10, unitAmountMinor: 2, amountMinor: 20 }
+        ]
+      })
+      expect(await invoices()).toHaveLength(listed.length + 1)
+    })
   })
 }
