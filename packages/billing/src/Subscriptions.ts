@@ -55,6 +55,7 @@ const cancelled = (row: SubscriptionRow, to: string) =>
  * the registry platform's tier. Statuses `trialing`, `active`, `past_due`, `cancelled` (decision 0431).
  */
 export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billing/Subscriptions", {
+  dependencies: [ProrationQuotes.Default],
   effect: Effect.gen(function*() {
     const repo = yield* SubscriptionsRepo
     const sql = yield* SqlClient.SqlClient

@@ -142,7 +142,7 @@ export class StripeStandIn {
     const invoice = this.invoiceOf(customer, subscription, "subscription_cycle", [
       this.line({ amount, description: "1 × plan (at the renewal)", subscription, item: null, proration: false, start: at, end: at + MONTH })
     ])
-    const stored = { ...invoice, status, amount_paid: status === "paid" ? invoice.amount_due : 0, attempted: true, status_transitions: { finalized_at: at, paid_at: status === "paid" ? at : null } }
+    const stored: Json = { ...invoice, status, amount_paid: status === "paid" ? invoice.amount_due : 0, attempted: true, status_transitions: { finalized_at: at, paid_at: status === "paid" ? at : null } }
     this.invoices.set(stored.id, stored)
     return stored
   }
@@ -221,7 +221,7 @@ export class StripeStandIn {
     const declined = invoice.amount_due > 0 && (paymentMethod === null || this.paymentMethod(paymentMethod)._card.decline !== undefined)
     if (declined && errorIfIncomplete) this.decline(paymentMethod!)
     const paid = !declined
-    const kept = {
+    const kept: Json = {
       ...invoice,
       status: paid ? "paid" : "open",
       attempted: invoice.amount_due > 0,
@@ -271,7 +271,7 @@ export class StripeStandIn {
    */
   renew(subscriptionId: string, options: { readonly draft?: boolean } = {}): { readonly subscription: Json; readonly invoice: Json } {
     const current = this.subscription(subscriptionId)
-    const items = (current.items.data as Array<Json>).map((item) => ({ ...item, current_period_start: item.current_period_end, current_period_end: item.current_period_end + MONTH }))
+    const items = (current.items.data as Array<Json>).map((item): Json => ({ ...item, current_period_start: item.current_period_end, current_period_end: item.current_period_end + MONTH }))
     const lines = [
       ...items.map((item) =>
         this.line({ amount: this.priceAmount(item.price.id) * item.quantity, description: `${item.quantity} × ${item.price.id}`, subscription: subscriptionId, item: item.id, proration: false, start: item.current_period_start, end: item.current_period_end, price: item.price.id, quantity: item.quantity })

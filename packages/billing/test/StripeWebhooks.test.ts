@@ -2,8 +2,7 @@ import { type HttpHarness, makeHttpHarness, TestDatabase } from "@core/kernel/te
 import { SqlClient } from "@effect/sql"
 import { Effect, type Layer, Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { BillingCycle, BillingPlatforms, BillingRouter, PaymentProviderStripe, SubscriptionsRepo } from "../src/index.js"
-import { ProviderOverage } from "../src/ProviderOverage.js"
+import { BillingCycle, BillingPlatforms, BillingRouter, PaymentProviderStripe, ProviderOverage, SubscriptionsRepo } from "../src/index.js"
 import { StripeStandIn } from "./StripeStandIn.js"
 import { billingLayer, usageByPlatform, WEBHOOK_SECRET } from "./Support.js"
 
