@@ -174,7 +174,7 @@ export class PaymentProvider extends Context.Tag("@core/billing/PaymentProvider"
     readonly priceId?: string | undefined
     readonly quantity?: number | undefined
     readonly paymentMethodId?: string | undefined
-    /** `none`: the new price from the next period, billing charges the change itself. @default "create_prorations" */
+    /** `none`: the new price from the next period, nothing prorated. A platform's change of tier uses `changePrice` (decision 0449). @default "create_prorations" */
     readonly proration?: "none" | "create_prorations" | undefined
   }) => Effect.Effect<Option.Option<ProviderSubscription>>
   readonly cancelSubscription: (id: string, atPeriodEnd: boolean) => Effect.Effect<Option.Option<ProviderSubscription>>
