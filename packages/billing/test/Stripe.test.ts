@@ -180,6 +180,24 @@ for (const driver of TestDatabase.drivers) {
       // The preview's quote was used once: it is gone.
       expect(await sql("SELECT count(*)::int AS n FROM billing.proration_quotes")).toEqual([{ n: 0 }])
 
+      // Back down without a preview: prorated at now; Stripe's negative invoice is a credit on the customer's balance there.
+      const balance = stripe.customers.get(customerId)!.balance
+      const down = await json(await h.fetch("/api/billing/subscription/change-tier", { method: "POST", ...own, json: { tier: "starter" } }))
+      expect(down.status).toBe(200)
+      const update = seen("POST", `/v1/subscriptions/${kept!.id}`).at(-1)!
+      expect(update.body).toMatchObject({ items: [{ id: item.id, price: "price_1StarterMonthly" }], proration_behavior: "always_invoice" })
+      const downAt = Number(update.body.proration_date)
+      expect(downAt).toBeGreaterThanOrEqual(at + 1)
+      const back = prorate({ oldAmount: 9_900, newAmount: 3_100, periodStart: item.current_period_start, periodEnd: item.current_period_end, at: downAt })
+      expect(down.body.amountMinor).toBe(back.credit + back.charge)
+      expect(down.body.amountMinor).toBeLessThan(0)
+      expect(down.body.invoice).toMatchObject({ status: "paid", totalMinor: back.credit + back.charge, amountDueMinor: 0, amountPaidMinor: 0 })
+      expect(stripe.customers.get(customerId)!.balance).toBe(balance + back.credit + back.charge)
+      expect(stripe.paymentIntents.size).toBe(intents)
+      expect((await subscriptionOf("plt_b", "usr_b_owner")).tier).toBe("starter")
+      const upAgain = await json(await h.fetch("/api/billing/subscription/change-tier", { method: "POST", ...own, json: { tier: "growth" } }))
+      expect(upAgain.status).toBe(200)
+
       const cancelled = await json(await h.fetch("/api/billing/subscription/cancel", { method: "POST", ...own }))
       expect(cancelled.body).toMatchObject({ tier: "growth", cancelAtPeriodEnd: true })
       expect(stripe.subscriptions.get(kept!.id)).toMatchObject({ cancel_at_period_end: true })

@@ -142,12 +142,12 @@ for (const driver of TestDatabase.drivers) {
       expect(upgraded.status).toBe(200)
       const subscriptionId = upgraded.body.subscription.id as string
       const kept = [...stripe.subscriptions.values()].find((sub) => sub.metadata.subscriptionId === subscriptionId)!
-      const first = stripe.invoices.get(kept.latest_invoice)!
+      const firstInvoice = stripe.invoices.get(kept.latest_invoice)!
       const invoicesOf = async () => (await json(await h.fetch("/api/billing/invoices?platformId=plt_b", own))).body.data
       expect(await invoicesOf()).toEqual([upgraded.body.invoice])
 
       // The first invoice's `invoice.paid`, twice: the same row, unchanged.
-      const paid = stripe.event("invoice.paid", first, WEBHOOK_SECRET)
+      const paid = stripe.event("invoice.paid", firstInvoice, WEBHOOK_SECRET)
       expect((await deliver(paid)).body).toEqual({ received: true, id: paid.id, type: "invoice.paid", duplicate: false })
       expect(await invoicesOf()).toEqual([upgraded.body.invoice])
       expect((await deliver(paid)).body.duplicate).toBe(true)
@@ -190,8 +190,17 @@ for (const driver of TestDatabase.drivers) {
       const renewedPaid = stripe.event("invoice.paid", renewal.invoice, WEBHOOK_SECRET)
       // An older `invoice.payment_failed` of the same invoice (its payload still open) arrives after `invoice.paid`.
       const staleFailure = stripe.event("invoice.payment_failed", { ...renewal.invoice, status: "open", amount_paid: 0 }, WEBHOOK_SECRET)
-      for (const delivery of [renewedPaid, updated, staleFailure, updated, renewedPaid]) expect((await deliver(delivery)).status).toBe(200)
+      const first = [renewedPaid, updated, staleFailure].map((delivery) => delivery.id)
+      const acks = []
+      for (const delivery of [renewedPaid, updated, staleFailure]) acks.push(await deliver(delivery))
+      expect(acks.map((ack) => [ack.status, ack.body.id, ack.body.duplicate])).toEqual(first.map((id) => [200, id, false]))
       const after = await json(await h.fetch("/api/billing/subscription?platformId=plt_b", own))
+      const mirrored = await invoicesOf()
+      // Duplicates, and the upgrade-time payload of the subscription (a new event, stale content): nothing changes.
+      for (const delivery of [updated, renewedPaid]) expect((await deliver(delivery)).body.duplicate).toBe(true)
+      expect((await send("customer.subscription.updated", kept)).body.duplicate).toBe(false)
+      expect(await json(await h.fetch("/api/billing/subscription?platformId=plt_b", own))).toEqual(after)
+      expect(await invoicesOf()).toEqual(mirrored)
       expect(after.body).toMatchObject({
         tier: "growth",
         status: "active",
