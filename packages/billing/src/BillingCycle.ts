@@ -6,6 +6,7 @@ import { periodLines } from "./InvoiceLines.js"
 import { Plans } from "./Plans.js"
 import { BillingPlatforms } from "./ports/BillingPlatforms.js"
 import { PaymentProvider } from "./ports/PaymentProvider.js"
+import { ProviderOverage } from "./ProviderOverage.js"
 import { UsageTotals } from "./ports/UsageTotals.js"
 import { Subscriptions } from "./Subscriptions.js"
 import { type SubscriptionRow, SubscriptionsRepo } from "./SubscriptionsRepo.js"
@@ -29,6 +30,7 @@ export class BillingCycle extends Effect.Service<BillingCycle>()("@core/billing/
     const usage = yield* UsageTotals
     const plans = yield* Plans
     const platforms = yield* BillingPlatforms
+    const overage = yield* ProviderOverage
     const graceDays = yield* Config.integer("BILLING_PAST_DUE_GRACE_DAYS").pipe(
       Config.validate({ message: "must be a whole number of days of at least 0", validation: (n) => n >= 0 }),
       Config.withDefault(Duration.toDays(GRACE_DEFAULT))
@@ -54,8 +56,10 @@ export class BillingCycle extends Effect.Service<BillingCycle>()("@core/billing/
           return yield* subscriptions.save({ ...row, status: "cancelled", cancelledAt: at, cancelAtPeriodEnd: false }, row)
         }
         const trialing = row.status === "trialing"
-        // A subscription kept at Stripe is renewed and invoiced there (decision 0448); its webhooks set its state.
+        // A subscription kept at Stripe is renewed and invoiced there (decision 0448); its webhooks set
+        // its state. Its metered overage goes to Stripe's renewal invoice as invoice items (decision 0449).
         const chargedByProvider = (row.providerSubscriptionId ?? null) !== null
+        if (chargedByProvider) yield* overage.bill(row, row.currentPeriodStart, row.currentPeriodEnd)
         if (!chargedByProvider && !(yield* invoices.forPeriod(row.id, row.currentPeriodStart))) {
           const customer = yield* provider.getCustomer(row.customerId)
           const balance = Option.isSome(customer) ? customer.value.balanceMinor : 0

@@ -5,12 +5,13 @@ import { Invoices } from "./Invoices.js"
 import { Operator } from "./Operator.js"
 import { OperatorLog } from "./OperatorLog.js"
 import { Payments } from "./Payments.js"
+import { ProviderOverage } from "./ProviderOverage.js"
 import { Subscriptions } from "./Subscriptions.js"
 import { SubscriptionsRepo } from "./SubscriptionsRepo.js"
 import { Upgrade } from "./Upgrade.js"
 import { Webhooks } from "./Webhooks.js"
 
-const records = Layer.mergeAll(SubscriptionsRepo.Default, Invoices.Default, OperatorLog.Default)
+const records = Layer.mergeAll(SubscriptionsRepo.Default, Invoices.Default, OperatorLog.Default, ProviderOverage.Default)
 const subscriptions = Subscriptions.Default.pipe(Layer.provideMerge(records))
 const cycle = BillingCycle.Default.pipe(Layer.provideMerge(subscriptions))
 const payments = Payments.Default.pipe(Layer.provideMerge(cycle))

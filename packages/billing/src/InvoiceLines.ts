@@ -1,4 +1,5 @@
 import { allowanceOf, METERS, type Meter, type Plan } from "./Plans.js"
+import type { ProviderInvoice } from "./ports/PaymentProvider.js"
 
 /** One line of an invoice, in integer minor units. */
 export interface Line {
@@ -101,5 +102,34 @@ export const prorationLines = (input: {
   if (remaining > 0) {
     lines.push({ kind: "proration", description: `Remaining time on ${input.to.name} (${left} of ${total} days)`, meter: null, quantity: 1, unitAmountMinor: remaining, amountMinor: remaining })
   }
+  return lines
+}
+
+/** A line whose amount is `quantity × unitAmountMinor` when the quantity divides it, else one unit of the amount. */
+const unitLine = (kind: Line["kind"], description: string, meter: Meter | null, quantity: number, amountMinor: number): Line => {
+  const units = Number.isInteger(quantity) && quantity > 0 && amountMinor % quantity === 0 ? quantity : 1
+  return { kind, description, meter, quantity: units, unitAmountMinor: amountMinor / units, amountMinor }
+}
+
+/**
+ * The lines of a Stripe invoice as billing's (decision 0449): a proration line is `proration`, an
+ * invoice item billing sent for a meter's overage (`metadata.meter`) is `overage`, a subscription's
+ * price is `base` (an item added at Stripe: `base`, or `credit` when negative); what Stripe took off
+ * the total (discounts) or added (taxes) is one more line, and the customer credit Stripe applied
+ * is a `credit` line — so the total, the sum of the lines, is what was due, as on billing's own.
+ */
+export const mirroredLines = (invoice: ProviderInvoice): ReadonlyArray<Line> => {
+  const lines: Array<Line> = invoice.lines.map((line) => {
+    const meter = METERS.find((name) => name === line.metadata.meter) ?? null
+    const description = line.description.slice(0, 500) || "Stripe invoice line"
+    if (line.proration) return unitLine("proration", description, null, 1, line.amountMinor)
+    if (meter !== null) return unitLine("overage", description, meter, Number(line.metadata.quantity ?? 1), line.amountMinor)
+    if (line.source === "invoice_item" && line.amountMinor < 0) return unitLine("credit", description, null, 1, line.amountMinor)
+    return unitLine("base", description, null, line.quantity, line.amountMinor)
+  })
+  const difference = invoice.totalMinor - totalOf(lines)
+  if (difference !== 0) lines.push(unitLine(difference < 0 ? "credit" : "base", difference < 0 ? "Discounts at Stripe" : "Taxes at Stripe", null, 1, difference))
+  const applied = invoice.totalMinor > 0 && invoice.startingBalanceMinor < 0 ? Math.min(invoice.totalMinor, -invoice.startingBalanceMinor) : 0
+  if (applied > 0) lines.push({ kind: "credit", description: "Credit applied from the balance", meter: null, quantity: 1, unitAmountMinor: -applied, amountMinor: -applied })
   return lines
 }

@@ -4,7 +4,8 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { z } from "zod"
 import { billingId } from "./internal/ids.js"
-import { totalOf } from "./InvoiceLines.js"
+import { mirroredLines, totalOf } from "./InvoiceLines.js"
+import type { ProviderInvoice } from "./ports/PaymentProvider.js"
 
 /** A new invoice: its lines make its total (decision 0435). */
 export interface NewInvoice {
@@ -20,6 +21,20 @@ export interface NewInvoice {
   readonly periodEnd: Date
   readonly lines: ReadonlyArray<Billing.InvoiceLine>
 }
+
+/** Billing's kind of a Stripe invoice, by its `billing_reason`. */
+const kindOfReason = (reason: string | null): NewInvoice["kind"] =>
+  reason === "subscription_create" ? "upgrade" : reason === "subscription_cycle" ? "period" : reason === "subscription_update" ? "proration" : "manual"
+
+const DESCRIPTIONS: Readonly<Record<NewInvoice["kind"], string>> = {
+  upgrade: "First invoice of the subscription at Stripe",
+  period: "Renewal at Stripe",
+  proration: "Change of tier at Stripe",
+  manual: "Invoice at Stripe"
+}
+
+/** Stripe's statuses in the order an invoice moves through them: a stale re-read never moves one back. */
+const rankOf = (column: string) => `CASE ${column} WHEN 'draft' THEN 0 WHEN 'open' THEN 1 WHEN 'uncollectible' THEN 2 ELSE 3 END`
 
 const toLine = (row: any): Billing.InvoiceLine => ({
   kind: row.kind,
@@ -80,6 +95,11 @@ export class Invoices extends Effect.Service<Invoices>()("@core/billing/Invoices
       Effect.flatMap(sql`SELECT * FROM billing.invoices WHERE id = ${id}`, (rows) =>
         rows.length === 0 ? Effect.succeed(Option.none<Billing.InvoiceRecord>()) : Effect.map(withLines(rows), (all) => Option.some(all[0]))).pipe(Effect.orDie)
 
+    const insertLines = (id: string, lines: ReadonlyArray<Billing.InvoiceLine>) =>
+      Effect.forEach(lines, (line, position) =>
+        sql`INSERT INTO billing.invoice_lines (invoice_id, position, kind, description, meter, quantity, unit_amount_minor, amount_minor)
+          VALUES (${id}, ${position}, ${line.kind}, ${line.description.slice(0, 500)}, ${line.meter}, ${line.quantity}, ${line.unitAmountMinor}, ${line.amountMinor})`, { discard: true })
+
     /** Make and finalize an invoice: `paid` at once when nothing is due, else `open`. */
     const create = (input: NewInvoice) =>
       Effect.gen(function*() {
@@ -92,12 +112,46 @@ export class Invoices extends Effect.Service<Invoices>()("@core/billing/Invoices
             period_start, period_end, subtotal_minor, total_minor, amount_due_minor, amount_paid_minor, created_at, finalized_at, paid_at)
           VALUES (${id}, ${input.platformId}, ${input.customerId}, ${input.subscriptionId}, ${input.kind}, ${due === 0 ? "paid" : "open"}, ${input.currency},
             ${input.description}, ${input.periodStart}, ${input.periodEnd}, ${subtotal}, ${total}, ${due}, 0, ${at}, ${at}, ${due === 0 ? at : null})`
-        let position = 0
-        for (const line of input.lines) {
-          yield* sql`INSERT INTO billing.invoice_lines (invoice_id, position, kind, description, meter, quantity, unit_amount_minor, amount_minor)
-            VALUES (${id}, ${position++}, ${line.kind}, ${line.description.slice(0, 500)}, ${line.meter}, ${line.quantity}, ${line.unitAmountMinor}, ${line.amountMinor})`
-        }
+        yield* insertLines(id, input.lines)
         return Option.getOrThrow(yield* get(id))
+      }).pipe(Effect.orDie)
+
+    /**
+     * Mirror a Stripe invoice (decision 0449): one row per Stripe invoice, inserted the first time
+     * and then given Stripe's status, amounts and lines; a re-read older than what is kept (a
+     * status earlier in draft → open → uncollectible → paid/void) changes nothing, so deliveries
+     * twice or out of order end in Stripe's state. A draft is not mirrored (it is not final).
+     */
+    const mirror = (invoice: ProviderInvoice, owner: { readonly platformId: string; readonly subscriptionId: string; readonly description?: string | undefined }) =>
+      Effect.gen(function*() {
+        if (invoice.status === "draft") return Option.none<Billing.InvoiceRecord>()
+        const lines = mirroredLines(invoice)
+        const kind = kindOfReason(invoice.billingReason)
+        const total = totalOf(lines)
+        const subtotal = totalOf(lines.filter((line) => line.kind !== "credit"))
+        const starts = invoice.lines.map((line) => line.periodStart.getTime())
+        const ends = invoice.lines.map((line) => line.periodEnd.getTime())
+        const periodStart = starts.length === 0 ? invoice.periodStart : new Date(Math.min(...starts))
+        const periodEnd = ends.length === 0 ? invoice.periodEnd : new Date(Math.max(...ends))
+        const id = yield* billingId("in")
+        const written = yield* sql`INSERT INTO billing.invoices (id, platform_id, customer_id, subscription_id, kind, status, currency, description,
+            period_start, period_end, subtotal_minor, total_minor, amount_due_minor, amount_paid_minor, created_at, finalized_at, paid_at, provider_invoice_id)
+          VALUES (${id}, ${owner.platformId}, ${invoice.customerId}, ${owner.subscriptionId}, ${kind}, ${invoice.status}, ${invoice.currency},
+            ${owner.description ?? DESCRIPTIONS[kind]}, ${periodStart}, ${periodEnd}, ${subtotal}, ${total}, ${invoice.amountDueMinor},
+            ${invoice.amountPaidMinor}, ${invoice.createdAt}, ${invoice.finalizedAt ?? invoice.createdAt}, ${invoice.paidAt}, ${invoice.id})
+          ON CONFLICT (provider_invoice_id) WHERE provider_invoice_id IS NOT NULL DO UPDATE SET
+            status = EXCLUDED.status, subtotal_minor = EXCLUDED.subtotal_minor, total_minor = EXCLUDED.total_minor,
+            amount_due_minor = EXCLUDED.amount_due_minor, amount_paid_minor = EXCLUDED.amount_paid_minor,
+            finalized_at = COALESCE(billing.invoices.finalized_at, EXCLUDED.finalized_at), paid_at = COALESCE(billing.invoices.paid_at, EXCLUDED.paid_at)
+          WHERE ${sql.literal(rankOf("EXCLUDED.status"))} >= ${sql.literal(rankOf("billing.invoices.status"))}
+          RETURNING id`
+        const kept = written[0]?.id as string | undefined
+        if (kept !== undefined) {
+          yield* sql`DELETE FROM billing.invoice_lines WHERE invoice_id = ${kept}`
+          yield* insertLines(kept, lines)
+          return yield* get(kept)
+        }
+        return yield* Effect.map(sql`SELECT id FROM billing.invoices WHERE provider_invoice_id = ${invoice.id}`, (rows) => rows[0]?.id as string).pipe(Effect.flatMap(get))
       }).pipe(Effect.orDie)
 
     /** Record an open invoice's payment: `paid`, the amount due paid. Nothing else of it changes. */
@@ -123,18 +177,18 @@ export class Invoices extends Effect.Service<Invoices>()("@core/billing/Invoices
         return { data: yield* withLines(page.data).pipe(Effect.orDie), hasMore: page.hasMore, nextCursor: page.nextCursor }
       })
 
-    /** Open invoices of a subscription, oldest first (what paying settles). */
+    /** Billing's own open invoices of a subscription, oldest first (what paying settles; Stripe collects its own). */
     const open = (subscriptionId: string) =>
-      Effect.flatMap(sql`SELECT * FROM billing.invoices WHERE subscription_id = ${subscriptionId} AND status = 'open' ORDER BY created_at, id`, withLines).pipe(
+      Effect.flatMap(sql`SELECT * FROM billing.invoices WHERE subscription_id = ${subscriptionId} AND status = 'open' AND provider_invoice_id IS NULL ORDER BY created_at, id`, withLines).pipe(
         Effect.orDie
       )
 
     /** Whether a period-end invoice exists already. */
     const forPeriod = (subscriptionId: string, periodStart: Date) =>
-      Effect.map(sql`SELECT id FROM billing.invoices WHERE subscription_id = ${subscriptionId} AND period_start = ${periodStart} AND kind = 'period'`, (rows) => rows.length > 0).pipe(
+      Effect.map(sql`SELECT id FROM billing.invoices WHERE subscription_id = ${subscriptionId} AND period_start = ${periodStart} AND kind = 'period' AND provider_invoice_id IS NULL`, (rows) => rows.length > 0).pipe(
         Effect.orDie
       )
 
-    return { get, create, markPaid, list, open, forPeriod }
+    return { get, create, mirror, markPaid, list, open, forPeriod }
   })
 }) {}

@@ -90,7 +90,13 @@ export class Upgrade extends Effect.Service<Upgrade>()("@core/billing/Upgrade", 
         yield* provider.setDefaultPaymentMethod(row.customerId, method.id)
         const at = kept === null ? yield* now : kept.currentPeriodStart
         const periodEnd = kept === null ? addMonth(at) : kept.currentPeriodEnd
-        const invoice = yield* invoices.create({
+        // With Stripe the upgrade's invoice is Stripe's first invoice, mirrored: its amount and lines
+        // (decision 0449); the webhooks of that invoice later update the same row.
+        const first = kept === null || (kept.latestInvoiceId ?? null) === null ? Option.none() : yield* provider.getInvoice(kept.latestInvoiceId!)
+        const mirrored = Option.isSome(first)
+          ? yield* invoices.mirror(first.value, { platformId: platform.id, subscriptionId: row.id, description: `Upgrade to ${plan.name}` })
+          : Option.none()
+        const invoice = Option.isSome(mirrored) ? mirrored.value : yield* invoices.create({
           platformId: platform.id,
           customerId: row.customerId,
           subscriptionId: row.id,
@@ -101,7 +107,7 @@ export class Upgrade extends Effect.Service<Upgrade>()("@core/billing/Upgrade", 
           periodEnd,
           lines: [{ kind: "base", description: `${plan.name} plan`, meter: null, quantity: 1, unitAmountMinor: plan.priceMinor, amountMinor: plan.priceMinor }]
         })
-        const paid = invoice.status === "paid" ? invoice : yield* invoices.markPaid(invoice.id)
+        const paid = invoice.status !== "open" || Option.isSome(mirrored) ? invoice : yield* invoices.markPaid(invoice.id)
         const saved = yield* subscriptions.save({
           ...row,
           planId: plan.id,

@@ -6,6 +6,8 @@ import { BillingConfig } from "./Config.js"
 import { planOfStripePrice } from "./internal/stripePrices.js"
 import { BillingPlatforms } from "./ports/BillingPlatforms.js"
 import { PaymentProvider, type ProviderSubscription } from "./ports/PaymentProvider.js"
+import { Invoices } from "./Invoices.js"
+import { ProviderOverage } from "./ProviderOverage.js"
 import { Subscriptions } from "./Subscriptions.js"
 import { type SubscriptionRow, SubscriptionsRepo } from "./SubscriptionsRepo.js"
 
@@ -73,6 +75,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("@core/billing/Webhooks
     const repo = yield* SubscriptionsRepo
     const subscriptions = yield* Subscriptions
     const platforms = yield* BillingPlatforms
+    const invoices = yield* Invoices
+    const overage = yield* ProviderOverage
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
     /** Billing's subscription of a provider customer, locked for the change; `None`: not one of ours. */
@@ -121,6 +125,11 @@ export class Webhooks extends Effect.Service<Webhooks>()("@core/billing/Webhooks
         // `free` ended it): its late events change nothing (decision 0448).
         if (current.metadata.subscriptionId === row.id && current.id !== ours) return false
         const at = yield* now
+        // Stripe renewed the subscription before the billing cycle saw its period end: the ended
+        // period's overage goes to the renewal now (decision 0449; once per period either way).
+        if (current.id === ours && current.currentPeriodStart.getTime() > row.currentPeriodStart.getTime()) {
+          yield* overage.bill(row, row.currentPeriodStart, current.currentPeriodStart)
+        }
         const plan = Option.getOrElse(planOfStripePrice(config, current.priceId), () => row.planId)
         return yield* write({
           ...row,
@@ -138,15 +147,19 @@ export class Webhooks extends Effect.Service<Webhooks>()("@core/billing/Webhooks
       })
 
     /**
-     * An invoice event: whatever the event says, the customer is past due exactly while Stripe holds
-     * an open invoice whose payment was attempted and failed; since the earliest of them.
+     * An invoice event: the invoice, re-read, is mirrored into billing's invoices; and whatever the
+     * event says, the customer is past due exactly while Stripe holds an open invoice whose payment
+     * was attempted and failed; since the earliest of them.
      */
     const applyInvoice = (invoiceId: string) =>
       Effect.gen(function*() {
         const invoice = yield* provider.getInvoice(invoiceId)
         if (Option.isNone(invoice)) return false
         const locked = yield* rowOf(invoice.value.customerId)
-        if (Option.isNone(locked) || locked.value.status === "cancelled") return false
+        if (Option.isNone(locked)) return false
+        // The platform's invoice list mirrors Stripe's invoices, one row each (decision 0449).
+        yield* invoices.mirror(invoice.value, { platformId: locked.value.platformId, subscriptionId: locked.value.id })
+        if (locked.value.status === "cancelled") return false
         const row = locked.value
         const unpaid = yield* provider.unpaidInvoices(row.customerId)
         if (unpaid.length > 0) {

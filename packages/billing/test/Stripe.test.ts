@@ -1,8 +1,9 @@
 import { type HttpHarness, makeHttpHarness, TestDatabase } from "@core/kernel/testing"
+import { SqlClient } from "@effect/sql"
 import { Effect, type Layer, Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BillingPlatforms, BillingRouter, PaymentProviderStripe } from "../src/index.js"
-import { StripeStandIn } from "./StripeStandIn.js"
+import { prorate, StripeStandIn } from "./StripeStandIn.js"
 import { billingLayer } from "./Support.js"
 
 type Layered = Layer.Layer.Success<ReturnType<typeof billingLayer>>
@@ -17,11 +18,14 @@ for (const driver of TestDatabase.drivers) {
       return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
     }
     const seen = (method: string, path: string) => stripe.requests.filter((request) => request.method === method && request.path === path)
+    const sql = (text: string) => h.run(Effect.flatMap(SqlClient.SqlClient, (client) => client.unsafe(text))) as Promise<Array<any>>
     const subscriptionOf = async (platformId: string, token = "usr_owner") =>
       (await h.fetch(`/api/billing/subscription?platformId=${platformId}`, { token })).json()
 
     beforeAll(async () => {
       stripe = await new StripeStandIn("sk_test_standin_key").start()
+      // Stripe's price, not billing's plan table (2,900): the mirrored invoices must carry Stripe's amounts.
+      stripe.prices.set("price_1StarterMonthly", 3_100)
       h = await makeHttpHarness(
         BillingRouter,
         billingLayer(driver, {
@@ -89,7 +93,22 @@ for (const driver of TestDatabase.drivers) {
       const kept = [...stripe.subscriptions.values()].filter((subscription) => subscription.customer === customerId)
       expect(kept).toHaveLength(1)
       const method = kept[0]!.default_payment_method as string
-      expect(kept[0]).toMatchObject({ status: "active", metadata: { platformId: "plt_b" }, items: { data: [expect.objectContaining({ price: { id: "price_1StarterMonthly", object: "price" } })] } })
+      expect(kept[0]).toMatchObject({ status: "active", metadata: { platformId: "plt_b" }, items: { data: [expect.objectContaining({ price: expect.objectContaining({ id: "price_1StarterMonthly" }) })] } })
+      // The upgrade's invoice is Stripe's first invoice, mirrored: Stripe's amount and line, keyed by its id (decision 0449).
+      const first = stripe.invoices.get(kept[0]!.latest_invoice)!
+      expect(first).toMatchObject({ billing_reason: "subscription_create", status: "paid", total: 3_100, amount_paid: 3_100 })
+      expect(paid.body.invoice).toMatchObject({
+        platformId: "plt_b",
+        subscriptionId: paid.body.subscription.id,
+        status: "paid",
+        description: "Upgrade to Starter",
+        subtotalMinor: 3_100,
+        totalMinor: 3_100,
+        amountDueMinor: 3_100,
+        amountPaidMinor: 3_100,
+        lines: [{ kind: "base", description: "1 × price_1StarterMonthly", meter: null, quantity: 1, unitAmountMinor: 3_100, amountMinor: 3_100 }]
+      })
+      expect(await sql(`SELECT provider_invoice_id, kind FROM billing.invoices WHERE id = '${paid.body.invoice.id}'`)).toEqual([{ provider_invoice_id: first.id, kind: "upgrade" }])
       expect(seen("POST", "/v1/subscriptions").at(-1)).toMatchObject({ body: { payment_behavior: "error_if_incomplete" }, idempotencyKey: "core-upgrade-plt_b-7d0b3c1e-5a4f-4c1b-9a55-000000000003" })
       expect(stripe.customers.get(customerId)).toMatchObject({ email: "pay@b.example", invoice_settings: { default_payment_method: method } })
       const methods = await json(await h.fetch("/api/billing/payment-methods", { token: "usr_b_owner" }))
@@ -104,12 +123,80 @@ for (const driver of TestDatabase.drivers) {
       const own = { token: "usr_b_owner" }
       const { customerId } = await subscriptionOf("plt_b", "usr_b_owner")
       const [kept] = [...stripe.subscriptions.values()].filter((subscription) => subscription.customer === customerId)
+      const item = kept!.items.data[0]
+      const intents = stripe.paymentIntents.size
+      // The preview is Stripe's invoice preview at a proration date of now (decision 0449) ...
       const preview = await json(await h.fetch("/api/billing/subscription/proration-preview?tier=growth", own))
+      expect(preview.status).toBe(200)
+      const at = Date.parse(preview.body.prorationDate) / 1000
+      expect(Number.isInteger(at)).toBe(true)
+      expect(seen("POST", "/v1/invoices/create_preview").at(-1)?.body).toEqual({
+        subscription: kept!.id,
+        subscription_details: { items: [{ id: item.id, price: "price_growth" }], proration_date: String(at), proration_behavior: "always_invoice" }
+      })
+      const { charge, credit } = prorate({ oldAmount: 3_100, newAmount: 9_900, periodStart: item.current_period_start, periodEnd: item.current_period_end, at })
+      const day = new Date(at * 1000).toISOString().slice(0, 10)
+      expect(preview.body).toEqual({
+        fromTier: "starter",
+        toTier: "growth",
+        currency: "usd",
+        prorationDate: new Date(at * 1000).toISOString(),
+        periodStart: new Date(item.current_period_start * 1000).toISOString(),
+        periodEnd: new Date(item.current_period_end * 1000).toISOString(),
+        lines: [
+          { kind: "proration", description: `Unused time on price_1StarterMonthly after ${day}`, meter: null, quantity: 1, unitAmountMinor: credit, amountMinor: credit },
+          { kind: "proration", description: `Remaining time on price_growth after ${day}`, meter: null, quantity: 1, unitAmountMinor: charge, amountMinor: charge }
+        ],
+        amountMinor: credit + charge
+      })
+      expect(credit).toBeLessThan(0)
+      // ... and the change, a second later, is made at the preview's date: Stripe charges what it showed, to the cent.
+      await new Promise((resolve) => setTimeout(resolve, 1_100))
       const changed = await json(await h.fetch("/api/billing/subscription/change-tier", { method: "POST", ...own, json: { tier: "growth" } }))
       expect(changed.status).toBe(200)
       expect(changed.body.amountMinor).toBe(preview.body.amountMinor)
-      expect(stripe.subscriptions.get(kept!.id)).toMatchObject({ status: "active", items: { data: [expect.objectContaining({ price: { id: "price_growth", object: "price" } })] } })
-      expect(seen("POST", `/v1/subscriptions/${kept!.id}`).at(-1)?.body).toMatchObject({ proration_behavior: "none" })
+      expect(seen("POST", `/v1/subscriptions/${kept!.id}`).at(-1)?.body).toEqual({
+        items: [{ id: item.id, price: "price_growth" }],
+        proration_date: String(at),
+        proration_behavior: "always_invoice",
+        payment_behavior: "error_if_incomplete"
+      })
+      const charged = stripe.invoices.get(stripe.subscriptions.get(kept!.id)!.latest_invoice)!
+      expect(charged).toMatchObject({ billing_reason: "subscription_update", status: "paid", total: credit + charge, amount_paid: credit + charge })
+      // Billing charges nothing itself: no payment intent; the change's invoice mirrors Stripe's.
+      expect(stripe.paymentIntents.size).toBe(intents)
+      expect(changed.body.invoice).toMatchObject({
+        status: "paid",
+        description: "Change from starter to growth",
+        totalMinor: credit + charge,
+        amountPaidMinor: credit + charge,
+        lines: preview.body.lines
+      })
+      expect(changed.body.subscription).toMatchObject({ tier: "growth" })
+      expect(stripe.subscriptions.get(kept!.id)).toMatchObject({ status: "active", items: { data: [expect.objectContaining({ price: expect.objectContaining({ id: "price_growth" }) })] } })
+      const listed = await json(await h.fetch("/api/billing/invoices?platformId=plt_b", own))
+      expect(listed.body.data.map((invoice: { id: string }) => invoice.id)).toEqual([changed.body.invoice.id, expect.any(String)])
+      expect(await sql(`SELECT provider_invoice_id, kind FROM billing.invoices WHERE id = '${changed.body.invoice.id}'`)).toEqual([{ provider_invoice_id: charged.id, kind: "proration" }])
+      // The preview's quote was used once: it is gone.
+      expect(await sql("SELECT count(*)::int AS n FROM billing.proration_quotes")).toEqual([{ n: 0 }])
+
+      // Back down without a preview: prorated at now; Stripe's negative invoice is a credit on the customer's balance there.
+      const balance = stripe.customers.get(customerId)!.balance
+      const down = await json(await h.fetch("/api/billing/subscription/change-tier", { method: "POST", ...own, json: { tier: "starter" } }))
+      expect(down.status).toBe(200)
+      const update = seen("POST", `/v1/subscriptions/${kept!.id}`).at(-1)!
+      expect(update.body).toMatchObject({ items: [{ id: item.id, price: "price_1StarterMonthly" }], proration_behavior: "always_invoice" })
+      const downAt = Number(update.body.proration_date)
+      expect(downAt).toBeGreaterThanOrEqual(at + 1)
+      const back = prorate({ oldAmount: 9_900, newAmount: 3_100, periodStart: item.current_period_start, periodEnd: item.current_period_end, at: downAt })
+      expect(down.body.amountMinor).toBe(back.credit + back.charge)
+      expect(down.body.amountMinor).toBeLessThan(0)
+      expect(down.body.invoice).toMatchObject({ status: "paid", totalMinor: back.credit + back.charge, amountDueMinor: 0, amountPaidMinor: 0 })
+      expect(stripe.customers.get(customerId)!.balance).toBe(balance + back.credit + back.charge)
+      expect(stripe.paymentIntents.size).toBe(intents)
+      expect((await subscriptionOf("plt_b", "usr_b_owner")).tier).toBe("starter")
+      const upAgain = await json(await h.fetch("/api/billing/subscription/change-tier", { method: "POST", ...own, json: { tier: "growth" } }))
+      expect(upAgain.status).toBe(200)
 
       const cancelled = await json(await h.fetch("/api/billing/subscription/cancel", { method: "POST", ...own }))
       expect(cancelled.body).toMatchObject({ tier: "growth", cancelAtPeriodEnd: true })

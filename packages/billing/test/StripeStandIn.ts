@@ -66,6 +66,21 @@ export const parseForm = (text: string): Json => {
 const now = () => Math.floor(Date.now() / 1000)
 const MONTH = 30 * 86_400
 
+/** What the stand-in charges for a price it was not told of: by the plan its id names (`price_1StarterMonthly`: 2,900). */
+const DEFAULT_PRICES: ReadonlyArray<readonly [RegExp, number]> = [[/starter/i, 2_900], [/growth/i, 9_900], [/scale/i, 49_900]]
+
+/**
+ * Stripe's proration of an item's change at `at` (seconds): the unused time of the old amount is
+ * credited and the remaining time of the new one charged, each `round(amount × secondsLeft /
+ * periodSeconds)`. The invoice preview and the update both use it, so they agree by construction,
+ * as Stripe's do for one `proration_date`.
+ */
+export const prorate = (input: { readonly oldAmount: number; readonly newAmount: number; readonly periodStart: number; readonly periodEnd: number; readonly at: number }) => {
+  const total = Math.max(1, input.periodEnd - input.periodStart)
+  const left = Math.min(total, Math.max(0, input.periodEnd - input.at))
+  return { credit: -Math.round((input.oldAmount * left) / total), charge: Math.round((input.newAmount * left) / total) }
+}
+
 export class StripeStandIn {
   readonly customers = new Map<string, Json>()
   readonly paymentMethods = new Map<string, Json & { readonly _card: Card }>()
@@ -73,6 +88,9 @@ export class StripeStandIn {
   readonly invoices = new Map<string, Json>()
   readonly paymentIntents = new Map<string, Json>()
   readonly balanceTransactions = new Map<string, Json>()
+  readonly invoiceItems = new Map<string, Json>()
+  /** Unit amounts of prices (minor units); others by the plan their id names. */
+  readonly prices = new Map<string, number>()
   readonly requests: Array<SeenRequest> = []
   /** Answer the next `count` requests to `path` (prefix) with 429 rate limit errors. */
   readonly rateLimits = new Map<string, number>()
@@ -120,20 +138,176 @@ export class StripeStandIn {
 
   /** A renewal invoice for a subscription, open and attempted (a failed payment) or paid. */
   addInvoice(customer: string, subscription: string | null, status: "open" | "paid", amount = 2900): Json {
-    const invoice = {
-      id: this.id("in"),
-      object: "invoice",
-      customer,
-      status,
-      amount_due: amount,
-      amount_paid: status === "paid" ? amount : 0,
-      attempted: true,
-      created: now(),
+    const at = now()
+    const invoice = this.invoiceOf(customer, subscription, "subscription_cycle", [
+      this.line({ amount, description: "1 × plan (at the renewal)", subscription, item: null, proration: false, start: at, end: at + MONTH })
+    ])
+    const stored: Json = { ...invoice, status, amount_paid: status === "paid" ? invoice.amount_due : 0, attempted: true, status_transitions: { finalized_at: at, paid_at: status === "paid" ? at : null } }
+    this.invoices.set(stored.id, stored)
+    return stored
+  }
+
+  /** The unit amount of a price. */
+  priceAmount(priceId: string): number {
+    return this.prices.get(priceId) ?? DEFAULT_PRICES.find(([pattern]) => pattern.test(priceId))?.[1] ?? 0
+  }
+
+  private price(id: string): Json {
+    return { id, object: "price", unit_amount: this.priceAmount(id), currency: "usd" }
+  }
+
+  /** An invoice line (API 2025-03-31 and later: the origin and the proration flag under `parent`). */
+  private line(input: { amount: number; description: string; subscription: string | null; item: string | null; invoiceItem?: string; proration: boolean; start: number; end: number; metadata?: Json; quantity?: number; price?: string }): Json {
+    const details = { invoice_item: input.invoiceItem ?? null, proration: input.proration, proration_details: { credited_items: null }, subscription: input.subscription }
+    return {
+      id: this.id("il"),
+      object: "line_item",
+      amount: input.amount,
       currency: "usd",
-      parent: subscription === null ? null : { type: "subscription_details", subscription_details: { subscription, metadata: {} } }
+      description: input.description,
+      metadata: input.metadata ?? {},
+      parent: input.item === null
+        ? { type: "invoice_item_details", invoice_item_details: { ...details, invoice_item: input.invoiceItem ?? null }, subscription_item_details: null }
+        : { type: "subscription_item_details", subscription_item_details: { ...details, subscription_item: input.item }, invoice_item_details: null },
+      period: { start: input.start, end: input.end },
+      pricing: input.price === undefined ? null : { type: "price_details", price_details: { price: input.price, product: `prod_${input.price}` }, unit_amount_decimal: String(this.priceAmount(input.price)) },
+      quantity: input.quantity ?? 1
     }
-    this.invoices.set(invoice.id, invoice)
+  }
+
+  /** The lines of the pending invoice items of a subscription (swept into its next invoice). */
+  private pendingLines(subscription: string): Array<Json> {
+    return [...this.invoiceItems.values()].filter((item) => item.invoice === null && item.subscription === subscription).map((item) =>
+      this.line({ amount: item.amount, description: item.description, subscription, item: null, invoiceItem: item.id, proration: item.proration, start: item.period.start, end: item.period.end, metadata: item.metadata })
+    )
+  }
+
+  /** An invoice of `lines` (not stored): the customer's credit balance applied to what is due. */
+  private invoiceOf(customerId: string, subscription: string | null, reason: string, lines: Array<Json>, id = this.id("in")): Json {
+    const customer = this.customer(customerId)
+    const total = lines.reduce((sum, line) => sum + line.amount, 0)
+    const credit = customer.balance < 0 && total > 0 ? Math.min(total, -customer.balance) : 0
+    const at = now()
+    return {
+      id,
+      object: "invoice",
+      customer: customerId,
+      status: "draft",
+      billing_reason: reason,
+      currency: "usd",
+      subtotal: total,
+      total,
+      starting_balance: customer.balance,
+      ending_balance: total < 0 ? customer.balance + total : customer.balance + credit,
+      amount_due: Math.max(0, total - credit),
+      amount_paid: 0,
+      amount_remaining: Math.max(0, total - credit),
+      attempted: false,
+      created: at,
+      period_start: at,
+      period_end: at,
+      status_transitions: { finalized_at: null, paid_at: null },
+      parent: subscription === null ? null : { type: "subscription_details", subscription_details: { subscription, metadata: {} } },
+      lines: { object: "list", url: `/v1/invoices/${id}/lines`, has_more: false, data: lines }
+    }
+  }
+
+  /**
+   * Finalize and collect an invoice on a payment method, and keep it: `paid`, or — declined —
+   * `open` and attempted, unless `errorIfIncomplete` (then a 402 and nothing is kept).
+   */
+  private collect(invoice: Json, paymentMethod: string | null, errorIfIncomplete: boolean): Json {
+    const at = now()
+    const declined = invoice.amount_due > 0 && (paymentMethod === null || this.paymentMethod(paymentMethod)._card.decline !== undefined)
+    if (declined && errorIfIncomplete) this.decline(paymentMethod!)
+    const paid = !declined
+    const kept: Json = {
+      ...invoice,
+      status: paid ? "paid" : "open",
+      attempted: invoice.amount_due > 0,
+      amount_paid: paid ? invoice.amount_due : 0,
+      amount_remaining: paid ? 0 : invoice.amount_due,
+      status_transitions: { finalized_at: at, paid_at: paid ? at : null }
+    }
+    this.customers.set(invoice.customer, { ...this.customer(invoice.customer), balance: invoice.ending_balance })
+    for (const line of invoice.lines.data as Array<Json>) {
+      const item = line.parent?.invoice_item_details?.invoice_item
+      if (item !== undefined && item !== null && this.invoiceItems.has(item)) this.invoiceItems.set(item, { ...this.invoiceItems.get(item), invoice: invoice.id })
+    }
+    this.invoices.set(kept.id, kept)
+    return kept
+  }
+
+  /** The proration lines of moving a subscription's items to new prices at `at` (seconds). */
+  private prorations(subscription: Json, changes: Array<Json>, at: number): Array<Json> {
+    if (subscription.status === "trialing") return []
+    const lines: Array<Json> = []
+    for (const change of changes) {
+      const item = (subscription.items.data as Array<Json>).find((entry) => entry.id === change.id)
+      if (item === undefined || change.price === undefined || change.price === item.price.id) continue
+      if (at < item.current_period_start || at > item.current_period_end) {
+        throw new StripeFailure(400, { type: "invalid_request_error", param: "proration_date", message: "proration_date must be within the subscription's current period." })
+      }
+      const quantity = Number(change.quantity ?? item.quantity)
+      const { charge, credit } = prorate({
+        oldAmount: this.priceAmount(item.price.id) * item.quantity,
+        newAmount: this.priceAmount(change.price) * quantity,
+        periodStart: item.current_period_start,
+        periodEnd: item.current_period_end,
+        at
+      })
+      const after = new Date(at * 1000).toISOString().slice(0, 10)
+      const period = { start: at, end: item.current_period_end }
+      if (credit !== 0) lines.push(this.line({ amount: credit, description: `Unused time on ${item.price.id} after ${after}`, subscription: subscription.id, item: item.id, proration: true, ...period, price: item.price.id, quantity: item.quantity }))
+      if (charge !== 0) lines.push(this.line({ amount: charge, description: `Remaining time on ${change.price} after ${after}`, subscription: subscription.id, item: item.id, proration: true, ...period, price: change.price, quantity }))
+    }
+    return lines
+  }
+
+  /**
+   * What Stripe does at a period's end: the subscription moves to its next period and its renewal
+   * invoice (each item's price for the new period, and the pending invoice items) is charged to the
+   * default payment method — declined: `open`, attempted, and the subscription `past_due`.
+   */
+  renew(subscriptionId: string, options: { readonly draft?: boolean } = {}): { readonly subscription: Json; readonly invoice: Json } {
+    const current = this.subscription(subscriptionId)
+    const items = (current.items.data as Array<Json>).map((item): Json => ({ ...item, current_period_start: item.current_period_end, current_period_end: item.current_period_end + MONTH }))
+    const lines = [
+      ...items.map((item) =>
+        this.line({ amount: this.priceAmount(item.price.id) * item.quantity, description: `${item.quantity} × ${item.price.id}`, subscription: subscriptionId, item: item.id, proration: false, start: item.current_period_start, end: item.current_period_end, price: item.price.id, quantity: item.quantity })
+      ),
+      ...this.pendingLines(subscriptionId)
+    ]
+    const draft = this.invoiceOf(current.customer, subscriptionId, "subscription_cycle", lines)
+    if (options.draft === true) {
+      // Stripe leaves a renewal a draft for about an hour before it finalizes and charges it.
+      this.invoices.set(draft.id, draft)
+      return { subscription: this.setSubscription(subscriptionId, { items: { ...current.items, data: items }, latest_invoice: draft.id }), invoice: draft }
+    }
+    const invoice = this.collect(draft, current.default_payment_method, false)
+    const subscription = this.setSubscription(subscriptionId, {
+      items: { ...current.items, data: items },
+      latest_invoice: invoice.id,
+      status: invoice.status === "paid" ? "active" : "past_due"
+    })
+    return { subscription, invoice }
+  }
+
+  /** What Stripe does an hour after a renewal: the draft (with the items added to it since) finalized and charged. */
+  finalize(invoiceId: string): Json {
+    const draft = this.invoices.get(invoiceId)!
+    const subscriptionId = draft.parent?.subscription_details?.subscription as string
+    const invoice = this.collect(draft, this.subscription(subscriptionId).default_payment_method, false)
+    this.setSubscription(subscriptionId, { status: invoice.status === "paid" ? "active" : "past_due" })
     return invoice
+  }
+
+  /** A card of the customer's that declines every charge (Stripe's `pm_card_chargeDeclined`, attached). */
+  addDecliningCard(customer: string): string {
+    const id = this.id("pm")
+    const card = TEST_PAYMENT_METHODS.pm_card_chargeDeclined!
+    this.paymentMethods.set(id, { id, object: "payment_method", type: "card", customer, card: { brand: card.brand, last4: card.last4, exp_month: 12, exp_year: 2099 }, created: now(), _card: card })
+    return id
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse) {
@@ -329,31 +503,38 @@ export class StripeStandIn {
         if (paymentMethod === null || paymentMethod === undefined) {
           throw new StripeFailure(400, { type: "invalid_request_error", message: "This customer has no attached payment source or default payment method." })
         }
-        if (body.payment_behavior === "error_if_incomplete") this.decline(paymentMethod)
         const start = now()
         const subscriptionId = this.id("sub")
         const items = (body.items as Array<Json>).map((item) => ({
           id: this.id("si"),
           object: "subscription_item",
-          price: { id: item.price, object: "price" },
+          price: this.price(item.price),
           quantity: Number(item.quantity ?? 1),
           current_period_start: start,
           current_period_end: start + MONTH
         }))
+        const lines = [
+          ...items.map((item) =>
+            this.line({ amount: item.price.unit_amount * item.quantity, description: `${item.quantity} × ${item.price.id}`, subscription: subscriptionId, item: item.id, proration: false, start, end: start + MONTH, price: item.price.id, quantity: item.quantity })
+          ),
+          ...this.pendingLines(subscriptionId)
+        ]
+        // The first invoice is charged now; `error_if_incomplete`: a decline is a 402 and nothing is kept.
+        const invoice = this.collect(this.invoiceOf(customer.id, subscriptionId, "subscription_create", lines), paymentMethod, body.payment_behavior === "error_if_incomplete")
         const subscription = {
           id: subscriptionId,
           object: "subscription",
           customer: customer.id,
-          status: "active",
+          status: invoice.status === "paid" ? "active" : "incomplete",
           cancel_at_period_end: false,
           canceled_at: null,
           created: start,
           default_payment_method: paymentMethod,
+          latest_invoice: invoice.id,
           metadata: body.metadata ?? {},
           items: { object: "list", data: items, has_more: false }
         }
         this.subscriptions.set(subscriptionId, subscription)
-        this.addInvoice(customer.id, subscriptionId, "paid")
         return subscription
       }
       case "GET subscriptions/:id":
@@ -367,19 +548,36 @@ export class StripeStandIn {
         if (current.status === "canceled") {
           throw new StripeFailure(400, { type: "invalid_request_error", message: "A canceled subscription can only update its cancellation_details and metadata." })
         }
+        const changes = (body.items as Array<Json> | undefined) ?? []
         const items = body.items === undefined ? current.items : {
           ...current.items,
           data: current.items.data.map((item: Json) => {
-            const change = (body.items as Array<Json>).find((entry) => entry.id === item.id)
+            const change = changes.find((entry) => entry.id === item.id)
             return change === undefined ? item : {
               ...item,
-              ...(change.price === undefined ? {} : { price: { id: change.price, object: "price" } }),
+              ...(change.price === undefined ? {} : { price: this.price(change.price) }),
               ...(change.quantity === undefined ? {} : { quantity: Number(change.quantity) })
             }
           })
         }
+        // Prorations at `proration_date` (default now), with the preview's function: `always_invoice`
+        // invoices and charges them now, `create_prorations` leaves them pending, `none` makes none.
+        const behaviour = body.proration_behavior ?? "create_prorations"
+        const at = body.proration_date === undefined ? now() : Number(body.proration_date)
+        const prorations = behaviour === "none" ? [] : this.prorations(current, changes, at)
+        let latest = current.latest_invoice ?? null
+        if (behaviour === "always_invoice" && prorations.length > 0) {
+          const invoice = this.invoiceOf(current.customer, id!, "subscription_update", [...prorations, ...this.pendingLines(id!)])
+          latest = this.collect(invoice, current.default_payment_method, body.payment_behavior === "error_if_incomplete").id
+        } else if (behaviour === "create_prorations") {
+          for (const line of prorations) {
+            const itemId = this.id("ii")
+            this.invoiceItems.set(itemId, { id: itemId, object: "invoiceitem", customer: current.customer, subscription: id, amount: line.amount, currency: "usd", description: line.description, invoice: null, proration: true, metadata: {}, period: line.period })
+          }
+        }
         return this.setSubscription(id!, {
           items,
+          latest_invoice: latest,
           ...(body.cancel_at_period_end === undefined ? {} : { cancel_at_period_end: body.cancel_at_period_end === "true" }),
           ...(body.default_payment_method === undefined ? {} : { default_payment_method: this.paymentMethod(body.default_payment_method).id })
         })
@@ -393,9 +591,59 @@ export class StripeStandIn {
         if (invoice === undefined) throw missing("invoice", id!)
         return invoice
       }
+      case "GET invoices/:id/lines": {
+        const invoice = this.invoices.get(id!)
+        if (invoice === undefined) throw missing("invoice", id!)
+        return { object: "list", url: `/v1/invoices/${id}/lines`, has_more: false, data: invoice.lines.data }
+      }
       case "GET invoices": {
-        const data = [...this.invoices.values()].filter((invoice) => invoice.customer === body.customer && (body.status === undefined || invoice.status === body.status))
+        const data = [...this.invoices.values()].filter((invoice) =>
+          (body.customer === undefined || invoice.customer === body.customer) &&
+          (body.subscription === undefined || invoice.parent?.subscription_details?.subscription === body.subscription) &&
+          (body.status === undefined || invoice.status === body.status)
+        )
         return { object: "list", url: "/v1/invoices", has_more: false, data }
+      }
+      case "POST invoices/:id": {
+        if (id !== "create_preview") throw new StripeFailure(404, { type: "invalid_request_error", message: `Unrecognized request URL (${method}: ${path}).` })
+        // The invoice a subscription change would make (`always_invoice`: the prorations and the
+        // pending items, now), computed as the update computes it; nothing is kept.
+        const subscription = this.subscription(body.subscription)
+        const details = body.subscription_details ?? {}
+        const at = details.proration_date === undefined ? now() : Number(details.proration_date)
+        const prorations = details.proration_behavior === "none" ? [] : this.prorations(subscription, (details.items as Array<Json> | undefined) ?? [], at)
+        return this.invoiceOf(subscription.customer, subscription.id, "subscription_update", [...prorations, ...this.pendingLines(subscription.id)], `upcoming_in_${randomBytes(8).toString("hex")}`)
+      }
+      case "POST invoiceitems": {
+        const customer = this.customer(body.customer)
+        const amount = Number(body.amount)
+        if (!Number.isInteger(amount)) throw new StripeFailure(400, { type: "invalid_request_error", param: "amount", message: "Invalid integer: amount" })
+        if (body.subscription !== undefined) this.subscription(body.subscription)
+        const itemId = this.id("ii")
+        const start = body.period?.start === undefined ? now() : Number(body.period.start)
+        const item = {
+          id: itemId,
+          object: "invoiceitem",
+          customer: customer.id,
+          subscription: body.subscription ?? null,
+          amount,
+          currency: body.currency,
+          description: body.description ?? null,
+          invoice: null as string | null,
+          proration: false,
+          metadata: body.metadata ?? {},
+          period: { start, end: body.period?.end === undefined ? start : Number(body.period.end) }
+        }
+        if (body.invoice !== undefined) {
+          const draft = this.invoices.get(body.invoice)
+          if (draft === undefined) throw missing("invoice", body.invoice)
+          if (draft.status !== "draft") throw new StripeFailure(400, { type: "invalid_request_error", param: "invoice", message: "You can only add invoice items to draft invoices." })
+          item.invoice = draft.id
+          const lines = [...draft.lines.data, this.line({ amount, description: item.description ?? "", subscription: item.subscription, item: null, invoiceItem: itemId, proration: false, ...item.period, metadata: item.metadata })]
+          this.invoices.set(draft.id, this.invoiceOf(draft.customer, item.subscription, draft.billing_reason, lines, draft.id))
+        }
+        this.invoiceItems.set(itemId, item)
+        return item
       }
       case "POST billing_portal/:id": {
         // `/v1/billing_portal/sessions`

@@ -39,7 +39,8 @@ const toSubscription = (row: any): ProviderSubscription => ({
   currentPeriodStart: Rows.toDate(row.current_period_start),
   currentPeriodEnd: Rows.toDate(row.current_period_end),
   cancelledAt: Rows.toDateOrNull(row.cancelled_at),
-  createdAt: Rows.toDate(row.created_at)
+  createdAt: Rows.toDate(row.created_at),
+  latestInvoiceId: null
 })
 
 const paymentMethodNotFound = (reference: string) => new NotFound({ message: `No such payment method: ${reference.slice(0, 64)}` })
@@ -69,6 +70,24 @@ export const PaymentProviderLocal: Layer.Layer<PaymentProvider, never, SqlClient
       orDie(sql`SELECT * FROM billing.provider_subscriptions WHERE id = ${id}`).pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toSubscription))
       )
+
+    const updateSubscription = (id: string, patch: {
+      readonly priceId?: string | undefined
+      readonly quantity?: number | undefined
+      readonly paymentMethodId?: string | undefined
+    }) =>
+      Effect.gen(function*() {
+        const found = yield* getSubscription(id)
+        if (Option.isNone(found)) return found
+        const current = found.value
+        const rows = yield* orDie(sql`UPDATE billing.provider_subscriptions SET
+            price_id = ${patch.priceId ?? current.priceId},
+            quantity = ${patch.quantity ?? current.quantity},
+            payment_method_id = ${patch.paymentMethodId ?? current.paymentMethodId},
+            updated_at = ${yield* now}
+          WHERE id = ${id} RETURNING *`)
+        return Option.some(toSubscription(rows[0]))
+      })
 
     const behaviourOf = (paymentMethodId: string) =>
       orDie(sql`SELECT behaviour FROM billing.payment_methods WHERE id = ${paymentMethodId}`).pipe(
@@ -167,19 +186,7 @@ export const PaymentProviderLocal: Layer.Layer<PaymentProvider, never, SqlClient
         orDie(sql`SELECT * FROM billing.provider_subscriptions WHERE customer_id = ${customerId} ORDER BY created_at, id`).pipe(
           Effect.map((rows) => rows.map(toSubscription))
         ),
-      updateSubscription: (id, patch) =>
-        Effect.gen(function*() {
-          const found = yield* getSubscription(id)
-          if (Option.isNone(found)) return found
-          const current = found.value
-          const rows = yield* orDie(sql`UPDATE billing.provider_subscriptions SET
-              price_id = ${patch.priceId ?? current.priceId},
-              quantity = ${patch.quantity ?? current.quantity},
-              payment_method_id = ${patch.paymentMethodId ?? current.paymentMethodId},
-              updated_at = ${yield* now}
-            WHERE id = ${id} RETURNING *`)
-          return Option.some(toSubscription(rows[0]))
-        }),
+      updateSubscription,
       cancelSubscription: (id, atPeriodEnd) =>
         Effect.gen(function*() {
           const at = yield* now
@@ -191,7 +198,13 @@ export const PaymentProviderLocal: Layer.Layer<PaymentProvider, never, SqlClient
       // The local provider has no hosted portal (billing serves its own page) and no invoices of its own.
       createPortalSession: () => Effect.succeed(Option.none()),
       getInvoice: () => Effect.succeed(Option.none()),
-      unpaidInvoices: () => Effect.succeed([])
+      unpaidInvoices: () => Effect.succeed([]),
+      // Billing prorates and invoices itself with the local provider (decision 0434): no provider preview.
+      previewPriceChange: () => Effect.succeed(Option.none()),
+      changePrice: (id, priceId) =>
+        Effect.map(updateSubscription(id, { priceId }), Option.map((subscription) => ({ subscription, invoice: Option.none() }))),
+      // Billing invoices overage itself with the local provider (decision 0440); nothing is kept here.
+      createInvoiceItem: () => Effect.dieMessage("The local payment provider keeps no invoice items: billing invoices overage itself")
     })
   })
 )

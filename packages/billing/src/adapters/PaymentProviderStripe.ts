@@ -4,82 +4,13 @@ import Stripe from "stripe"
 import { BillingConfig, type BillingSettings } from "../Config.js"
 import { testPaymentMethodOf } from "../internal/testCards.js"
 import { stripePriceOf } from "../internal/stripePrices.js"
-import { type Customer, type PaymentMethod, PaymentProvider, type ProviderInvoice, type ProviderSubscription } from "../ports/PaymentProvider.js"
+import { type InvoiceItemRequest, PaymentProvider, type ProviderInvoice } from "../ports/PaymentProvider.js"
+import { idOf, stringMetadata, toCustomer, toInvoice, toPaymentMethod, toSeconds, toSubscription } from "./stripeObjects.js"
 
 /** Retries of a request Stripe answers 429, 409 (lock) or 5xx, or that fails on the network (the SDK's, with an idempotency key). */
 const MAX_NETWORK_RETRIES = 2
 /** How long one request to Stripe may take. */
 const TIMEOUT_MS = 20_000
-
-const fromSeconds = (seconds: number | null | undefined): Date => new Date((seconds ?? 0) * 1000)
-const idOf = (value: string | { readonly id: string } | null | undefined): string | null =>
-  value === null || value === undefined ? null : typeof value === "string" ? value : value.id
-
-/** Stripe keeps metadata as strings (50 keys, 500 characters a value). */
-const stringMetadata = (metadata: Record<string, unknown> | undefined): Record<string, string> =>
-  Object.fromEntries(
-    Object.entries(metadata ?? {}).slice(0, 50).filter(([, value]) => value !== undefined && value !== null).map(([key, value]) => [
-      key.slice(0, 40),
-      (typeof value === "string" ? value : JSON.stringify(value)).slice(0, 500)
-    ])
-  )
-
-const toCustomer = (customer: Stripe.Customer): Customer => ({
-  id: customer.id,
-  email: customer.email ?? "",
-  name: customer.name ?? null,
-  metadata: { ...customer.metadata },
-  platformId: customer.metadata?.platformId ?? null,
-  // Stripe's balance is what the customer owes: a credit is negative there, positive here (decision 0436).
-  balanceMinor: -(customer.balance ?? 0),
-  currency: customer.currency ?? "usd",
-  defaultPaymentMethodId: idOf(customer.invoice_settings?.default_payment_method),
-  createdAt: fromSeconds(customer.created)
-})
-
-const toPaymentMethod = (method: Stripe.PaymentMethod): PaymentMethod => ({
-  id: method.id,
-  customerId: idOf(method.customer),
-  brand: method.card?.brand ?? "unknown",
-  last4: method.card?.last4 ?? "0000",
-  expMonth: method.card?.exp_month ?? 1,
-  expYear: method.card?.exp_year ?? 1970,
-  createdAt: fromSeconds(method.created)
-})
-
-const toSubscription = (subscription: Stripe.Subscription): ProviderSubscription => {
-  const item = subscription.items?.data?.[0]
-  // Since API version 2025-03-31 the period is the item's; older versions kept it on the subscription.
-  const legacy = subscription as unknown as { current_period_start?: number; current_period_end?: number }
-  return {
-    id: subscription.id,
-    customerId: idOf(subscription.customer) ?? "",
-    priceId: item?.price?.id ?? "",
-    quantity: item?.quantity ?? 1,
-    paymentMethodId: idOf(subscription.default_payment_method),
-    metadata: { ...subscription.metadata },
-    status: subscription.status,
-    cancelAtPeriodEnd: subscription.cancel_at_period_end,
-    currentPeriodStart: fromSeconds(item?.current_period_start ?? legacy.current_period_start),
-    currentPeriodEnd: fromSeconds(item?.current_period_end ?? legacy.current_period_end),
-    cancelledAt: subscription.canceled_at === null ? null : fromSeconds(subscription.canceled_at),
-    createdAt: fromSeconds(subscription.created)
-  }
-}
-
-const toInvoice = (invoice: Stripe.Invoice): ProviderInvoice => {
-  const legacy = invoice as unknown as { subscription?: string | { id: string } | null }
-  return {
-    id: invoice.id ?? "",
-    customerId: idOf(invoice.customer) ?? "",
-    subscriptionId: idOf(invoice.parent?.subscription_details?.subscription ?? legacy.subscription),
-    status: invoice.status ?? "draft",
-    amountDueMinor: invoice.amount_due,
-    amountPaidMinor: invoice.amount_paid,
-    attempted: invoice.attempted,
-    createdAt: fromSeconds(invoice.created)
-  }
-}
 
 const isStripeError = (error: unknown): error is Stripe.errors.StripeError => error instanceof Stripe.errors.StripeError
 
@@ -144,8 +75,13 @@ export const stripeClient = (settings: BillingSettings, secretKey: Redacted.Reda
  * card (402 `card_error`) is `PaymentFailed`; a missing object is `None`/`NotFound`; 429 and
  * network failures are retried by the SDK with an idempotency key; anything else is a defect.
  */
-export const makePaymentProviderStripe = (settings: BillingSettings, stripe: Stripe) =>
-  PaymentProvider.of({
+export const makePaymentProviderStripe = (settings: BillingSettings, stripe: Stripe) => {
+  /** Every line of an invoice: the embedded first page, then the rest from `invoices.listLineItems`. */
+  const allLines = (invoice: Stripe.Invoice): Effect.Effect<ReadonlyArray<Stripe.InvoiceLineItem>> =>
+    invoice.lines?.has_more === true && invoice.id !== undefined
+      ? must("invoices.listLineItems", () => stripe.invoices.listLineItems(invoice.id!, { limit: 100 }).autoPagingToArray({ limit: 10_000 }))
+      : Effect.succeed(invoice.lines?.data ?? [])
+  const provider = PaymentProvider.of({
     kind: "stripe",
     createCustomer: (input) =>
       Effect.map(
@@ -258,11 +194,78 @@ export const makePaymentProviderStripe = (settings: BillingSettings, stripe: Str
         must("billingPortal.sessions.create", () => stripe.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl })),
         (session) => Option.some({ id: session.id, url: session.url })
       ),
-    getInvoice: (id) => lookup("invoices.retrieve", () => stripe.invoices.retrieve(id), toInvoice),
+    getInvoice: (id) =>
+      Effect.flatMap(lookup("invoices.retrieve", () => stripe.invoices.retrieve(id), (invoice) => invoice), (found) =>
+        Option.isNone(found)
+          ? Effect.succeed(Option.none<ProviderInvoice>())
+          : Effect.map(allLines(found.value), (lines) => Option.some(toInvoice(found.value, lines)))),
+    previewPriceChange: (subscriptionId, priceId, prorationDate) =>
+      Effect.gen(function*() {
+        const current = yield* lookup("subscriptions.retrieve", () => stripe.subscriptions.retrieve(subscriptionId), (subscription) => subscription)
+        if (Option.isNone(current)) return Option.none()
+        const item = current.value.items.data[0]
+        if (item === undefined) return Option.none()
+        const preview = yield* lookup("invoices.createPreview", () =>
+          stripe.invoices.createPreview({
+            subscription: subscriptionId,
+            subscription_details: {
+              items: [{ id: item.id, price: stripePriceOf(settings, priceId) }],
+              proration_date: toSeconds(prorationDate),
+              proration_behavior: "always_invoice"
+            }
+          }), (invoice) => invoice)
+        return Option.map(preview, (invoice) => toInvoice(invoice))
+      }),
+    changePrice: (subscriptionId, priceId, prorationDate, idempotencyKey) =>
+      Effect.gen(function*() {
+        const current = yield* lookup("subscriptions.retrieve", () => stripe.subscriptions.retrieve(subscriptionId), (subscription) => subscription)
+        if (Option.isNone(current)) return Option.none()
+        const item = current.value.items.data[0]
+        const updated = yield* call("subscriptions.update", () =>
+          stripe.subscriptions.update(subscriptionId, {
+            items: [{ ...(item === undefined ? {} : { id: item.id }), price: stripePriceOf(settings, priceId) }],
+            // The same instant as the preview, invoiced and charged now: the charge is the preview's (decision 0449).
+            proration_date: toSeconds(prorationDate),
+            proration_behavior: "always_invoice",
+            payment_behavior: "error_if_incomplete"
+          }, { idempotencyKey })).pipe(
+            Effect.map(Option.some),
+            Effect.catchAll((error) => (isMissing(error) ? Effect.succeed(Option.none<Stripe.Subscription>()) : cardError("subscriptions.update")(error)))
+          )
+        if (Option.isNone(updated)) return Option.none()
+        const subscription = toSubscription(updated.value)
+        const latest = subscription.latestInvoiceId
+        // Stripe's `latest_invoice` is the proration invoice only when the update made one.
+        const invoice = latest === null || latest === idOf(current.value.latest_invoice)
+          ? Option.none<ProviderInvoice>()
+          : yield* provider.getInvoice(latest)
+        return Option.some({ subscription, invoice })
+      }),
+    createInvoiceItem: (request: InvoiceItemRequest) =>
+      Effect.gen(function*() {
+        // A renewal Stripe has not finalized yet (about an hour after the period ends) takes the item
+        // itself; else it waits, pending, for the subscription's next invoice.
+        const drafts = yield* must("invoices.list", () => stripe.invoices.list({ subscription: request.subscriptionId, status: "draft", limit: 10 }))
+        const draft = drafts.data.find((invoice) => invoice.billing_reason === "subscription_cycle")
+        const item = yield* must("invoiceItems.create", () =>
+          stripe.invoiceItems.create({
+            customer: request.customerId,
+            subscription: request.subscriptionId,
+            amount: request.amountMinor,
+            currency: request.currency,
+            description: request.description.slice(0, 500),
+            metadata: stringMetadata(request.metadata),
+            period: { start: toSeconds(request.periodStart), end: toSeconds(request.periodEnd) },
+            ...(draft?.id === undefined ? {} : { invoice: draft.id })
+          }, { idempotencyKey: request.idempotencyKey }))
+        return { id: item.id }
+      }),
     unpaidInvoices: (customerId) =>
       Effect.map(must("invoices.list", () => stripe.invoices.list({ customer: customerId, status: "open", limit: 100 })), (page) =>
-        page.data.map(toInvoice).filter((invoice) => invoice.attempted))
+        page.data.map((invoice) => toInvoice(invoice)).filter((invoice) => invoice.attempted))
   })
+  return provider
+}
 
 /** The Stripe provider over `BillingConfig` (its secret key must be set). */
 export const PaymentProviderStripe: Layer.Layer<PaymentProvider, never, BillingConfig> = Layer.effect(

@@ -2,6 +2,7 @@ import type { Migrations } from "@core/kernel"
 import billing from "./0001_billing.js"
 import localProvider from "./0002_local_provider.js"
 import providerSubscription from "./0003_provider_subscription.js"
+import providerInvoices from "./0004_provider_invoices.js"
 import usage from "./0010_usage.js"
 
 /**
@@ -14,6 +15,7 @@ export const BillingMigrations: Migrations.Domain = {
     "0001_billing": billing,
     "0002_local_provider": localProvider,
     "0003_provider_subscription": providerSubscription,
+    "0004_provider_invoices": providerInvoices,
     "0010_usage": usage
   }
 }

@@ -47,6 +47,23 @@ export interface ProviderSubscription {
   readonly currentPeriodEnd: Date
   readonly cancelledAt: Date | null
   readonly createdAt: Date
+  /** The subscription's newest invoice (Stripe's `latest_invoice`): the first one after a creation, the proration one after a change. */
+  readonly latestInvoiceId: string | null
+}
+
+/** One line of a provider invoice, in integer minor units. */
+export interface ProviderInvoiceLine {
+  readonly id: string
+  readonly amountMinor: number
+  readonly description: string
+  readonly quantity: number
+  /** A proration (Stripe's `parent.*_details.proration`). */
+  readonly proration: boolean
+  /** `subscription`: a subscription item's price for a period; `invoice_item`: an invoice item (billing's overage, or one added at the provider). */
+  readonly source: "subscription" | "invoice_item"
+  readonly metadata: Record<string, string>
+  readonly periodStart: Date
+  readonly periodEnd: Date
 }
 
 /** An invoice at the provider (Stripe's; the local provider keeps none: billing's own are in `Invoices`). */
@@ -61,6 +78,32 @@ export interface ProviderInvoice {
   /** A payment was attempted (a failed one leaves an `open`, attempted invoice). */
   readonly attempted: boolean
   readonly createdAt: Date
+  readonly currency: string
+  /** The sum of the lines (no discounts or taxes are configured); `amountDueMinor` is it less the customer credit applied. */
+  readonly totalMinor: number
+  /** The customer's balance before the invoice: negative is credit at Stripe. */
+  readonly startingBalanceMinor: number
+  /** Stripe's `billing_reason`: `subscription_create`, `subscription_cycle`, `subscription_update`, `manual`, … */
+  readonly billingReason: string | null
+  readonly lines: ReadonlyArray<ProviderInvoiceLine>
+  readonly periodStart: Date
+  readonly periodEnd: Date
+  readonly finalizedAt: Date | null
+  readonly paidAt: Date | null
+}
+
+/** An invoice item to add to a subscription's next invoice (billing's metered overage; decision 0449). */
+export interface InvoiceItemRequest {
+  readonly customerId: string
+  readonly subscriptionId: string
+  readonly amountMinor: number
+  readonly currency: string
+  readonly description: string
+  readonly metadata: Record<string, string>
+  readonly periodStart: Date
+  readonly periodEnd: Date
+  /** One item per key, however often it is asked for (Stripe's `Idempotency-Key`). */
+  readonly idempotencyKey: string
 }
 
 /** A session of the provider's hosted customer portal. */
@@ -131,13 +174,30 @@ export class PaymentProvider extends Context.Tag("@core/billing/PaymentProvider"
     readonly priceId?: string | undefined
     readonly quantity?: number | undefined
     readonly paymentMethodId?: string | undefined
-    /** `none`: the new price from the next period, billing charges the change itself. @default "create_prorations" */
+    /** `none`: the new price from the next period, nothing prorated. A platform's change of tier uses `changePrice` (decision 0449). @default "create_prorations" */
     readonly proration?: "none" | "create_prorations" | undefined
   }) => Effect.Effect<Option.Option<ProviderSubscription>>
   readonly cancelSubscription: (id: string, atPeriodEnd: boolean) => Effect.Effect<Option.Option<ProviderSubscription>>
   /** The provider's hosted portal for a customer; `None`: the provider has none (billing's local page). */
   readonly createPortalSession: (customerId: string, returnUrl: string) => Effect.Effect<Option.Option<PortalSession>>
   readonly getInvoice: (id: string) => Effect.Effect<Option.Option<ProviderInvoice>>
+  /**
+   * What moving a subscription to `priceId` at `prorationDate` would invoice at once (Stripe's
+   * `invoices.createPreview` with `proration_behavior=always_invoice`); `None`: the provider does
+   * not prorate (the local one: billing prorates itself) or the subscription is gone.
+   */
+  readonly previewPriceChange: (subscriptionId: string, priceId: string, prorationDate: Date) => Effect.Effect<Option.Option<ProviderInvoice>>
+  /**
+   * Move a subscription to `priceId`, prorated at `prorationDate` and invoiced and charged at once
+   * (`always_invoice`, `error_if_incomplete`: a declined card is `PaymentFailed` and nothing
+   * changes). Answers the subscription and the proration invoice (`None` when nothing was invoiced).
+   */
+  readonly changePrice: (subscriptionId: string, priceId: string, prorationDate: Date, idempotencyKey: string) => Effect.Effect<
+    Option.Option<{ readonly subscription: ProviderSubscription; readonly invoice: Option.Option<ProviderInvoice> }>,
+    PaymentFailed
+  >
+  /** Add an invoice item to a subscription's next invoice (its draft renewal when there is one). */
+  readonly createInvoiceItem: (request: InvoiceItemRequest) => Effect.Effect<{ readonly id: string }>
   /** The customer's invoices left unpaid after an attempt (`open` and attempted): the past-due test. */
   readonly unpaidInvoices: (customerId: string) => Effect.Effect<ReadonlyArray<ProviderInvoice>>
 }>() {}

@@ -1,0 +1,62 @@
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect } from "effect"
+import { overageLine } from "./InvoiceLines.js"
+import { METERS, Plans } from "./Plans.js"
+import { PaymentProvider } from "./ports/PaymentProvider.js"
+import { UsageTotals } from "./ports/UsageTotals.js"
+import type { SubscriptionRow } from "./SubscriptionsRepo.js"
+
+/**
+ * Metered overage of a subscription kept at Stripe (decision 0449): at the end of a period the
+ * overage billing computes from metering (the same lines as its own period invoices, decision
+ * 0440) goes to Stripe as one invoice item per meter on the subscription, so that Stripe's renewal
+ * invoice carries it. Once per subscription, period and meter: the item is recorded in
+ * `billing.provider_usage_items`, and Stripe's idempotency key
+ * (`core-overage-<subscription>-<period start>-<meter>`) makes a retry after a lost answer the same
+ * item. Whichever sees the period end first sends it — the billing cycle, or the webhook that
+ * brings Stripe's renewal.
+ */
+export class ProviderOverage extends Effect.Service<ProviderOverage>()("@core/billing/ProviderOverage", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const provider = yield* PaymentProvider
+    const usage = yield* UsageTotals
+    const plans = yield* Plans
+
+    /** Send the overage of the period `[periodStart, periodEnd)` of `row` (on its plan then); answers the items sent now. */
+    const bill = Effect.fn("ProviderOverage.bill")(function*(row: SubscriptionRow, periodStart: Date, periodEnd: Date) {
+      const providerSubscriptionId = row.providerSubscriptionId ?? null
+      if (providerSubscriptionId === null || row.status === "trialing" || periodEnd.getTime() <= periodStart.getTime()) return 0
+      const plan = plans.get(row.planId)
+      const used = yield* usage.totals(row.platformId, periodStart, periodEnd)
+      const sent = new Set(
+        (yield* sql`SELECT meter FROM billing.provider_usage_items WHERE subscription_id = ${row.id} AND period_start = ${periodStart}`.pipe(Effect.orDie))
+          .map((item: any) => item.meter as string)
+      )
+      let count = 0
+      for (const meter of METERS) {
+        const line = overageLine(plan, meter, used[meter] ?? 0)
+        if (line === undefined || sent.has(meter)) continue
+        const start = Math.floor(periodStart.getTime() / 1000)
+        const item = yield* provider.createInvoiceItem({
+          customerId: row.customerId,
+          subscriptionId: providerSubscriptionId,
+          amountMinor: line.amountMinor,
+          currency: plan.currency,
+          description: line.description,
+          metadata: { meter, quantity: String(line.quantity), unitAmountMinor: String(line.unitAmountMinor), platformId: row.platformId, subscriptionId: row.id },
+          periodStart,
+          periodEnd,
+          idempotencyKey: `core-overage-${row.id}-${start}-${meter}`
+        })
+        yield* sql`INSERT INTO billing.provider_usage_items (subscription_id, period_start, meter, provider_item_id, amount_minor, created_at)
+          VALUES (${row.id}, ${periodStart}, ${meter}, ${item.id}, ${line.amountMinor}, ${new Date(yield* Clock.currentTimeMillis)})
+          ON CONFLICT DO NOTHING`.pipe(Effect.orDie)
+        count++
+      }
+      return count
+    })
+
+    return { bill }
+  })
+}) {}
