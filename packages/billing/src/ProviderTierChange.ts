@@ -95,9 +95,11 @@ export const makeProviderTierChange = (deps: {
 
   /**
    * From `free`: the subscription started at Stripe on the customer's payment method (none on file:
-   * 402, as billing's own path answers), under `core-tier-<subscription>-free-<tier>-<row's version>`
-   * — the same for a retry of one change, another for a later one. Stripe charges the plan's first
-   * invoice; the answer's amount is that invoice's, as its preview showed.
+   * 402, as billing's own path answers), under
+   * `core-tier-<subscription>-free-<tier>-<row's version>-<payment method>` — the same for a retry
+   * of one change (a declined card's retry replays Stripe's 402 for 24 hours), another for a later
+   * change or another card. Stripe charges the plan's first invoice; the answer's amount is that
+   * invoice's, as its preview showed.
    */
   const changeFromFree = (row: SubscriptionRow, tier: PlanId) =>
     Effect.gen(function*() {
@@ -108,7 +110,7 @@ export const makeProviderTierChange = (deps: {
         row,
         plan,
         paymentMethodId,
-        idempotencyKey: `core-tier-${row.id}-free-${tier}-${row.updatedAt.getTime()}`,
+        idempotencyKey: `core-tier-${row.id}-free-${tier}-${row.updatedAt.getTime()}-${paymentMethodId}`,
         description: `Change from free to ${plan.name}`
       })
       const saved = yield* save({
