@@ -53,6 +53,10 @@ export class BillingCycle extends Effect.Service<BillingCycle>()("@core/billing/
       Effect.gen(function*() {
         const at = yield* now
         if (row.cancelAtPeriodEnd) {
+          // Kept at Stripe, it ends with no renewal invoice: the last period's overage is a one-off
+          // invoice there, mirrored (decision 0449; once per period, whichever sees the end first).
+          const final = yield* overage.billFinal(row, row.currentPeriodStart, row.currentPeriodEnd)
+          if (Option.isSome(final)) yield* invoices.mirror(final.value, { platformId: row.platformId, subscriptionId: row.id, description: "Overage of the last period" })
           return yield* subscriptions.save({ ...row, status: "cancelled", cancelledAt: at, cancelAtPeriodEnd: false }, row)
         }
         const trialing = row.status === "trialing"

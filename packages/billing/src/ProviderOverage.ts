@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { overageLine } from "./InvoiceLines.js"
 import { METERS, Plans } from "./Plans.js"
-import { PaymentProvider } from "./ports/PaymentProvider.js"
+import { PaymentProvider, type ProviderInvoice } from "./ports/PaymentProvider.js"
 import { UsageTotals } from "./ports/UsageTotals.js"
 import type { SubscriptionRow } from "./SubscriptionsRepo.js"
 
@@ -23,8 +23,8 @@ export class ProviderOverage extends Effect.Service<ProviderOverage>()("@core/bi
     const usage = yield* UsageTotals
     const plans = yield* Plans
 
-    /** Send the overage of the period `[periodStart, periodEnd)` of `row` (on its plan then); answers the items sent now. */
-    const bill = Effect.fn("ProviderOverage.bill")(function*(row: SubscriptionRow, periodStart: Date, periodEnd: Date) {
+    /** The items of the period `[periodStart, periodEnd)` of `row` (on its plan then), on `onSubscription` or pending on the customer. */
+    const send = (row: SubscriptionRow, periodStart: Date, periodEnd: Date, onSubscription: boolean) => Effect.gen(function*() {
       const providerSubscriptionId = row.providerSubscriptionId ?? null
       if (providerSubscriptionId === null || row.status === "trialing" || periodEnd.getTime() <= periodStart.getTime()) return 0
       const plan = plans.get(row.planId)
@@ -40,7 +40,7 @@ export class ProviderOverage extends Effect.Service<ProviderOverage>()("@core/bi
         const start = Math.floor(periodStart.getTime() / 1000)
         const item = yield* provider.createInvoiceItem({
           customerId: row.customerId,
-          subscriptionId: providerSubscriptionId,
+          subscriptionId: onSubscription ? providerSubscriptionId : null,
           amountMinor: line.amountMinor,
           currency: plan.currency,
           description: line.description,
@@ -57,6 +57,36 @@ export class ProviderOverage extends Effect.Service<ProviderOverage>()("@core/bi
       return count
     })
 
-    return { bill }
+    /** Send the overage of the period `[periodStart, periodEnd)` of `row` to its next invoice at Stripe; answers the items sent now. */
+    const bill = Effect.fn("ProviderOverage.bill")(function*(row: SubscriptionRow, periodStart: Date, periodEnd: Date) {
+      return yield* send(row, periodStart, periodEnd, true)
+    })
+
+    /**
+     * The last period of a subscription that ended at period end (Stripe makes no renewal invoice):
+     * its overage as invoice items pending on the customer, and a one-off Stripe invoice of them,
+     * finalized and paid now (`invoicePending`, key `core-final-<subscription>-<period start>`).
+     * Once per period: the items record the invoice that took them (`provider_invoice_id`), so a
+     * second call — the webhook after the cycle, a duplicate — sends and invoices nothing.
+     * Answers the invoice made now, for the caller to mirror.
+     */
+    const billFinal = Effect.fn("ProviderOverage.billFinal")(function*(row: SubscriptionRow, periodStart: Date, periodEnd: Date) {
+      yield* send(row, periodStart, periodEnd, false)
+      const open = yield* sql`SELECT meter FROM billing.provider_usage_items
+        WHERE subscription_id = ${row.id} AND period_start = ${periodStart} AND provider_invoice_id IS NULL`.pipe(Effect.orDie)
+      if (open.length === 0) return Option.none<ProviderInvoice>()
+      const start = Math.floor(periodStart.getTime() / 1000)
+      const invoice = yield* provider.invoicePending({
+        customerId: row.customerId,
+        description: `Overage of the last period, ${periodStart.toISOString().slice(0, 10)} to ${periodEnd.toISOString().slice(0, 10)}`,
+        metadata: { platformId: row.platformId, subscriptionId: row.id, periodStart: String(start) },
+        idempotencyKey: `core-final-${row.id}-${start}`
+      })
+      yield* sql`UPDATE billing.provider_usage_items SET provider_invoice_id = ${invoice.id}
+        WHERE subscription_id = ${row.id} AND period_start = ${periodStart} AND provider_invoice_id IS NULL`.pipe(Effect.orDie)
+      return Option.some(invoice)
+    })
+
+    return { bill, billFinal }
   })
 }) {}

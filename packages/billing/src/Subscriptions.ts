@@ -1,15 +1,16 @@
 import type { Billing } from "@core/contracts"
-import { Conflict, InvalidState, NotFound, PaymentFailed } from "@core/kernel"
+import { Conflict, InvalidState, PaymentFailed } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { billingId } from "./internal/ids.js"
-import { mirroredLines, prorationLines, totalOf } from "./InvoiceLines.js"
+import { prorationLines, totalOf } from "./InvoiceLines.js"
 import { Invoices } from "./Invoices.js"
 import { actorName, OperatorLog } from "./OperatorLog.js"
 import { type PlanId, Plans } from "./Plans.js"
 import { BillingPlatforms, type PlatformView } from "./ports/BillingPlatforms.js"
-import { PaymentProvider, type ProviderInvoice } from "./ports/PaymentProvider.js"
+import { PaymentProvider } from "./ports/PaymentProvider.js"
 import { ProrationQuotes } from "./ProrationQuotes.js"
+import { makeProviderTierChange } from "./ProviderTierChange.js"
 import { type SubscriptionRow, SubscriptionsRepo } from "./SubscriptionsRepo.js"
 import { addMonth } from "./adapters/PaymentProviderLocal.js"
 
@@ -33,18 +34,6 @@ export const toSubscriptionRecord = (row: SubscriptionRow, priceMinor: number): 
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString()
 })
-
-/** The proration lines of a Stripe invoice (Stripe's advice: the lines whose `proration` is true), as billing's lines. */
-const prorationOf = (invoice: ProviderInvoice) => {
-  const prorations = invoice.lines.filter((line) => line.proration)
-  const lines = mirroredLines({ ...invoice, lines: prorations, totalMinor: totalOf(prorations), startingBalanceMinor: 0 })
-  return { lines, amountMinor: totalOf(lines) }
-}
-
-const goneAtProvider = new NotFound({ message: "The subscription at the payment provider was not found" })
-
-/** Whole seconds: Stripe's proration dates are epoch seconds. */
-const toSecond = (at: Date) => new Date(Math.floor(at.getTime() / 1000) * 1000)
 
 const cancelled = (row: SubscriptionRow, to: string) =>
   new InvalidState({ message: "The subscription is cancelled", from: row.status, to })
@@ -206,28 +195,16 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
         ? Effect.fail(new Conflict({ message: `The subscription is already on ${tier}`, details: { tier } }))
         : Effect.void
 
-    /**
-     * Stripe's preview of the change (decision 0449): its invoice preview at a proration date of
-     * now, kept as a quote so that the change that follows charges exactly this.
-     */
-    const previewAtProvider = (row: SubscriptionRow, providerSubscriptionId: string, tier: PlanId) =>
+    /** The payment method to charge: the subscription's, else the customer's default. */
+    const paymentMethodOf = (row: SubscriptionRow) =>
       Effect.gen(function*() {
-        const at = toSecond(yield* now)
-        const invoice = yield* provider.previewPriceChange(providerSubscriptionId, tier, at)
-        if (Option.isNone(invoice)) return yield* goneAtProvider
-        const { amountMinor, lines } = prorationOf(invoice.value)
-        yield* quotes.keep(row, tier, at, amountMinor)
-        return {
-          fromTier: row.planId,
-          toTier: tier,
-          currency: invoice.value.currency,
-          prorationDate: at.toISOString(),
-          periodStart: row.currentPeriodStart.toISOString(),
-          periodEnd: row.currentPeriodEnd.toISOString(),
-          lines: [...lines],
-          amountMinor
-        } satisfies Billing.ProrationPreview
+        if (row.paymentMethodId !== null) return row.paymentMethodId
+        const customer = yield* provider.getCustomer(row.customerId)
+        return Option.isSome(customer) ? customer.value.defaultPaymentMethodId : null
       })
+
+    /** Changes Stripe makes: of a subscription kept there, or from `free` (decisions 0448, 0449). */
+    const atStripe = makeProviderTierChange({ provider, invoices, plans, quotes, save, record, paymentMethodOf })
 
     /**
      * `GET /subscription/proration-preview`: what `changeTier` would charge, to the cent — billing's
@@ -236,42 +213,9 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
     const preview = Effect.fn("Subscriptions.preview")(function*(platform: PlatformView, tier: PlanId) {
       const row = yield* ensure(platform)
       yield* checkChange(row, tier)
-      const kept = row.providerSubscriptionId ?? null
-      if (kept !== null) return yield* previewAtProvider(row, kept, tier)
-      return previewOf(row, tier, yield* now)
+      const stripe = yield* atStripe.preview(row, tier)
+      return Option.isSome(stripe) ? stripe.value : previewOf(row, tier, yield* now)
     })
-
-    /**
-     * A change of a subscription kept at Stripe (decision 0449): the item moved to the new price at
-     * the preview's proration date (or now, without a fresh preview), invoiced and charged by Stripe
-     * at once (`always_invoice`; a declined card changes nothing: 402); billing mirrors that invoice.
-     */
-    const changeAtProvider = (row: SubscriptionRow, providerSubscriptionId: string, tier: PlanId) =>
-      Effect.gen(function*() {
-        const at = yield* now
-        const prorationDate = Option.getOrElse(yield* quotes.take(row, tier, at), () => toSecond(at))
-        const changed = yield* provider.changePrice(
-          providerSubscriptionId,
-          tier,
-          prorationDate,
-          `core-tier-${row.id}-${row.planId}-${tier}-${Math.floor(prorationDate.getTime() / 1000)}`
-        )
-        if (Option.isNone(changed)) return yield* goneAtProvider
-        const proration = Option.map(changed.value.invoice, prorationOf)
-        const invoice = Option.isNone(changed.value.invoice)
-          ? Option.none<Billing.InvoiceRecord>()
-          : yield* invoices.mirror(changed.value.invoice.value, { platformId: row.platformId, subscriptionId: row.id, description: `Change from ${row.planId} to ${tier}` })
-        const saved = yield* save({ ...row, planId: tier, overridden: false }, row)
-        return { subscription: record(saved), invoice: Option.getOrNull(invoice), amountMinor: Option.isSome(proration) ? proration.value.amountMinor : 0 }
-      })
-
-    /** The payment method to charge: the subscription's, else the customer's default. */
-    const paymentMethodOf = (row: SubscriptionRow) =>
-      Effect.gen(function*() {
-        if (row.paymentMethodId !== null) return row.paymentMethodId
-        const customer = yield* provider.getCustomer(row.customerId)
-        return Option.isSome(customer) ? customer.value.defaultPaymentMethodId : null
-      })
 
     /**
      * `POST /subscription/change-tier`: now, the proration charged at once (a downgrade's credit
@@ -283,8 +227,8 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
       return yield* inTransaction(Effect.gen(function*() {
         const row = Option.getOrThrow(yield* repo.byPlatform(platform.id, true))
         yield* checkChange(row, tier)
-        const kept = row.providerSubscriptionId ?? null
-        if (kept !== null) return yield* changeAtProvider(row, kept, tier)
+        const stripe = yield* atStripe.change(row, tier)
+        if (Option.isSome(stripe)) return stripe.value
         const change = previewOf(row, tier, yield* now)
         let invoice: Billing.InvoiceRecord | null = null
         if (change.lines.length > 0) {

@@ -8,6 +8,7 @@ import { Invoices } from "./Invoices.js"
 import { Plans } from "./Plans.js"
 import type { PlatformView } from "./ports/BillingPlatforms.js"
 import { PaymentProvider } from "./ports/PaymentProvider.js"
+import { makeProviderStart } from "./ProviderStart.js"
 import { Subscriptions } from "./Subscriptions.js"
 import { SubscriptionsRepo } from "./SubscriptionsRepo.js"
 
@@ -56,6 +57,7 @@ export class Upgrade extends Effect.Service<Upgrade>()("@core/billing/Upgrade", 
     const provider = yield* PaymentProvider
     const invoices = yield* Invoices
     const plans = yield* Plans
+    const providerStart = makeProviderStart(provider, invoices)
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
     /** The upgrade itself, once per key. */
@@ -71,31 +73,26 @@ export class Upgrade extends Effect.Service<Upgrade>()("@core/billing/Upgrade", 
         const method = yield* provider.attachPaymentMethod(row.customerId, body.paymentMethodId).pipe(
           Effect.mapError(() => new PaymentFailed({ message: "The payment method is not known to the payment provider" }))
         )
-        // With Stripe the platform's subscription lives there: made on the plan's price, its first
-        // invoice charged at once or the creation fails (`error_if_incomplete`), under a key of the
-        // upgrade's own, so a retry never makes a second (decision 0448). Locally billing charges.
-        const kept = provider.kind === "stripe"
-          ? yield* provider.createSubscription({
-            customerId: row.customerId,
-            priceId: plan.id,
-            quantity: 1,
+        // With Stripe the platform's subscription lives there: started by `ProviderStart` (the code path
+        // a change of tier from free shares; decisions 0448/0449) under a key of the upgrade's own, so a
+        // retry never makes a second; its first invoice, mirrored, is the upgrade's. Locally billing charges.
+        const started = provider.kind === "stripe"
+          ? yield* providerStart.start({
+            row,
+            plan,
             paymentMethodId: method.id,
-            metadata: { platformId: platform.id, subscriptionId: row.id },
-            idempotencyKey: `core-upgrade-${platform.id}-${body.idempotencyKey.toLowerCase()}`
+            idempotencyKey: `core-upgrade-${platform.id}-${body.idempotencyKey.toLowerCase()}`,
+            description: `Upgrade to ${plan.name}`
           })
           : null
+        const kept = started?.subscription ?? null
         if (kept === null) {
           yield* provider.charge({ customerId: row.customerId, paymentMethodId: method.id, amountMinor: plan.priceMinor, currency: plan.currency, description: `${plan.name} plan` })
         }
         yield* provider.setDefaultPaymentMethod(row.customerId, method.id)
         const at = kept === null ? yield* now : kept.currentPeriodStart
         const periodEnd = kept === null ? addMonth(at) : kept.currentPeriodEnd
-        // With Stripe the upgrade's invoice is Stripe's first invoice, mirrored: its amount and lines
-        // (decision 0449); the webhooks of that invoice later update the same row.
-        const first = kept === null || (kept.latestInvoiceId ?? null) === null ? Option.none() : yield* provider.getInvoice(kept.latestInvoiceId!)
-        const mirrored = Option.isSome(first)
-          ? yield* invoices.mirror(first.value, { platformId: platform.id, subscriptionId: row.id, description: `Upgrade to ${plan.name}` })
-          : Option.none()
+        const mirrored = started?.invoice ?? Option.none()
         const invoice = Option.isSome(mirrored) ? mirrored.value : yield* invoices.create({
           platformId: platform.id,
           customerId: row.customerId,

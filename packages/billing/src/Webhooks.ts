@@ -125,6 +125,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("@core/billing/Webhooks
         // `free` ended it): its late events change nothing (decision 0448).
         if (current.metadata.subscriptionId === row.id && current.id !== ours) return false
         const at = yield* now
+        // Cancelled at period end, it has ended with no renewal invoice: the last period's overage is
+        // a one-off invoice at Stripe, mirrored (decision 0449; once, whether the cycle saw it first or not).
+        if (status === "cancelled" && current.id === ours && row.status !== "cancelled" && (row.cancelAtPeriodEnd || current.cancelAtPeriodEnd)) {
+          const final = yield* overage.billFinal(row, row.currentPeriodStart, row.currentPeriodEnd)
+          if (Option.isSome(final)) yield* invoices.mirror(final.value, { platformId: row.platformId, subscriptionId: row.id, description: "Overage of the last period" })
+        }
         // Stripe renewed the subscription before the billing cycle saw its period end: the ended
         // period's overage goes to the renewal now (decision 0449; once per period either way).
         if (current.id === ours && current.currentPeriodStart.getTime() > row.currentPeriodStart.getTime()) {

@@ -302,6 +302,26 @@ export class StripeStandIn {
     return invoice
   }
 
+  /**
+   * What Stripe does at the end of the period of a subscription set to cancel at period end: it
+   * ends (`canceled`, `ended_at`), and no renewal invoice is made; its pending items stay pending.
+   */
+  endAtPeriodEnd(subscriptionId: string): Json {
+    const current = this.subscription(subscriptionId)
+    const end = Math.max(...(current.items.data as Array<Json>).map((item) => item.current_period_end))
+    return this.setSubscription(subscriptionId, { status: "canceled", ended_at: end, canceled_at: current.canceled_at ?? now() })
+  }
+
+  /** A test card attached to the customer and made its default (what the hosted portal does). */
+  addCard(customer: string, test: keyof typeof TEST_PAYMENT_METHODS = "pm_card_visa"): string {
+    const id = this.id("pm")
+    const card = TEST_PAYMENT_METHODS[test]!
+    this.paymentMethods.set(id, { id, object: "payment_method", type: "card", customer, card: { brand: card.brand, last4: card.last4, exp_month: 12, exp_year: 2099 }, created: now(), _card: card })
+    const current = this.customer(customer)
+    this.customers.set(customer, { ...current, invoice_settings: { ...current.invoice_settings, default_payment_method: id } })
+    return id
+  }
+
   /** A card of the customer's that declines every charge (Stripe's `pm_card_chargeDeclined`, attached). */
   addDecliningCard(customer: string): string {
     const id = this.id("pm")
@@ -608,11 +628,64 @@ export class StripeStandIn {
         if (id !== "create_preview") throw new StripeFailure(404, { type: "invalid_request_error", message: `Unrecognized request URL (${method}: ${path}).` })
         // The invoice a subscription change would make (`always_invoice`: the prorations and the
         // pending items, now), computed as the update computes it; nothing is kept.
-        const subscription = this.subscription(body.subscription)
         const details = body.subscription_details ?? {}
+        if (body.subscription === undefined) {
+          // A new subscription's first invoice (`customer` and `subscription_details[items]`): each
+          // item's price for a period from now, as `POST /v1/subscriptions` invoices it.
+          const customer = this.customer(body.customer)
+          const start = now()
+          const lines = ((details.items as Array<Json> | undefined) ?? []).map((item) => {
+            const quantity = Number(item.quantity ?? 1)
+            return this.line({ amount: this.priceAmount(item.price) * quantity, description: `${quantity} × ${item.price}`, subscription: null, item: this.id("si"), proration: false, start, end: start + MONTH, price: item.price, quantity })
+          })
+          return this.invoiceOf(customer.id, null, "subscription_create", lines, `upcoming_in_${randomBytes(8).toString("hex")}`)
+        }
+        const subscription = this.subscription(body.subscription)
         const at = details.proration_date === undefined ? now() : Number(details.proration_date)
         const prorations = details.proration_behavior === "none" ? [] : this.prorations(subscription, (details.items as Array<Json> | undefined) ?? [], at)
         return this.invoiceOf(subscription.customer, subscription.id, "subscription_update", [...prorations, ...this.pendingLines(subscription.id)], `upcoming_in_${randomBytes(8).toString("hex")}`)
+      }
+      case "POST invoices": {
+        // A one-off invoice (`billing_reason: manual`): with `pending_invoice_items_behavior=include`
+        // the customer's pending items (only the subscription's when `subscription` is given) move onto it.
+        const customer = this.customer(body.customer)
+        const invoiceId = this.id("in")
+        const taken = body.pending_invoice_items_behavior === "include"
+          ? [...this.invoiceItems.values()].filter((item) => item.invoice === null && item.customer === customer.id && (body.subscription === undefined || item.subscription === body.subscription))
+          : []
+        for (const item of taken) this.invoiceItems.set(item.id, { ...item, invoice: invoiceId })
+        const lines = taken.map((item) =>
+          this.line({ amount: item.amount, description: item.description, subscription: item.subscription, item: null, invoiceItem: item.id, proration: item.proration, start: item.period.start, end: item.period.end, metadata: item.metadata })
+        )
+        const draft = { ...this.invoiceOf(customer.id, body.subscription ?? null, "manual", lines, invoiceId), description: body.description ?? null, metadata: body.metadata ?? {}, auto_advance: body.auto_advance === "true", collection_method: body.collection_method ?? "charge_automatically" }
+        this.invoices.set(invoiceId, draft)
+        return draft
+      }
+      case "POST invoices/:id/finalize": {
+        const draft = this.invoices.get(id!)
+        if (draft === undefined) throw missing("invoice", id!)
+        if (draft.status !== "draft") throw new StripeFailure(400, { type: "invalid_request_error", code: "invoice_not_editable", message: "This invoice is already finalized, you can't re-finalize a non-draft invoice." })
+        // Finalizing applies the customer's credit; nothing due: `paid` at once.
+        const at = now()
+        this.customers.set(draft.customer, { ...this.customer(draft.customer), balance: draft.ending_balance })
+        const finalized = { ...draft, status: draft.amount_due === 0 ? "paid" : "open", status_transitions: { finalized_at: at, paid_at: draft.amount_due === 0 ? at : null } }
+        this.invoices.set(id!, finalized)
+        return finalized
+      }
+      case "POST invoices/:id/pay": {
+        const open = this.invoices.get(id!)
+        if (open === undefined) throw missing("invoice", id!)
+        if (open.status !== "open") throw new StripeFailure(400, { type: "invalid_request_error", code: "invoice_not_open", message: "Invoice is already paid." })
+        // The invoice's or the customer's default payment method; a decline leaves it open and attempted (402).
+        const paymentMethod = body.payment_method ?? open.default_payment_method ?? this.customer(open.customer).invoice_settings.default_payment_method
+        this.invoices.set(id!, { ...open, attempted: true })
+        if (paymentMethod === null || paymentMethod === undefined) {
+          throw new StripeFailure(400, { type: "invalid_request_error", message: "This customer has no attached payment source or default payment method." })
+        }
+        this.decline(paymentMethod)
+        const paid = { ...open, status: "paid", attempted: true, amount_paid: open.amount_due, amount_remaining: 0, status_transitions: { ...open.status_transitions, paid_at: now() } }
+        this.invoices.set(id!, paid)
+        return paid
       }
       case "POST invoiceitems": {
         const customer = this.customer(body.customer)

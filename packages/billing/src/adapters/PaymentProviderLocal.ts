@@ -201,6 +201,8 @@ export const PaymentProviderLocal: Layer.Layer<PaymentProvider, never, SqlClient
       unpaidInvoices: () => Effect.succeed([]),
       // Billing prorates and invoices itself with the local provider (decision 0434): no provider preview.
       previewPriceChange: () => Effect.succeed(Option.none()),
+      previewSubscription: () => Effect.succeed(Option.none()),
+      invoicePending: () => Effect.dieMessage("The local payment provider keeps no invoices: billing invoices overage itself"),
       changePrice: (id, priceId) =>
         Effect.map(updateSubscription(id, { priceId }), Option.map((subscription) => ({ subscription, invoice: Option.none() }))),
       // Billing invoices overage itself with the local provider (decision 0440); nothing is kept here.

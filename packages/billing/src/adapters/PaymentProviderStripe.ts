@@ -1,53 +1,17 @@
-import { NotFound, PaymentFailed, UpstreamUnavailable } from "@core/kernel"
+import { NotFound, PaymentFailed } from "@core/kernel"
 import { Effect, Layer, Option, Redacted } from "effect"
 import Stripe from "stripe"
 import { BillingConfig, type BillingSettings } from "../Config.js"
 import { testPaymentMethodOf } from "../internal/testCards.js"
 import { stripePriceOf } from "../internal/stripePrices.js"
 import { type InvoiceItemRequest, PaymentProvider, type ProviderInvoice } from "../ports/PaymentProvider.js"
+import { call, cardError, defect, isMissing, isStripeError, lookup, must } from "./stripeCalls.js"
 import { idOf, stringMetadata, toCustomer, toInvoice, toPaymentMethod, toSeconds, toSubscription } from "./stripeObjects.js"
 
 /** Retries of a request Stripe answers 429, 409 (lock) or 5xx, or that fails on the network (the SDK's, with an idempotency key). */
 const MAX_NETWORK_RETRIES = 2
 /** How long one request to Stripe may take. */
 const TIMEOUT_MS = 20_000
-
-const isStripeError = (error: unknown): error is Stripe.errors.StripeError => error instanceof Stripe.errors.StripeError
-
-/** Stripe answered that the object does not exist (404, `resource_missing`). */
-const isMissing = (error: unknown) => isStripeError(error) && (error.statusCode === 404 || error.code === "resource_missing")
-
-/**
- * A failure Stripe's answer does not make a domain error (unreachable, 5xx, a refused request):
- * logged with Stripe's type, code and request id — never the key, which the SDK keeps out of its
- * errors — and a defect carrying `UpstreamUnavailable`, which the kernel answers 502
- * `UPSTREAM_UNAVAILABLE` (never a 500: decision 0444).
- */
-const defect = (operation: string) => (error: unknown) =>
-  Effect.logWarning(
-    isStripeError(error)
-      ? `Stripe ${operation} failed: ${error.type}${error.code === undefined ? "" : ` ${error.code}`} (${error.statusCode ?? "network"}, ${error.requestId ?? "no request id"}): ${error.message.slice(0, 200)}`
-      : `Stripe ${operation} failed: ${error instanceof Error ? error.message.slice(0, 200) : "unknown error"}`
-  ).pipe(Effect.zipRight(Effect.die(new UpstreamUnavailable({ message: "The payment provider could not complete the request", upstream: "stripe" }))))
-
-const call = <A>(operation: string, request: () => Promise<A>): Effect.Effect<A, unknown> =>
-  Effect.tryPromise({ try: request, catch: (error) => error }).pipe(Effect.withSpan(`Stripe.${operation}`))
-
-/** A call whose failure is a defect. */
-const must = <A>(operation: string, request: () => Promise<A>): Effect.Effect<A> => Effect.catchAll(call(operation, request), defect(operation))
-
-/** A read of one object: missing at Stripe is `None`. */
-const lookup = <A, B>(operation: string, request: () => Promise<A>, map: (value: A) => B | undefined): Effect.Effect<Option.Option<B>> =>
-  call(operation, request).pipe(
-    Effect.map((value) => Option.fromNullable(map(value))),
-    Effect.catchAll((error) => (isMissing(error) ? Effect.succeed(Option.none<B>()) : defect(operation)(error)))
-  )
-
-/** A declined card (402 `card_error`) is `PaymentFailed`; anything else a defect. */
-const cardError = (operation: string) => (error: unknown): Effect.Effect<never, PaymentFailed> =>
-  isStripeError(error) && error.type === "StripeCardError"
-    ? Effect.fail(new PaymentFailed({ message: error.message.slice(0, 200), details: { declineCode: error.decline_code ?? error.code ?? "card_declined" } }))
-    : defect(operation)(error)
 
 /** The SDK's client for the settings: Stripe itself, or the host, port and protocol of `STRIPE_API_URL`. */
 export const stripeClient = (settings: BillingSettings, secretKey: Redacted.Redacted<string>): Stripe => {
@@ -244,13 +208,14 @@ export const makePaymentProviderStripe = (settings: BillingSettings, stripe: Str
     createInvoiceItem: (request: InvoiceItemRequest) =>
       Effect.gen(function*() {
         // A renewal Stripe has not finalized yet (about an hour after the period ends) takes the item
-        // itself; else it waits, pending, for the subscription's next invoice.
-        const drafts = yield* must("invoices.list", () => stripe.invoices.list({ subscription: request.subscriptionId, status: "draft", limit: 10 }))
-        const draft = drafts.data.find((invoice) => invoice.billing_reason === "subscription_cycle")
+        // itself; else it waits, pending, for the subscription's next invoice (or the customer's one-off).
+        const subscription = request.subscriptionId
+        const drafts = subscription === null ? null : yield* must("invoices.list", () => stripe.invoices.list({ subscription, status: "draft", limit: 10 }))
+        const draft = drafts?.data.find((invoice) => invoice.billing_reason === "subscription_cycle")
         const item = yield* must("invoiceItems.create", () =>
           stripe.invoiceItems.create({
             customer: request.customerId,
-            subscription: request.subscriptionId,
+            ...(subscription === null ? {} : { subscription }),
             amount: request.amountMinor,
             currency: request.currency,
             description: request.description.slice(0, 500),
@@ -259,6 +224,37 @@ export const makePaymentProviderStripe = (settings: BillingSettings, stripe: Str
             ...(draft?.id === undefined ? {} : { invoice: draft.id })
           }, { idempotencyKey: request.idempotencyKey }))
         return { id: item.id }
+      }),
+    previewSubscription: (customerId, priceId) =>
+      lookup("invoices.createPreview", () =>
+        stripe.invoices.createPreview({
+          customer: customerId,
+          subscription_details: { items: [{ price: stripePriceOf(settings, priceId), quantity: 1 }] }
+        }), (invoice) => toInvoice(invoice)),
+    invoicePending: (input) =>
+      Effect.gen(function*() {
+        const read = (id: string) => Effect.flatMap(provider.getInvoice(id), Option.match({ onNone: () => defect("invoices.retrieve")(new Error(`invoice ${id} is gone`)), onSome: Effect.succeed }))
+        // Stripe's one-off invoice: the pending items included, finalized and paid by billing now (not in an hour).
+        const created = yield* must("invoices.create", () =>
+          stripe.invoices.create({
+            customer: input.customerId,
+            pending_invoice_items_behavior: "include",
+            collection_method: "charge_automatically",
+            auto_advance: false,
+            description: input.description.slice(0, 500),
+            metadata: input.metadata
+          }, { idempotencyKey: `${input.idempotencyKey}-create` }))
+        const id = created.id!
+        if ((yield* read(id)).status === "draft") {
+          yield* must("invoices.finalizeInvoice", () => stripe.invoices.finalizeInvoice(id, { auto_advance: false }, { idempotencyKey: `${input.idempotencyKey}-finalize` }))
+        }
+        if ((yield* read(id)).status === "open") {
+          // A declined card leaves the invoice open and attempted: mirrored as such, not a failure.
+          yield* call("invoices.pay", () => stripe.invoices.pay(id, {}, { idempotencyKey: `${input.idempotencyKey}-pay` })).pipe(
+            Effect.catchAll((error) => (isStripeError(error) && error.type === "StripeCardError" ? Effect.void : defect("invoices.pay")(error)))
+          )
+        }
+        return yield* read(id)
       }),
     unpaidInvoices: (customerId) =>
       Effect.map(must("invoices.list", () => stripe.invoices.list({ customer: customerId, status: "open", limit: 100 })), (page) =>

@@ -3,6 +3,7 @@ import billing from "./0001_billing.js"
 import localProvider from "./0002_local_provider.js"
 import providerSubscription from "./0003_provider_subscription.js"
 import providerInvoices from "./0004_provider_invoices.js"
+import finalOverage from "./0005_final_overage.js"
 import usage from "./0010_usage.js"
 
 /**
@@ -16,6 +17,7 @@ export const BillingMigrations: Migrations.Domain = {
     "0002_local_provider": localProvider,
     "0003_provider_subscription": providerSubscription,
     "0004_provider_invoices": providerInvoices,
+    "0005_final_overage": finalOverage,
     "0010_usage": usage
   }
 }

@@ -95,7 +95,8 @@ export interface ProviderInvoice {
 /** An invoice item to add to a subscription's next invoice (billing's metered overage; decision 0449). */
 export interface InvoiceItemRequest {
   readonly customerId: string
-  readonly subscriptionId: string
+  /** `null`: pending on the customer, for a one-off invoice (`invoicePending`) — a subscription that has ended takes none. */
+  readonly subscriptionId: string | null
   readonly amountMinor: number
   readonly currency: string
   readonly description: string
@@ -196,6 +197,24 @@ export class PaymentProvider extends Context.Tag("@core/billing/PaymentProvider"
     Option.Option<{ readonly subscription: ProviderSubscription; readonly invoice: Option.Option<ProviderInvoice> }>,
     PaymentFailed
   >
+  /**
+   * What a new subscription of the customer on `priceId` would invoice first (Stripe's
+   * `invoices.createPreview` with `customer` and `subscription_details.items`); `None`: the provider
+   * does not keep subscriptions (the local one).
+   */
+  readonly previewSubscription: (customerId: string, priceId: string) => Effect.Effect<Option.Option<ProviderInvoice>>
+  /**
+   * A one-off invoice of the customer's pending invoice items (`POST /v1/invoices` with
+   * `pending_invoice_items_behavior: include`), finalized and paid on the customer's default payment
+   * method; a declined card leaves it `open` and attempted (answered, not failed). Each step under
+   * `idempotencyKey` and a suffix.
+   */
+  readonly invoicePending: (input: {
+    readonly customerId: string
+    readonly description: string
+    readonly metadata: Record<string, string>
+    readonly idempotencyKey: string
+  }) => Effect.Effect<ProviderInvoice>
   /** Add an invoice item to a subscription's next invoice (its draft renewal when there is one). */
   readonly createInvoiceItem: (request: InvoiceItemRequest) => Effect.Effect<{ readonly id: string }>
   /** The customer's invoices left unpaid after an attempt (`open` and attempted): the past-due test. */
