@@ -33,11 +33,11 @@ export class ProviderOverage extends Effect.Service<ProviderOverage>()("@core/bi
         (yield* sql`SELECT meter FROM billing.provider_usage_items WHERE subscription_id = ${row.id} AND period_start = ${periodStart}`.pipe(Effect.orDie))
           .map((item: any) => item.meter as string)
       )
+      const start = Math.floor(periodStart.getTime() / 1000)
       let count = 0
       for (const meter of METERS) {
         const line = overageLine(plan, meter, used[meter] ?? 0)
         if (line === undefined || sent.has(meter)) continue
-        const start = Math.floor(periodStart.getTime() / 1000)
         const item = yield* provider.createInvoiceItem({
           customerId: row.customerId,
           subscriptionId: onSubscription ? providerSubscriptionId : null,
