@@ -1,10 +1,10 @@
-import { type HttpHarness, makeHttpHarness, TestDatabase } from "@core/kernel/testing"
+import { type HttpHarness, TestDatabase } from "@core/kernel/testing"
 import { SqlClient } from "@effect/sql"
-import { Effect, type Layer, Option, Redacted } from "effect"
+import { Effect, type Layer, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { BillingPlatforms, BillingRouter, PaymentProviderStripe } from "../src/index.js"
+import { BillingPlatforms } from "../src/index.js"
 import { prorate, StripeStandIn } from "./StripeStandIn.js"
-import { billingLayer } from "./Support.js"
+import { billingLayer, startStripeBilling } from "./Support.js"
 
 type Layered = Layer.Layer.Success<ReturnType<typeof billingLayer>>
 
@@ -13,6 +13,7 @@ for (const driver of TestDatabase.drivers) {
   describe(`billing with the Stripe provider on ${driver}`, () => {
     let h: HttpHarness<Layered>
     let stripe: StripeStandIn
+    let stop: () => Promise<void>
     const json = async (response: Response) => {
       const text = await response.text()
       return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
@@ -23,25 +24,14 @@ for (const driver of TestDatabase.drivers) {
       (await h.fetch(`/api/billing/subscription?platformId=${platformId}`, { token })).json()
 
     beforeAll(async () => {
-      stripe = await new StripeStandIn("sk_test_standin_key").start()
       // Stripe's price, not billing's plan table (2,900): the mirrored invoices must carry Stripe's amounts.
-      stripe.prices.set("price_1StarterMonthly", 3_100)
-      h = await makeHttpHarness(
-        BillingRouter,
-        billingLayer(driver, {
-          provider: PaymentProviderStripe,
-          settings: {
-            stripeSecretKey: Option.some(Redacted.make("sk_test_standin_key")),
-            stripeApiUrl: Option.some(new URL(stripe.url)),
-            stripePrices: { starter: Option.some("price_1StarterMonthly"), growth: Option.none(), scale: Option.none() }
-          }
-        })
-      )
+      ;({ h, stripe, stop } = await startStripeBilling(driver, {
+        secretKey: "sk_test_standin_key",
+        planPrices: { starter: "price_1StarterMonthly" },
+        amounts: { price_1StarterMonthly: 3_100 }
+      }))
     })
-    afterAll(async () => {
-      await h.dispose()
-      await stripe.stop()
-    })
+    afterAll(() => stop())
 
     it("creates the platform's customer at Stripe, with the secret key as bearer and the platform in its metadata", async () => {
       const subscription = await subscriptionOf("plt_a")

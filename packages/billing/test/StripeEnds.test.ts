@@ -1,10 +1,10 @@
-import { type HttpHarness, makeHttpHarness, TestDatabase } from "@core/kernel/testing"
+import { type HttpHarness, TestDatabase } from "@core/kernel/testing"
 import { SqlClient } from "@effect/sql"
-import { Effect, type Layer, Option, Redacted } from "effect"
+import { Effect, type Layer, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { BillingCycle, BillingRouter, PaymentProviderStripe, ProviderOverage, SubscriptionsRepo } from "../src/index.js"
+import { BillingCycle, ProviderOverage, SubscriptionsRepo } from "../src/index.js"
 import { StripeStandIn } from "./StripeStandIn.js"
-import { billingLayer, usageByPlatform, WEBHOOK_SECRET } from "./Support.js"
+import { billingLayer, startStripeBilling, usageByPlatform, WEBHOOK_SECRET } from "./Support.js"
 
 type Layered = Layer.Layer.Success<ReturnType<typeof billingLayer>>
 
@@ -17,6 +17,7 @@ for (const driver of TestDatabase.drivers) {
   describe(`the start and the end of a Stripe subscription on ${driver}`, () => {
     let h: HttpHarness<Layered>
     let stripe: StripeStandIn
+    let stop: () => Promise<void>
     const json = async (response: Response) => {
       const text = await response.text()
       return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
@@ -32,24 +33,13 @@ for (const driver of TestDatabase.drivers) {
     const change = (token: string, tier: string) => h.fetch("/api/billing/subscription/change-tier", { method: "POST", token, json: { tier } }).then(json)
 
     beforeAll(async () => {
-      stripe = await new StripeStandIn("sk_test_ends").start()
-      stripe.prices.set("price_1StarterMonthly", 3_100)
-      h = await makeHttpHarness(
-        BillingRouter,
-        billingLayer(driver, {
-          provider: PaymentProviderStripe,
-          settings: {
-            stripeSecretKey: Option.some(Redacted.make("sk_test_ends")),
-            stripeApiUrl: Option.some(new URL(stripe.url)),
-            stripePrices: { starter: Option.some("price_1StarterMonthly"), growth: Option.none(), scale: Option.none() }
-          }
-        })
-      )
+      ;({ h, stripe, stop } = await startStripeBilling(driver, {
+        secretKey: "sk_test_ends",
+        planPrices: { starter: "price_1StarterMonthly" },
+        amounts: { price_1StarterMonthly: 3_100 }
+      }))
     })
-    afterAll(async () => {
-      await h.dispose()
-      await stripe.stop()
-    })
+    afterAll(() => stop())
 
     it("from free, the change starts the subscription at Stripe: no card 402, a declined one 402 with nothing kept, the preview equal to the cent to Stripe's first invoice", async () => {
       const own = "usr_owner"

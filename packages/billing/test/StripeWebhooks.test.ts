@@ -1,10 +1,10 @@
-import { type HttpHarness, makeHttpHarness, TestDatabase } from "@core/kernel/testing"
+import { type HttpHarness, TestDatabase } from "@core/kernel/testing"
 import { SqlClient } from "@effect/sql"
-import { Effect, type Layer, Option, Redacted } from "effect"
+import { Effect, type Layer, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { BillingCycle, BillingPlatforms, BillingRouter, PaymentProviderStripe, ProviderOverage, SubscriptionsRepo } from "../src/index.js"
+import { BillingCycle, BillingPlatforms, ProviderOverage, SubscriptionsRepo } from "../src/index.js"
 import { StripeStandIn } from "./StripeStandIn.js"
-import { billingLayer, usageByPlatform, WEBHOOK_SECRET } from "./Support.js"
+import { billingLayer, startStripeBilling, usageByPlatform, WEBHOOK_SECRET } from "./Support.js"
 
 type Layered = Layer.Layer.Success<ReturnType<typeof billingLayer>>
 
@@ -16,6 +16,7 @@ for (const driver of TestDatabase.drivers) {
   describe(`Stripe webhooks with effects on ${driver}`, () => {
     let h: HttpHarness<Layered>
     let stripe: StripeStandIn
+    let stop: () => Promise<void>
     const json = async (response: Response) => ({ status: response.status, body: await response.json() })
     const deliver = async (delivery: { readonly payload: string; readonly signature: string }) =>
       json(await h.fetch("/webhooks/stripe", { method: "POST", body: delivery.payload, headers: { "content-type": "application/json", "stripe-signature": delivery.signature } }))
@@ -31,23 +32,9 @@ for (const driver of TestDatabase.drivers) {
     }
 
     beforeAll(async () => {
-      stripe = await new StripeStandIn("sk_test_webhooks").start()
-      h = await makeHttpHarness(
-        BillingRouter,
-        billingLayer(driver, {
-          provider: PaymentProviderStripe,
-          settings: {
-            stripeSecretKey: Option.some(Redacted.make("sk_test_webhooks")),
-            stripeApiUrl: Option.some(new URL(stripe.url)),
-            stripePrices: { starter: Option.none(), growth: Option.some("price_1GrowthMonthly"), scale: Option.none() }
-          }
-        })
-      )
+      ;({ h, stripe, stop } = await startStripeBilling(driver, { secretKey: "sk_test_webhooks", planPrices: { growth: "price_1GrowthMonthly" } }))
     })
-    afterAll(async () => {
-      await h.dispose()
-      await stripe.stop()
-    })
+    afterAll(() => stop())
 
     it("customer.subscription.created moves the platform to the subscription's plan, once however often it is delivered", async () => {
       expect((await subscriptionOf()).tier).toBe("free")

@@ -1,19 +1,22 @@
 import { Ids } from "@core/kernel"
-import { TestDatabase } from "@core/kernel/testing"
+import { makeHttpHarness, TestDatabase } from "@core/kernel/testing"
 import type { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Redacted } from "effect"
 import {
   BillingConfig,
   BillingMigrations,
   BillingPlatforms,
+  BillingRouter,
   BillingServices,
   type BillingSettings,
   type PaymentProvider,
   PaymentProviderLocal,
+  PaymentProviderStripe,
   Plans,
   UsageTotals
 } from "../src/index.js"
 import { TestCallers } from "../../provisioning/test/support/testCallers.js"
+import { StripeStandIn } from "./StripeStandIn.js"
 
 /** Usage the test sets per platform (what metering would report). */
 export const usageByPlatform = new Map<string, { requests: number; resource_hours: number; builds: number }>()
@@ -57,3 +60,36 @@ export const billingLayer = (driver: "pglite" | "pg", options: BillingLayerOptio
     )),
     Layer.provideMerge(TestDatabase.layer([BillingMigrations], { driver }))
   )
+
+/** What {@link startStripeBilling} sets up: the stand-in's secret key, the plans' Stripe prices, and prices of its own. */
+export interface StripeBillingOptions {
+  readonly secretKey: string
+  readonly planPrices: Partial<Record<"starter" | "growth" | "scale", string>>
+  /** Stripe's own amounts for prices, when they differ from billing's plan table. */
+  readonly amounts?: Readonly<Record<string, number>>
+}
+
+/**
+ * A started Stripe stand-in and billing over HTTP with the Stripe adapter pointed at it; `stop`
+ * disposes of both.
+ */
+export const startStripeBilling = async (driver: "pglite" | "pg", options: StripeBillingOptions) => {
+  const stripe = await new StripeStandIn(options.secretKey).start()
+  for (const [price, amount] of Object.entries(options.amounts ?? {})) stripe.prices.set(price, amount)
+  const h = await makeHttpHarness(
+    BillingRouter,
+    billingLayer(driver, {
+      provider: PaymentProviderStripe,
+      settings: {
+        stripeSecretKey: Option.some(Redacted.make(options.secretKey)),
+        stripeApiUrl: Option.some(new URL(stripe.url)),
+        stripePrices: {
+          starter: Option.fromNullable(options.planPrices.starter),
+          growth: Option.fromNullable(options.planPrices.growth),
+          scale: Option.fromNullable(options.planPrices.scale)
+        }
+      }
+    })
+  )
+  return { h, stripe, stop: async () => (await h.dispose(), await stripe.stop()) }
+}
