@@ -107,4 +107,20 @@ describe("identity through the all-in-one server's gateway", () => {
     const unauthorized = await caught(anonymous.iam.sessions.current())
     expect([unauthorized.status, unauthorized.code]).toEqual([401, "UNAUTHORIZED"])
   }, SLOW)
+
+  it("refuses the poisoned reset link and every open redirect at the gateway (issue 27, decision 0555)", async () => {
+    const victim = await signUp("Vic", "victim@example.com")
+    const post = (path: string, body: unknown) =>
+      fetch(`${server.base}/api/v1/iam${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+    for (const target of ["/\t/evil.example.com", "/\n/evil.example.com", "/\r/evil.example.com", "/\n\r/evil.example.com"]) {
+      const reset = await post("/api/auth/request-password-reset", { email: victim.user.email, redirectTo: target })
+      expect([reset.status, await reset.json()]).toEqual([403, { code: "INVALID_REDIRECT_URL", message: "Invalid redirectURL" }])
+    }
+    for (const target of ["https://evil.example.com/steal", "javascript:alert(1)", "//evil", "/\\evil.example.com"]) {
+      const signIn = await post("/api/auth/sign-in/email", { email: victim.user.email, password: "correct horse battery", callbackURL: target })
+      expect([signIn.status, await signIn.json()]).toEqual([403, { code: "INVALID_CALLBACK_URL", message: "Invalid callbackURL" }])
+    }
+    const allowed = await post("/api/auth/sign-in/email", { email: victim.user.email, password: "correct horse battery", callbackURL: "/account" })
+    expect([allowed.status, (await allowed.json() as { url: string }).url]).toEqual([200, "/account"])
+  }, SLOW)
 })

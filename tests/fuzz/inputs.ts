@@ -1,4 +1,5 @@
 import type { RouteSpec } from "@core/contracts"
+import { OPEN_REDIRECTS } from "@core/kernel/testing"
 import { z } from "zod"
 
 /**
@@ -192,6 +193,13 @@ const randomValue = (rng: Random, depth = 0): unknown => {
   }
 }
 
+/** A field or query parameter that names where a person is sent (`callbackURL`, `redirectTo`, `returnUrl`). */
+const isRedirectField = (name: string): boolean => /callbackurl$|^redirect|returnurl$/i.test(name)
+
+/** The open-redirect attacks (decision 0555), for a field that names where a person is sent. */
+const redirectValues = (name: string): ReadonlyArray<readonly [string, string]> =>
+  isRedirectField(name) ? OPEN_REDIRECTS.map(([what, target]) => [`an open redirect: ${what}`, target] as const) : []
+
 /** Whole bodies that are not what the route reads. */
 const BAD_BODIES: ReadonlyArray<readonly [string, string | Uint8Array<ArrayBuffer>]> = [
   ["truncated JSON", "{"],
@@ -356,7 +364,7 @@ export const casesOf = (
     if (schema === undefined || typeof good !== "object" || good === null || Array.isArray(good)) return
     const properties = schema.properties ?? schema.oneOf?.[0]?.properties ?? {}
     for (const [key, property] of Object.entries(properties)) {
-      const values = [...badValues(property), ...Array.from({ length: 3 }, (_, i) => [`random value ${i + 1}`, randomValue(rng)] as const)]
+      const values = [...badValues(property), ...redirectValues(key), ...Array.from({ length: 3 }, (_, i) => [`random value ${i + 1}`, randomValue(rng)] as const)]
       for (const [what, value] of values) {
         const body = structuredClone(goodBody) as Record<string, unknown>
         let target = body
@@ -391,7 +399,8 @@ export const casesOf = (
   }
 
   for (const [key, property] of Object.entries(querySchema?.properties ?? {})) {
-    for (const [what, value] of badQueryValues(property)) {
+    const redirects = redirectValues(key).map(([what, target]) => [what, encodeURIComponent(target)] as const)
+    for (const [what, value] of [...badQueryValues(property), ...redirects]) {
       const rest = encodeQuery({ ...goodQuery, [key]: undefined })
       add(`query ${key} is ${what}`, { query: `${rest === "" ? "" : `${rest}&`}${encodeURIComponent(key)}=${value}` })
     }

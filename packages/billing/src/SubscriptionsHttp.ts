@@ -1,6 +1,6 @@
 import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Billing } from "@core/contracts"
-import { type ErrorResponse, Route } from "@core/kernel"
+import { CoreConfig, type ErrorResponse, InvalidRedirect, RedirectTarget, Route } from "@core/kernel"
 import { Effect, Option } from "effect"
 import { invoiceNotFound } from "./Errors.js"
 import { Invoices } from "./Invoices.js"
@@ -93,6 +93,19 @@ export const SubscriptionHandlers = [
   Route.handle(routes.createPortalSession, ({ caller, body, request }) =>
     Effect.gen(function*() {
       const platform = yield* ownPlatform(caller, "billing:manage")
-      return yield* Effect.flatMap(Payments, (payments) => payments.portal(platform, body.returnUrl, publicBaseOf(request)))
+      const base = publicBaseOf(request)
+      const config = yield* Effect.serviceOption(CoreConfig)
+      const policy = Option.match(config, {
+        onNone: () => ({ publicUrl: base }),
+        onSome: (core) => ({ publicUrl: core.publicUrl, trustedOrigins: [base, ...core.corsOrigins] })
+      })
+      const returnUrl = RedirectTarget.check(body.returnUrl, policy)
+      if (returnUrl === undefined) {
+        return yield* new InvalidRedirect({
+          message: "returnUrl must be an address on this site or on a trusted origin (CORE_CORS_ORIGINS)",
+          field: "returnUrl"
+        })
+      }
+      return yield* Effect.flatMap(Payments, (payments) => payments.portal(platform, returnUrl.href, base))
     }))
 ]

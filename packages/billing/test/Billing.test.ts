@@ -1,4 +1,4 @@
-import { type HttpHarness, makeHttpHarness, TestDatabase } from "@core/kernel/testing"
+import { type HttpHarness, makeHttpHarness, OPEN_REDIRECTS, TestDatabase } from "@core/kernel/testing"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -267,6 +267,28 @@ for (const driver of TestDatabase.drivers) {
         expect((await h.fetch(cancelPath, { method: "POST", redirect: "manual" })).status).toBe(303)
         expect((await subscriptionOf("plt_b", "usr_b_owner")).cancelAtPeriodEnd).toBe(true)
         expect((await h.fetch("/portal/sessions/bps_unknown")).status).toBe(404)
+      })
+
+      it("the portal's returnUrl is on the public address or a trusted origin, else 403 INVALID_CALLBACK_URL and no session", async () => {
+        const before = await sql("SELECT count(*)::int AS n FROM billing.portal_sessions")
+        for (const [, returnUrl] of OPEN_REDIRECTS.filter(([, target]) => target.length <= 4096 && !target.includes("\u0000"))) {
+          const refused = await json(await h.fetch("/portal", { method: "POST", token: "usr_b_owner", json: { returnUrl } }))
+          expect(refused.status, returnUrl).toBeOneOf([400, 403])
+          if (refused.status === 403) {
+            expect(refused.body.error).toMatchObject({
+              code: "INVALID_CALLBACK_URL",
+              message: "returnUrl must be an address on this site or on a trusted origin (CORE_CORS_ORIGINS)",
+              details: { field: "returnUrl" }
+            })
+          } else expect(refused.body.error.code).toBe("VALIDATION_ERROR")
+        }
+        const evil = await json(await h.fetch("/portal", { method: "POST", token: "usr_b_owner", json: { returnUrl: "https://evil.example.com/steal" } }))
+        expect(evil.status).toBe(403)
+        expect(await sql("SELECT count(*)::int AS n FROM billing.portal_sessions")).toEqual(before)
+        for (const returnUrl of ["http://core.test/settings", "https://app.example.com/billing"]) {
+          const accepted = await json(await h.fetch("/portal", { method: "POST", token: "usr_b_owner", json: { returnUrl } }))
+          expect([accepted.status, accepted.body.returnUrl]).toEqual([200, returnUrl])
+        }
       })
 
       it("the provider's objects at the root path: customers, subscriptions, payment methods; another tenant 404", async () => {

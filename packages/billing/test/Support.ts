@@ -1,4 +1,4 @@
-import { Ids } from "@core/kernel"
+import { CoreConfig, Ids } from "@core/kernel"
 import { makeHttpHarness, TestDatabase } from "@core/kernel/testing"
 import type { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option, Redacted } from "effect"
@@ -40,6 +40,17 @@ export interface BillingLayerOptions {
  * Billing over a test database: the local provider (or `options.provider`), an in-memory registry with `plt_a` (org_a),
  * `plt_b` (org_b), `plt_c` (org_c, no members) and `plt_ops` (no organization), all on `free`.
  */
+/**
+ * The kernel configuration of the billing tests: the harness's address is the public one and the
+ * host app's origin (`https://app.example.com`) is trusted, so a portal may return there.
+ */
+export const BILLING_TEST_ENV = {
+  NODE_ENV: "test",
+  CORE_SECRET: "billing-test-secret-0123456789-abcdef",
+  CORE_PUBLIC_URL: "http://core.test",
+  CORE_CORS_ORIGINS: "https://app.example.com"
+}
+
 export const billingLayer = (driver: "pglite" | "pg", options: BillingLayerOptions = {}) =>
   BillingServices.pipe(
     Layer.provideMerge(Layer.mergeAll(
@@ -56,6 +67,7 @@ export const billingLayer = (driver: "pglite" | "pg", options: BillingLayerOptio
     Layer.provideMerge(Layer.mergeAll(
       TestCallers,
       Ids.layer,
+      Layer.orDie(CoreConfig.layer(BILLING_TEST_ENV)),
       BillingConfig.layer({ stripeWebhookSecret: Option.some(Redacted.make(WEBHOOK_SECRET)), ...options.settings })
     )),
     Layer.provideMerge(TestDatabase.layer([BillingMigrations], { driver }))

@@ -7,6 +7,7 @@ export const ErrorCode = z.enum([
   "UNAUTHORIZED",
   "PAYMENT_FAILED",
   "FORBIDDEN",
+  "INVALID_CALLBACK_URL",
   "NOT_FOUND",
   "CONFLICT",
   "INVALID_STATE",

@@ -35,6 +35,8 @@ export const describe = (error: CoreError): ErrorDescription => {
       return { ...plain(402, "PAYMENT_FAILED", error.message), details: error.details ?? null }
     case "Forbidden":
       return plain(403, "FORBIDDEN", error.message)
+    case "InvalidRedirect":
+      return { ...plain(403, "INVALID_CALLBACK_URL", error.message), details: { field: error.field } }
     case "NotFound":
       return plain(404, "NOT_FOUND", error.message)
     case "Conflict":
@@ -74,6 +76,7 @@ const CORE_ERROR_TAGS = new Set<string>([
   "Unauthorized",
   "PaymentFailed",
   "Forbidden",
+  "InvalidRedirect",
   "NotFound",
   "Conflict",
   "InvalidState",

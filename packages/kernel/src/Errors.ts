@@ -22,6 +22,15 @@ export class PaymentFailed extends Data.TaggedError("PaymentFailed")<{
 /** Authenticated, but lacking the permission or the operator role. 403 `FORBIDDEN`. */
 export class Forbidden extends Data.TaggedError("Forbidden")<{ readonly message: string }> {}
 
+/**
+ * A URL a person would be sent to (a portal's `returnUrl`) is neither on the public address nor on a
+ * trusted origin. 403 `INVALID_CALLBACK_URL` with `{ field }`, as identity answers a bad `callbackURL`.
+ */
+export class InvalidRedirect extends Data.TaggedError("InvalidRedirect")<{
+  readonly message: string
+  readonly field: string
+}> {}
+
 /** Not found — also for another tenant's resource. 404 `NOT_FOUND`. */
 export class NotFound extends Data.TaggedError("NotFound")<{ readonly message: string }> {}
 
@@ -89,6 +98,7 @@ export type CoreError =
   | Unauthorized
   | PaymentFailed
   | Forbidden
+  | InvalidRedirect
   | NotFound
   | Conflict
   | InvalidState

@@ -30,6 +30,7 @@ const withError = (target: URL, error: string) => {
 const signUpEmail = Route.handle(Routes.signUpEmail, ({ body }) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts
+    yield* Effect.flatMap(AuthUrls, (urls) => urls.checkRedirect(body.callbackURL, "callbackURL"))
     const signed = yield* accounts.signUp(body, yield* RequestContext.facts)
     return yield* issue(signed, { token: signed.token, user: userView(signed.user) }, body.rememberMe !== false)
   }))
@@ -37,6 +38,7 @@ const signUpEmail = Route.handle(Routes.signUpEmail, ({ body }) =>
 const signInEmail = Route.handle(Routes.signInEmail, ({ body }) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts
+    yield* Effect.flatMap(AuthUrls, (urls) => urls.checkRedirect(body.callbackURL, "callbackURL"))
     const signed = yield* accounts.signIn(body, yield* RequestContext.facts)
     const answer = { redirect: body.callbackURL !== undefined, token: signed.token, url: body.callbackURL, user: userView(signed.user) }
     return yield* issue(signed, answer, body.rememberMe !== false)

@@ -1,4 +1,4 @@
-import { CoreConfig } from "@core/kernel"
+import { CoreConfig, RedirectTarget } from "@core/kernel"
 import { Context, Effect, Layer } from "effect"
 import { AccountError, type AccountErrorCode } from "./AccountErrors.js"
 
@@ -45,7 +45,7 @@ export const make = (options: AuthUrlsOptions) => {
   const publicUrl = options.publicUrl.replace(/\/+$/, "")
   const base = `${publicUrl}${(options.basePath ?? "/api/v1/iam").replace(/\/+$/, "")}`
   const pagesPath = (options.pagesPath ?? "").replace(/\/+$/, "")
-  const trusted = new Set([new URL(publicUrl).origin, ...(options.trustedOrigins ?? [])])
+  const policy: RedirectTarget.RedirectPolicy = { publicUrl, trustedOrigins: options.trustedOrigins ?? [] }
 
   /** An absolute link to one of identity's own routes (`/api/auth/...`) with query parameters. */
   const link = (path: string, query: Record<string, string | undefined>): string => {
@@ -59,20 +59,12 @@ export const make = (options: AuthUrlsOptions) => {
 
   /**
    * A redirect target as an absolute URL: a path on the public address (`/dashboard`) or an absolute
-   * URL on a trusted origin; anything else fails with better-auth's `INVALID_*_URL` code (403).
+   * URL on a trusted origin, read as a browser reads it (the kernel's `RedirectTarget.check`);
+   * anything else fails with better-auth's `INVALID_*_URL` code (403).
    */
   const redirectTarget = (value: string, parameter: RedirectParameter): Effect.Effect<URL, AccountError> => {
-    const refuse = Effect.fail(AccountError.of(INVALID[parameter]))
-    if (value.startsWith("/")) {
-      if (value.startsWith("//") || value.startsWith("/\\")) return refuse
-      return Effect.succeed(new URL(value, `${publicUrl}/`))
-    }
-    try {
-      const url = new URL(value)
-      return (url.protocol === "http:" || url.protocol === "https:") && trusted.has(url.origin) ? Effect.succeed(url) : refuse
-    } catch {
-      return refuse
-    }
+    const url = RedirectTarget.check(value, policy)
+    return url === undefined ? Effect.fail(AccountError.of(INVALID[parameter])) : Effect.succeed(url)
   }
 
   /** Check an optional redirect parameter of a request (before any mail goes out). */
