@@ -1,5 +1,6 @@
 import { TestDatabase } from "@core/kernel/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { resetRequestedPage } from "../src/web/PasswordResetPage.js"
 import { alertOf, fieldError, freshEmail, type Harness, hiddenFields, makeHarness, PASSWORD, rows } from "./PagesSupport.js"
 
 const NEW_PASSWORD = "a brand new passphrase"
@@ -51,6 +52,13 @@ for (const driver of TestDatabase.drivers) {
         headers: { "x-forwarded-prefix": "/api/v1/iam" }
       })
       expect(await resetAddress(email)).toMatch(/^\/api\/v1\/iam\/reset-password\?token=/)
+    })
+
+    it("says where the link went: in development (the outbox printing links) the server's terminal, else nowhere", async () => {
+      const answer = await harness.browser().submit("/forgot-password", { email: freshEmail("hint") })
+      expect(answer.html).not.toContain("printed in the terminal")
+      expect(resetRequestedPage("", "dev@example.com", true).value)
+        .toContain("In development, no mail leaves this server: the link is printed in the terminal where the server runs")
     })
 
     it("refuses a malformed email in the form, and a forged post (403), mailing nothing", async () => {

@@ -25,6 +25,8 @@ export class MailError extends Data.TaggedError("MailError")<{
  */
 export class Mailer extends Context.Tag("@core/auth/Mailer")<Mailer, {
   readonly send: (message: MailMessage) => Effect.Effect<void, MailError>
+  /** Whether links are also printed on the server's stderr (the outbox in development): pages say so. */
+  readonly printsLinks?: boolean
 }>() {}
 
 /**

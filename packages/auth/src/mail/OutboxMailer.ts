@@ -27,6 +27,6 @@ export const layer = Layer.effect(
       }
     )
 
-    return { send }
+    return { send, printsLinks: printLinks }
   })
 )

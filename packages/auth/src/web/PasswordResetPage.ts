@@ -29,11 +29,12 @@ ${field({ name: "email", label: "Email", type: "email", value: view.email, error
   })
 
 /** The answer to a reset request: the same whether or not the email has an account. */
-export const resetRequestedPage = (base: string, email: string): SafeHtml =>
+export const resetRequestedPage = (base: string, email: string, printedLinks = false): SafeHtml =>
   layout({
     title: "Check your email",
     body: html`<h1>Check your email</h1>
 <p class="notice" role="status">If <strong>${email}</strong> has an account, a link to choose a new password is on its way.</p>
+${printedLinks ? html`<p class="hint">In development, no mail leaves this server: the link is printed in the terminal where the server runs (its standard error).</p>` : html``}
 <p>The link works once, for a limited time. No mail? Check the spam folder, or <a href="${href(base, PAGE.forgotPassword)}">ask again</a>.</p>
 <p class="links"><a href="${href(base, PAGE.signIn)}">Back to sign-in</a></p>`
   })

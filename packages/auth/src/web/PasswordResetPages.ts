@@ -3,6 +3,7 @@ import { RequestContext, Route } from "@core/kernel"
 import { Effect, Either } from "effect"
 import { z } from "zod"
 import { Credentials } from "../accounts/Credentials.js"
+import { Mailer } from "../mail/Mailer.js"
 import { href, PAGE } from "./Links.js"
 import { CSRF_MESSAGE, pageContext, refusedForm, renderForm } from "./PageContext.js"
 import { forgotPasswordPage, resetExpiredPage, resetPasswordPage, resetRequestedPage } from "./PasswordResetPage.js"
@@ -37,7 +38,8 @@ const requestReset = ({ body }: Route.Input<typeof Routes.submitForgotPassword>)
       credentials.requestReset({ email, redirectTo: href(base, PAGE.resetPassword) }, yield* RequestContext.facts)
     )
     if (Either.isLeft(sent)) return yield* again(400, { error: sent.left.message })
-    return page(resetRequestedPage(base, email))
+    const mailer = yield* Mailer
+    return page(resetRequestedPage(base, email, mailer.printsLinks === true))
   })
 
 /** The token of a reset link, if it is one (bounded, no control characters). */

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto"
 
 /** The one stylesheet of the pages, inlined in each (no asset route, no build step). */
 export const STYLESHEET = `
-:root{color-scheme:light dark;--fg:#1b1d22;--muted:#5b6270;--bg:#f5f6f8;--card:#fff;--line:#d7dbe2;--accent:#2d5bd7;--danger:#b42318;--ok:#137333}
-@media (prefers-color-scheme:dark){:root{--fg:#e8eaee;--muted:#a3aab8;--bg:#14161a;--card:#1d2026;--line:#343844;--accent:#7d9cf5;--danger:#f28b82;--ok:#81c995}}
+:root{color-scheme:light dark;--fg:#1b1d22;--muted:#5b6270;--bg:#f5f6f8;--card:#fff;--line:#d7dbe2;--accent:#2d5bd7;--on-accent:#fff;--danger:#b42318;--ok:#137333}
+@media (prefers-color-scheme:dark){:root{--fg:#e8eaee;--muted:#a3aab8;--bg:#14161a;--card:#1d2026;--line:#343844;--accent:#7d9cf5;--on-accent:#0b0d12;--danger:#f28b82;--ok:#81c995}}
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 main{max-width:26rem;margin:8vh auto;padding:0 1rem}
@@ -23,8 +23,8 @@ input[aria-invalid=true]{border-color:var(--danger)}
 .alert{border:1px solid var(--danger);color:var(--danger);border-radius:8px;padding:.6rem .8rem;margin:0 0 1rem}
 .notice{border:1px solid var(--ok);color:var(--ok);border-radius:8px;padding:.6rem .8rem;margin:0 0 1rem}
 .actions{display:flex;gap:.75rem;margin-top:1.5rem}
-button{flex:1;padding:.65rem 1rem;font:inherit;font-weight:600;border-radius:8px;border:1px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer}
-a.button{flex:1;display:flex;align-items:center;justify-content:center;text-align:center;text-decoration:none;padding:.65rem 1rem;font-weight:600;border-radius:8px;border:1px solid var(--accent);background:var(--accent);color:#fff}
+button{flex:1;padding:.65rem 1rem;font:inherit;font-weight:600;border-radius:8px;border:1px solid var(--accent);background:var(--accent);color:var(--on-accent);cursor:pointer}
+a.button{flex:1;display:flex;align-items:center;justify-content:center;text-align:center;text-decoration:none;padding:.65rem 1rem;font-weight:600;border-radius:8px;border:1px solid var(--accent);background:var(--accent);color:var(--on-accent)}
 a.button.secondary,button.secondary{background:transparent;color:var(--fg);border-color:var(--line)}
 .code{font:600 1.6rem/1.2 ui-monospace,SFMono-Regular,Menlo,monospace;letter-spacing:.12em;text-align:center;padding:.75rem;border:1px dashed var(--line);border-radius:8px;margin:1rem 0}
 dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;margin:1rem 0}
