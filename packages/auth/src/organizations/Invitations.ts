@@ -186,14 +186,18 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
         return { data, cursor: nextCursor ?? "" }
       })
 
-    /** A pending, unexpired invitation addressed to the caller. */
+    /**
+     * A pending, unexpired invitation addressed to the caller. One addressed to someone else reads
+     * as `INVITATION_NOT_FOUND`, like an id that names nothing: the answer never tells that it
+     * exists (docs/decisions/0562-invitations-of-others-not-found.md).
+     */
     const addressedTo = (caller: UserCaller, invitationId: string) =>
       Effect.gen(function*() {
         const found = yield* repo.findById(invitationId)
-        if (Option.isNone(found) || statusAt(found.value, yield* now) !== "pending") return yield* fail("INVITATION_NOT_FOUND")
-        if (found.value.email.toLowerCase() !== caller.email.toLowerCase()) {
-          return yield* fail("YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION")
-        }
+        if (
+          Option.isNone(found) || statusAt(found.value, yield* now) !== "pending" ||
+          found.value.email.toLowerCase() !== caller.email.toLowerCase()
+        ) return yield* fail("INVITATION_NOT_FOUND")
         return found.value
       })
 

@@ -1,4 +1,4 @@
-import { type Forbidden, type UpstreamUnavailable, ValidationError } from "@core/kernel"
+import { type Forbidden, PlatformSuspended, type UpstreamUnavailable, ValidationError } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { actorOf } from "../audit/Audit.js"
@@ -108,12 +108,24 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
         members: page.members
       }))
 
-    /** Plugin create: the caller becomes owner and (unless kept) the new organization becomes active. */
+    /**
+     * Plugin create (also org-setup and its page): the caller becomes owner and (unless kept) the new
+     * organization becomes active. The owner of a suspended platform is refused with
+     * `PlatformSuspended` before anything is written: a new organization, with its new active
+     * platform, would step around the suspension (docs/decisions/0561-suspended-owners-create-no-organization.md).
+     */
     const create: (
       caller: UserCaller,
       input: CreateInput
-    ) => Effect.Effect<SetupResult, OrganizationError | UpstreamUnavailable> =
+    ) => Effect.Effect<SetupResult, OrganizationError | PlatformSuspended | UpstreamUnavailable> =
       Effect.fn("Organizations.create")(function*(caller: UserCaller, input: CreateInput) {
+        const suspended = yield* repo.suspendedPlatformOwnedBy(caller.userId)
+        if (Option.isSome(suspended)) {
+          return yield* new PlatformSuspended({
+            message: `Platform ${suspended.value} has been suspended: its owners cannot create organizations until it is restored`,
+            platformId: suspended.value
+          })
+        }
         const result = yield* setup.setup({ ...input, ownerId: caller.userId, orgType: "tenant" }, actorOf(caller))
         if (input.keepCurrentActiveOrganization !== true) {
           const now = new Date(yield* Clock.currentTimeMillis)

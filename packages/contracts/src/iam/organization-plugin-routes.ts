@@ -86,7 +86,8 @@ export const OrganizationPluginRoutes = defineRoutes({
     request: { body: PluginCreateOrganizationBody },
     responses: {
       200: PluginOrganizationWithMembers, 400: errors[400], 401: errors[401],
-      409: pluginError("ORGANIZATION_ALREADY_EXISTS: the slug is taken"), ...upstream
+      409: pluginError("ORGANIZATION_ALREADY_EXISTS: the slug is taken"),
+      451: pluginError("PLATFORM_SUSPENDED: the caller owns a suspended platform, whose owners create no organization"), ...upstream
     }
   },
   listOrganizations: { ...list, method: "GET" },
