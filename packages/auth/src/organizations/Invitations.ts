@@ -6,6 +6,7 @@ import { AuditLog } from "../audit/AuditLog.js"
 import { AuthUrls } from "../accounts/AuthUrls.js"
 import type { Caller, UserCaller } from "@core/kernel"
 import { Access } from "../authorization/Access.js"
+import { creatorUserOf } from "../authorization/ApiKeys.js"
 import { ApiKeysRepo } from "../authorization/ApiKeysRepo.js"
 import { type InvitationRow, InvitationsRepo, type InvitationState } from "./InvitationsRepo.js"
 import { deliver, Mailer } from "../mail/Mailer.js"
@@ -76,8 +77,7 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
       new ValidationError({ message: "Invalid request body", issues: [{ path: "inviterId", message }] })
 
     /** The user who created an API key, when a user did (a key made by the service key or a key has none). */
-    const creatorOf = (keyId: string) =>
-      Effect.map(keys.find(keyId), (key) => (key === null || key.createdBy === "service" ? undefined : key.createdBy))
+    const creatorOf = (keyId: string) => Effect.map(keys.find(keyId), (key) => (key === null ? undefined : creatorUserOf(key)))
 
     /**
      * Who invites: a member inviting as themselves; the service key and operators on behalf of the
