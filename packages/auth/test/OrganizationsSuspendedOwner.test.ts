@@ -84,6 +84,13 @@ for (const driver of TestDatabase.drivers) {
       expect(await traces(harness, slug)).toEqual(NOTHING)
     })
 
+    it("refuses the owner deleting the suspended organization (which would free it to create another), 451", async () => {
+      const refused = await call(harness, "/api/auth/organization/delete", { token: owner.token, json: { organizationId: suspended.id } })
+      const message = `Platform ${suspended.platformId} has been suspended: its owners cannot delete the organization until it is restored`
+      expect([refused.status, refused.body]).toEqual([451, libraryError("PLATFORM_SUSPENDED", message)])
+      expect(await query(harness, (sql) => sql`SELECT id FROM iam.organizations WHERE id = ${suspended.id}`)).toEqual([{ id: suspended.id }])
+    })
+
     it("lets a plain member of the suspended organization create one, and the owner again once restored", async () => {
       const mine = freshSlug("member")
       expect((await call(harness, "/api/auth/organization/create", { token: member.token, json: { name: "Mine", slug: mine } })).status).toBe(200)

@@ -187,8 +187,18 @@ export class OrganizationsRepo extends Effect.Service<OrganizationsRepo>()("@cor
         Effect.withSpan("OrganizationsRepo.suspendedPlatformOwnedBy")
       )
 
+    /** Whether the platform is `suspended` in `iam.platform_status`. */
+    const isSuspended = (platformId: string) =>
+      sql<{ suspended: boolean }>`SELECT EXISTS (SELECT 1 FROM iam.platform_status
+          WHERE platform_id = ${platformId} AND status = 'suspended') AS suspended`.pipe(
+        Effect.map((rows) => rows[0]?.suspended === true),
+        Effect.orDie,
+        Effect.withSpan("OrganizationsRepo.isSuspended")
+      )
+
     return {
       suspendedPlatformOwnedBy,
+      isSuspended,
       insert,
       findById,
       findBySlug,

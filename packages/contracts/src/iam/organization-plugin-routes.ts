@@ -118,7 +118,10 @@ export const OrganizationPluginRoutes = defineRoutes({
     changesTenant: true,
     permission: "org:delete", tenant: "organization",
     request: { body: PluginOrganizationIdBody },
-    responses: { 200: PluginOrganization, ...errors }
+    responses: {
+      200: PluginOrganization, ...errors,
+      451: pluginError("PLATFORM_SUSPENDED: its platform is suspended (operators and the static key may delete it)")
+    }
   },
   listMembers: { ...members, method: "GET", request: { query: PluginListMembersQuery } },
   listMembersPost: { ...members, method: "POST", changesTenant: true, request: { body: PluginListMembersQuery.optional() } },
