@@ -187,10 +187,10 @@ for (const driver of TestDatabase.drivers) {
       expect(invited).toMatchObject({ status: 200, body: { organizationId: org.id, email: guest.email, role: "admin", status: "pending", inviterId: owner.id } })
       expect(new Date(invited.body.expiresAt).getTime() - new Date(invited.body.createdAt).getTime()).toBe(HOURS_48)
       expect(await call(harness, `/api/auth/organization/get-invitation?id=${invited.body.id}`, { token: member.token }))
-        .toMatchObject({ status: 403, body: libraryError("YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION", "You are not the recipient of the invitation") })
+        .toMatchObject({ status: 404, body: libraryError("INVITATION_NOT_FOUND", "Invitation not found") })
       expect(await call(harness, `/api/auth/organization/get-invitation?id=${invited.body.id}`, { token: guest.token }))
         .toMatchObject({ status: 200, body: { id: invited.body.id, organizationName: `Org ${org.slug}`, organizationSlug: org.slug, inviterEmail: owner.email } })
-      expect((await call(harness, "/api/auth/organization/accept-invitation", { token: member.token, json: { invitationId: invited.body.id } })).status).toBe(403)
+      expect((await call(harness, "/api/auth/organization/accept-invitation", { token: member.token, json: { invitationId: invited.body.id } })).status).toBe(404)
       const accepted = await call(harness, "/api/auth/organization/accept-invitation", { token: guest.token, json: { invitationId: invited.body.id } })
       expect(accepted).toMatchObject({
         status: 200,

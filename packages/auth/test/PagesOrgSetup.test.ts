@@ -122,6 +122,22 @@ for (const driver of TestDatabase.drivers) {
       expect(owners).toEqual([{ name: "First" }])
     })
 
+    it("shows 451 in the form to the owner of a suspended platform, like the JSON route, and creates nothing (issue 27)", async () => {
+      const { browser } = await signedIn(harness)
+      const first = freshSlug("owned")
+      expect((await browser.submit("/org-setup", { name: "Owned", slug: first })).status).toBe(303)
+      const [{ platformId }] = await rows<{ platformId: string }>(harness, (sql) =>
+        sql`SELECT platform_id AS "platformId" FROM iam.organizations WHERE slug = ${first}`)
+      await rows(harness, (sql) => sql`INSERT INTO iam.platform_status (platform_id, status) VALUES (${platformId}, 'suspended') RETURNING platform_id`)
+      const slug = freshSlug("evade")
+      const answer = await browser.submit("/org-setup", { name: "Evade", slug })
+      const message = `Platform ${platformId} has been suspended: its owners cannot create organizations until it is restored`
+      expect([answer.status, alertOf(answer.html)]).toEqual([451, message])
+      expect((await viaApi(harness, browser, { name: "Evade", slug })).status).toBe(451)
+      expect(await rows(harness, (sql) => sql`SELECT id FROM iam.organizations WHERE slug = ${slug}`)).toEqual([])
+      expect(await rows(harness, (sql) => sql`SELECT id FROM registry.platforms WHERE slug = ${slug}`)).toEqual([])
+    })
+
     it("answers 401 to a post without the session cookie, as the JSON route does, also with a bearer", async () => {
       const { browser } = await signedIn(harness)
       const form = await browser.visit("/org-setup")

@@ -20,6 +20,20 @@ const keyNotFound = new NotFound({ message: "API key not found" })
 const invalidBody = (path: string, message: string) =>
   new ValidationError({ message: "Invalid request body", issues: [{ path, message }] })
 
+/** The earlier of two optional ISO expiries (`null`: never). */
+const earliest = (a: string | null, b: string | null): string | null =>
+  a === null ? b : b === null ? a : new Date(Math.min(Date.parse(a), Date.parse(b))).toISOString()
+
+/** What a revocation changed: the key's platform and the descendants it revoked with it. */
+export interface Revoked {
+  readonly platformId: string
+  readonly descendants: ReadonlyArray<string>
+}
+
+/** The user who created a key, when a user did; `undefined` for the static key's and a key's keys. */
+export const creatorUserOf = (key: Pick<Iam.ApiKey, "createdBy">): string | undefined =>
+  key.createdBy === "service" || key.createdBy.startsWith("key_") ? undefined : key.createdBy
+
 /**
  * API keys (`core_` + 32 random bytes, base64url), bound to an organization and its platform,
  * stored as SHA-256 hashes: created (shown once), listed, revoked and validated.
@@ -34,11 +48,28 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@core/auth/ApiKeys", {
     const config = yield* CoreConfig
     const sql = yield* SqlClient.SqlClient
 
-    /** Create a key for the organization's platform; the caller must hold the key's permissions. */
+    /**
+     * The creating key, locked for the transaction: it must still be live (else `Unauthorized`,
+     * as the gateway would answer it a moment later), and a new key expires no later than it.
+     */
+    const parentOf = (caller: Caller, now: number) =>
+      Effect.gen(function*() {
+        if (caller.kind !== "apikey") return null
+        const parent = yield* repo.findForUpdate(caller.keyId)
+        if (parent === null || parent.revokedAt !== null) return yield* invalidKey
+        if (parent.expiresAt !== null && Date.parse(parent.expiresAt) <= now) return yield* invalidKey
+        return parent
+      })
+
+    /**
+     * Create a key for the organization's platform; the caller must hold the key's permissions. A
+     * key created by a key records it (`createdBy`, `parentKeyId`), is revoked with it, and expires
+     * no later than it (docs/decisions/0560-api-keys-revoked-with-their-creator.md).
+     */
     const create: (
       caller: Caller,
       input: Iam.CreateApiKeyRequest
-    ) => Effect.Effect<Iam.CreatedApiKey, Forbidden | NotFound | Conflict | ValidationError> = Effect.fn("ApiKeys.create")(
+    ) => Effect.Effect<Iam.CreatedApiKey, Forbidden | NotFound | Conflict | Unauthorized | ValidationError> = Effect.fn("ApiKeys.create")(
       function*(caller: Caller, input: Iam.CreateApiKeyRequest) {
         yield* delegation.requireInOrganization(caller, input.organizationId, "apikeys:manage")
         const platformId = yield* repo.platformOf(input.organizationId)
@@ -57,8 +88,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@core/auth/ApiKeys", {
         yield* delegation.requireHolds(caller, input.organizationId, permissions)
         const key = `${API_KEY_PREFIX}${Crypto.randomToken(32)}`
         const id = yield* ids.make("key")
-        const created = yield* sql.withTransaction(Effect.zipLeft(
-          repo.insert({
+        const created = yield* sql.withTransaction(Effect.gen(function*() {
+          const parent = yield* parentOf(caller, now)
+          const expiresAt = earliest(input.expiresAt === undefined ? null : new Date(input.expiresAt).toISOString(), parent?.expiresAt ?? null)
+          const inserted = yield* repo.insert({
             id,
             keyHash: Crypto.sha256Hex(key),
             start: key.slice(0, START_LENGTH),
@@ -66,19 +99,21 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@core/auth/ApiKeys", {
             organizationId: input.organizationId,
             platformId,
             permissions,
-            createdBy: caller.kind === "user" ? caller.userId : "service",
-            expiresAt: input.expiresAt === undefined ? null : new Date(input.expiresAt).toISOString(),
+            createdBy: caller.kind === "user" ? caller.userId : parent?.id ?? "service",
+            parentKeyId: parent?.id ?? null,
+            expiresAt,
             createdAt: new Date(now).toISOString()
-          }),
-          audit.record({
+          })
+          yield* audit.record({
             action: "apikey.create",
             ...actorOf(caller),
             organizationId: input.organizationId,
             targetType: "apikey",
             targetId: id,
-            metadata: { name: input.name ?? null, platformId, permissions, expiresAt: input.expiresAt ?? null }
+            metadata: { name: input.name ?? null, platformId, permissions, expiresAt, parentKeyId: parent?.id ?? null }
           })
-        )).pipe(Effect.orDie)
+          return inserted
+        })).pipe(Effect.catchTag("SqlError", Effect.die))
         return { ...created, key }
       }
     )
@@ -87,26 +122,42 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@core/auth/ApiKeys", {
     const list = (caller: Caller, organizationId: string): Effect.Effect<ReadonlyArray<Iam.ApiKey>, Forbidden | NotFound> =>
       Effect.zipRight(delegation.requireInOrganization(caller, organizationId, "apikeys:read"), repo.list(organizationId))
 
-    /** Revoke a key; revoking a revoked key succeeds without a second audit entry. */
-    const revoke: (caller: Caller, id: string) => Effect.Effect<void, Forbidden | NotFound> = Effect.fn("ApiKeys.revoke")(
+    /**
+     * Revoke a key and, in the same transaction, every key it created, at any depth; each key
+     * revoked now is audited once (its descendants with `revokedWith`). Revoking a revoked key
+     * succeeds without a second entry. Answers the platform and the descendants revoked now.
+     */
+    const revoke: (caller: Caller, id: string) => Effect.Effect<Revoked, Forbidden | NotFound> = Effect.fn("ApiKeys.revoke")(
       function*(caller: Caller, id: string) {
         const key = yield* repo.find(id)
         if (key === null) return yield* keyNotFound
         yield* delegation.requireInOrganization(caller, key.organizationId, "apikeys:manage").pipe(
           Effect.catchTag("NotFound", () => keyNotFound)
         )
-        const now = yield* Clock.currentTimeMillis
-        yield* sql.withTransaction(Effect.gen(function*() {
-          if (!(yield* repo.revoke(id, new Date(now).toISOString()))) return
-          yield* audit.record({
+        const at = new Date(yield* Clock.currentTimeMillis).toISOString()
+        const entry = (revoked: Iam.ApiKey, revokedWith?: string) =>
+          audit.record({
             action: "apikey.revoke",
             ...actorOf(caller),
-            organizationId: key.organizationId,
+            organizationId: revoked.organizationId,
             targetType: "apikey",
-            targetId: id,
-            metadata: { name: key.name, start: key.start }
+            targetId: revoked.id,
+            metadata: { name: revoked.name, start: revoked.start, ...(revokedWith === undefined ? {} : { revokedWith }) }
           })
+        const descendants = yield* sql.withTransaction(Effect.gen(function*() {
+          if (yield* repo.revoke(id, at)) yield* entry(key)
+          // The first statement waited for any creation holding this key; a key a descendant was
+          // creating meanwhile is committed by the time a pass ends: walk again until none is left.
+          const revoked: Array<Iam.ApiKey> = []
+          for (;;) {
+            const pass = yield* repo.revokeDescendants(id, at)
+            if (pass.length === 0) break
+            revoked.push(...pass)
+          }
+          yield* Effect.forEach(revoked, (descendant) => entry(descendant, id), { discard: true })
+          return revoked.map((descendant) => descendant.id)
         })).pipe(Effect.orDie)
+        return { platformId: key.platformId, descendants }
       }
     )
 

@@ -12,7 +12,10 @@ export interface NewApiKey {
   readonly organizationId: string
   readonly platformId: string
   readonly permissions: ReadonlyArray<string>
+  /** A user id, `service` (the static key), or the id of the key that created it (`parentKeyId`). */
   readonly createdBy: string
+  /** The key that created it, when a key did: revoking that key revokes this one. */
+  readonly parentKeyId: string | null
   readonly expiresAt: string | null
   readonly createdAt: string
 }
@@ -53,9 +56,9 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("@core/auth/ApiKe
 
     const insert = (key: NewApiKey) =>
       sql<Row>`INSERT INTO iam.api_keys AS k (id, key_hash, start, name, organization_id, platform_id, permissions,
-          created_by, expires_at, created_at)
+          created_by, parent_key_id, expires_at, created_at)
         VALUES (${key.id}, ${key.keyHash}, ${key.start}, ${key.name}, ${key.organizationId}, ${key.platformId},
-          ${JSON.stringify(key.permissions)}::jsonb, ${key.createdBy}, ${key.expiresAt}::timestamptz,
+          ${JSON.stringify(key.permissions)}::jsonb, ${key.createdBy}, ${key.parentKeyId}, ${key.expiresAt}::timestamptz,
           ${key.createdAt}::timestamptz)
         RETURNING ${columns}`.pipe(
         Effect.map((rows) => toApiKey(rows[0])),
@@ -76,6 +79,17 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("@core/auth/ApiKe
         Effect.map((rows) => (rows[0] === undefined ? null : toApiKey(rows[0]))),
         Effect.orDie,
         Effect.withSpan("ApiKeysRepo.find")
+      )
+
+    /**
+     * The key, its row locked until the transaction ends (`null` when there is none): a key that
+     * creates a key holds it, so that its revocation waits for the creation and then sees the new key.
+     */
+    const findForUpdate = (id: string) =>
+      sql<Row>`SELECT ${columns} FROM iam.api_keys k WHERE k.id = ${id} FOR UPDATE`.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? null : toApiKey(rows[0]))),
+        Effect.orDie,
+        Effect.withSpan("ApiKeysRepo.findForUpdate")
       )
 
     /** One indexed lookup by hash, with the platform's status (absent row = `active`). */
@@ -102,6 +116,24 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("@core/auth/ApiKe
         Effect.withSpan("ApiKeysRepo.revoke")
       )
 
+    /**
+     * Revoke every live key a key created, and what those created, at any depth (the tree is walked
+     * through revoked keys too); the keys revoked now.
+     */
+    const revokeDescendants = (id: string, at: string) =>
+      sql<Row>`WITH RECURSIVE tree (id) AS (
+          SELECT c.id FROM iam.api_keys c WHERE c.parent_key_id = ${id}
+          UNION
+          SELECT c.id FROM iam.api_keys c JOIN tree t ON c.parent_key_id = t.id
+        )
+        UPDATE iam.api_keys AS k SET revoked_at = ${at}::timestamptz FROM tree
+        WHERE k.id = tree.id AND k.revoked_at IS NULL
+        RETURNING ${columns}`.pipe(
+        Effect.map((rows) => rows.map(toApiKey)),
+        Effect.orDie,
+        Effect.withSpan("ApiKeysRepo.revokeDescendants")
+      )
+
     /** Record use, at most once a minute per key, so validation stays a read in the common case. */
     const touch = (id: string, at: string) =>
       sql`UPDATE iam.api_keys SET last_used_at = ${at}::timestamptz
@@ -118,6 +150,6 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("@core/auth/ApiKe
         Effect.orDie
       )
 
-    return { insert, list, find, findByHash, revoke, touch, platformOf } as const
+    return { insert, list, find, findForUpdate, findByHash, revoke, revokeDescendants, touch, platformOf } as const
   })
 }) {}

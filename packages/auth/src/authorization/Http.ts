@@ -79,8 +79,13 @@ export const AuthorizationHandlers: ReadonlyArray<Route.Handler<AuthorizationErr
   Route.handle(Routes.revokeApiKey, ({ caller, params }) =>
     Effect.gen(function*() {
       const keys = yield* ApiKeys
-      yield* keys.revoke(caller, params.id)
-      return invalidates(HttpServerResponse.empty({ status: 204 }), { keyId: params.id })
+      const revoked = yield* keys.revoke(caller, params.id)
+      // The keys revoked with it share its platform: dropping the platform's cached answers at the
+      // gateway drops theirs, however many there are (one `key=` part names one key).
+      return invalidates(HttpServerResponse.empty({ status: 204 }), {
+        keyId: params.id,
+        ...(revoked.descendants.length === 0 ? {} : { platformId: revoked.platformId })
+      })
     })),
   // Declared public: the development bypass lets anyone validate, so the caller is resolved here.
   Route.handle(Routes.validateApiKey, ({ body, request }) =>

@@ -4,6 +4,7 @@ import operatorOrganization from "./0020_operator_organization.js"
 import deviceAuthorization from "./0040_device_authorization.js"
 import onePendingInvitation from "./0050_one_pending_invitation.js"
 import refreshRotationSalt from "./0051_refresh_rotation_salt.js"
+import apiKeyParent from "./0052_api_key_parent.js"
 
 /**
  * The identity domain's migrations (schema `iam`). Number ranges: 0001 the schema, 0010–0019
@@ -17,6 +18,7 @@ export const IamMigrations: Migrations.Domain = {
     "0020_operator_organization": operatorOrganization,
     "0040_device_authorization": deviceAuthorization,
     "0050_one_pending_invitation": onePendingInvitation,
-    "0051_refresh_rotation_salt": refreshRotationSalt
+    "0051_refresh_rotation_salt": refreshRotationSalt,
+    "0052_api_key_parent": apiKeyParent
   }
 }

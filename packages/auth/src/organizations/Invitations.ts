@@ -6,6 +6,7 @@ import { AuditLog } from "../audit/AuditLog.js"
 import { AuthUrls } from "../accounts/AuthUrls.js"
 import type { Caller, UserCaller } from "@core/kernel"
 import { Access } from "../authorization/Access.js"
+import { creatorUserOf } from "../authorization/ApiKeys.js"
 import { ApiKeysRepo } from "../authorization/ApiKeysRepo.js"
 import { type InvitationRow, InvitationsRepo, type InvitationState } from "./InvitationsRepo.js"
 import { deliver, Mailer } from "../mail/Mailer.js"
@@ -76,8 +77,7 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
       new ValidationError({ message: "Invalid request body", issues: [{ path: "inviterId", message }] })
 
     /** The user who created an API key, when a user did (a key made by the service key or a key has none). */
-    const creatorOf = (keyId: string) =>
-      Effect.map(keys.find(keyId), (key) => (key === null || key.createdBy === "service" ? undefined : key.createdBy))
+    const creatorOf = (keyId: string) => Effect.map(keys.find(keyId), (key) => (key === null ? undefined : creatorUserOf(key)))
 
     /**
      * Who invites: a member inviting as themselves; the service key and operators on behalf of the
@@ -186,14 +186,18 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
         return { data, cursor: nextCursor ?? "" }
       })
 
-    /** A pending, unexpired invitation addressed to the caller. */
+    /**
+     * A pending, unexpired invitation addressed to the caller. One addressed to someone else reads
+     * as `INVITATION_NOT_FOUND`, like an id that names nothing: the answer never tells that it
+     * exists (docs/decisions/0562-invitations-of-others-not-found.md).
+     */
     const addressedTo = (caller: UserCaller, invitationId: string) =>
       Effect.gen(function*() {
         const found = yield* repo.findById(invitationId)
-        if (Option.isNone(found) || statusAt(found.value, yield* now) !== "pending") return yield* fail("INVITATION_NOT_FOUND")
-        if (found.value.email.toLowerCase() !== caller.email.toLowerCase()) {
-          return yield* fail("YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION")
-        }
+        if (
+          Option.isNone(found) || statusAt(found.value, yield* now) !== "pending" ||
+          found.value.email.toLowerCase() !== caller.email.toLowerCase()
+        ) return yield* fail("INVITATION_NOT_FOUND")
         return found.value
       })
 

@@ -1,4 +1,4 @@
-import { type Forbidden, type UpstreamUnavailable, ValidationError } from "@core/kernel"
+import { type Forbidden, PlatformSuspended, type UpstreamUnavailable, ValidationError } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { actorOf } from "../audit/Audit.js"
@@ -66,6 +66,13 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
     const audit = yield* AuditLog
     const sessions = yield* SessionCache
 
+    /** What the owners of a suspended platform are refused, with 451 `PLATFORM_SUSPENDED`. */
+    const refusedWhileSuspended = (platformId: string, what: string) =>
+      Effect.fail(new PlatformSuspended({
+        message: `Platform ${platformId} has been suspended: its owners cannot ${what} until it is restored`,
+        platformId
+      }))
+
     /** Point the session at an organization; its cached context is forgotten at once. */
     const activate = (sessionId: string, organizationId: string | null, now: Date) =>
       Effect.zipRight(repo.setActiveOrganization(sessionId, organizationId, now), sessions.clear)
@@ -108,12 +115,19 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
         members: page.members
       }))
 
-    /** Plugin create: the caller becomes owner and (unless kept) the new organization becomes active. */
+    /**
+     * Plugin create (also org-setup and its page): the caller becomes owner and (unless kept) the new
+     * organization becomes active. The owner of a suspended platform is refused with
+     * `PlatformSuspended` before anything is written: a new organization, with its new active
+     * platform, would step around the suspension (docs/decisions/0561-suspended-owners-create-no-organization.md).
+     */
     const create: (
       caller: UserCaller,
       input: CreateInput
-    ) => Effect.Effect<SetupResult, OrganizationError | UpstreamUnavailable> =
+    ) => Effect.Effect<SetupResult, OrganizationError | PlatformSuspended | UpstreamUnavailable> =
       Effect.fn("Organizations.create")(function*(caller: UserCaller, input: CreateInput) {
+        const suspended = yield* repo.suspendedPlatformOwnedBy(caller.userId)
+        if (Option.isSome(suspended)) return yield* refusedWhileSuspended(suspended.value, "create organizations")
         const result = yield* setup.setup({ ...input, ownerId: caller.userId, orgType: "tenant" }, actorOf(caller))
         if (input.keepCurrentActiveOrganization !== true) {
           const now = new Date(yield* Clock.currentTimeMillis)
@@ -214,11 +228,19 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
       return updated.value
     })
 
-    /** Delete an organization (`org:delete`: its owners); the operator organization cannot be deleted. */
+    /**
+     * Delete an organization (`org:delete`: its owners); the operator organization cannot be
+     * deleted, nor — but by operators and the static key — one whose platform is suspended (its
+     * owners would be free to create another: decision 0561).
+     */
     const remove = Effect.fn("Organizations.remove")(function*(caller: Caller, organizationId: string) {
       const organization = yield* byId(organizationId)
       yield* requireIn(access, caller, organization.id, "org:delete", "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION")
       if (organization.orgType === "core-operator") return yield* fail("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_ORGANIZATION")
+      const platformId = organization.platformId
+      if (platformId !== null && (yield* repo.isSuspended(platformId)) && !(yield* access.isPrivileged(caller))) {
+        return yield* refusedWhileSuspended(platformId, "delete the organization")
+      }
       yield* sql.withTransaction(Effect.zipRight(
         repo.clearActiveOrganization(organization.id),
         repo.remove(organization.id)

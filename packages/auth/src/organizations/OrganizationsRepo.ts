@@ -171,7 +171,34 @@ export class OrganizationsRepo extends Effect.Service<OrganizationsRepo>()("@cor
         Effect.withSpan("OrganizationsRepo.clearActiveOrganization")
       )
 
+    /**
+     * A suspended platform whose organization the user owns (the first by platform id), `None` when
+     * it owns none; `iam.platform_status` is the effective status the gateway refuses with 451.
+     */
+    const suspendedPlatformOwnedBy = (userId: string) =>
+      sql<{ platformId: string }>`SELECT o.platform_id AS "platformId"
+        FROM iam.members m
+          JOIN iam.organizations o ON o.id = m.organization_id
+          JOIN iam.platform_status ps ON ps.platform_id = o.platform_id
+        WHERE m.user_id = ${userId} AND m.role = 'owner' AND ps.status = 'suspended'
+        ORDER BY o.platform_id LIMIT 1`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.platformId)),
+        Effect.orDie,
+        Effect.withSpan("OrganizationsRepo.suspendedPlatformOwnedBy")
+      )
+
+    /** Whether the platform is `suspended` in `iam.platform_status`. */
+    const isSuspended = (platformId: string) =>
+      sql<{ suspended: boolean }>`SELECT EXISTS (SELECT 1 FROM iam.platform_status
+          WHERE platform_id = ${platformId} AND status = 'suspended') AS suspended`.pipe(
+        Effect.map((rows) => rows[0]?.suspended === true),
+        Effect.orDie,
+        Effect.withSpan("OrganizationsRepo.isSuspended")
+      )
+
     return {
+      suspendedPlatformOwnedBy,
+      isSuspended,
       insert,
       findById,
       findBySlug,

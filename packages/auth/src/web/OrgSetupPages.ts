@@ -65,6 +65,7 @@ const orgSetup = ({ body }: Route.Input<typeof Routes.submitOrgSetup>) =>
       if (error instanceof OrganizationError && error.toCore()._tag === "Conflict") {
         return yield* again(409, { fieldErrors: { slug: "This slug is already taken. Choose another one." } })
       }
+      if (error._tag === "PlatformSuspended") return yield* again(451, { error: error.message })
       return yield* Effect.fail(error instanceof OrganizationError ? error.toCore() : error)
     }
     return seeOther(href(base, PAGE.orgSetup, { created: outcome.right.organization.id }))

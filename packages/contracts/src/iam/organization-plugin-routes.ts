@@ -86,7 +86,8 @@ export const OrganizationPluginRoutes = defineRoutes({
     request: { body: PluginCreateOrganizationBody },
     responses: {
       200: PluginOrganizationWithMembers, 400: errors[400], 401: errors[401],
-      409: pluginError("ORGANIZATION_ALREADY_EXISTS: the slug is taken"), ...upstream
+      409: pluginError("ORGANIZATION_ALREADY_EXISTS: the slug is taken"),
+      451: pluginError("PLATFORM_SUSPENDED: the caller owns a suspended platform, whose owners create no organization"), ...upstream
     }
   },
   listOrganizations: { ...list, method: "GET" },
@@ -117,7 +118,10 @@ export const OrganizationPluginRoutes = defineRoutes({
     changesTenant: true,
     permission: "org:delete", tenant: "organization",
     request: { body: PluginOrganizationIdBody },
-    responses: { 200: PluginOrganization, ...errors }
+    responses: {
+      200: PluginOrganization, ...errors,
+      451: pluginError("PLATFORM_SUSPENDED: its platform is suspended (operators and the static key may delete it)")
+    }
   },
   listMembers: { ...members, method: "GET", request: { query: PluginListMembersQuery } },
   listMembersPost: { ...members, method: "POST", changesTenant: true, request: { body: PluginListMembersQuery.optional() } },

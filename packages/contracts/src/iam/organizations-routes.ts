@@ -49,7 +49,7 @@ export const CoreOrganizationRoutes = defineRoutes({
     changesTenant: true,
     description: "The session cookie only (no bearer): a bearer token or an API key gets 401 naming POST /api/auth/organization/create, which also creates the platform. If the registry step fails, the organization is rolled back.",
     auth: "session-cookie", bearerAlternative: "POST /api/auth/organization/create", request: { body: OrgSetupRequest },
-    responses: { 201: OrgSetupResponse, 400: null, 401: null, 409: null, 502: null },
+    responses: { 201: OrgSetupResponse, 400: null, 401: null, 409: null, 451: null, 502: null },
     tags
   },
   listOrganizationInvitations: {

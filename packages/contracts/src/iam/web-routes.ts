@@ -126,6 +126,7 @@ export const WebRoutes = defineRoutes({
       401: html("Please sign in (a link to sign-in, coming back here)"),
       409: html("The form again: the slug is taken"),
       ...formErrors,
+      451: html("The form again: the caller owns a suspended platform, whose owners create no organization"),
       502: html("The registry could not create the platform")
     },
     tags
