@@ -2,7 +2,6 @@ import type { Billing } from "@core/contracts"
 import { Cursor, Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
-import { z } from "zod"
 import { billingId } from "./internal/ids.js"
 import { mirroredLines, totalOf } from "./InvoiceLines.js"
 import type { ProviderInvoice } from "./ports/PaymentProvider.js"
@@ -64,8 +63,6 @@ const toRecord = (row: any, lines: ReadonlyArray<Billing.InvoiceLine>): Billing.
   finalizedAt: Rows.isoOrNull(row.finalized_at),
   paidAt: Rows.isoOrNull(row.paid_at)
 })
-
-const ListKey = z.object({ createdAt: z.string(), id: z.string() })
 
 /**
  * Invoices and their lines. An invoice is finalized when it is made (status `open`, or `paid` when
@@ -166,12 +163,12 @@ export class Invoices extends Effect.Service<Invoices>()("@core/billing/Invoices
     /** A platform's invoices, newest first, by keyset on (created_at, id). */
     const list = (platformId: string, query: { readonly cursor?: string | undefined; readonly limit: number }) =>
       Effect.gen(function*() {
-        const after = query.cursor === undefined ? undefined : yield* Cursor.decode(ListKey, query.cursor)
+        const after = query.cursor === undefined ? undefined : yield* Cursor.decode(Cursor.CreatedAtId, query.cursor)
         const rows = yield* (after === undefined
           ? sql`SELECT * FROM billing.invoices WHERE platform_id = ${platformId}
               ORDER BY created_at DESC, id DESC LIMIT ${query.limit + 1}`
           : sql`SELECT * FROM billing.invoices WHERE platform_id = ${platformId}
-              AND (created_at, id) < (${new Date(after.createdAt)}, ${after.id})
+              AND (created_at, id) < (${after.createdAt}, ${after.id})
               ORDER BY created_at DESC, id DESC LIMIT ${query.limit + 1}`).pipe(Effect.orDie)
         const page = Cursor.page(rows as ReadonlyArray<any>, query.limit, (row) => ({ createdAt: Rows.iso(row.created_at), id: row.id }))
         return { data: yield* withLines(page.data).pipe(Effect.orDie), hasMore: page.hasMore, nextCursor: page.nextCursor }

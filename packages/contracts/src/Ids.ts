@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { PathRecords } from "./PathRecords.js"
 
 /**
  * The id prefixes of DESIGN §3: users, organizations, sessions, API keys, grants, invitations,
@@ -91,12 +92,48 @@ export const parseId = (id: string): { readonly prefix: IdPrefix; readonly timeM
 /** The pattern of ids with one prefix. */
 export const idPattern = (prefix: IdPrefix): RegExp => new RegExp(`^${prefix}_${BODY}$`)
 
-/** The schema of ids with one prefix, e.g. `idSchema("plt")` accepts `plt_01J…`. */
+/**
+ * What each kind of id names, as its "not found" answers say it (`Platform not found`): a path
+ * parameter of any shape answers that 404 (decision 0567).
+ */
+export const ID_NOUNS: Readonly<Record<IdPrefix, string>> = {
+  usr: "User",
+  org: "Organization",
+  ses: "Session",
+  key: "API key",
+  grt: "Grant",
+  inv: "Invitation",
+  plt: "Platform",
+  ent: "Entity",
+  res: "Resource",
+  act: "Feature activation",
+  job: "Job",
+  dlq: "Dead-letter entry",
+  stk: "Stack template",
+  ver: "Stack version",
+  dep: "Deployment",
+  sec: "Secret",
+  mem: "Member",
+  vrf: "Verification",
+  eml: "Mail",
+  aud: "Audit entry",
+  dvc: "Device code",
+  rft: "Refresh token",
+  fam: "Refresh token family",
+  lce: "Lifecycle event",
+  dns: "DNS record",
+  onb: "Onboarding flow"
+}
+
+/**
+ * The schema of ids with one prefix, e.g. `idSchema("plt")` accepts `plt_01J…`; in a path it names
+ * a record (`Platform not found` for any value that names none).
+ */
 export const idSchema = (prefix: IdPrefix) =>
   z.string().regex(idPattern(prefix), { error: `Expected a ${prefix}_ id` }).meta({
     description: `An id with the prefix ${prefix}_ followed by 26 Crockford base32 characters`,
     examples: [`${prefix}_01JDQ3V6X4TQ7K9ZC2M8N5P0RS`]
-  })
+  }).register(PathRecords, { notFound: `${ID_NOUNS[prefix]} not found` })
 
 /** A user id (`usr_…`). */
 export const UserId = idSchema("usr")

@@ -204,7 +204,7 @@ export class Deployments extends Effect.Service<Deployments>()("@core/deploy/Dep
 }) {}
 
 const decodeCursor = (cursor: string) =>
-  Effect.map(Cursor.decode(Cursor.CreatedAtId, cursor), (key) => ({ createdAt: Number(key.createdAt), id: key.id }))
+  Effect.map(Cursor.decode(Cursor.CreatedAtId, cursor), (key) => ({ createdAt: key.createdAt.getTime(), id: key.id }))
 
 /** The URL a branch of a project is served at on the local edge: a preview one label deeper. */
 export const urlOf = (port: number, project: string, branch: string, defaultBranch: string): string =>

@@ -2,17 +2,20 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platf
 import {
   acceptedCallers,
   type BodyOutput,
+  notFoundMessage,
   type ParamsOutput,
+  pathParamNames,
   type QueryOutput,
   type RouteSpec,
   type SuccessBody,
   successStatusOf
 } from "@core/contracts"
 import { Effect, Option } from "effect"
+import type { z } from "zod"
 import * as Body from "./Body.js"
 import { type ApiKeyCaller, type Caller, Callers, type ServiceCaller, type UserCaller } from "./Caller.js"
 import { authenticationRequired, isAccepted, requireOperator } from "./Policy.js"
-import { type Forbidden, type InvalidJson, type PayloadTooLarge, Unauthorized, UnsupportedMediaType, type ValidationError } from "./Errors.js"
+import { type Forbidden, type InvalidJson, NotFound, type PayloadTooLarge, Unauthorized, UnsupportedMediaType, type ValidationError } from "./Errors.js"
 import { CoreConfig } from "./Config.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as RouteTable from "./internal/routeTable.js"
@@ -71,7 +74,23 @@ export const program = (handler: Handler<any, any>, fallback: ErrorResponse.Rend
   Effect.catchAllCause(handler.run, ErrorResponse.handleCauseWith(handler.renderer ?? fallback ?? ErrorResponse.envelopeRenderer))
 
 /** What the runner itself may fail with before a handler runs. */
-export type RouteError = Unauthorized | Forbidden | ValidationError | InvalidJson | PayloadTooLarge | UnsupportedMediaType
+export type RouteError = Unauthorized | Forbidden | NotFound | ValidationError | InvalidJson | PayloadTooLarge | UnsupportedMediaType
+
+/**
+ * Decode a route's path parameters with its contract. A value the schema refuses (`plt_x`, `job_1`,
+ * a NUL) names nothing, so it answers the 404 of an unknown record, in the same words
+ * (`notFoundMessage`: "Platform not found"), never a 400 (decision 0567). The first refused
+ * parameter in the path's order names the message; one its contract marks as input stays a 400.
+ */
+const decodeParams = (route: RouteSpec, schema: z.ZodType, values: Readonly<Record<string, string | undefined>>) =>
+  Effect.mapError(decode(schema, values, "params"), (error) => {
+    const refused = new Set(error.issues.map((issue) => issue.path.split(".")[0]))
+    const names = pathParamNames(route.path)
+    const param = names.find((name) => refused.has(name)) ?? names[0] ?? ""
+    const message = notFoundMessage(route, param)
+    // A parameter the request writes (a secret's name) or a token stays a 400.
+    return message === undefined ? error : new NotFound({ message })
+  })
 
 const FORM = "application/x-www-form-urlencoded"
 
@@ -170,8 +189,8 @@ const encode = (status: number, value: unknown): HttpServerResponse.HttpServerRe
 }
 
 /**
- * Serve a catalogued route: resolve the caller its `auth` allows (401/403), decode its params,
- * query and body with the contract (400 with the issues), run the handler, and encode the answer
+ * Serve a catalogued route: resolve the caller its `auth` allows (401/403), decode its params
+ * (a value the contract refuses names nothing: 404), query and body with the contract (400 with the issues), run the handler, and encode the answer
  * with the declared success status. A service's `Http.ts` is a list of these.
  *
  * @example
@@ -190,7 +209,7 @@ export const handle = <const R extends RouteSpec, E, Req>(
     const caller = yield* callerFor(route, request)
     const params = schemas?.params === undefined
       ? yield* HttpRouter.params
-      : yield* Effect.flatMap(HttpRouter.params, (values) => decode(schemas.params!, values, "params"))
+      : yield* Effect.flatMap(HttpRouter.params, (values) => decodeParams(route, schemas.params!, values))
     const query = schemas?.query === undefined
       ? undefined
       : yield* decode(schemas.query, Body.searchParamsRecord(request.url), "query")

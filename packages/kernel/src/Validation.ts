@@ -52,6 +52,16 @@ const badText = (
 }
 
 /**
+ * Where a decoded value (a cursor's JSON, say) holds text PostgreSQL cannot store, or nests
+ * deeper than {@link MAX_DEPTH}: `"<path>: <why>"`, or `undefined` when it is storable.
+ */
+export const unstorableText = (value: unknown): string | undefined => {
+  const bad = badText(value, [])
+  if (bad === undefined) return undefined
+  return bad.path.length === 0 ? bad.message : `${bad.path.join(".")}: ${bad.message}`
+}
+
+/**
  * Parse a value with a contract schema, failing with `ValidationError` (400) carrying the issues.
  * `where` names the part of the request (`body`, `query`, `params`) in the message.
  */

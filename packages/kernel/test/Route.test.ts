@@ -1,8 +1,10 @@
+import { idSchema, pathInput } from "@core/contracts"
 import { HttpRouter } from "@effect/platform"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
 import type { Callers } from "../src/Caller.js"
+import { NotFound } from "../src/Errors.js"
 import * as Route from "../src/Route.js"
 import { type HttpHarness, makeHttpHarness } from "../src/testing/index.js"
 import { FakeCallers, handlers } from "./fixtures/routes.js"
@@ -105,5 +107,40 @@ describe("Route: an optional body", () => {
     expect(await sent.json()).toEqual({ id: "a" })
     expect((await harness.fetch("/read", { method: "POST", json: { id: "x".repeat(11) } })).status).toBe(400)
     expect((await harness.fetch("/read", { method: "POST", body: "{", headers: { "content-type": "application/json" } })).status).toBe(400)
+  })
+})
+
+describe("Route: path parameters name records", () => {
+  const PlatformId = idSchema("plt")
+  const Read = {
+    method: "GET",
+    path: "/platforms/:platformId/secrets/:secretName",
+    summary: "A path naming a record, then a value the request writes",
+    auth: "public",
+    request: { params: z.object({ platformId: PlatformId, secretName: pathInput(z.string().regex(/^[A-Z_]+$/)) }) },
+    responses: { 200: z.object({ platformId: z.string() }), 404: null }
+  } as const
+  let harness: HttpHarness<Callers>
+  beforeAll(async () => {
+    const router = Route.router([Route.handle(Read, ({ params }) =>
+      params.platformId === "plt_01JDQ3V6X4TQ7K9ZC2M8N5P0RS"
+        ? Effect.succeed({ platformId: params.platformId })
+        : Effect.fail(new NotFound({ message: "Platform not found" })))])
+    harness = await makeHttpHarness(Effect.runSync(HttpRouter.toHttpApp(router)), FakeCallers)
+  })
+  afterAll(() => harness.dispose())
+
+  it("answers a value its contract refuses as the 404 of an unknown record, and keeps a written value's 400", async () => {
+    const unknown = await harness.fetch("/platforms/plt_01JDQ3V6X4TQ7K9ZC2M8N5P0RT/secrets/A", { headers: { "x-request-id": "r1" } })
+    const body = { error: { code: "NOT_FOUND", message: "Platform not found", requestId: "r1", details: null } }
+    expect([unknown.status, await unknown.json()]).toEqual([404, body])
+    for (const id of ["plt_0123456789", "x", "job_01JDQ3V6X4TQ7K9ZC2M8N5P0RS", "a%00b"]) {
+      const malformed = await harness.fetch(`/platforms/${id}/secrets/A`, { headers: { "x-request-id": "r1" } })
+      expect([malformed.status, await malformed.json()], id).toEqual([404, body])
+    }
+    const written = await harness.fetch("/platforms/plt_01JDQ3V6X4TQ7K9ZC2M8N5P0RS/secrets/lower")
+    expect(written.status).toBe(400)
+    expect((await written.json()).error).toMatchObject({ code: "VALIDATION_ERROR", details: { issues: [{ path: "secretName" }] } })
+    expect((await harness.fetch("/platforms/plt_01JDQ3V6X4TQ7K9ZC2M8N5P0RS/secrets/A")).status).toBe(200)
   })
 })

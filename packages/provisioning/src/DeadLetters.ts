@@ -1,5 +1,5 @@
 import type { Provisioning } from "@core/contracts"
-import { type Caller, Cursor, Ids, NotFound, Rows, ValidationError } from "@core/kernel"
+import { type Caller, Cursor, Ids, NotFound, Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import { actorName, asActor } from "./JobControls.js"
@@ -46,11 +46,8 @@ export class DeadLetters extends Effect.Service<DeadLetters>()("@core/provisioni
 
     const list = Effect.fn("DeadLetters.list")(function*(input: { readonly cursor?: string | undefined; readonly limit: number }) {
       const after = yield* Cursor.decodeOptional(Cursor.CreatedAtId, input.cursor)
-      if (after !== undefined && Number.isNaN(new Date(after.createdAt).getTime())) {
-        return yield* new ValidationError({ message: "Invalid request query", issues: [{ path: "cursor", message: "Invalid cursor" }] })
-      }
       const rows = yield* sql<Record<string, unknown>>`SELECT ${sql.literal(COLUMNS)} FROM provisioning.dead_letters
-        WHERE ${after === undefined ? sql`true` : sql`(failed_at, id) > (${new Date(after.createdAt)}, ${after.id})`}
+        WHERE ${after === undefined ? sql`true` : sql`(failed_at, id) > (${after.createdAt}, ${after.id})`}
         ORDER BY failed_at, id LIMIT ${input.limit + 1}`.pipe(Effect.orDie)
       const page = Cursor.page(rows.map(toEntry), input.limit, (entry) => ({ createdAt: entry.failedAt, id: entry.entryId }))
       return { data: page.data.map(publicEntry), pagination: { limit: input.limit, cursor: page.nextCursor ?? "" } }

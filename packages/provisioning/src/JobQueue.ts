@@ -1,5 +1,5 @@
 import type { Provisioning } from "@core/contracts"
-import { type Caller, Cursor, Policy, ValidationError } from "@core/kernel"
+import { type Caller, Cursor, Policy } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { jobNotFound } from "./Errors.js"
@@ -32,9 +32,6 @@ export class JobQueue extends Effect.Service<JobQueue>()("@core/provisioning/Job
      */
     const list = Effect.fn("JobQueue.list")(function*(caller: Caller, input: JobListInput) {
       const after = yield* Cursor.decodeOptional(Cursor.CreatedAtId, input.cursor)
-      if (after !== undefined && Number.isNaN(new Date(after.createdAt).getTime())) {
-        return yield* new ValidationError({ message: "Invalid request query", issues: [{ path: "cursor", message: "Invalid cursor" }] })
-      }
       const privileged = yield* Policy.isPrivileged(caller)
       const organizationId = privileged ? undefined : caller.kind === "service" ? null : caller.organizationId
       const page = (data: ReadonlyArray<Provisioning.JobRecord>, nextCursor: string) => ({
@@ -47,7 +44,7 @@ export class JobQueue extends Effect.Service<JobQueue>()("@core/provisioning/Job
         ...(organizationId === undefined ? [] : [sql`organization_id = ${organizationId}`]),
         ...(input.platformId === undefined ? [] : [sql`platform_id = ${input.platformId}`]),
         ...(input.status === undefined ? [] : [sql`status = ${input.status}`]),
-        ...(after === undefined ? [] : [sql`(created_at, id) < (${new Date(after.createdAt)}, ${after.id})`])
+        ...(after === undefined ? [] : [sql`(created_at, id) < (${after.createdAt}, ${after.id})`])
       ]
       const rows = yield* sql<Record<string, unknown>>`SELECT ${sql.literal(COLUMNS)} FROM provisioning.jobs
         WHERE ${sql.and(filters)} ORDER BY created_at DESC, id DESC LIMIT ${input.limit + 1}`.pipe(Effect.orDie)

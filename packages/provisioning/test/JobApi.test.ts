@@ -237,9 +237,10 @@ for (const driver of TestDatabase.drivers) {
         expect((await refused.json()).error.code).toBe("NOT_FOUND")
         expect((await h.fetch(`/api/v1/provision/jobs/${id}/events`, { apiKey: "core_b" })).status).toBe(404)
         expect((await h.fetch("/api/v1/provision/jobs/job_01JABCDEFGHJKMNPQRSTVWXYZ0/events", { token: "usr_operator" })).status).toBe(404)
+        // A job id of any shape that names nothing is the same 404 (decision 0567).
         const bad = await h.fetch("/api/v1/provision/jobs/nope/events", { token: "usr_operator" })
-        expect(bad.status).toBe(400)
-        expect((await bad.json()).error.details.issues[0].path).toBe("jobId")
+        expect(bad.status).toBe(404)
+        expect((await bad.json()).error).toMatchObject({ code: "NOT_FOUND", message: "Job not found", details: null })
         expect((await h.fetch(`/api/v1/provision/jobs/${id}/events`)).status).toBe(401)
       })
     })
@@ -365,17 +366,21 @@ for (const driver of TestDatabase.drivers) {
         await until(() => query(`SELECT 1 FROM provisioning.dead_letters WHERE job_id = $1`, [replayed.jobId]), (rows) => rows.length === 1)
       }, 30_000)
 
-      it("the list and replay are the operators': 403, 401, 404 for no entry, 400 for bad input", async () => {
+      it("the list and replay are the operators': 403, 401, 404 for no entry (an id of any shape), 400 for bad input", async () => {
         expect((await h.fetch("/api/v1/provision/dlq", { token: "usr_owner" })).status).toBe(403)
         expect((await h.fetch("/api/v1/provision/dlq", { apiKey: "core_a_manage" })).status).toBe(403)
         expect((await h.fetch("/api/v1/provision/dlq")).status).toBe(401)
         expect((await post("/api/v1/provision/dlq/dlq_01JABCDEFGHJKMNPQRSTVWXYZ0/replay", "usr_owner")).status).toBe(403)
         const missing = await post("/api/v1/provision/dlq/dlq_01JABCDEFGHJKMNPQRSTVWXYZ0/replay")
         expect(missing.status).toBe(404)
-        expect((await missing.json()).error.code).toBe("NOT_FOUND")
-        const bad = await post("/api/v1/provision/dlq/job_01JABCDEFGHJKMNPQRSTVWXYZ0/replay")
-        expect(bad.status).toBe(400)
-        expect((await bad.json()).error.details.issues[0].path).toBe("entryId")
+        const notFound = await missing.json()
+        expect(notFound.error).toMatchObject({ code: "NOT_FOUND", message: "Dead-letter entry not found", details: null })
+        // Another prefix, or no id at all, names nothing either: the same 404 (decision 0567).
+        for (const id of ["job_01JABCDEFGHJKMNPQRSTVWXYZ0", "dlq_x"]) {
+          const bad = await post(`/api/v1/provision/dlq/${id}/replay`)
+          expect(bad.status).toBe(404)
+          expect({ ...(await bad.json()).error, requestId: null }).toEqual({ ...notFound.error, requestId: null })
+        }
         const limit = await h.fetch("/api/v1/provision/dlq?limit=500", { token: "usr_operator" })
         expect(limit.status).toBe(400)
         expect((await limit.json()).error.details.issues[0].path).toBe("limit")

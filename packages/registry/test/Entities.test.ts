@@ -129,7 +129,8 @@ for (const driver of TestDatabase.drivers) {
       // Another platform's entity under this platform's path: 404, even to an operator.
       expect((await h.fetch(`${base()}/${otherRoot}`, { token: "usr_operator" })).status).toBe(404)
       expect((await h.fetch(`/api/v1/platforms/${otherPlatform}/entities/${otherRoot}`, { token: "static" })).status).toBe(200)
-      expect((await h.fetch(`${base()}/nope`, { token: "usr_member" })).status).toBe(400)
+      // An id of any shape that names nothing: 404 (decision 0567).
+      expect((await h.fetch(`${base()}/nope`, { token: "usr_member" })).status).toBe(404)
       expect((await h.fetch(`${base()}/${root}`)).status).toBe(401)
     })
 

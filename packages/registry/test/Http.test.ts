@@ -76,11 +76,11 @@ for (const driver of TestDatabase.drivers) {
         expect((await h.fetch(`/${tenantPlatform}`, { apiKey: "core_a" })).status).toBe(200)
       })
 
-      it("answers 403 to a key of the tenant without platforms:read, 400 to a malformed id, 401 without credentials", async () => {
+      it("answers 403 to a key of the tenant without platforms:read, 404 to a malformed id (as to an unknown one), 401 without credentials", async () => {
         expect((await h.fetch(`/api/v1/platforms/${tenantPlatform}`, { apiKey: "core_none" })).status).toBe(403)
         const malformed = await h.fetch("/api/v1/platforms/not-an-id", { token: "usr_member" })
-        expect(malformed.status).toBe(400)
-        expect((await malformed.json()).error).toMatchObject({ code: "VALIDATION_ERROR", details: { issues: [{ path: "platformId" }] } })
+        expect(malformed.status).toBe(404)
+        expect((await malformed.json()).error).toMatchObject({ code: "NOT_FOUND", message: "Platform not found", details: null })
         expect((await h.fetch(`/api/v1/platforms/plt_${"x".repeat(300)}`, { token: "usr_member" })).status).toBe(404)
         expect((await h.fetch(`/api/v1/platforms/${tenantPlatform}`)).status).toBe(401)
       })

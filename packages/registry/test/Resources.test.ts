@@ -96,7 +96,7 @@ for (const driver of TestDatabase.drivers) {
       for (const json of [null, [], "x"]) {
         expect((await h.fetch(`/api/v1/platforms/${platform}/entities/${tenant}/resources`, { method: "POST", token: "usr_admin", json })).status).toBe(400)
       }
-      expect((await h.fetch(`/api/v1/platforms/${platform}/entities/nope/resources`, { method: "POST", token: "usr_admin", json: resourceBody("v") })).status).toBe(400)
+      expect((await h.fetch(`/api/v1/platforms/${platform}/entities/nope/resources`, { method: "POST", token: "usr_admin", json: resourceBody("v") })).status).toBe(404)
       expect((await query(`SELECT count(*)::int AS n FROM registry.resources WHERE edge_name = 'v'`))[0]!.n).toBe(0)
     })
 
@@ -160,7 +160,7 @@ for (const driver of TestDatabase.drivers) {
         expect((await h.fetch(`${family.base(platform)}/resources/${foreignId}`, { token: "usr_operator" })).status).toBe(404)
         expect((await h.fetch(`${family.base(other)}/resources/${foreignId}`, { token: "static" })).status).toBe(200)
         expect((await h.fetch(`${family.base(platform)}/resources/res_01JDQ3V6X4TQ7K9ZC2M8N5P0RS`, { token: "static" })).status).toBe(404)
-        expect((await h.fetch(`${family.base(platform)}/resources/nope`, { token: "usr_member" })).status).toBe(400)
+        expect((await h.fetch(`${family.base(platform)}/resources/nope`, { token: "usr_member" })).status).toBe(404)
         expect((await h.fetch(`${family.base(platform)}/resources/${record.id}`)).status).toBe(401)
         expect((await h.fetch(`${family.base(platform)}/resources/${record.id}`, { apiKey: "core_none" })).status).toBe(403)
       }

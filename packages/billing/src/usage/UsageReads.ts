@@ -22,7 +22,7 @@ const totalsOf = (row: TotalsRow | undefined): Billing.UsageTotals => ({
   builds: Number(row?.builds ?? 0)
 })
 
-const DateCursor = z.object({ date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) })
+const DateCursor = z.object({ date: Cursor.Day })
 const TenantCursor = z.object({ tenantId: z.string().min(1).max(128) })
 
 const invalidQuery = (path: string, message: string) => new ValidationError({ message: "Invalid request query", issues: [{ path, message }] })

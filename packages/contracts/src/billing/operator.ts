@@ -3,11 +3,11 @@ import {
   CreditRecord,
   CreditRequest,
   GenerateInvoiceRequest,
-  IdParams,
   InvoiceRecord,
   OperatorLogList,
   OperatorLogQuery,
   OverrideRequest,
+  SubscriptionParams,
   OverviewRecord,
   SubscriptionRecord,
   TrialRequest
@@ -44,7 +44,7 @@ export const OperatorRoutes = defineRoutes({
     path: "/operator/subscriptions/{id}/override",
     summary: "Override a subscription's tier and/or trial end (epoch milliseconds)",
     auth: "operator",
-    request: { params: IdParams, body: OverrideRequest },
+    request: { params: SubscriptionParams, body: OverrideRequest },
     responses: { 200: SubscriptionRecord, 400: null, 401: null, 403: null, 404: null },
     tags
   },
@@ -53,7 +53,7 @@ export const OperatorRoutes = defineRoutes({
     path: "/operator/subscriptions/{id}/trial",
     summary: "Give a subscription a trial of `trialDays` (1 to 365) from now",
     auth: "operator",
-    request: { params: IdParams, body: TrialRequest },
+    request: { params: SubscriptionParams, body: TrialRequest },
     responses: { 200: SubscriptionRecord, 400: null, 401: null, 403: null, 404: null, 409: null },
     tags
   },

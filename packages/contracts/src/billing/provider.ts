@@ -1,12 +1,14 @@
 import { z } from "zod"
 import { BoundedId } from "../Bounds.js"
+import { naming } from "../PathRecords.js"
 import { defineRoutes } from "../Routes.js"
 import {
   CancelProviderSubscriptionQuery,
   CreateCustomerRequest,
   CreateProviderSubscriptionRequest,
   CustomerRecord,
-  IdParams,
+  CustomerParams,
+  SubscriptionParams,
   PaymentMethodList,
   PaymentMethodRecord,
   PaymentMethodTypeQuery,
@@ -41,7 +43,7 @@ export const ProviderRoutes = defineRoutes({
     auth: "caller",
     permission: "billing:read",
     tenant: "platform",
-    request: { params: IdParams },
+    request: { params: CustomerParams },
     responses: { 200: CustomerRecord, 400: null, 401: null, 403: null, 404: null },
     tags
   },
@@ -52,7 +54,7 @@ export const ProviderRoutes = defineRoutes({
     auth: "caller",
     permission: "billing:manage",
     tenant: "platform",
-    request: { params: IdParams, body: UpdateCustomerRequest },
+    request: { params: CustomerParams, body: UpdateCustomerRequest },
     responses: { 200: CustomerRecord, 400: null, 401: null, 403: null, 404: null },
     tags
   },
@@ -63,7 +65,7 @@ export const ProviderRoutes = defineRoutes({
     auth: "caller",
     permission: "billing:read",
     tenant: "platform",
-    request: { params: IdParams },
+    request: { params: CustomerParams },
     responses: { 200: ProviderSubscriptionList, 400: null, 401: null, 403: null, 404: null },
     tags
   },
@@ -74,7 +76,7 @@ export const ProviderRoutes = defineRoutes({
     auth: "caller",
     permission: "billing:read",
     tenant: "platform",
-    request: { params: IdParams, query: PaymentMethodTypeQuery },
+    request: { params: CustomerParams, query: PaymentMethodTypeQuery },
     responses: { 200: PaymentMethodList, 400: null, 401: null, 403: null, 404: null },
     tags
   },
@@ -85,7 +87,7 @@ export const ProviderRoutes = defineRoutes({
     auth: "caller",
     permission: "billing:read",
     tenant: "platform",
-    request: { params: IdParams },
+    request: { params: CustomerParams },
     responses: { 200: PaymentMethodRecord, 400: null, 401: null, 403: null, 404: null },
     tags
   },
@@ -107,7 +109,7 @@ export const ProviderRoutes = defineRoutes({
     auth: "caller",
     permission: "billing:read",
     tenant: "platform",
-    request: { params: IdParams },
+    request: { params: SubscriptionParams },
     responses: { 200: ProviderSubscriptionRecord, 400: null, 401: null, 403: null, 404: null },
     tags
   },
@@ -118,7 +120,7 @@ export const ProviderRoutes = defineRoutes({
     auth: "caller",
     permission: "billing:manage",
     tenant: "platform",
-    request: { params: IdParams, body: UpdateProviderSubscriptionRequest },
+    request: { params: SubscriptionParams, body: UpdateProviderSubscriptionRequest },
     responses: { 200: ProviderSubscriptionRecord, 400: null, 401: null, 402: null, 403: null, 404: null },
     tags
   },
@@ -129,14 +131,15 @@ export const ProviderRoutes = defineRoutes({
     auth: "caller",
     permission: "billing:manage",
     tenant: "platform",
-    request: { params: IdParams, query: CancelProviderSubscriptionQuery },
+    request: { params: SubscriptionParams, query: CancelProviderSubscriptionQuery },
     responses: { 200: ProviderSubscriptionRecord, 400: null, 401: null, 403: null, 404: null },
     tags
   }
 })
 
 /** The local customer portal's pages (decision 0441): the session id in the path is the credential. */
-export const PortalParams = z.object({ sessionId: BoundedId })
+/** The path of a portal session (an unknown one answers as the portal does: `Customer not found`). */
+export const PortalParams = z.object({ sessionId: naming(BoundedId, "Customer not found") })
 export const PortalPaymentMethodForm = z.object({ card: z.string().min(1).max(64) })
 
 export const PortalRoutes = defineRoutes({

@@ -5,7 +5,7 @@ import {
   InvoiceListQuery,
   InvoiceQuery,
   InvoiceRecord,
-  IdParams,
+  InvoiceParams,
   PaymentMethodList,
   PlanRecord,
   PlatformParams,
@@ -116,7 +116,7 @@ export const BillingCoreRoutes = defineRoutes({
     auth: "caller",
     permission: "billing:read",
     tenant: "platform",
-    request: { params: IdParams, query: InvoiceQuery },
+    request: { params: InvoiceParams, query: InvoiceQuery },
     responses: { 200: InvoiceRecord, 400: null, 401: null, 403: null, 404: null },
     tags: invoices
   },

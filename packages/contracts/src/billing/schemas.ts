@@ -1,6 +1,7 @@
 import { z } from "zod"
 import { BoundedId, EmailAddress, Metadata, NAME_MAX_LENGTH, TEXT_MAX_LENGTH } from "../Bounds.js"
 import { cursorPage, cursorParam } from "../Pagination.js"
+import { naming } from "../PathRecords.js"
 
 /**
  * Billing's records and inputs (seed 001, "Billing input fields"; the record fields are "not
@@ -137,8 +138,14 @@ export const InvoiceListQuery = z.object({
 /** `GET /invoices/{id}`: `platformId` optional (the seed's two single-invoice routes, one route). */
 export const InvoiceQuery = z.object({ platformId: PlatformIdField.optional() })
 export const IdParams = z.object({ id: BoundedId })
+/** The path of one invoice (`Invoice not found` for any id that names none). */
+export const InvoiceParams = z.object({ id: naming(BoundedId, "Invoice not found") })
+/** The path of one customer at the provider's routes. */
+export const CustomerParams = z.object({ id: naming(BoundedId, "Customer not found") })
+/** The path of one subscription at the provider's and the operator's routes. */
+export const SubscriptionParams = z.object({ id: naming(BoundedId, "Subscription not found") })
 /** The path of billing's internal platform routes. */
-export const PlatformParams = z.object({ platformId: PlatformIdField })
+export const PlatformParams = z.object({ platformId: naming(PlatformIdField, "Platform not found") })
 
 /** `POST /subscription/change-tier`. */
 export const ChangeTierRequest = z.object({ tier: PaidTier })

@@ -1,6 +1,7 @@
 import { z } from "zod"
 import { BoundedId } from "../Bounds.js"
 import { cursorPage, cursorParam, limitParam } from "../Pagination.js"
+import { naming, pathInput } from "../PathRecords.js"
 import { defineRoutes } from "../Routes.js"
 
 /**
@@ -124,7 +125,8 @@ export const UsageDailyQuery = z.object({ platformId: BoundedId, tenantId: Bound
 /** `?platformId=`. */
 export const UsagePlatformQuery = z.object({ platformId: BoundedId })
 /** `/platforms/{platformId}/stacks/{stackId}/usage`. */
-export const StackUsageParams = z.object({ platformId: BoundedId, stackId: BoundedId })
+/** The path of a stack's usage: `stackId` filters usage (a stack without any answers zeros), so a refused one stays a 400. */
+export const StackUsageParams = z.object({ platformId: naming(BoundedId, "Platform not found"), stackId: pathInput(BoundedId) })
 
 const tags = ["billing: usage"]
 const reads = { 400: null, 401: null, 403: null, 404: null } as const

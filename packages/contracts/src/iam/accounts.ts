@@ -1,5 +1,6 @@
 import { z } from "zod"
 import { BoundedId, EmailAddress, FreeText, Metadata, NAME_MAX_LENGTH, TEXT_MAX_LENGTH } from "../Bounds.js"
+import { naming, pathInput } from "../PathRecords.js"
 
 /** Shortest password accepted at sign-up, reset and change (better-auth's default). */
 export const PASSWORD_MIN_LENGTH = 8
@@ -150,7 +151,7 @@ export const ResetPasswordRequest = z.object({ newPassword: FreeText, token: Bou
 export type ResetPasswordRequest = z.infer<typeof ResetPasswordRequest>
 
 /** Path of `GET /api/auth/reset-password/:token`, where the mailed reset link lands. */
-export const ResetLandingParams = z.object({ token: BoundedId })
+export const ResetLandingParams = z.object({ token: pathInput(BoundedId) })
 
 /** Query of `GET /api/auth/reset-password/:token`: where to send the browser (with `?token=` or `?error=`). */
 export const ResetLandingQuery = z.object({ callbackURL: FreeText.min(1) })
@@ -199,7 +200,7 @@ export const SessionList = z.object({ data: z.array(SessionRecord) })
 export type SessionList = z.infer<typeof SessionList>
 
 /** Path of `DELETE /api/sessions/:id`. */
-export const SessionIdParams = z.object({ id: BoundedId })
+export const SessionIdParams = z.object({ id: naming(BoundedId, "Session not found") })
 
 /** Answer of `DELETE /api/sessions/:id`: the revoked session's id. */
 export const RevokedSession = z.object({ id: z.string() })

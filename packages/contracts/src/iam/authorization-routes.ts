@@ -8,7 +8,8 @@ import {
   CreateGrantRequest,
   Grant,
   GrantList,
-  IdParams,
+  ApiKeyIdParams,
+  GrantIdParams,
   Jwks,
   ListApiKeysQuery,
   ListAuditQuery,
@@ -110,7 +111,7 @@ export const AuthorizationRoutes = defineRoutes({
     auth: "caller",
     permission: "members:manage",
     tenant: "organization",
-    request: { params: IdParams },
+    request: { params: GrantIdParams },
     responses: { 204: null, ...guarded },
     tags
   },
@@ -143,7 +144,7 @@ export const AuthorizationRoutes = defineRoutes({
     auth: "caller",
     permission: "apikeys:manage",
     tenant: "organization",
-    request: { params: IdParams },
+    request: { params: ApiKeyIdParams },
     responses: { 204: null, ...guarded },
     tags
   },

@@ -1,6 +1,7 @@
 import { z } from "zod"
 import { ID_MAX_LENGTH, LIST_MAX_ITEMS, NAME_MAX_LENGTH } from "../Bounds.js"
 import { cursorPage, cursorParam, limitParam } from "../Pagination.js"
+import { naming } from "../PathRecords.js"
 import { isPermission } from "../Permissions.js"
 import { PlatformStatusValue } from "./accounts.js"
 
@@ -51,7 +52,7 @@ export const RoleMappingList = z.object({ data: z.array(RoleMapping) })
 export type RoleMappingList = z.infer<typeof RoleMappingList>
 
 /** Path of `DELETE /api/core/roles/{orgId}/{role}`. */
-export const RoleMappingParams = z.object({ orgId: NonEmptyId, role: NonEmptyName })
+export const RoleMappingParams = z.object({ orgId: naming(NonEmptyId, "Organization not found"), role: naming(NonEmptyName, "Role mapping not found") })
 
 /** `POST /api/core/grants`: `granted: true` grants a permission, `false` denies it. */
 export const CreateGrantRequest = z.object({
@@ -88,6 +89,10 @@ export type GrantList = z.infer<typeof GrantList>
 
 /** Path of the routes addressing one record by id (`DELETE /api/core/grants/{id}`, `/api/core/apikeys/{id}`). */
 export const IdParams = z.object({ id: NonEmptyId })
+/** The path of one grant. */
+export const GrantIdParams = z.object({ id: naming(NonEmptyId, "Grant not found") })
+/** The path of one API key. */
+export const ApiKeyIdParams = z.object({ id: naming(NonEmptyId, "API key not found") })
 
 /** What an API key looks like: `core_` and 32 random bytes in base64url (43 characters). */
 export const API_KEY_PATTERN = /^core_[A-Za-z0-9_-]{43}$/

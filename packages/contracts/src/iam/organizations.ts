@@ -1,6 +1,7 @@
 import { z } from "zod"
 import { BoundedId, EmailAddress, SLUG_MAX_LENGTH } from "../Bounds.js"
 import { cursorList, InvitationsCursorQuery } from "../Pagination.js"
+import { naming } from "../PathRecords.js"
 
 /** Organization name: 1 to 100 characters (seed 000, Limits). */
 export const OrganizationName = z.string().min(1).max(100)
@@ -68,7 +69,7 @@ export const OrganizationDetail = Organization.extend({ members: z.array(Organiz
 export type OrganizationDetail = z.infer<typeof OrganizationDetail>
 
 /** Path of `GET /api/core/organizations/{slug}`. */
-export const OrganizationSlugParams = z.object({ slug: z.string().min(1).max(SLUG_MAX_LENGTH) })
+export const OrganizationSlugParams = z.object({ slug: naming(z.string().min(1).max(SLUG_MAX_LENGTH), "Organization not found") })
 
 /** `POST /api/core/org-setup` (session cookie only). */
 export const OrgSetupRequest = z.object({ name: OrganizationName, slug: OrganizationSlug })
@@ -101,10 +102,10 @@ export const Invitation = z.object({
 export type Invitation = z.infer<typeof Invitation>
 
 /** Path of the invitation collection routes. */
-export const InvitationsParams = z.object({ orgId: BoundedId })
+export const InvitationsParams = z.object({ orgId: naming(BoundedId, "Organization not found") })
 
 /** Path of `DELETE /api/core/organizations/{orgId}/invitations/{invitationId}`. */
-export const InvitationParams = z.object({ orgId: BoundedId, invitationId: BoundedId })
+export const InvitationParams = z.object({ orgId: naming(BoundedId, "Invitation not found"), invitationId: naming(BoundedId, "Invitation not found") })
 
 /** Query of `GET /api/core/organizations/{orgId}/invitations`: `cursor`, `limit` (default 50, 1 to 100). */
 export const ListInvitationsQuery = InvitationsCursorQuery

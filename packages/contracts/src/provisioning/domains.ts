@@ -1,5 +1,6 @@
 import { z } from "zod"
 import { BoundedId } from "../Bounds.js"
+import { naming } from "../PathRecords.js"
 import { defineRoutes } from "../Routes.js"
 
 /**
@@ -32,7 +33,7 @@ export const DomainList = z.object({ data: z.array(DomainRecord) })
 export type DomainList = z.infer<typeof DomainList>
 
 /** The path of one domain. */
-export const DomainParams = z.object({ id: BoundedId })
+export const DomainParams = z.object({ id: naming(BoundedId, "Domain not found") })
 
 const tags = ["provisioning: domains"]
 

@@ -2,6 +2,7 @@ import { z } from "zod"
 import { BoundedId, NAME_MAX_LENGTH, TEXT_MAX_LENGTH } from "../Bounds.js"
 import { EntityId, idSchema, PlatformId, ResourceId } from "../Ids.js"
 import { cursorParam, limitParam, page } from "../Pagination.js"
+import { pathInput } from "../PathRecords.js"
 import { defineRoutes } from "../Routes.js"
 
 /**
@@ -211,7 +212,8 @@ export const SetSecretRequest = z.object({ value: z.string().min(1).max(SECRET_V
 export type SetSecretRequest = z.input<typeof SetSecretRequest>
 
 /** The path of one secret. */
-export const SecretParams = z.object({ platformId: PlatformId, resourceId: ResourceId, secretName: SecretName })
+/** The path of one secret: its name is what a `PUT` writes, so a name of the wrong shape stays a 400 (decision 0567). */
+export const SecretParams = z.object({ platformId: PlatformId, resourceId: ResourceId, secretName: pathInput(SecretName) })
 /** `GET .../secrets`: `cursor`, `limit` and `status` (deleted ones only with `status=deleted`). */
 export const ListSecretsQuery = z.object({ cursor: cursorParam, limit: limitParam(), status: SecretStatus.optional() })
 export type ListSecretsQuery = z.output<typeof ListSecretsQuery>

@@ -1,5 +1,6 @@
 import { z } from "zod"
 import { NAME_MAX_LENGTH } from "../Bounds.js"
+import { naming } from "../PathRecords.js"
 
 /**
  * The stack catalogue's records and requests (seed 002, "Stack registry"). Its records keep the
@@ -141,9 +142,9 @@ export const CreateStackVersionRequest = z.strictObject({
 export type CreateStackVersionRequest = z.input<typeof CreateStackVersionRequest>
 
 /** The path of one template. */
-export const StackParams = z.object({ name: StackName })
+export const StackParams = z.object({ name: naming(StackName, "Stack template not found") })
 /** The path of one version of a template. */
-export const StackVersionParams = z.object({ name: StackName, version: StackVersion })
+export const StackVersionParams = z.object({ name: StackParams.shape.name, version: naming(StackVersion, "Stack version not found") })
 
 /** `{ id }` of what was created. */
 export const StackCreated = z.object({ id: z.string() })
