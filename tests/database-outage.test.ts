@@ -60,9 +60,20 @@ describe.skipIf(url === undefined)("the server while PostgreSQL refuses connecti
     expect([signIn.status, signIn.headers.get("retry-after"), signIn.body]).toEqual([
       503, expect.stringMatching(/^[1-9]\d*$/), { code: "UNAVAILABLE", message: "The service is temporarily unavailable; try again shortly" }
     ])
+    // OAuth's own form: `server_error`, with the 503 and Retry-After (a polling CLI waits, never stops).
+    const poll = await fetch(`${base}/api/v1/iam/oauth/device/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: "x".repeat(43), client_id: "core-cli" })
+    })
+    expect([poll.status, poll.headers.get("retry-after"), await poll.json()]).toEqual([
+      503, expect.stringMatching(/^[1-9]\d*$/), { error: "server_error", error_description: "The service is temporarily unavailable; try again shortly" }
+    ])
     const readiness = await fetch(`${base}/ready`)
     expect(readiness.status).toBe(503)
-    expect(server.output.stdout + server.output.stderr).not.toContain(String(proxy.port))
+    const logged = server.output.stdout + server.output.stderr
+    expect(logged).toContain("dependency unavailable")
+    expect(logged).not.toContain(`127.0.0.1:${proxy.port}`)
 
     await proxy.restore()
     const back = await until(() => call(base, "GET", "/api/v1/platforms", ada.bearer), (r) => r.status === 200, 30_000)
