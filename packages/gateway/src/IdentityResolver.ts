@@ -1,5 +1,5 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { type EffectiveRole, ErrorResponse, Unavailable, UpstreamUnavailable, type UpstreamTimeout } from "@core/kernel"
+import { type EffectiveRole, ErrorResponse, type Unavailable, UpstreamUnavailable, type UpstreamTimeout } from "@core/kernel"
 import { Effect, Redacted } from "effect"
 import type { ApiKeyPrincipal, Principal, UserPrincipal } from "./CredentialCache.js"
 import type { Upstream } from "./Upstream.js"
@@ -74,11 +74,7 @@ const unavailable = () => new UpstreamUnavailable({ message: "The identity servi
  * dependency, so the caller gets 503 and identity's `Retry-After`, not an upstream's 502.
  */
 const identityUnavailable = (retryAfter: string | undefined) =>
-  new Unavailable({
-    message: "The service is temporarily unavailable; try again shortly",
-    dependency: "identity",
-    retryAfterSeconds: /^[1-9]\d{0,4}$/.test(retryAfter ?? "") ? Number(retryAfter) : ErrorResponse.DATABASE_RETRY_AFTER_SECONDS
-  })
+  ErrorResponse.dependencyUnavailable("identity", /^[1-9]\d{0,4}$/.test(retryAfter ?? "") ? Number(retryAfter) : undefined)
 
 /** Call one identity route through the upstream and read its JSON answer (`undefined` on 401). */
 const ask = <A>(

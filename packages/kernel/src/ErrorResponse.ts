@@ -156,13 +156,15 @@ const malformedUrl = problemOf({
 /** How long a client waits before it tries again while the database is unreachable. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5
 
-/** The database is unreachable: the same answer whatever the driver said (decision 0572). */
-export const databaseUnavailable = (reason: string): Unavailable =>
-  new Unavailable({
-    message: "The service is temporarily unavailable; try again shortly",
-    dependency: `database (${reason})`,
-    retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS
-  })
+/**
+ * A dependency the service cannot serve without is down (decision 0572): one message for every
+ * such outage, whatever is down; `dependency` only goes to the log.
+ */
+export const dependencyUnavailable = (dependency: string, retryAfterSeconds = DATABASE_RETRY_AFTER_SECONDS): Unavailable =>
+  new Unavailable({ message: "The service is temporarily unavailable; try again shortly", dependency, retryAfterSeconds })
+
+/** The database is unreachable: the same answer whatever the driver said. */
+export const databaseUnavailable = (reason: string): Unavailable => dependencyUnavailable(`database (${reason})`)
 
 /** The problem a cause comes to, and whether it is a defect to log. */
 const problemOfCause = <E>(cause: Cause.Cause<E>, renderer: Renderer): Problem => {
