@@ -2,6 +2,7 @@ import type { Caller } from "@core/kernel"
 import { EdgeProvider } from "@core/provisioning"
 import { Features, Resources, Secrets } from "@core/registry"
 import { Effect, Redacted } from "effect"
+import { withoutPaths } from "./internal/failures.js"
 import { platformFor } from "./Policy.js"
 
 /**
@@ -47,7 +48,7 @@ export class CliSecrets extends Effect.Service<CliSecrets>()("@core/deploy/CliSe
         results[name] = stored !== "ok" ? stored : yield* edge.setWorkerSecret({ platformId, edgeName: worker!.edgeName, name, value: Redacted.make(value) }).pipe(
           Effect.as("ok"),
           Effect.catchAll((error) =>
-            Effect.as(Effect.logWarning(`The edge refused the secret ${name} of ${worker!.edgeName}: ${error.message.slice(0, 300)}`), "edge_refused"))
+            Effect.as(Effect.logWarning(`The edge refused the secret ${name} of ${worker!.edgeName}: ${withoutPaths(error.message).slice(0, 300)}`), "edge_refused"))
         )
       }
       return { platformId, results }

@@ -3,6 +3,7 @@ import { EdgeProvider, JobFailed, type JobHandler, JobHandlers } from "@core/pro
 import { Clock, Effect, Layer, Option } from "effect"
 import { DeploymentsRepo } from "./DeploymentsRepo.js"
 import { blobPath, unpack } from "./internal/archive.js"
+import { messageOf, withoutPaths } from "./internal/failures.js"
 import { materialize, pointAt } from "./internal/sites.js"
 import { BuildReporter } from "./ports/BuildReporter.js"
 import { DeployStorage, previewLink, productionLink, siteDir, uploadFile } from "./Storage.js"
@@ -42,7 +43,7 @@ export const makeDeployJob = Effect.gen(function*() {
         if (yield* Effect.promise(() => Fs.stat(upload).then(() => true, () => false))) {
           const unpacked = yield* Effect.tryPromise({
             try: () => unpack(upload, storage.blobs, storage.limits),
-            catch: (error) => new JobFailed({ message: error instanceof Error ? error.message : String(error) })
+            catch: (error) => new JobFailed({ message: messageOf(error) })
           })
           manifest = { ...row.manifest, ...unpacked.files }
           yield* repo.setManifest(row.id, manifest)
@@ -57,7 +58,7 @@ export const makeDeployJob = Effect.gen(function*() {
             }
             await materialize(manifest, storage.blobs, dir)
           },
-          catch: (error) => new JobFailed({ message: error instanceof Error ? error.message : String(error) })
+          catch: (error) => new JobFailed({ message: messageOf(error) })
         })
         yield* repo.update(row.id, { status: "deploying" })
         const handle = yield* edge.createResource({
@@ -68,7 +69,7 @@ export const makeDeployJob = Effect.gen(function*() {
           config: {}
         })
         const link = row.environment === "production" ? productionLink(storage.edge, row.projectName) : previewLink(storage.edge, row.projectName, row.branch)
-        yield* Effect.tryPromise({ try: () => pointAt(link, dir), catch: (error) => new JobFailed({ message: String(error) }) })
+        yield* Effect.tryPromise({ try: () => pointAt(link, dir), catch: (error) => new JobFailed({ message: messageOf(error) }) })
         const edgeDeploymentId = `${handle.edgeId}:${row.id}`
         // The local edge serves the files as soon as the link points at them: its status is terminal at
         // the first poll. A remote edge answers `active` until it is (bounded polling, decision 0484).
@@ -84,7 +85,7 @@ export const makeDeployJob = Effect.gen(function*() {
       }).pipe(Effect.either)
       const completedAt = yield* Clock.currentTimeMillis
       if (outcome._tag === "Left") {
-        yield* repo.update(row.id, { status: "failure", errorMessage: outcome.left.message.slice(0, 1000), completedAt })
+        yield* repo.update(row.id, { status: "failure", errorMessage: withoutPaths(outcome.left.message), completedAt })
         yield* Effect.promise(() => Fs.rm(dir, { recursive: true, force: true }))
       } else {
         yield* repo.update(row.id, { status: "success", ...outcome.right, completedAt })

@@ -64,7 +64,6 @@ export class Deployments extends Effect.Service<Deployments>()("@core/deploy/Dep
     /** The upload form: streamed to storage and checked on the way, then queued; the job unpacks it. */
     const upload = Effect.fn("Deployments.upload")(function*(caller: Caller, platformId: string, input: Upload) {
       const platform = yield* platformFor(caller, platformId, true)
-      const source = yield* repos.ensure(platform)
       const deploymentId = yield* ids.make("dep")
       const stored = yield* receive(input.body, uploadFile(storage.uploads, deploymentId), storage.limits, input.idempotencyKey !== undefined)
       const cleanup = Effect.promise(() => Fs.rm(stored.file, { force: true }))
@@ -83,6 +82,8 @@ export class Deployments extends Effect.Service<Deployments>()("@core/deploy/Dep
           return yield* badArchive(`The manifest names ${JSON.stringify(path)} by a hash the server does not have: upload that file`, path)
         }
       }
+      // The repository is made only for an upload that passed its checks (issue 27).
+      const source = yield* repos.ensure(platform).pipe(Effect.tapErrorCause(() => cleanup))
       const row = yield* newRow(deploymentId, platform.id, source, input.branch, caller, "upload", stored.referenced, stored.size)
       yield* enqueue(platform, { ...row, fileCount: stored.paths.size + Object.keys(stored.referenced).length }).pipe(Effect.tapErrorCause(() => cleanup))
       if (input.idempotencyKey !== undefined) {

@@ -6,6 +6,7 @@ import type { PlatformRow } from "@core/registry"
 import { Clock, Effect, Option } from "effect"
 import { DeploymentsRepo, type RepoRow } from "./DeploymentsRepo.js"
 import { repoNotFound } from "./Errors.js"
+import { makeKeyedLock } from "./internal/keyedLock.js"
 import { platformFor } from "./Policy.js"
 import { SourceHost } from "./ports/SourceHost.js"
 
@@ -21,6 +22,8 @@ const toRepoRecord = (row: RepoRow): Deploy.RepoRecord => ({
 /**
  * Platforms' source repositories through the `SourceHost` port: created once (`created`, then
  * `exists` with the same name), holding `core.json`; the pages project is the platform's slug.
+ * Concurrent first uses of a platform wait for one creation in this process; across processes the
+ * host's create is idempotent and the first row inserted wins (decision 0570).
  */
 export class Repos extends Effect.Service<Repos>()("@core/deploy/Repos", {
   effect: Effect.gen(function*() {
@@ -28,10 +31,11 @@ export class Repos extends Effect.Service<Repos>()("@core/deploy/Repos", {
     const host = yield* SourceHost
 
     const find = (platformId: string) => repo.findRepo(platformId)
+    const oneAtATime = makeKeyedLock()
 
     /** The platform's repository, created on first use. */
     const ensureWith = (platform: PlatformRow, extra: Record<string, unknown>) =>
-      Effect.gen(function*() {
+      oneAtATime(platform.id, Effect.gen(function*() {
         const known = yield* repo.findRepo(platform.id)
         if (Option.isSome(known)) return { row: known.value, created: false }
         const made = yield* host.create({
@@ -48,10 +52,11 @@ export class Repos extends Effect.Service<Repos>()("@core/deploy/Repos", {
           createdAt: yield* Clock.currentTimeMillis
         }
         const inserted = yield* repo.insertRepo(row)
-        // A repository the host already had (GitHub's 422 "name already exists") answers `exists`.
+        // A repository the host already had (GitHub's 422 "name already exists", another process's
+        // rename) answers `exists`; the call that made it answers `created`, whoever's row won.
         if (inserted) return { row, created: made.created }
-        return { row: Option.getOrElse(yield* repo.findRepo(platform.id), () => row), created: false }
-      })
+        return { row: Option.getOrElse(yield* repo.findRepo(platform.id), () => row), created: made.created }
+      }))
 
     const ensure = (platform: PlatformRow) => Effect.map(ensureWith(platform, {}), (result) => result.row)
 

@@ -1,5 +1,5 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { type EffectiveRole, UpstreamUnavailable, type UpstreamTimeout } from "@core/kernel"
+import { type EffectiveRole, ErrorResponse, type Unavailable, UpstreamUnavailable, type UpstreamTimeout } from "@core/kernel"
 import { Effect, Redacted } from "effect"
 import type { ApiKeyPrincipal, Principal, UserPrincipal } from "./CredentialCache.js"
 import type { Upstream } from "./Upstream.js"
@@ -7,12 +7,16 @@ import type { Upstream } from "./Upstream.js"
 /**
  * Asks the identity service who a credential belongs to: `undefined` for a credential it
  * refuses (401), the principal otherwise. An identity service that cannot answer fails with
- * `UpstreamUnavailable` / `UpstreamTimeout`, so the gateway answers 502/504 rather than 401.
+ * `UpstreamUnavailable` / `UpstreamTimeout`, so the gateway answers 502/504 rather than 401; one
+ * that answers 503 (its database is down) fails with `Unavailable`: 503 with its `Retry-After`.
  */
 export interface IdentityResolver {
-  readonly session: (token: string) => Effect.Effect<Principal | undefined, UpstreamUnavailable | UpstreamTimeout>
-  readonly apiKey: (key: string) => Effect.Effect<Principal | undefined, UpstreamUnavailable | UpstreamTimeout>
+  readonly session: (token: string) => Effect.Effect<Principal | undefined, IdentityFailure>
+  readonly apiKey: (key: string) => Effect.Effect<Principal | undefined, IdentityFailure>
 }
+
+/** Why identity could not say who a credential belongs to. */
+export type IdentityFailure = Unavailable | UpstreamUnavailable | UpstreamTimeout
 
 /**
  * The parts of identity's answers the gateway reads (`Iam.CoreSessionResponse`,
@@ -65,17 +69,25 @@ export const apiKeyPrincipal = (answer: KeyAnswer): ApiKeyPrincipal => ({
 
 const unavailable = () => new UpstreamUnavailable({ message: "The identity service could not check the credentials", upstream: "IAM" })
 
+/**
+ * Identity answered 503: what it cannot serve without is down (decision 0572). The gateway's own
+ * dependency, so the caller gets 503 and identity's `Retry-After`, not an upstream's 502.
+ */
+const identityUnavailable = (retryAfter: string | undefined) =>
+  ErrorResponse.dependencyUnavailable("identity", /^[1-9]\d{0,4}$/.test(retryAfter ?? "") ? Number(retryAfter) : undefined)
+
 /** Call one identity route through the upstream and read its JSON answer (`undefined` on 401). */
 const ask = <A>(
   iam: Upstream,
   path: string,
   init: { readonly method: string; readonly headers: Record<string, string>; readonly body?: string }
-): Effect.Effect<A | undefined, UpstreamUnavailable | UpstreamTimeout> =>
+): Effect.Effect<A | undefined, IdentityFailure> =>
   Effect.scoped(
     Effect.gen(function*() {
       const request = HttpServerRequest.fromWeb(new Request(`http://iam.internal${path}`, init))
       const response = yield* iam.forward(request)
       if (response.status === 401) return undefined
+      if (response.status === 503) return yield* identityUnavailable(response.headers["retry-after"])
       if (response.status !== 200) return yield* unavailable()
       const runtime = yield* Effect.runtime<never>()
       const text = yield* Effect.tryPromise({

@@ -15,6 +15,9 @@ const STATIC_KEY = "gateway-static-key-0123456789abcdef"
 const SESSION = "session-token-of-ada-0123456789abcdefghijk"
 const SUSPENDED_SESSION = "session-token-of-sam-0123456789abcdefghijk"
 const API_KEY = "core_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"
+/** Identity answers these as it does while its database is down (503 with Retry-After), or with a bug (500). */
+const DATABASE_DOWN_SESSION = "session-token-while-the-database-is-down-0123"
+const BROKEN_SESSION = "session-token-that-identity-fails-on-0123456789"
 
 interface Script {
   platformStatus: "active" | "suspended"
@@ -54,6 +57,13 @@ const identityService = HttpRouter.empty.pipe(
       const token = request.headers.authorization?.replace(/^Bearer /, "")
       if (token === SESSION) return HttpServerResponse.unsafeJson(sessionAnswer("usr_ada", "ses_ada", "plt_acme", script.platformStatus))
       if (token === SUSPENDED_SESSION) return HttpServerResponse.unsafeJson(sessionAnswer("usr_sam", "ses_sam", "plt_gone", "suspended"))
+      if (token === DATABASE_DOWN_SESSION) {
+        return HttpServerResponse.unsafeJson({ error: { code: "UNAVAILABLE", message: "down", requestId: "x", details: null } }, {
+          status: 503,
+          headers: { "retry-after": "7" }
+        })
+      }
+      if (token === BROKEN_SESSION) return HttpServerResponse.unsafeJson({ error: { code: "INTERNAL_ERROR" } }, { status: 500 })
       return unauthorized
     })
   ),
@@ -181,6 +191,17 @@ describe("authentication (step 9)", () => {
       expect(response.status).toBe(401)
     }
     expect(script.calls.session).toBe(1)
+  })
+
+  it("answers 503 UNAVAILABLE with identity's Retry-After while identity's database is down, 502 when identity fails", async () => {
+    const down = await call(gateway, "/api/v1/platforms/plt_1", { headers: { authorization: `Bearer ${DATABASE_DOWN_SESSION}`, "x-request-id": "r-down" } })
+    expect([down.status, down.headers.get("retry-after"), await down.json()]).toEqual([503, "7", {
+      error: { code: "UNAVAILABLE", message: "The service is temporarily unavailable; try again shortly", requestId: "r-down", details: null }
+    }])
+    const broken = await call(gateway, "/api/v1/platforms/plt_1", { headers: { authorization: `Bearer ${BROKEN_SESSION}`, "x-request-id": "r-broken" } })
+    expect([broken.status, broken.headers.get("retry-after"), await broken.json()]).toEqual([502, null, {
+      error: { code: "UPSTREAM_UNAVAILABLE", message: "The identity service could not check the credentials", requestId: "r-broken", details: null }
+    }])
   })
 
   it("accepts the session cookie for reads and same-site writes, and refuses a cookie write from another site", async () => {

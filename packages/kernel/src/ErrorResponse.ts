@@ -1,7 +1,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { ErrorCode, ErrorEnvelope } from "@core/contracts"
 import { Cause, Effect, Option } from "effect"
-import { type CoreError, UpstreamTimeout, UpstreamUnavailable } from "./Errors.js"
+import { type CoreError, Unavailable, UpstreamTimeout, UpstreamUnavailable } from "./Errors.js"
 import * as DatabaseFailure from "./internal/databaseFailure.js"
 import { requestIdOf } from "./RequestId.js"
 
@@ -63,6 +63,8 @@ export const describe = (error: CoreError): ErrorDescription => {
       return plain(451, "PLATFORM_SUSPENDED", error.message)
     case "NotImplemented":
       return plain(501, "NOT_IMPLEMENTED", error.message)
+    case "Unavailable":
+      return { ...plain(503, "UNAVAILABLE", error.message), headers: { "retry-after": String(error.retryAfterSeconds) } }
     case "UpstreamUnavailable":
       return plain(502, "UPSTREAM_UNAVAILABLE", error.message)
     case "UpstreamTimeout":
@@ -86,6 +88,7 @@ const CORE_ERROR_TAGS = new Set<string>([
   "RateLimited",
   "PlatformSuspended",
   "NotImplemented",
+  "Unavailable",
   "UpstreamUnavailable",
   "UpstreamTimeout"
 ])
@@ -153,6 +156,19 @@ const malformedUrl = problemOf({
   details: { issues: [{ path: "url", message: "Malformed percent-encoding" }] }
 })
 
+/** How long a client waits before it tries again while the database is unreachable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5
+
+/**
+ * A dependency the service cannot serve without is down (decision 0572): one message for every
+ * such outage, whatever is down; `dependency` only goes to the log.
+ */
+export const dependencyUnavailable = (dependency: string, retryAfterSeconds = DATABASE_RETRY_AFTER_SECONDS): Unavailable =>
+  new Unavailable({ message: "The service is temporarily unavailable; try again shortly", dependency, retryAfterSeconds })
+
+/** The database is unreachable: the same answer whatever the driver said. */
+export const databaseUnavailable = (reason: string): Unavailable => dependencyUnavailable(`database (${reason})`)
+
 /** The problem a cause comes to, and whether it is a defect to log. */
 const problemOfCause = <E>(cause: Cause.Cause<E>, renderer: Renderer): Problem => {
   const failure = Cause.failureOption(cause)
@@ -164,6 +180,12 @@ const problemOfCause = <E>(cause: Cause.Cause<E>, renderer: Renderer): Problem =
   }
   const defect = Cause.dieOption(cause)
   if (Option.isSome(defect) && defect.value instanceof URIError) return malformedUrl
+  // The database refusing connections is an outage of the service's own dependency: 503, not 500.
+  const unreachable = DatabaseFailure.unreachableOf(cause)
+  if (unreachable !== undefined) {
+    const error = databaseUnavailable(unreachable)
+    return { ...describe(error), kind: "upstream", error }
+  }
   // An adapter whose port has no error channel (a payment provider, say) dies with an upstream
   // error when the remote service fails: the caller gets 502/504, the log gets the cause.
   if (Option.isSome(defect) && (defect.value instanceof UpstreamUnavailable || defect.value instanceof UpstreamTimeout)) {
@@ -186,9 +208,17 @@ export const handleCauseWith = (renderer: Renderer) =>
     if (problem.kind !== "internal" && problem.kind !== "upstream") return Effect.sync(answer)
     // A failed statement's own message goes with it (decision 0187), never its parameters.
     const database = DatabaseFailure.failureOf(cause)
-    const log = problem.kind === "upstream" ? Effect.logWarning("upstream failure", Cause.pretty(cause)) : Effect.logError("unhandled request failure", Cause.pretty(cause))
+    // An outage is one line naming what is down (never its address), not a stack per request.
+    const log = problem.error instanceof Unavailable
+      ? Effect.logWarning("dependency unavailable", problem.error.dependency)
+      : problem.kind === "upstream" ? Effect.logWarning("upstream failure", Cause.pretty(cause)) : Effect.logError("unhandled request failure", Cause.pretty(cause))
     return log.pipe(
-      Effect.annotateLogs({ requestId, method: request.method, path: request.url.split("?")[0], ...(database === undefined ? {} : { database }) }),
+      Effect.annotateLogs({
+        requestId,
+        method: request.method,
+        path: request.url.split("?")[0],
+        ...(database === undefined || problem.error instanceof Unavailable ? {} : { database })
+      }),
       Effect.map(answer)
     )
   })

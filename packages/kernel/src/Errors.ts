@@ -91,6 +91,17 @@ export class UpstreamTimeout extends Data.TaggedError("UpstreamTimeout")<{
   readonly upstream: string
 }> {}
 
+/**
+ * A dependency the service cannot serve without (its database) is down, for a while: 503
+ * `UNAVAILABLE` with `Retry-After`. Not an upstream's failure: nothing was proxied (decision 0572).
+ */
+export class Unavailable extends Data.TaggedError("Unavailable")<{
+  readonly message: string
+  /** What is down, for the log (`database`, `identity`); never in the answer. */
+  readonly dependency: string
+  readonly retryAfterSeconds: number
+}> {}
+
 /** Every error the kernel knows how to answer. */
 export type CoreError =
   | ValidationError
@@ -108,5 +119,6 @@ export type CoreError =
   | RateLimited
   | PlatformSuspended
   | NotImplemented
+  | Unavailable
   | UpstreamUnavailable
   | UpstreamTimeout

@@ -2,6 +2,7 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { ErrorResponse, InvalidState, NotFound, RateLimited, ValidationError } from "@core/kernel"
+import { SqlError } from "@effect/sql/SqlError"
 
 const request = (headers: Record<string, string> = {}) =>
   HttpServerRequest.fromWeb(new Request("http://local/x", { headers }))
@@ -47,6 +48,26 @@ describe("ErrorResponse", () => {
       expect(res.status).toBe(500)
       expect(res.body).toEqual({ error: { code: "INTERNAL_ERROR", message: "An internal error occurred", requestId: "req-9", details: null } })
       expect(JSON.stringify(res.body)).not.toContain("line 42")
+    }))
+
+  it.effect("answers a database that refuses or drops connections 503 UNAVAILABLE with Retry-After; a failed statement stays 500", () =>
+    Effect.gen(function*() {
+      const driverError = (message: string, code?: string) => Object.assign(new Error(message), code === undefined ? {} : { code })
+      const outages = [
+        new SqlError({ message: "Failed to acquire connection", cause: driverError("connect ECONNREFUSED 10.0.0.7:5432", "ECONNREFUSED") }),
+        new SqlError({ message: "Failed to execute statement", cause: driverError("terminating connection due to administrator command", "57P01") }),
+        new SqlError({ message: "Failed to execute statement", cause: driverError("Connection terminated unexpectedly") }),
+        new SqlError({ message: "Failed to execute statement", cause: driverError("sorry, too many clients already", "53300") })
+      ]
+      for (const [index, error] of outages.entries()) {
+        const res = yield* render(index % 2 === 0 ? Effect.die(error) : Effect.fail(error), { "x-request-id": `db-${index}` })
+        expect([res.status, res.headers.get("retry-after"), res.body]).toEqual([503, "5", {
+          error: { code: "UNAVAILABLE", message: "The service is temporarily unavailable; try again shortly", requestId: `db-${index}`, details: null }
+        }])
+        expect(JSON.stringify(res.body)).not.toContain("10.0.0.7")
+      }
+      const statement = yield* render(Effect.die(new SqlError({ message: "Failed to execute statement", cause: driverError("invalid input syntax for type uuid", "22P02") })))
+      expect([statement.status, statement.body.error.code]).toEqual([500, "INTERNAL_ERROR"])
     }))
 
   it.effect("replaces an unsafe inbound request id with a generated one", () =>

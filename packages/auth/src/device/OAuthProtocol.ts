@@ -127,7 +127,8 @@ const respond = (error: OAuthError) =>
  * The OAuth form `{ error, error_description }` (RFC 6749 §5.2) for the kernel's error skeleton,
  * never the envelope: OAuth errors as they are, a body the contract refuses as the OAuth error of
  * its first issue, other kernel errors as `invalid_request` (`invalid_token` for missing
- * credentials, `slow_down` for too many wrong codes), an interruption or a defect as `server_error`.
+ * credentials, `slow_down` for too many wrong codes), an interruption, a defect or a dependency that
+ * is down as `server_error` (a database outage keeps its 503 and `Retry-After`).
  */
 export const oauthRenderer: ErrorResponse.Renderer = {
   recognize: (failure) =>
@@ -137,6 +138,8 @@ export const oauthRenderer: ErrorResponse.Renderer = {
   render: (problem) => {
     if (problem.kind === "interrupted") return oauthJson({ error: "server_error", error_description: "The request was interrupted" }, 503)
     if (problem.kind === "internal") return oauthJson({ error: "server_error", error_description: "Internal server error" }, 500)
+    // A dependency down (the database: 503 with Retry-After) or an upstream failing: the server's fault, not the request's.
+    if (problem.kind === "upstream") return oauthJson({ error: "server_error", error_description: problem.message }, problem.status, problem.headers)
     return respond(problem.error instanceof OAuthError ? problem.error : describeCoreError(problem.error))
   }
 }

@@ -22,11 +22,11 @@ const TITLES: Readonly<Record<number, string>> = {
 export const pageRenderer: ErrorResponse.Renderer = {
   render: (problem, requestId) => {
     if (problem.kind !== "failure") {
-      return page(messagePage({
+      return HttpServerResponse.setHeaders(page(messagePage({
         title: "Something went wrong",
         message: "The page could not be served. Please try again in a moment.",
         requestId
-      }), problem.status)
+      }), problem.status), problem.headers)
     }
     const title = TITLES[problem.status] ?? "Something went wrong"
     return HttpServerResponse.setHeaders(page(messagePage({ title, message: problem.message, requestId }), problem.status), problem.headers)

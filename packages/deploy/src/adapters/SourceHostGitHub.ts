@@ -8,6 +8,7 @@ import type { UpstreamUnavailable } from "@core/kernel"
 import { Effect, Layer, Option, type Redacted } from "effect"
 import * as Tar from "tar-stream"
 import { DeployConfig, GITHUB_API_URL } from "../Config.js"
+import { messageOf } from "../internal/failures.js"
 import { type CreatedRepo, type NewSourceRepo, SourceHost, type SourceRepo } from "../ports/SourceHost.js"
 import * as GitHubApi from "./github/GitHubApi.js"
 
@@ -184,7 +185,7 @@ export const make = (options: GitHubSourceOptions): SourceHost["Type"] => {
       const body = yield* api.download(`${repoPath(repo.repoFullName)}/tarball/${GitHubApi.seg(branch)}`)
       yield* Effect.tryPromise({
         try: () => repack(body, file),
-        catch: (cause) => api.fail(`GitHub's tarball of ${repo.repoFullName}@${branch} could not be read: ${cause instanceof Error ? cause.message.slice(0, 200) : String(cause)}`)
+        catch: (cause) => api.fail(`GitHub's tarball of ${repo.repoFullName}@${branch} could not be read: ${messageOf(cause).slice(0, 200)}`)
       })
     }).pipe(Effect.withSpan("SourceHostGitHub.archive", { attributes: { repo: repo.repoFullName, branch } }))
 

@@ -50,3 +50,37 @@ export const failureOf = (cause: Cause.Cause<unknown>): string | undefined => {
   })
   return messages.length === 0 ? undefined : messages.join("; ")
 }
+
+/** SQLSTATEs of a database that is down or refusing connections, not of a statement that failed. */
+const UNREACHABLE_STATES = /^(?:08\w{3}|57P0[1-3]|53300)$/
+
+/** Socket errors of a connection that could not be made or was cut. */
+const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE"])
+
+/** The driver's words for a connection it lost or never got (`pg` gives these without a code). */
+const UNREACHABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|not queryable|Failed to acquire connection|Connection error/i
+
+/** The reason a `SqlError` says the database cannot be reached (`ECONNREFUSED`, `57P01`), if it does. */
+const unreachableReason = (u: unknown): string | undefined => {
+  if (!isSqlError(u)) return undefined
+  const cause = u.cause as { readonly code?: unknown; readonly message?: unknown } | undefined
+  const code = typeof cause?.code === "string" ? cause.code : undefined
+  if (code !== undefined && (UNREACHABLE_CODES.has(code) || UNREACHABLE_STATES.test(code))) return code
+  const own = (u as { readonly message?: unknown }).message
+  const words = [own, cause?.message].find((text): text is string => typeof text === "string" && UNREACHABLE_MESSAGES.test(text))
+  return words === undefined ? undefined : "connection lost"
+}
+
+/**
+ * Whether `cause` failed because the database could not be reached (refused, cut, shutting down,
+ * out of connections) rather than because a statement failed: its reason (`ECONNREFUSED`,
+ * `57P01`, `connection lost`) for the log — never an address — or `undefined`.
+ */
+export const unreachableOf = (cause: Cause.Cause<unknown>): string | undefined => {
+  const errors = [...Chunk.toReadonlyArray(Cause.failures(cause)), ...Chunk.toReadonlyArray(Cause.defects(cause))]
+  for (const error of errors) {
+    const reason = unreachableReason(error)
+    if (reason !== undefined) return reason
+  }
+  return undefined
+}
