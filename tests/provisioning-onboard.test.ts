@@ -74,6 +74,9 @@ for (const driver of TestDatabase.drivers) {
         platformName: "Acme", slug: "acme-onboard", tier: "growth", billingEmail: "bills@acme.example", organizationId: expect.stringMatching(/^org_/)
       })
       const { platformId, organizationId } = flow.body as { platformId: string; organizationId: string }
+      // Billing made its subscription with the organization's setup, on the flow's tier.
+      const subscription = await call(base, "GET", `/api/v1/billing/api/billing/subscription?platformId=${platformId}`, SERVICE)
+      expect([subscription.status, subscription.body]).toEqual([200, expect.objectContaining({ platformId, tier: "growth" })])
 
       // The user owns the new organization, and reads its platform once it is active.
       const listed = await call(base, "GET", "/api/v1/iam/api/auth/organization/list", ada.bearer)
