@@ -148,9 +148,12 @@ export class Onboarding extends Effect.Service<Onboarding>()("@core/registry/Onb
     const organizations = yield* Effect.serviceOption(OnboardingOrganizations)
     const jobOf = (row: OnboardingRow) => Effect.map(Jobs.find(sql, row.jobId), Option.getOrUndefined)
 
-    /** The flow's platform: its user's new organization's when there is a user and an identity to ask, else the operators'. */
-    const platformFor = (caller: Caller, input: FlowInput) =>
-      input.userId !== null && Option.isSome(organizations)
+    /**
+     * The flow's platform: the platform of a new organization of the user the request names, when
+     * there is an identity to ask; else the operators' (its `ownerUserId` the flow's user).
+     */
+    const platformFor = (caller: Caller, input: FlowInput, named: boolean) =>
+      named && input.userId !== null && Option.isSome(organizations)
         ? Effect.flatMap(
           organizations.value.create(caller, { name: input.platformName, slug: input.slug, ownerUserId: input.userId, tier: input.tier }),
           (made) => Effect.orDie(platforms.get(made.platformId))
@@ -158,12 +161,12 @@ export class Onboarding extends Effect.Service<Onboarding>()("@core/registry/Onb
         : platforms.create({ name: input.platformName, slug: input.slug, tier: input.tier, organizationId: null, ownerUserId: input.userId })
 
     /** Start flow `id`: its platform, its job and its row together, or nothing (`FlowExists` when one of that id won). */
-    const begin = (caller: Caller, id: string, input: FlowInput): Effect.Effect<OnboardingRow, StartFailure | FlowExists> =>
+    const begin = (caller: Caller, id: string, input: FlowInput, named: boolean): Effect.Effect<OnboardingRow, StartFailure | FlowExists> =>
       Effect.gen(function*() {
         if (input.stackTemplateId !== null) yield* checkTemplate(stacks, input.stackTemplateId)
         const createdBy = Lifecycle.triggerOf(caller, true).triggeredBy
         return yield* sql.withTransaction(Effect.gen(function*() {
-          const platform = yield* platformFor(caller, input)
+          const platform = yield* platformFor(caller, input, named)
           const payload: OnboardPayload = { onboardingId: id, platformId: platform.id, ...input }
           const job = yield* Jobs.enqueue(sql, {
             type: ONBOARD,
@@ -179,7 +182,10 @@ export class Onboarding extends Effect.Service<Onboarding>()("@core/registry/Onb
         })).pipe(Effect.catchTag("SqlError", Effect.die))
       })
 
-    /** `POST /api/v1/onboarding` (operators): a new flow; its user is the body's, else the operator asking. */
+    /**
+     * `POST /api/v1/onboarding` (operators): a new flow; its user is the body's (whose organization
+     * the platform's is), else the operator asking (recorded as its owner; the operators' platform).
+     */
     const start = Effect.fn("Onboarding.start")(function*(caller: Caller, body: Registry.StartOnboardingRequest) {
       const input: FlowInput = {
         platformName: body.platformName,
@@ -189,7 +195,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("@core/registry/Onb
         tier: body.tier ?? "starter",
         billingEmail: body.billingEmail ?? null
       }
-      const flow = yield* begin(caller, yield* ids.make("onb"), input).pipe(Effect.catchTag("FlowExists", Effect.die))
+      const flow = yield* begin(caller, yield* ids.make("onb"), input, body.userId !== undefined).pipe(Effect.catchTag("FlowExists", Effect.die))
       return toOnboardingRecord(flow, yield* jobOf(flow))
     })
 
@@ -228,7 +234,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("@core/registry/Onb
       const existing = yield* repo.find(id)
       if (Option.isSome(existing)) return yield* replay(caller, existing.value, input)
       if (!(yield* Policy.isPrivileged(caller))) return yield* onlyOperators
-      return yield* begin(caller, id, input).pipe(
+      return yield* begin(caller, id, input, true).pipe(
         Effect.map((flow) => ({ jobId: flow.jobId })),
         Effect.catchAll((error) =>
           Effect.flatMap(repo.find(id), (found): Effect.Effect<{ readonly jobId: string }, StartFailure | Forbidden, Callers> =>

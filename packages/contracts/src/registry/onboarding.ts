@@ -23,10 +23,9 @@ export const OnboardingReference = z.string().min(1).max(ID_MAX_LENGTH).regex(/^
 /**
  * `POST /api/v1/onboarding`: a new platform (its name, slug and tier), the stack template to start
  * it from (a template name of the catalogue; its latest published version), and the address its
- * bills go to. `userId` is the user who will own it (default: the operator asking): the platform
- * is the platform of a new organization of theirs, of the platform's name and slug, with them as
- * its owner (decision 0576). Without a user (the service key naming none) it belongs to no
- * organization: it is the operators'.
+ * bills go to. `userId` is the user it is for: the platform is the platform of a new organization
+ * of theirs, of the platform's name and slug, with them as its owner (decision 0576). Without one
+ * it belongs to no organization, the operators' (`ownerUserId` the operator asking).
  */
 export const StartOnboardingRequest = z.object({
   platformName: z.string().trim().min(1).max(NAME_MAX_LENGTH),
