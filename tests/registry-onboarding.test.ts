@@ -41,7 +41,7 @@ for (const driver of TestDatabase.drivers) {
       expect(started.status).toBe(202)
       expect(started.body).toMatchObject({
         platformName: "Acme Shop", slug: "acme-shop", stackTemplateId: "shop", tier: "growth", billingEmail: "bills@acme.example",
-        userId: null, status: expect.stringMatching(/^(pending|running|completed)$/), provisionJobId: expect.stringMatching(/^job_/)
+        userId: null, organizationId: null, status: expect.stringMatching(/^(pending|running|completed)$/), provisionJobId: expect.stringMatching(/^job_/)
       })
       expect(started.headers.get("location")).toBe(`/api/v1/onboarding/${started.body.id}`)
       const platform = await call(base, "GET", `/api/v1/platforms/${started.body.platformId}`, SERVICE)
@@ -124,16 +124,19 @@ for (const driver of TestDatabase.drivers) {
       expect((await call(base, "POST", "/api/v1/onboarding", {}, { platformName: "Mine", slug: "mine" })).status).toBe(401)
       expect((await call(base, "GET", "/api/v1/platforms?slug=mine", SERVICE)).body.data).toEqual([])
 
-      // An onboarded platform is the operators' (every organization has its own from its setup): its
-      // future owner is recorded, and a tenant cannot read the flow.
+      // A flow that names a user makes its platform the platform of a new organization of theirs,
+      // owned by them (decision 0576): they read the flow and the platform there; another tenant cannot.
       const theirs = await call(base, "POST", "/api/v1/onboarding", SERVICE, { platformName: "Theirs", slug: "theirs", userId: signUp.body.user.id })
       expect(theirs.status).toBe(202)
-      expect(theirs.body.userId).toBe(signUp.body.user.id)
+      expect(theirs.body).toMatchObject({ userId: signUp.body.user.id, organizationId: expect.stringMatching(/^org_/) })
       const platform = await call(base, "GET", `/api/v1/platforms/${theirs.body.platformId}`, SERVICE)
-      expect(platform.body).toMatchObject({ organizationId: null, ownerUserId: signUp.body.user.id })
+      expect(platform.body).toMatchObject({ organizationId: theirs.body.organizationId, ownerUserId: signUp.body.user.id, tier: "starter" })
       const hidden = await call(base, "GET", `/api/v1/onboarding/${theirs.body.id}`, bearer)
       expect([hidden.status, hidden.body.error.code, hidden.body.error.message]).toEqual([404, "NOT_FOUND", "Onboarding flow not found"])
       expect((await call(base, "GET", `/api/v1/platforms/${theirs.body.platformId}`, bearer)).status).toBe(404)
+      await call(base, "POST", "/api/v1/iam/api/auth/organization/set-active", bearer, { organizationId: theirs.body.organizationId })
+      expect((await call(base, "GET", `/api/v1/onboarding/${theirs.body.id}`, bearer)).status).toBe(200)
+      expect((await call(base, "GET", `/api/v1/platforms/${theirs.body.platformId}`, bearer)).status).toBe(200)
     }, SLOW)
   })
 }

@@ -68,7 +68,7 @@ const bin = join(dirname(createRequire(import.meta.url).resolve("@core/server/pa
 const INHERITED = ["PATH", "HOME", "TMPDIR"]
 
 /** `count` distinct ports free at this moment on 127.0.0.1 (held together while chosen, so none repeats). */
-const freePorts = async (count: number): Promise<Array<number>> => {
+export const freePorts = async (count: number): Promise<Array<number>> => {
   const probes = await Promise.all(Array.from({ length: count }, () =>
     new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
       const server = createServer()
@@ -81,10 +81,10 @@ const freePorts = async (count: number): Promise<Array<number>> => {
 }
 
 /** What tells that a process is up: its `/ready` answering 200 on `port`, or a line it prints. */
-type Readiness = { readonly port: number } | { readonly line: RegExp }
+export type Readiness = { readonly port: number } | { readonly line: RegExp }
 
-/** Start `core-server …args`; resolve once it is ready. */
-const launch = (
+/** Start `core-server …args` with `env` (and only `PATH`, `HOME`, `TMPDIR` of this process's); resolve once it is ready. */
+export const launch = (
   name: string,
   readiness: Readiness,
   args: ReadonlyArray<string>,
@@ -142,7 +142,8 @@ const launch = (
     if ("port" in readiness) void whenReady()
   })
 
-const stopMember = (member: Member, graceMs: number): Promise<void> =>
+/** Stop one process: SIGTERM, then SIGKILL after `graceMs`. */
+export const stopMember = (member: Member, graceMs: number): Promise<void> =>
   new Promise((resolve) => {
     if (member.child.exitCode !== null || member.child.signalCode !== null) return resolve()
     const force = setTimeout(() => member.child.kill("SIGKILL"), graceMs)

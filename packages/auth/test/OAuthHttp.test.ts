@@ -287,3 +287,34 @@ describe("behind a trusted proxy", () => {
       expect(code.body.verification_uri).toBe("https://login.example.org/api/v1/iam/device")
     }))
 })
+
+describe("with CORE_PUBLIC_URL naming this process's own port (the gateway's, in the multi-process deployment)", () => {
+  const it = useHarness({ env: { CORE_PUBLIC_URL: "http://localhost:18700", PORT: "18700" } })
+
+  it.effect("is still the public address: the issuer and verification_uri name it, not the request's host", () =>
+    Effect.gen(function*() {
+      const code = yield* requestCode({ form: { client_id: CLIENT_ID }, headers: { "x-forwarded-prefix": "/api/v1/iam" } })
+      expect(code.body.verification_uri).toBe("http://localhost:18700/api/v1/iam/device")
+      expect(code.body.verification_uri_complete).toBe(`http://localhost:18700/api/v1/iam/device?user_code=${code.body.user_code}`)
+      const metadata = yield* send("/.well-known/oauth-authorization-server", { headers: { "x-forwarded-prefix": "/api/v1/iam" } })
+      expect(metadata.body.issuer).toBe("http://localhost:18700/api/v1/iam")
+      const inserted = yield* send("/.well-known/oauth-authorization-server/api/v1/iam")
+      expect(inserted.body.issuer).toBe("http://localhost:18700/api/v1/iam")
+    }))
+})
+
+describe("without CORE_PUBLIC_URL and without trusted proxies", () => {
+  const it = useHarness({ env: { PORT: "18701" } })
+
+  it.effect("the request's own Host makes the addresses; X-Forwarded-Host and -Proto are ignored, and the default port never shows", () =>
+    Effect.gen(function*() {
+      const code = yield* requestCode({
+        form: { client_id: CLIENT_ID },
+        headers: { "x-forwarded-host": "evil.example", "x-forwarded-proto": "https", "x-forwarded-prefix": "/api/v1/iam" }
+      })
+      expect(code.body.verification_uri).toBe("http://iam.test/api/v1/iam/device")
+      const metadata = yield* send("/.well-known/oauth-authorization-server", { headers: { "x-forwarded-host": "evil.example" } })
+      expect(metadata.body.issuer).toBe("http://iam.test")
+      expect(JSON.stringify(metadata.body)).not.toContain("18701")
+    }))
+})

@@ -49,6 +49,11 @@ export interface Configuration {
   readonly corsOrigins: ReadonlyArray<string>
   /** `CORE_PUBLIC_URL` without a trailing slash. @default `http://localhost:<PORT>` */
   readonly publicUrl: string
+  /**
+   * Whether `CORE_PUBLIC_URL` was set. When it was not, the addresses a service publishes follow the
+   * request's origin (`PublicUrl.root`), not the default above, which names this process's own port.
+   */
+  readonly publicUrlSet: boolean
   /** `CORE_UPSTREAM_<SERVICE>_URL` for each service configured to run in another process. */
   readonly upstreams: Readonly<Partial<Record<UpstreamService, string>>>
   /** `CORE_TRUST_PROXY`: take the client address from `X-Forwarded-For`. @default false */
@@ -134,6 +139,7 @@ export const parseConfig = (env: Env, others: ReadonlyArray<ConfigIssue> = []): 
     secretSource: secret.right.source,
     corsOrigins: values.CORE_CORS_ORIGINS ?? [],
     publicUrl: values.CORE_PUBLIC_URL ?? `http://localhost:${port}`,
+    publicUrlSet: values.CORE_PUBLIC_URL !== undefined,
     upstreams,
     trustProxy: values.CORE_TRUST_PROXY ?? false,
     rateLimits: {

@@ -70,6 +70,7 @@ describe("Config", () => {
       secretSource: "env",
       corsOrigins: ["https://app.example.com", "http://localhost:3000"],
       publicUrl: "https://core.example.com",
+      publicUrlSet: true,
       upstreams: { iam: "http://127.0.0.1:9101", vault: "http://127.0.0.1:9107" },
       trustProxy: true,
       logLevel: "debug"
@@ -77,6 +78,15 @@ describe("Config", () => {
     expect(Redacted.value(config.staticApiKey!)).toBe("a-static-key-of-enough-length")
     expect(String(config.secret)).toBe("<redacted>")
     expect(JSON.stringify(config)).not.toContain("x".repeat(32))
+  })
+
+  it("knows whether CORE_PUBLIC_URL was set, even when it reads like the default http://localhost:<PORT>", () => {
+    expect(loadConfig({ NODE_ENV: "test", PORT: "8788" })).toMatchObject({ publicUrl: "http://localhost:8788", publicUrlSet: false })
+    expect(loadConfig({ NODE_ENV: "test", PORT: "8788", CORE_PUBLIC_URL: "http://localhost:8788" })).toMatchObject({
+      publicUrl: "http://localhost:8788",
+      publicUrlSet: true
+    })
+    expect(loadConfig({ NODE_ENV: "test", CORE_PUBLIC_URL: "" }).publicUrlSet).toBe(false)
   })
 
   it("treats empty values as unset", () => {

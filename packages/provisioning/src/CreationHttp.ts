@@ -4,6 +4,7 @@ import { type Context, Effect } from "effect"
 import { FEATURE_ACTIVATE, FEATURE_DEACTIVATE } from "./FeatureJobs.js"
 import { idempotencyKeyOf, JobCreation, type Owner } from "./JobCreation.js"
 import { FeatureRecords } from "./ports/FeatureRecords.js"
+import { OnboardingFlows } from "./ports/OnboardingFlows.js"
 import * as Targets from "./Targets.js"
 
 /** The job types of seed 001's job-creating routes (fixed names, every helper uses them). */
@@ -107,11 +108,14 @@ export const JobCreationHandlers = [
   })),
   Route.handle(routes.activateStack, creating({ type: JobTypes.stackActivate, target: () => null })),
   Route.handle(routes.deactivateStack, creating({ type: JobTypes.stackDeactivate, target: (b) => Targets.stackInstance(b.stackInstanceId) })),
-  Route.handle(routes.onboard, creating({
-    type: JobTypes.onboard,
-    owner: (b) => ({ onboardingId: b.onboardingId }),
-    target: (b) => Targets.onboarding(b.onboardingId)
-  })),
+  // The onboardingId is the flow's id and its idempotency key (decision 0575): the registry starts
+  // the flow, or answers the job of the one it has.
+  Route.handle(routes.onboard, ({ body, caller, request }) =>
+    Effect.gen(function*() {
+      yield* idempotencyKeyOf(request.headers)
+      const flows = yield* OnboardingFlows
+      return queued((yield* flows.onboard(caller, body)).jobId)
+    })),
   Route.handle(routes.createApp, creating({ type: JobTypes.appCreate, target: (b) => Targets.app(b.platformId, b.appName) })),
   Route.handle(routes.addDomain, creating({ type: JobTypes.domainAdd, target: (b) => Targets.domain(b.customHostname) })),
   Route.handle(routes.deprovisionPlatform, creating({

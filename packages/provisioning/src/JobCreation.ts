@@ -9,12 +9,8 @@ import { type PlatformOwnership, PlatformDirectory } from "./ports/PlatformDirec
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 
 const platformNotFound = new NotFound({ message: "Platform not found" })
-const onboardingNotFound = new NotFound({ message: "Onboarding flow not found" })
-
-/** Whose job it is: a platform (by id) or an onboarding flow's platform. */
-export type Owner =
-  | { readonly platformId: string; readonly allowDeleted?: boolean }
-  | { readonly onboardingId: string }
+/** Whose job it is: a platform (by id; a deleted one only when `allowDeleted`). */
+export type Owner = { readonly platformId: string; readonly allowDeleted?: boolean }
 
 /** One job-creating call, as a route hands it over. */
 export interface JobRequest<A extends Record<string, unknown>, E = never, R = never> {
@@ -86,12 +82,8 @@ export class JobCreation extends Effect.Service<JobCreation>()("@core/provisioni
     const directory = yield* PlatformDirectory
 
     const ownerOf = (owner: Owner): Effect.Effect<PlatformOwnership, NotFound> =>
-      "onboardingId" in owner
-        ? Effect.flatMap(directory.onboarding(owner.onboardingId), Option.match({ onNone: () => Effect.fail(onboardingNotFound), onSome: Effect.succeed }))
-        : Effect.flatMap(directory.platform(owner.platformId), (found) =>
-          Option.isSome(found) && (!found.value.deleted || owner.allowDeleted === true) ? Effect.succeed(found.value) : Effect.fail(platformNotFound))
-
-    const notFoundFor = (owner: Owner) => ("onboardingId" in owner ? onboardingNotFound : platformNotFound)
+      Effect.flatMap(directory.platform(owner.platformId), (found) =>
+        Option.isSome(found) && (!found.value.deleted || owner.allowDeleted === true) ? Effect.succeed(found.value) : Effect.fail(platformNotFound))
 
     /** The stored answer of a live key, if any: `Some(answer)` for the same request, 409 for another. */
     const replay = (scope: string, key: string, hash: string, now: Date) =>
@@ -116,9 +108,9 @@ export class JobCreation extends Effect.Service<JobCreation>()("@core/provisioni
         const owner = yield* ownerOf(request.owner)
         if (request.operatorOnly !== true) {
           if (owner.organizationId === null) {
-            if (!(yield* Policy.isPrivileged(caller))) return yield* notFoundFor(request.owner)
+            if (!(yield* Policy.isPrivileged(caller))) return yield* platformNotFound
           } else {
-            yield* Policy.requirePermission(caller, owner.organizationId, "platforms:manage", notFoundFor(request.owner))
+            yield* Policy.requirePermission(caller, owner.organizationId, "platforms:manage", platformNotFound)
           }
         }
         const now = new Date(yield* Clock.currentTimeMillis)

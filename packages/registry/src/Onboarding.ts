@@ -1,12 +1,14 @@
 import type { Registry } from "@core/contracts"
 import { Registry as Contracts } from "@core/contracts"
-import { type Caller, Conflict, Ids, NotFound, Rows } from "@core/kernel"
-import { type JobRow, Jobs } from "@core/provisioning"
+import { type Caller, type Callers, Conflict, Forbidden, Ids, NotFound, Policy, type UpstreamUnavailable, type ValidationError } from "@core/kernel"
+import { type JobRow, Jobs, type OnboardRequest, Targets } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Data, Effect, Option } from "effect"
 import * as Lifecycle from "./Lifecycle.js"
+import { type OnboardingRow, OnboardingRepo } from "./OnboardingRepo.js"
 import { Platforms } from "./Platforms.js"
 import { canRead } from "./Policy.js"
+import { OnboardingOrganizations } from "./ports/OnboardingOrganizations.js"
 import { type StackDefinitionVersion, StackDefinitions } from "./ports/StackDefinitions.js"
 
 /** The job type that carries an onboarding out (seed 001's `POST /api/v1/provision/onboard`). */
@@ -14,22 +16,6 @@ export const ONBOARD = "onboard"
 
 /** Attempts of an onboard job before it fails: its steps are memoized, so a retry resumes. */
 export const ONBOARD_MAX_ATTEMPTS = 5
-
-/** A row of `registry.onboarding_flows`. */
-export interface OnboardingRow {
-  readonly id: string
-  readonly platformId: string
-  readonly platformName: string
-  readonly slug: string
-  readonly stackTemplateId: string | null
-  readonly tier: Registry.PlatformTier
-  readonly billingEmail: string | null
-  readonly userId: string | null
-  readonly jobId: string
-  readonly createdBy: string
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
 
 /** The payload of an `onboard` job (seed 001's onboard request, with the flow's platform). */
 export interface OnboardPayload {
@@ -42,21 +28,6 @@ export interface OnboardPayload {
   readonly tier: Registry.PlatformTier
   readonly billingEmail: string | null
 }
-
-const toRow = (raw: Record<string, unknown>): OnboardingRow => ({
-  id: raw.id as string,
-  platformId: raw.platformId as string,
-  platformName: raw.platformName as string,
-  slug: raw.slug as string,
-  stackTemplateId: Rows.textOrNull(raw.stackTemplateId),
-  tier: raw.tier as Registry.PlatformTier,
-  billingEmail: Rows.textOrNull(raw.billingEmail),
-  userId: Rows.textOrNull(raw.userId),
-  jobId: raw.jobId as string,
-  createdBy: raw.createdBy as string,
-  createdAt: Rows.toDate(raw.createdAt),
-  updatedAt: Rows.toDate(raw.updatedAt)
-})
 
 /** A flow's status from its job's: queued is `pending`, a job between attempts is still `running`. */
 const statusOf = (job: JobRow | undefined): Registry.OnboardingStatus => {
@@ -77,6 +48,7 @@ const statusOf = (job: JobRow | undefined): Registry.OnboardingStatus => {
 export const toOnboardingRecord = (row: OnboardingRow, job: JobRow | undefined): Registry.OnboardingRecord => ({
   id: row.id,
   platformId: row.platformId,
+  organizationId: row.organizationId,
   platformName: row.platformName,
   slug: row.slug,
   stackTemplateId: row.stackTemplateId,
@@ -133,77 +105,155 @@ const checkTemplate = (stacks: Option.Option<StackDefinitions["Type"]>, name: st
     }
   })
 
+/** What a flow is started with: the onboard request's fields, defaults applied. */
+export interface FlowInput {
+  readonly platformName: string
+  readonly slug: string
+  readonly userId: string | null
+  readonly stackTemplateId: string | null
+  readonly tier: Registry.PlatformTier
+  readonly billingEmail: string | null
+}
+
+/** The fields of a flow's request, in the order a conflict names them. */
+const REQUEST_FIELDS = ["platformName", "slug", "userId", "stackTemplateId", "tier", "billingEmail"] as const
+
+/** The fields of `input` that differ from what flow `row` was started with. */
+export const differingFields = (row: OnboardingRow, input: FlowInput): ReadonlyArray<string> =>
+  REQUEST_FIELDS.filter((field) => row[field] !== input[field])
+
+/** A flow of this id was written first (by a concurrent request). */
+class FlowExists extends Data.TaggedError("FlowExists")<{}> {}
+
+const onlyOperators = new Forbidden({ message: "Only operators and the service key start an onboarding" })
+
+type StartFailure = Conflict | NotFound | ValidationError | UpstreamUnavailable
+
 /**
- * Onboarding (DESIGN §7, decision 0236): `start` creates the platform (and so its default tenant),
- * the flow and its `onboard` job in one transaction, so a slug taken leaves nothing behind and a
- * flow always has its job; the job (run by provisioning's worker) does the rest. `read` answers the
- * flow with its job's progress, to whoever may read its platform (another tenant: 404).
+ * Onboarding (DESIGN §7, decisions 0236, 0575, 0576): a flow creates its platform — the platform of
+ * a new organization of its user, owned by them, when it names one (`OnboardingOrganizations`) —
+ * and its `onboard` job, with the flow row, in one transaction, so a slug taken leaves nothing
+ * behind and a flow always has its job; the job (run by provisioning's worker) does the rest.
+ * `start` is the registry's route (a new `onb_` id); `onboard` is provisioning's, idempotent by the
+ * client's `onboardingId`. `read` answers the flow with its job's progress, to whoever may read its
+ * platform (another tenant: 404).
  */
 export class Onboarding extends Effect.Service<Onboarding>()("@core/registry/Onboarding", {
   effect: Effect.gen(function*() {
     const platforms = yield* Platforms
     const ids = yield* Ids.Ids
     const sql = yield* SqlClient.SqlClient
-    const columns = sql.literal(`id, platform_id AS "platformId", platform_name AS "platformName", slug,
-      stack_template_id AS "stackTemplateId", tier, billing_email AS "billingEmail", user_id AS "userId", job_id AS "jobId",
-      created_by AS "createdBy", created_at AS "createdAt", updated_at AS "updatedAt"`)
-    const find = (id: string) =>
-      sql<Record<string, unknown>>`SELECT ${columns} FROM registry.onboarding_flows WHERE id = ${id}`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRow)),
-        Effect.orDie
-      )
+    const repo = yield* OnboardingRepo
     const stacks = yield* Effect.serviceOption(StackDefinitions)
+    const organizations = yield* Effect.serviceOption(OnboardingOrganizations)
     const jobOf = (row: OnboardingRow) => Effect.map(Jobs.find(sql, row.jobId), Option.getOrUndefined)
 
+    /**
+     * The flow's platform: the platform of a new organization of the user the request names, when
+     * there is an identity to ask; else the operators' (its `ownerUserId` the flow's user).
+     */
+    const platformFor = (caller: Caller, input: FlowInput, named: boolean) =>
+      named && input.userId !== null && Option.isSome(organizations)
+        ? Effect.flatMap(
+          organizations.value.create(caller, { name: input.platformName, slug: input.slug, ownerUserId: input.userId, tier: input.tier }),
+          (made) => Effect.orDie(platforms.get(made.platformId))
+        )
+        : platforms.create({ name: input.platformName, slug: input.slug, tier: input.tier, organizationId: null, ownerUserId: input.userId })
+
+    /** Start flow `id`: its platform, its job and its row together, or nothing (`FlowExists` when one of that id won). */
+    const begin = (caller: Caller, id: string, input: FlowInput, named: boolean): Effect.Effect<OnboardingRow, StartFailure | FlowExists> =>
+      Effect.gen(function*() {
+        if (input.stackTemplateId !== null) yield* checkTemplate(stacks, input.stackTemplateId)
+        const createdBy = Lifecycle.triggerOf(caller, true).triggeredBy
+        return yield* sql.withTransaction(Effect.gen(function*() {
+          const platform = yield* platformFor(caller, input, named)
+          const payload: OnboardPayload = { onboardingId: id, platformId: platform.id, ...input }
+          const job = yield* Jobs.enqueue(sql, {
+            type: ONBOARD,
+            platformId: platform.id,
+            organizationId: platform.organizationId,
+            payload: { ...payload },
+            target: Targets.onboarding(id),
+            maxAttempts: ONBOARD_MAX_ATTEMPTS
+          }).pipe(Effect.provideService(Ids.Ids, ids))
+          const now = new Date(yield* Clock.currentTimeMillis)
+          const inserted = yield* repo.insert({ id, ...input, platformId: platform.id, jobId: job.jobId, createdBy, createdAt: now, updatedAt: now })
+          return Option.isSome(inserted) ? inserted.value : yield* new FlowExists()
+        })).pipe(Effect.catchTag("SqlError", Effect.die))
+      })
+
+    /**
+     * `POST /api/v1/onboarding` (operators): a new flow; its user is the body's (whose organization
+     * the platform's is), else the operator asking (recorded as its owner; the operators' platform).
+     */
     const start = Effect.fn("Onboarding.start")(function*(caller: Caller, body: Registry.StartOnboardingRequest) {
-      const userId = body.userId ?? (caller.kind === "user" ? caller.userId : null)
-      const createdBy = Lifecycle.triggerOf(caller, true).triggeredBy
-      if (body.stackTemplateId !== undefined && body.stackTemplateId !== null) yield* checkTemplate(stacks, body.stackTemplateId)
-      const id = yield* ids.make("onb")
-      const flow = yield* sql.withTransaction(Effect.gen(function*() {
-        const platform = yield* platforms.create({
-          name: body.platformName,
-          slug: body.slug,
-          tier: body.tier ?? "starter",
-          organizationId: null,
-          ownerUserId: userId
-        })
-        const payload: OnboardPayload = {
-          onboardingId: id,
-          platformId: platform.id,
-          platformName: body.platformName,
-          slug: body.slug,
-          userId,
-          stackTemplateId: body.stackTemplateId ?? null,
-          tier: body.tier ?? "starter",
-          billingEmail: body.billingEmail ?? null
-        }
-        const job = yield* Jobs.enqueue(sql, {
-          type: ONBOARD,
-          platformId: platform.id,
-          organizationId: platform.organizationId,
-          payload: { ...payload },
-          maxAttempts: ONBOARD_MAX_ATTEMPTS
-        }).pipe(Effect.provideService(Ids.Ids, ids))
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const rows = yield* sql<Record<string, unknown>>`INSERT INTO registry.onboarding_flows
-            (id, platform_id, platform_name, slug, stack_template_id, tier, billing_email, user_id, job_id, created_by, created_at, updated_at)
-          VALUES (${id}, ${platform.id}, ${payload.platformName}, ${payload.slug}, ${payload.stackTemplateId}, ${payload.tier},
-            ${payload.billingEmail}, ${userId}, ${job.jobId}, ${createdBy}, ${now}, ${now})
-          RETURNING ${columns}`
-        return toRow(rows[0]!)
-      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      const input: FlowInput = {
+        platformName: body.platformName,
+        slug: body.slug,
+        userId: body.userId ?? (caller.kind === "user" ? caller.userId : null),
+        stackTemplateId: body.stackTemplateId ?? null,
+        tier: body.tier ?? "starter",
+        billingEmail: body.billingEmail ?? null
+      }
+      const flow = yield* begin(caller, yield* ids.make("onb"), input, body.userId !== undefined).pipe(Effect.catchTag("FlowExists", Effect.die))
       return toOnboardingRecord(flow, yield* jobOf(flow))
     })
 
+    /** The job of an existing flow, for a caller who may manage its platform and the body it was started with. */
+    const replay = (caller: Caller, flow: OnboardingRow, input: FlowInput) =>
+      Effect.gen(function*() {
+        if (!(yield* Policy.isPrivileged(caller))) {
+          if (flow.organizationId === null) return yield* flowNotFound
+          yield* Policy.requirePermission(caller, flow.organizationId, "platforms:manage", flowNotFound)
+        }
+        const fields = differingFields(flow, input)
+        if (fields.length > 0) {
+          return yield* new Conflict({
+            message: `Onboarding flow ${flow.id} was started with another ${fields.join(", ")}; use a new onboardingId for another onboarding`,
+            details: { onboardingId: flow.id, fields }
+          })
+        }
+        return { jobId: flow.jobId }
+      })
+
+    /**
+     * `POST /api/v1/provision/onboard` (decision 0575): the flow `onboardingId` started from the body
+     * (operators and the service key), or, when it exists, its job again for the same body (409 for
+     * another). A concurrent request with the same id answers the flow that won.
+     */
+    const onboard = Effect.fn("Onboarding.onboard")(function*(caller: Caller, request: OnboardRequest) {
+      const id = request.onboardingId
+      const input: FlowInput = {
+        platformName: request.platformName,
+        slug: request.slug,
+        userId: request.userId,
+        stackTemplateId: request.stackTemplateId ?? null,
+        tier: request.tier,
+        billingEmail: request.billingEmail ?? null
+      }
+      const existing = yield* repo.find(id)
+      if (Option.isSome(existing)) return yield* replay(caller, existing.value, input)
+      if (!(yield* Policy.isPrivileged(caller))) return yield* onlyOperators
+      return yield* begin(caller, id, input, true).pipe(
+        Effect.map((flow) => ({ jobId: flow.jobId })),
+        Effect.catchAll((error) =>
+          Effect.flatMap(repo.find(id), (found): Effect.Effect<{ readonly jobId: string }, StartFailure | Forbidden, Callers> =>
+            Option.isSome(found)
+              ? replay(caller, found.value, input)
+              : error._tag === "FlowExists"
+              ? Effect.die(new Error("An onboarding flow vanished while it was answered"))
+              : Effect.fail(error)))
+      )
+    })
+
     const read = Effect.fn("Onboarding.read")(function*(caller: Caller, id: string) {
-      const flow = yield* Effect.flatMap(find(id), (found) => (Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(flowNotFound)))
+      const flow = yield* Effect.flatMap(repo.find(id), (found) => (Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(flowNotFound)))
       const platform = yield* Effect.catchTag(platforms.get(flow.platformId), "NotFound", () => Effect.fail(flowNotFound))
       yield* canRead(caller, platform).pipe(Effect.catchTag("NotFound", () => Effect.fail(flowNotFound)))
       return toOnboardingRecord(flow, yield* jobOf(flow))
     })
 
-    return { start, read } as const
+    return { start, onboard, read } as const
   }),
-  dependencies: [Platforms.Default]
+  dependencies: [Platforms.Default, OnboardingRepo.Default]
 }) {}

@@ -1,15 +1,16 @@
 import type { Registry } from "@core/contracts"
 import { Ids, InvalidState, NotFound } from "@core/kernel"
-import { FeatureRecords, PlatformDirectory } from "@core/provisioning"
+import { FeatureRecords, OnboardingFlows, PlatformDirectory } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
 import { makeFeaturesRepo } from "./FeaturesRepo.js"
+import { Onboarding } from "./Onboarding.js"
 
 const entityNotFound = new NotFound({ message: "Entity not found" })
 
 /**
- * Provisioning's `PlatformDirectory` over the registry's platforms and onboarding flows (same
- * database): who owns a platform, for provisioning's job-creating routes.
+ * Provisioning's `PlatformDirectory` over the registry's platforms (same database): who owns a
+ * platform, for provisioning's job-creating routes.
  */
 export const PlatformDirectoryLive: Layer.Layer<PlatformDirectory, never, SqlClient.SqlClient> = Layer.effect(
   PlatformDirectory,
@@ -25,11 +26,7 @@ export const PlatformDirectoryLive: Layer.Layer<PlatformDirectory, never, SqlCli
     return PlatformDirectory.of({
       platform: (platformId) =>
         sql<Row>`SELECT id, organization_id AS "organizationId", status, deleted_at AS "deletedAt"
-          FROM registry.platforms WHERE id = ${platformId}`.pipe(Effect.map(toOwnership), Effect.orDie),
-      onboarding: (onboardingId) =>
-        sql<Row>`SELECT p.id, p.organization_id AS "organizationId", p.status, p.deleted_at AS "deletedAt"
-          FROM registry.onboarding_flows f JOIN registry.platforms p ON p.id = f.platform_id
-          WHERE f.id = ${onboardingId}`.pipe(Effect.map(toOwnership), Effect.orDie)
+          FROM registry.platforms WHERE id = ${platformId}`.pipe(Effect.map(toOwnership), Effect.orDie)
     })
   })
 )
@@ -84,4 +81,13 @@ export const FeatureRecordsLive: Layer.Layer<FeatureRecords, never, SqlClient.Sq
           ))
     })
   })
+)
+
+/**
+ * Provisioning's `OnboardingFlows` over the registry's `Onboarding` (same database): the onboard
+ * route starts a flow, or answers the job of the one of its `onboardingId` (decision 0575).
+ */
+export const OnboardingFlowsLive: Layer.Layer<OnboardingFlows, never, Onboarding> = Layer.effect(
+  OnboardingFlows,
+  Effect.map(Onboarding, (onboarding) => OnboardingFlows.of({ onboard: onboarding.onboard }))
 )

@@ -4,11 +4,17 @@ import { JobCreation, JobCreationHandlers, ProvisioningMigrations } from "@core/
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { FeatureRecordsLive, Platforms, PlatformDirectoryLive, RegistryMigrations } from "../src/index.js"
+import { FeatureRecordsLive, Onboarding, OnboardingFlowsLive, Platforms, PlatformDirectoryLive, RegistryMigrations } from "../src/index.js"
 import { TestCallers } from "./Callers.js"
 
 const makeLayer = (driver: "pglite" | "pg") =>
-  Layer.mergeAll(JobCreation.Default.pipe(Layer.provide(PlatformDirectoryLive)), FeatureRecordsLive, Platforms.Default).pipe(
+  Layer.mergeAll(
+    JobCreation.Default.pipe(Layer.provide(PlatformDirectoryLive)),
+    FeatureRecordsLive,
+    Platforms.Default,
+    // Without identity's organizations: an onboarded platform is the operators' here (decision 0576).
+    OnboardingFlowsLive.pipe(Layer.provide(Onboarding.Default))
+  ).pipe(
     Layer.provideMerge(Layer.mergeAll(TestCallers, Ids.layer)),
     Layer.provideMerge(TestDatabase.layer([RegistryMigrations, ProvisioningMigrations], { driver }))
   )
@@ -260,21 +266,29 @@ for (const driver of TestDatabase.drivers) {
       expect(await query(`SELECT count(*)::int AS n FROM registry.feature_activations WHERE entity_id = $1`, [otherTenant])).toEqual([{ n: 0 }])
     })
 
-    it("onboard: the flow's platform decides who may call (an onboarded platform is the operators'); an unknown flow 404", async () => {
-      await query(`INSERT INTO registry.onboarding_flows (id, platform_id, platform_name, slug, tier, job_id, created_by, created_at, updated_at)
-        VALUES ('onb_test', $1, 'O', 'prov-o', 'starter', 'job_x', 'usr_operator', now(), now())`, [operatorsPlatform])
+    it("onboard: an existing flow answers its job to whoever may manage its platform, for the same body only; a new id starts a flow (operators)", async () => {
+      await query(`INSERT INTO registry.onboarding_flows (id, platform_id, platform_name, slug, tier, user_id, job_id, created_by, created_at, updated_at)
+        VALUES ('onb_test', $1, 'O', 'prov-o', 'starter', 'usr_owner', 'job_x', 'usr_operator', now(), now())`, [operatorsPlatform])
       const body = { onboardingId: "onb_test", platformName: "O", slug: "prov-o", userId: "usr_owner", stackTemplateId: null }
+      const count = await jobCount()
+      // The operators' platform: not the tenant's to see.
       expect((await post("onboard", body)).status).toBe(404)
-      const response = await post("onboard", body, { token: "usr_operator" })
-      expect(response.status).toBe(202)
-      const { jobId } = await response.json()
-      expect(await jobOf(jobId)).toEqual({
-        type: "onboard", platform_id: operatorsPlatform, organization_id: null, status: "QUEUED",
-        payload: { ...body, tier: "starter", platformId: operatorsPlatform }, target: "onboarding:onb_test"
-      })
-      const unknown = await post("onboard", { ...body, onboardingId: "onb_nothing" }, { token: "usr_operator" })
-      expect(unknown.status).toBe(404)
-      expect((await unknown.json()).error.message).toBe("Onboarding flow not found")
+      const replayed = await post("onboard", body, { token: "usr_operator" })
+      expect([replayed.status, await replayed.json()]).toEqual([202, { jobId: "job_x", status: "QUEUED" }])
+      const other = await post("onboard", { ...body, slug: "prov-other" }, { token: "usr_operator" })
+      expect([other.status, (await other.json()).error.details]).toEqual([409, { onboardingId: "onb_test", fields: ["slug"] }])
+      expect(await jobCount()).toBe(count)
+
+      const fresh = { ...body, onboardingId: "client-ref-1", slug: "prov-fresh" }
+      const refused = await post("onboard", fresh)
+      expect([refused.status, (await refused.json()).error.message]).toEqual([403, "Only operators and the service key start an onboarding"])
+      const started = await post("onboard", fresh, { token: "usr_operator" })
+      expect(started.status).toBe(202)
+      const { jobId } = await started.json()
+      const job = await jobOf(jobId)
+      expect(job).toMatchObject({ type: "onboard", organization_id: null, status: "QUEUED", target: "onboarding:client-ref-1" })
+      expect(job.payload).toMatchObject({ onboardingId: "client-ref-1", slug: "prov-fresh", userId: "usr_owner", tier: "starter", platformId: job.platform_id })
+      expect((await post("onboard", fresh, { token: "usr_operator" }).then((r) => r.json())).jobId).toBe(jobId)
     })
   })
 }

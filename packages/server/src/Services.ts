@@ -4,7 +4,7 @@ import type { Routes } from "@core/gateway"
 import { HttpUpstream, Upstream } from "@core/gateway"
 import { IdentityHandlers, IdentityLive } from "@core/auth"
 import { type Configuration, CoreConfig, ForwardedCallers, ForwardedIdentity, Ids, Route } from "@core/kernel"
-import { FeatureActivationsLive, FeatureRecordsLive, Features, OnboardJobLive, PlatformDirectoryLive, Platforms, RegistryHandlers, RegistryServices, Resources } from "@core/registry"
+import { FeatureActivationsLive, FeatureRecordsLive, Features, OnboardingFlowsLive, OnboardingRepo, OnboardJobLive, Onboarding, PlatformDirectoryLive, Platforms, RegistryHandlers, RegistryServices, Resources } from "@core/registry"
 import { AuthJobsLive, EdgeProviderLocal, FeatureJobsLive, JobCreation, JobHandlers, JobQueue, PlatformStatuses, ProvisioningHandlers, TestJobsIfEnabled, Worker } from "@core/provisioning"
 import { EdgeProviderCloudflare } from "@core/provisioning"
 import { JobApiLive } from "@core/provisioning"
@@ -15,6 +15,7 @@ import { Catalogue, StacksHandlers } from "@core/stacks"
 import { DeployHandlers, DeployJobs, DeployLive } from "@core/deploy"
 import { VaultHandlers, VaultLive } from "@core/vault"
 import { Context, Duration, Effect, Layer, type Scope } from "effect"
+import { OnboardingOrganizationsLive } from "./OnboardingOrganizationsLive.js"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
 import { StackDefinitionsLive } from "./StackDefinitionsLive.js"
 import { billing } from "./BillingService.js"
@@ -74,7 +75,8 @@ const registry: ServiceDefinition = {
   handlers: RegistryHandlers,
   base: "/api/v1/platforms",
   layer: RegistryServices.pipe(
-    Layer.provide(StackDefinitionsLive),
+    // An onboarded platform is its user's new organization's (decision 0576).
+    Layer.provide(Layer.mergeAll(StackDefinitionsLive, OnboardingOrganizationsLive)),
     Layer.provideMerge(Layer.mergeAll(Layer.fresh(Platforms.Default).pipe(Layer.provide(PlatformStatusSinkLive), Layer.provide(PlatformCreatedLive)), ForwardedCallers.layer)),
     Layer.provideMerge(Ids.layer)
   )
@@ -91,6 +93,20 @@ const stacks: ServiceDefinition = {
   base: "/api/v1/stacks",
   layer: Layer.mergeAll(Catalogue.Default, ForwardedCallers.layer).pipe(Layer.provideMerge(Ids.layer))
 }
+
+/**
+ * Provisioning's onboard route over the registry's onboarding (decision 0575): the flow, its user's
+ * organization and platform (billing told at once), its job, on the shared database.
+ */
+const onboardingFlows = OnboardingFlowsLive.pipe(
+  Layer.provide(Onboarding.DefaultWithoutDependencies),
+  Layer.provide(Layer.mergeAll(
+    OnboardingRepo.Default,
+    StackDefinitionsLive,
+    OnboardingOrganizationsLive,
+    Layer.fresh(Platforms.Default).pipe(Layer.provide(PlatformCreatedLive))
+  ))
+)
 
 /**
  * Provisioning: the job routes and `/internal/platform-status`, and the worker that runs the jobs
@@ -112,6 +128,7 @@ const provisioning: ServiceDefinition = {
       Layer.provide(Platforms.Default)
     ),
     JobCreation.Default.pipe(Layer.provide(PlatformDirectoryLive)),
+    onboardingFlows,
     FeatureRecordsLive,
     Domains.Default.pipe(Layer.provide(PlatformDirectoryLive)),
     PlatformStatuses.Default,

@@ -1,12 +1,12 @@
 import type { HttpServerRequest } from "@effect/platform"
 import { Iam } from "@core/contracts"
-import { CoreConfig, RequestContext, Route, type UserCaller } from "@core/kernel"
+import { CoreConfig, PublicUrl, RequestContext, Route, type UserCaller } from "@core/kernel"
 import { Effect, Layer } from "effect"
 import { CliIdentity } from "./CliIdentity.js"
 import { CliWhoamiHandlers } from "./CliWhoami.js"
 import { DeviceAuthorization, type DeviceAuthorizationOptions } from "./DeviceAuthorization.js"
 import { OAuthError } from "./OAuthErrors.js"
-import { oauthJson, oauthRenderer, publicBase, publicRoot, requestOrigin } from "./OAuthProtocol.js"
+import { oauthJson, oauthRenderer, publicBase, publicRoot } from "./OAuthProtocol.js"
 import { RefreshTokens, type TokenGrant } from "./RefreshTokens.js"
 
 const Routes = Iam.DeviceRoutes
@@ -65,7 +65,7 @@ const refuseCrossSite = (caller: UserCaller, request: HttpServerRequest.HttpServ
     const origin = request.headers.origin
     if (origin === undefined) return
     const trusted = new Set([
-      requestOrigin(request, config.trustProxy),
+      PublicUrl.requestOrigin(request, config.trustProxy),
       new URL(yield* publicBase).origin,
       new URL(config.publicUrl).origin,
       ...config.corsOrigins

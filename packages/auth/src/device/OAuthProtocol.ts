@@ -1,7 +1,5 @@
-import { HttpServerRequest } from "@effect/platform"
 import { Iam, type ValidationIssue } from "@core/contracts"
-import { type Configuration, CoreConfig, ErrorResponse, Route } from "@core/kernel"
-import { Effect } from "effect"
+import { ErrorResponse, PublicUrl, Route } from "@core/kernel"
 import { OAuthError } from "./OAuthErrors.js"
 
 /** Headers of every `/oauth/*` answer (RFC 6749 §5.1): nothing of it may be cached. */
@@ -11,53 +9,15 @@ export const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" } as c
 export const oauthJson = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
   Route.json(body, { status, headers: { ...NO_STORE, ...headers } })
 
-const PREFIX = /^(?:\/[A-Za-z0-9._~-]+){1,16}$/
-const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
-
-const firstOf = (header: string | undefined) => header?.split(",")[0]?.trim()
-
-const absoluteUrl = (url: string): URL | undefined => {
-  try {
-    return url.startsWith("/") ? undefined : new URL(url)
-  } catch {
-    return undefined
-  }
-}
-
-/** Whether `CORE_PUBLIC_URL` was set (the configuration otherwise defaults it to `http://localhost:<PORT>`). */
-const hasPublicUrl = (config: Configuration) => config.publicUrl !== `http://localhost:${config.port}`
-
-/** The origin a request was sent to: `X-Forwarded-Host`/`-Proto` when proxies are trusted, else its `Host`. */
-export const requestOrigin = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string => {
-  const absolute = absoluteUrl(request.originalUrl)
-  const forwardedHost = trustProxy ? firstOf(request.headers["x-forwarded-host"]) : undefined
-  const forwardedProto = trustProxy ? firstOf(request.headers["x-forwarded-proto"])?.toLowerCase() : undefined
-  const host = [forwardedHost, request.headers.host, absolute?.host].find((value) => value !== undefined && HOST.test(value))
-  const proto = forwardedProto === "http" || forwardedProto === "https" ? forwardedProto : absolute?.protocol.slice(0, -1) ?? "http"
-  return `${proto}://${host ?? "localhost"}`
-}
-
-/** The address people reach: `CORE_PUBLIC_URL` when it is set, else the request's origin; no trailing slash. */
-export const publicRoot: Effect.Effect<string, never, HttpServerRequest.HttpServerRequest | CoreConfig> = Effect.zipWith(
-  HttpServerRequest.HttpServerRequest,
-  CoreConfig,
-  (request, config) =>
-    hasPublicUrl(config) ? config.publicUrl.replace(/\/+$/, "") : requestOrigin(request, config.trustProxy)
-)
+/** The address people reach (`PublicUrl.root`: `CORE_PUBLIC_URL` when set, else the request's origin). */
+export const publicRoot = PublicUrl.root
 
 /**
  * Where clients reach the identity service, without a trailing slash: the public root followed by
  * the gateway's `X-Forwarded-Prefix` (`/api/v1/iam`) when the request came through it. The OAuth
  * addresses (metadata, `verification_uri`) start here.
  */
-export const publicBase: Effect.Effect<string, never, HttpServerRequest.HttpServerRequest | CoreConfig> = Effect.zipWith(
-  HttpServerRequest.HttpServerRequest,
-  publicRoot,
-  (request, root) => {
-    const prefix = firstOf(request.headers["x-forwarded-prefix"])?.replace(/\/+$/, "")
-    return `${root}${prefix !== undefined && PREFIX.test(prefix) ? prefix : ""}`
-  }
-)
+export const publicBase = PublicUrl.base
 
 /**
  * What a parameter that cannot exist (one holding a NUL character, refused by the kernel before

@@ -7,7 +7,7 @@ import { Access } from "../authorization/Access.js"
 import { type MemberRow, MembersRepo } from "./MembersRepo.js"
 import { OrganizationError } from "./OrganizationErrors.js"
 import { type OrganizationRow, OrganizationsRepo } from "./OrganizationsRepo.js"
-import { PlatformSetup } from "./PlatformSetup.js"
+import { PlatformSetup, type PlatformTier } from "./PlatformSetup.js"
 
 /** The slug of the operator organization; no tenant organization may take it. */
 export const OPERATOR_SLUG = "core-operator"
@@ -27,6 +27,8 @@ export interface SetupInput {
   readonly orgType: "core-operator" | "tenant"
   readonly logo?: string | null | undefined
   readonly metadata?: Record<string, unknown> | undefined
+  /** The tier a tenant's platform starts on (an onboarding names it, decision 0576). @default "free" */
+  readonly tier?: PlatformTier | undefined
 }
 
 /** A set-up organization, its owner and (for a tenant) its platform. */
@@ -54,12 +56,12 @@ export class OrgSetup extends Effect.Service<OrgSetup>()("@core/auth/OrgSetup", 
     const access = yield* Access
     const ids = yield* Ids.Ids
 
-    const createPlatform = (organization: OrganizationRow, ownerUserId: string | null) =>
+    const createPlatform = (organization: OrganizationRow, ownerUserId: string | null, tier: PlatformTier) =>
       platforms.createPlatform({
         organizationId: organization.id,
         name: organization.name,
         slug: organization.slug,
-        tier: "free",
+        tier,
         ownerUserId
       }).pipe(Effect.mapError((error) =>
         error._tag === "Conflict"
@@ -95,7 +97,7 @@ export class OrgSetup extends Effect.Service<OrgSetup>()("@core/auth/OrgSetup", 
         })))
         yield* organizations.insertRoleMappings(organization.id, defaultRoleMappings, now)
         if (input.orgType === "tenant") {
-          const { platformId } = yield* createPlatform(organization, input.ownerId)
+          const { platformId } = yield* createPlatform(organization, input.ownerId, input.tier ?? "free")
           organization = yield* organizations.setPlatform(organization.id, platformId, now)
         }
         return { organization, owner, platformId: organization.platformId }
@@ -131,7 +133,18 @@ export class OrgSetup extends Effect.Service<OrgSetup>()("@core/auth/OrgSetup", 
         return result
       })
 
-    return { setup } as const
+    /**
+     * `setup` of a tenant for the user `ownerId`, `None` when no user has that id: for callers that
+     * name the owner in a body (an onboarding, decision 0576).
+     */
+    const setupForUser = (
+      input: SetupInput & { readonly ownerId: string },
+      actor: Actor
+    ): Effect.Effect<Option.Option<SetupResult>, OrganizationError | UpstreamUnavailable> =>
+      Effect.flatMap(members.userById(input.ownerId), (user) =>
+        Option.isNone(user) ? Effect.succeed(Option.none()) : Effect.map(setup(input, actor), Option.some))
+
+    return { setup, setupForUser } as const
   }),
   dependencies: [OrganizationsRepo.Default, MembersRepo.Default]
 }) {}

@@ -1,6 +1,7 @@
 import { z } from "zod"
 import { BoundedId, EmailAddress, NAME_MAX_LENGTH } from "../Bounds.js"
 import { defineRoutes } from "../Routes.js"
+import { OnboardingReference } from "../registry/onboarding.js"
 import { PlatformTier, Slug } from "../registry/schemas.js"
 
 /** An environment of seed 001's provisioning fields; `prod` where it is optional. */
@@ -69,9 +70,13 @@ export const ProvisionStackDeactivateRequest = z.object({
 })
 export type ProvisionStackDeactivateRequest = z.input<typeof ProvisionStackDeactivateRequest>
 
-/** `POST /api/v1/provision/onboard`: (re)runs the onboarding of an existing flow (`onboardingId`). */
+/**
+ * `POST /api/v1/provision/onboard`: everything an onboarding needs. `onboardingId` is the flow's id
+ * and its idempotency key: a new one starts the flow, the same one with the same body answers the
+ * same job, with another body 409 (decision 0575).
+ */
 export const ProvisionOnboardRequest = z.object({
-  onboardingId: BoundedId,
+  onboardingId: OnboardingReference,
   platformName: z.string().trim().min(1).max(NAME_MAX_LENGTH),
   slug: Slug,
   userId: BoundedId,
@@ -163,7 +168,14 @@ export const JobCreationRoutes = defineRoutes({
   ),
   activateStack: creating("/api/v1/provision/stack/activate", "Create every resource of a stack version (stack.activate)", ProvisionStackActivateRequest),
   deactivateStack: creating("/api/v1/provision/stack/deactivate", "Remove a stack instance's resources (stack.deactivate)", ProvisionStackDeactivateRequest),
-  onboard: creating("/api/v1/provision/onboard", "Run an onboarding flow's job (onboard)", ProvisionOnboardRequest),
+  onboard: {
+    ...creating("/api/v1/provision/onboard", "Onboard a platform: start the flow of this onboardingId, or answer its job (onboard)", ProvisionOnboardRequest),
+    description: "Starts the onboarding flow `onboardingId` (operators and the service key): a new organization of `userId`, " +
+      "owned by them, with the platform (`platformName`, `slug`, `tier`), and the `onboard` job that builds `stackTemplateId`. " +
+      "`onboardingId` is the idempotency key: the same id and body answer the same job (to whoever may manage its platform); " +
+      "the same id with another body is 409 CONFLICT naming the fields that differ (decision 0575). " +
+      "The flow is read at `GET /api/v1/onboarding/{onboardingId}`."
+  },
   createApp: creating("/api/v1/provision/app/create", "Create an app on the edge (app.create)", ProvisionAppCreateRequest),
   addDomain: creating("/api/v1/provision/domain/add", "Add a custom hostname (domain.add)", ProvisionDomainAddRequest),
   deprovisionPlatform: creating(

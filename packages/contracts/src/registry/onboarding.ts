@@ -1,6 +1,5 @@
 import { z } from "zod"
 import { EmailAddress, ID_MAX_LENGTH, NAME_MAX_LENGTH } from "../Bounds.js"
-import { OnboardingId } from "../Ids.js"
 import { JobStatus, JobStep } from "../provisioning/schemas.js"
 import { defineRoutes } from "../Routes.js"
 import { PlatformTier, Slug } from "./schemas.js"
@@ -13,11 +12,20 @@ export const OnboardingStatus = z.enum(["pending", "running", "completed", "fail
 export type OnboardingStatus = z.infer<typeof OnboardingStatus>
 
 /**
+ * An onboarding flow's id: the `onb_…` id the registry gives a flow it starts, or the id a client
+ * chose when it started one with `POST /api/v1/provision/onboard` (a UUID, `acme-2026-01`): 1 to
+ * 128 letters, digits, `.`, `_`, `:` and `-`, starting with a letter or digit (decision 0575).
+ */
+export const OnboardingReference = z.string().min(1).max(ID_MAX_LENGTH).regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, {
+  error: "Use 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
+})
+
+/**
  * `POST /api/v1/onboarding`: a new platform (its name, slug and tier), the stack template to start
  * it from (a template name of the catalogue; its latest published version), and the address its
- * bills go to. `userId` is the user who will own it (`ownerUserId`; default: the operator asking).
- * Every organization has its platform from its setup, so an onboarded platform belongs to no
- * organization: it is the operators' (decision 0236).
+ * bills go to. `userId` is the user it is for: the platform is the platform of a new organization
+ * of theirs, of the platform's name and slug, with them as its owner (decision 0576). Without one
+ * it belongs to no organization, the operators' (`ownerUserId` the operator asking).
  */
 export const StartOnboardingRequest = z.object({
   platformName: z.string().trim().min(1).max(NAME_MAX_LENGTH),
@@ -33,6 +41,8 @@ export type StartOnboardingRequest = z.input<typeof StartOnboardingRequest>
 export const OnboardingRecord = z.object({
   id: z.string(),
   platformId: z.string(),
+  /** The organization the platform belongs to: its user's (decision 0576); `null`: the operators'. */
+  organizationId: z.string().nullable(),
   platformName: z.string(),
   slug: z.string(),
   stackTemplateId: z.string().nullable(),
@@ -53,7 +63,7 @@ export const OnboardingRecord = z.object({
 export type OnboardingRecord = z.infer<typeof OnboardingRecord>
 
 /** The path of one flow. */
-export const OnboardingParams = z.object({ onboardingId: OnboardingId })
+export const OnboardingParams = z.object({ onboardingId: OnboardingReference })
 
 const tags = ["registry: onboarding"]
 

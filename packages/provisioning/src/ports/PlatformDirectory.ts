@@ -10,11 +10,9 @@ export interface PlatformOwnership {
 }
 
 /**
- * Where provisioning learns who owns a platform (and an onboarding flow's platform), for the
- * job-creating routes. The registry implements it (`@core/registry`'s `PlatformDirectoryLive`);
+ * Where provisioning learns who owns a platform, for the job-creating routes. The registry implements it (`@core/registry`'s `PlatformDirectoryLive`);
  * the server wires it.
  */
 export class PlatformDirectory extends Context.Tag("@core/provisioning/PlatformDirectory")<PlatformDirectory, {
   readonly platform: (platformId: string) => Effect.Effect<Option.Option<PlatformOwnership>>
-  readonly onboarding: (onboardingId: string) => Effect.Effect<Option.Option<PlatformOwnership>>
 }>() {}
