@@ -1,5 +1,6 @@
-import { CoreConfig, RedirectTarget } from "@core/kernel"
-import { Context, Effect, Layer } from "effect"
+import { HttpServerRequest } from "@effect/platform"
+import { CoreConfig, PublicUrl, RedirectTarget } from "@core/kernel"
+import { Context, Effect, Layer, Option } from "effect"
 import { AccountError, type AccountErrorCode } from "./AccountErrors.js"
 
 /** Where identity's links point and which redirect targets are trusted. */
@@ -12,6 +13,13 @@ export interface AuthUrlsOptions {
   readonly pagesPath?: string
   /** Other origins a redirect may go to (`CORE_CORS_ORIGINS`). */
   readonly trustedOrigins?: ReadonlyArray<string>
+  /**
+   * Whether `publicUrl` was configured (`CORE_PUBLIC_URL`); when not, links and redirects made during
+   * a request use the request's origin. @default true
+   */
+  readonly publicUrlSet?: boolean
+  /** Whether `X-Forwarded-Host`/`-Proto` name the request's origin (`CORE_TRUST_PROXY`). @default false */
+  readonly trustProxy?: boolean
 }
 
 /**
@@ -40,19 +48,60 @@ const INVALID: Record<RedirectParameter, AccountErrorCode> = {
   redirectTo: "INVALID_REDIRECT_URL"
 }
 
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"])
+
+const originOf = (address: string): string | undefined => {
+  try {
+    return new URL(address).origin
+  } catch {
+    return undefined
+  }
+}
+
 /** The links in identity's mail, and the redirect targets it accepts (no open redirects). */
 export const make = (options: AuthUrlsOptions) => {
   const publicUrl = options.publicUrl.replace(/\/+$/, "")
-  const base = `${publicUrl}${(options.basePath ?? "/api/v1/iam").replace(/\/+$/, "")}`
+  const basePath = (options.basePath ?? "/api/v1/iam").replace(/\/+$/, "")
+  const base = `${publicUrl}${basePath}`
   const pagesPath = (options.pagesPath ?? "").replace(/\/+$/, "")
-  const policy: RedirectTarget.RedirectPolicy = { publicUrl, trustedOrigins: options.trustedOrigins ?? [] }
-
-  /** An absolute link to one of identity's own routes (`/api/auth/...`) with query parameters. */
-  const link = (path: string, query: Record<string, string | undefined>): string => {
-    const url = new URL(`${base}${path}`)
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, value)
-    return url.toString()
+  const trustedOrigins = [publicUrl, ...(options.trustedOrigins ?? [])]
+  const isLoopbackOrTrusted = (origin: string): boolean => {
+    const host = new URL(origin).hostname
+    return LOOPBACK.has(host) || host.endsWith(".localhost") || trustedOrigins.some((trusted) => originOf(trusted) === origin)
   }
+
+  /**
+   * The public address now (decision 0577): the configured one when `CORE_PUBLIC_URL` is set (or
+   * outside a request), else the origin the current request was sent to — never the process's port.
+   */
+  const root: Effect.Effect<string> = options.publicUrlSet === false
+    ? Effect.map(
+      Effect.serviceOption(HttpServerRequest.HttpServerRequest),
+      Option.match({
+        onNone: () => publicUrl,
+        onSome: (request) => PublicUrl.requestOrigin(request, options.trustProxy ?? false)
+      })
+    )
+    : Effect.succeed(publicUrl)
+
+  /**
+   * The address a mailed link starts with. A link carries a token and leaves the request, so the
+   * request's origin (from its `Host`, which the sender chooses) is taken only when it is a
+   * loopback address or a trusted origin; otherwise a reset link could be poisoned to point at the
+   * sender's host (host-header poisoning). Else the configured default.
+   */
+  const mailRoot: Effect.Effect<string> = Effect.map(root, (at) => isLoopbackOrTrusted(at) ? at : publicUrl)
+
+  /** Where identity's API is reached now, for a link: the public address now and the mount. */
+  const currentBase: Effect.Effect<string> = Effect.map(mailRoot, (at) => `${at}${basePath}`)
+
+  /** An absolute link to one of identity's own routes (`/api/auth/...`) with query parameters, on the public address now. */
+  const link = (path: string, query: Record<string, string | undefined>): Effect.Effect<string> =>
+    Effect.map(currentBase, (at) => {
+      const url = new URL(`${at}${path}`)
+      for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, value)
+      return url.toString()
+    })
 
   /** The path of one of identity's pages (`/reset-password`) on the public address, as a redirect target. */
   const page = (path: string): string => `${pagesPath}${path}`
@@ -62,16 +111,17 @@ export const make = (options: AuthUrlsOptions) => {
    * URL on a trusted origin, read as a browser reads it (the kernel's `RedirectTarget.check`);
    * anything else fails with better-auth's `INVALID_*_URL` code (403).
    */
-  const redirectTarget = (value: string, parameter: RedirectParameter): Effect.Effect<URL, AccountError> => {
-    const url = RedirectTarget.check(value, policy)
-    return url === undefined ? Effect.fail(AccountError.of(INVALID[parameter])) : Effect.succeed(url)
-  }
+  const redirectTarget = (value: string, parameter: RedirectParameter): Effect.Effect<URL, AccountError> =>
+    Effect.flatMap(root, (at) => {
+      const url = RedirectTarget.check(value, { publicUrl: at, trustedOrigins })
+      return url === undefined ? Effect.fail(AccountError.of(INVALID[parameter])) : Effect.succeed(url)
+    })
 
   /** Check an optional redirect parameter of a request (before any mail goes out). */
   const checkRedirect = (value: string | undefined, parameter: RedirectParameter): Effect.Effect<void, AccountError> =>
     value === undefined ? Effect.void : Effect.asVoid(redirectTarget(value, parameter))
 
-  return { base, link, page, redirectTarget, checkRedirect } as const
+  return { base, currentBase, link, page, redirectTarget, checkRedirect } as const
 }
 
 /** The links and redirect rules of this process: `CORE_PUBLIC_URL`, `CORE_CORS_ORIGINS` and the `IdentityMount`. */
@@ -81,7 +131,9 @@ export class AuthUrls extends Effect.Service<AuthUrls>()("@core/auth/AuthUrls", 
       publicUrl: config.publicUrl,
       basePath: mount.apiPath,
       pagesPath: mount.pagesPath,
-      trustedOrigins: config.corsOrigins
+      trustedOrigins: config.corsOrigins,
+      publicUrlSet: config.publicUrlSet,
+      trustProxy: config.trustProxy
     }))
 }) {
   /** Links and redirect rules from explicit options (a service mounted elsewhere, tests). */

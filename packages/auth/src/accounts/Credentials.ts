@@ -85,7 +85,7 @@ export class Credentials extends Effect.Service<Credentials>()("@core/auth/Crede
         const user = found.value.user
         yield* verifications.retire("password_reset", user.email)
         const token = yield* verifications.issue({ purpose: "password_reset", email: user.email, userId: user.id })
-        const link = urls.link(buildPath(Iam.AccountRoutes.resetPasswordLanding.path, { token }), {
+        const link = yield* urls.link(buildPath(Iam.AccountRoutes.resetPasswordLanding.path, { token }), {
           callbackURL: input.redirectTo ?? urls.page(Iam.WebRoutes.resetPasswordPage.path)
         })
         yield* deliver(mailer, Templates.passwordReset(user.email, link))

@@ -26,7 +26,7 @@ export class EmailVerification extends Effect.Service<EmailVerification>()("@cor
       Effect.gen(function*() {
         yield* verifications.retire("email_verification", user.email)
         const token = yield* verifications.issue({ purpose: "email_verification", email: user.email, userId: user.id })
-        const link = urls.link(Iam.AccountRoutes.verifyEmail.path, { token, callbackURL: callbackURL ?? "/" })
+        const link = yield* urls.link(Iam.AccountRoutes.verifyEmail.path, { token, callbackURL: callbackURL ?? "/" })
         yield* deliver(mailer, Templates.emailVerification(user.email, link))
       })
 

@@ -54,7 +54,7 @@ export class MagicLinks extends Effect.Service<MagicLinks>()("@core/auth/MagicLi
           userId: null,
           payload: input.name === undefined ? null : { name: input.name }
         })
-        const link = urls.link(Iam.AccountRoutes.verifyMagicLink.path, {
+        const link = yield* urls.link(Iam.AccountRoutes.verifyMagicLink.path, {
           token,
           callbackURL: input.callbackURL ?? "/",
           newUserCallbackURL: input.newUserCallbackURL,

@@ -103,8 +103,8 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
       return inviterId
     })
 
-    const mail = (invitation: InvitationRow, organization: OrganizationRow) => {
-      const link = new URL(`/accept-invitation/${invitation.id}`, urls.base).toString()
+    const mail = (invitation: InvitationRow, organization: OrganizationRow) => Effect.flatMap(urls.currentBase, (at) => {
+      const link = new URL(`/accept-invitation/${invitation.id}`, at).toString()
       return deliver(mailer, {
         to: invitation.email,
         subject: `You are invited to join ${organization.name}`,
@@ -112,7 +112,7 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
           `Accept the invitation: ${link}\n\nThe invitation expires in 48 hours. If you did not expect it, ignore this mail.\n`,
         link
       })
-    }
+    })
 
     /** Invite an email to an organization (`members:manage`; only owners invite owners). */
     const create: (caller: Caller, input: InviteInput) => Effect.Effect<InvitationRow, OrganizationError | ValidationError> =
