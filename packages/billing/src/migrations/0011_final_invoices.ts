@@ -24,5 +24,7 @@ export default Effect.gen(function*() {
     suspended boolean NOT NULL DEFAULT false,
     updated_at timestamptz NOT NULL
   )`
+  // The log's entries in the order they were written, also within one millisecond (a collection's steps).
+  yield* sql`ALTER TABLE billing.operator_log ADD COLUMN IF NOT EXISTS seq bigserial`
   yield* sql`CREATE INDEX invoice_collections_due_idx ON billing.invoice_collections (next_attempt_at) WHERE state = 'retrying'`
 })
