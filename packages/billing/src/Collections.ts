@@ -222,6 +222,10 @@ export class Collections extends Effect.Service<Collections>()("@core/billing/Co
       if (Option.isSome(found) && found.value.state !== "paid") yield* paid(found.value, invoice, actor)
     })
 
-    return { start, retryDue, settle, paidElsewhere, get: (invoiceId: string) => read(invoiceId) }
+    /** Whether a subscription still owes a final invoice given up on (it holds the platform suspended). */
+    const owing = (subscriptionId: string) =>
+      Effect.map(sql`SELECT 1 FROM billing.invoice_collections WHERE subscription_id = ${subscriptionId} AND state = 'uncollectible'`, (rows) => rows.length > 0).pipe(Effect.orDie)
+
+    return { start, retryDue, settle, paidElsewhere, owing, get: (invoiceId: string) => read(invoiceId) }
   })
 }) {}

@@ -185,7 +185,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("@core/billing/Webhooks
           const since = new Date(Math.min(...unpaid.map((open) => open.createdAt.getTime())))
           return yield* write({ ...row, status: "past_due", pastDueSince: row.pastDueSince ?? since }, row)
         }
-        if (row.status !== "past_due") return false
+        // A final invoice given up on (decision 0586) is no longer open at Stripe, yet still owed: it keeps the platform suspended.
+        if (row.status !== "past_due" || (yield* collections.owing(row.id))) return false
         return yield* write({ ...row, status: "active", pastDueSince: null }, row)
       })
 
