@@ -2,7 +2,7 @@ import { type HttpHarness, TestDatabase } from "@core/kernel/testing"
 import { SqlClient } from "@effect/sql"
 import { Effect, type Layer, Option, TestClock, TestContext } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { BillingCycle, BillingPlatforms, Subscriptions, Webhooks } from "../src/index.js"
+import { BillingCycle, BillingPlatforms, Subscriptions, SubscriptionsRepo, Webhooks } from "../src/index.js"
 import type { StripeStandIn } from "./StripeStandIn.js"
 import { billingLayer, startStripeBilling, usageByPlatform, WEBHOOK_SECRET } from "./Support.js"
 
@@ -193,6 +193,26 @@ for (const driver of TestDatabase.drivers) {
         "invoice.paid stripe"
       ])
       usageByPlatform.delete("plt_a")
+    })
+
+    it("a deleted platform with no overage: cancelled at Stripe with prorate, the final invoice holds Stripe's credit alone, paid at 0 with the rest on the balance; cancelled", async () => {
+      const own = "usr_owner"
+      const { subscriptionId, stripeId, customerId } = await upgraded(own, "starter", "7a0c3f4e-2b1d-4c3e-8f00-000000000013", 20)
+      const row = await h.run(Effect.flatMap(SubscriptionsRepo, (repo) => repo.byId(subscriptionId))).then(Option.getOrThrow)
+      const items = seen("POST", "/v1/invoiceitems").length
+      const ended = await h.run(Effect.flatMap(Subscriptions, (subscriptions) => subscriptions.endNow(row, "registry")))
+      expect(ended).toMatchObject({ status: "cancelled", providerSubscriptionId: null })
+      expect(seen("DELETE", `/v1/subscriptions/${stripeId}`).map((request) => request.body)).toEqual([{ prorate: "true" }])
+      expect(seen("POST", "/v1/invoiceitems").length).toBe(items)
+      const [final] = await invoicesOf("plt_a", own)
+      // Two thirds of 2,900 unused: a credit above anything due, so the invoice is paid at 0 and Stripe keeps the rest as credit.
+      expect(final).toMatchObject({ status: "paid", description: "Final invoice", totalMinor: -967, amountDueMinor: 0, lines: [{ kind: "proration", amountMinor: -967 }] })
+      expect(stripe.customers.get(customerId)!.balance).toBe(-967)
+      expect(await sql(`SELECT status FROM billing.subscriptions WHERE id = '${subscriptionId}'`)).toEqual([{ status: "cancelled" }])
+      // Ended again: nothing more at Stripe.
+      const requests = stripe.requests.length
+      await h.run(Effect.flatMap(Subscriptions, (subscriptions) => subscriptions.endNow(row, "registry")))
+      expect(stripe.requests.length).toBe(requests)
     })
   })
 }
