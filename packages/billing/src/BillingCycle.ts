@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Config, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { addMonth } from "./adapters/PaymentProviderLocal.js"
+import { Collections } from "./Collections.js"
+import { FinalInvoices } from "./FinalInvoices.js"
 import { Invoices } from "./Invoices.js"
 import { periodLines } from "./InvoiceLines.js"
 import { Plans } from "./Plans.js"
@@ -31,6 +33,8 @@ export class BillingCycle extends Effect.Service<BillingCycle>()("@core/billing/
     const plans = yield* Plans
     const platforms = yield* BillingPlatforms
     const overage = yield* ProviderOverage
+    const finals = yield* FinalInvoices
+    const collections = yield* Collections
     const graceDays = yield* Config.integer("BILLING_PAST_DUE_GRACE_DAYS").pipe(
       Config.validate({ message: "must be a whole number of days of at least 0", validation: (n) => n >= 0 }),
       Config.withDefault(Duration.toDays(GRACE_DEFAULT))
@@ -55,8 +59,7 @@ export class BillingCycle extends Effect.Service<BillingCycle>()("@core/billing/
         if (row.cancelAtPeriodEnd) {
           // Kept at Stripe, it ends with no renewal invoice: the last period's overage is a one-off
           // invoice there, mirrored (decision 0449; once per period, whichever sees the end first).
-          const final = yield* overage.billFinal(row, row.currentPeriodStart, row.currentPeriodEnd)
-          if (Option.isSome(final)) yield* invoices.mirror(final.value, { platformId: row.platformId, subscriptionId: row.id, description: "Overage of the last period" })
+          yield* finals.billLastPeriod(row, "scheduler")
           return yield* subscriptions.save({ ...row, status: "cancelled", cancelledAt: at, cancelAtPeriodEnd: false }, row)
         }
         const trialing = row.status === "trialing"
@@ -125,12 +128,17 @@ export class BillingCycle extends Effect.Service<BillingCycle>()("@core/billing/
       return overdue.length
     })
 
-    /** Pay the open invoices of a subscription; all paid: `active` again, and the platform restored. */
+    /**
+     * Pay the open invoices of a subscription, and the final invoices being collected (decision
+     * 0586); all paid: `active` again, and the platform restored.
+     */
     const settle = Effect.fn("BillingCycle.settle")(function*(platformId: string) {
       const found = yield* repo.byPlatform(platformId)
       if (Option.isNone(found)) return false
       const row = found.value
+      if (!(yield* collections.settle(row.id, "customer"))) return false
       for (const invoice of yield* invoices.open(row.id)) {
+        if ((yield* collections.get(invoice.id))._tag === "Some") continue
         if (!(yield* collect(row, invoice.id, invoice.amountDueMinor))) return false
       }
       if (row.status === "past_due") {
@@ -150,10 +158,7 @@ export class BillingCycle extends Effect.Service<BillingCycle>()("@core/billing/
       for (const row of yield* repo.all()) {
         if (row.status === "cancelled" || live.has(row.platformId)) continue
         const found = yield* platforms.find(row.platformId)
-        if (Option.isNone(found) || found.value.status === "deleted") {
-          const at = yield* now
-          yield* repo.update({ ...row, status: "cancelled", cancelledAt: at, cancelAtPeriodEnd: false, updatedAt: at })
-        }
+        if (Option.isNone(found) || found.value.status === "deleted") yield* subscriptions.endNow(row, "registry")
       }
       return all.length
     })
@@ -164,10 +169,13 @@ export class BillingCycle extends Effect.Service<BillingCycle>()("@core/billing/
       return expired.length
     })
 
-    /** One turn of the scheduled job. */
-    const tick = Effect.all([reconcileAll(), runDue(), enforceGrace(), purgeKeys()], { discard: true })
+    /** The declined final invoices' retries due by now (decision 0586). */
+    const retryDue = collections.retryDue
 
-    return { runDue, enforceGrace, settle, reconcileAll, purgeKeys, tick }
+    /** One turn of the scheduled job. */
+    const tick = Effect.all([reconcileAll(), runDue(), retryDue(), enforceGrace(), purgeKeys()], { discard: true })
+
+    return { runDue, retryDue, enforceGrace, settle, reconcileAll, purgeKeys, tick }
   })
 }) {}
 

@@ -17,6 +17,23 @@ export interface BillingSettings {
   readonly stripeApiUrl: Option.Option<URL>
   /** `STRIPE_PRICE_STARTER|GROWTH|SCALE`: the Stripe price (`price_…`) of each paid plan. */
   readonly stripePrices: Readonly<Record<PaidPlanId, Option.Option<string>>>
+  /**
+   * `BILLING_FINAL_INVOICE_RETRY_DAYS`: when a declined final invoice is tried again, in days after
+   * its first failed attempt, comma-separated and increasing; after the last one fails it is
+   * uncollectible and the platform suspended (decision 0586). Like Stripe's smart retries: three
+   * more attempts over about two weeks. `none`: never retried.
+   * @default [3, 7, 14]
+   */
+  readonly finalInvoiceRetryDays: ReadonlyArray<number>
+}
+
+/** The default retry schedule of a declined final invoice: days after the first failed attempt. */
+export const FINAL_INVOICE_RETRY_DAYS: ReadonlyArray<number> = [3, 7, 14]
+
+const isRetrySchedule = (value: string) => {
+  if (value.trim() === "none") return true
+  const days = value.split(",").map((day) => Number(day.trim()))
+  return days.length <= 10 && days.every((day, index) => Number.isInteger(day) && day > 0 && day <= 60 && (index === 0 || day > days[index - 1]!))
 }
 
 const isHttpUrl = (value: string) => {
@@ -46,7 +63,14 @@ export class BillingConfig extends Context.Tag("@core/billing/BillingConfig")<Bi
     stripeApiUrl: Config.option(KernelConfig.setting("STRIPE_API_URL", { test: isHttpUrl, must: "must be an http:// or https:// URL without a path" })).pipe(
       Config.map(Option.map((value) => new URL(value)))
     ),
-    stripePrices: Config.all({ starter: price("STRIPE_PRICE_STARTER"), growth: price("STRIPE_PRICE_GROWTH"), scale: price("STRIPE_PRICE_SCALE") })
+    stripePrices: Config.all({ starter: price("STRIPE_PRICE_STARTER"), growth: price("STRIPE_PRICE_GROWTH"), scale: price("STRIPE_PRICE_SCALE") }),
+    finalInvoiceRetryDays: Config.option(KernelConfig.setting("BILLING_FINAL_INVOICE_RETRY_DAYS", {
+      test: isRetrySchedule,
+      must: "must be increasing whole days from 1 to 60, comma-separated (e.g. 3,7,14), or none"
+    })).pipe(Config.map(Option.match({
+      onNone: () => FINAL_INVOICE_RETRY_DAYS,
+      onSome: (value) => value.trim() === "none" ? [] : value.split(",").map((day) => Number(day.trim()))
+    })))
   })
 
   /** From explicit values; what is left out is unset. */
@@ -56,6 +80,7 @@ export class BillingConfig extends Context.Tag("@core/billing/BillingConfig")<Bi
       stripeWebhookSecret: Option.none(),
       stripeApiUrl: Option.none(),
       stripePrices: { starter: Option.none(), growth: Option.none(), scale: Option.none() },
+      finalInvoiceRetryDays: FINAL_INVOICE_RETRY_DAYS,
       ...settings
     })
 

@@ -17,8 +17,8 @@ const METER_NAMES: Readonly<Record<Meter, string>> = { requests: "requests", res
  * The overage line of one meter: whole blocks beyond the allowance (a started block counts), each
  * at the plan's overage price. `undefined` when nothing is over or the plan charges no overage.
  */
-export const overageLine = (plan: Plan, meter: Meter, used: number): Line | undefined => {
-  const over = Math.max(0, Math.floor(used) - allowanceOf(plan, meter))
+export const overageLine = (plan: Plan, meter: Meter, used: number, allowance = allowanceOf(plan, meter)): Line | undefined => {
+  const over = Math.max(0, Math.floor(used) - allowance)
   const price = plan.overage[meter]
   if (over === 0 || price.priceMinor === 0) return undefined
   const blocks = Math.ceil(over / price.per)
@@ -132,4 +132,53 @@ export const mirroredLines = (invoice: ProviderInvoice): ReadonlyArray<Line> => 
   const applied = invoice.totalMinor > 0 && invoice.startingBalanceMinor < 0 ? Math.min(invoice.totalMinor, -invoice.startingBalanceMinor) : 0
   if (applied > 0) lines.push({ kind: "credit", description: "Credit applied from the balance", meter: null, quantity: 1, unitAmountMinor: -applied, amountMinor: -applied })
   return lines
+}
+
+/**
+ * The share of the period `[periodStart, periodEnd)` that has passed at `at`, by the second as
+ * Stripe prorates (0 to 1): what a subscription cancelled at once used of its last period.
+ */
+export const usedShare = (periodStart: Date, periodEnd: Date, at: Date): number => {
+  const total = Math.max(1, Math.floor(periodEnd.getTime() / 1000) - Math.floor(periodStart.getTime() / 1000))
+  const used = Math.floor(at.getTime() / 1000) - Math.floor(periodStart.getTime() / 1000)
+  return Math.min(1, Math.max(0, used / total))
+}
+
+/** A plan's allowance of one meter for the share of a period used (rounded to a whole unit). */
+export const proratedAllowance = (plan: Plan, meter: Meter, share: number): number => Math.round(allowanceOf(plan, meter) * share)
+
+/**
+ * The final invoice of a subscription billing charges itself, cancelled at once at `at` (decision
+ * 0585): the customer pays for the share of the period used, as Stripe's final invoice
+ * (`prorate`) leaves it — the base price for that share (billing invoices in arrears, so what
+ * Stripe credits as unused time is simply not charged) and the overage beyond the allowance for
+ * that share, each by the second; then the credit the balance covers. Nothing while trialing.
+ */
+export const finalLines = (input: {
+  readonly plan: Plan
+  readonly trialing: boolean
+  readonly periodStart: Date
+  readonly periodEnd: Date
+  readonly at: Date
+  readonly usage: Readonly<Record<Meter, number>>
+  readonly balanceMinor: number
+}): ReadonlyArray<Line> => {
+  if (input.trialing) return []
+  const share = usedShare(input.periodStart, input.periodEnd, input.at)
+  const day = (at: Date) => at.toISOString().slice(0, 10)
+  const base = Math.round(input.plan.priceMinor * share)
+  const charged: Array<Line> = base === 0 ? [] : [{
+    kind: "base",
+    description: `${input.plan.name} plan, ${day(input.periodStart)} to ${day(input.at)} (${(share * 100).toFixed(1)}% of the period)`,
+    meter: null,
+    quantity: 1,
+    unitAmountMinor: base,
+    amountMinor: base
+  }]
+  for (const meter of METERS) {
+    const line = overageLine(input.plan, meter, input.usage[meter] ?? 0, proratedAllowance(input.plan, meter, share))
+    if (line !== undefined) charged.push(line)
+  }
+  const credit = creditLine(totalOf(charged), input.balanceMinor)
+  return credit === undefined ? charged : [...charged, credit]
 }

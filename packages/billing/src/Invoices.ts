@@ -4,7 +4,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { billingId } from "./internal/ids.js"
 import { mirroredLines, totalOf } from "./InvoiceLines.js"
-import type { ProviderInvoice } from "./ports/PaymentProvider.js"
+import type { InvoiceAdjustments, ProviderInvoice } from "./ports/PaymentProvider.js"
 
 /** A new invoice: its lines make its total (decision 0435). */
 export interface NewInvoice {
@@ -12,8 +12,12 @@ export interface NewInvoice {
   readonly customerId: string
   /** Set for a period-end invoice (one per subscription and period). */
   readonly subscriptionId: string | null
-  /** `period`: the period-end invoice (one per subscription and period); `proration`, `upgrade`, `manual` (operator). */
-  readonly kind: "period" | "proration" | "upgrade" | "manual"
+  /**
+   * `period`: the period-end invoice (one per subscription and period); `final`: the last, partial
+   * period of one cancelled at once (one per subscription and period; decision 0585); `proration`,
+   * `upgrade`, `manual` (operator).
+   */
+  readonly kind: "period" | "final" | "proration" | "upgrade" | "manual"
   readonly currency: string
   readonly description: string | null
   readonly periodStart: Date
@@ -27,6 +31,7 @@ const kindOfReason = (reason: string | null): NewInvoice["kind"] =>
 
 const DESCRIPTIONS: Readonly<Record<NewInvoice["kind"], string>> = {
   upgrade: "First invoice of the subscription at Stripe",
+  final: "Final invoice at Stripe",
   period: "Renewal at Stripe",
   proration: "Change of tier at Stripe",
   manual: "Invoice at Stripe"
@@ -44,7 +49,16 @@ const toLine = (row: any): Billing.InvoiceLine => ({
   amountMinor: Number(row.amount_minor)
 })
 
-const toRecord = (row: any, lines: ReadonlyArray<Billing.InvoiceLine>): Billing.InvoiceRecord => ({
+/** What an invoice carries beside its lines: its refunds, credit notes and collection. */
+interface Extras {
+  readonly refunds: Array<Billing.InvoiceRecord["refunds"][number]>
+  readonly creditNotes: Array<Billing.InvoiceRecord["creditNotes"][number]>
+  readonly collection: Billing.InvoiceRecord["collection"]
+}
+
+const NO_EXTRAS: Extras = { refunds: [], creditNotes: [], collection: null }
+
+const toRecord = (row: any, lines: ReadonlyArray<Billing.InvoiceLine>, extras: Extras = NO_EXTRAS): Billing.InvoiceRecord => ({
   id: row.id,
   platformId: row.platform_id ?? null,
   customerId: row.customer_id,
@@ -61,7 +75,12 @@ const toRecord = (row: any, lines: ReadonlyArray<Billing.InvoiceLine>): Billing.
   lines: [...lines],
   createdAt: Rows.iso(row.created_at),
   finalizedAt: Rows.isoOrNull(row.finalized_at),
-  paidAt: Rows.isoOrNull(row.paid_at)
+  paidAt: Rows.isoOrNull(row.paid_at),
+  amountRefundedMinor: Number(row.amount_refunded_minor ?? 0),
+  amountCreditedMinor: Number(row.amount_credited_minor ?? 0),
+  refunds: extras.refunds,
+  creditNotes: extras.creditNotes,
+  collection: extras.collection
 })
 
 /**
@@ -85,8 +104,37 @@ export class Invoices extends Effect.Service<Invoices>()("@core/billing/Invoices
           return byInvoice
         })
 
+    /** The refunds, credit notes and collection of invoices, by invoice. */
+    const extrasOf = (ids: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        const byInvoice = new Map<string, Extras>()
+        if (ids.length === 0) return byInvoice
+        const of = (id: string) => {
+          const found = byInvoice.get(id) ?? { refunds: [], creditNotes: [], collection: null }
+          byInvoice.set(id, found)
+          return found
+        }
+        for (const row of (yield* sql`SELECT * FROM billing.invoice_adjustments WHERE invoice_id IN ${sql.in(ids)} ORDER BY created_at, provider_id`) as ReadonlyArray<any>) {
+          const base = { id: row.provider_id, amountMinor: Number(row.amount_minor), status: row.status, reason: row.reason ?? null, createdAt: Rows.iso(row.created_at) }
+          if (row.kind === "refund") of(row.invoice_id).refunds.push(base)
+          else of(row.invoice_id).creditNotes.push({ ...base, number: row.number ?? "", type: row.type ?? "post_payment" })
+        }
+        for (const row of (yield* sql`SELECT * FROM billing.invoice_collections WHERE invoice_id IN ${sql.in(ids)}`) as ReadonlyArray<any>) {
+          byInvoice.set(row.invoice_id, {
+            ...of(row.invoice_id),
+            collection: { state: row.state, failedAttempts: Number(row.failed_attempts), nextAttemptAt: Rows.isoOrNull(row.next_attempt_at), lastFailure: row.last_failure ?? null }
+          })
+        }
+        return byInvoice
+      })
+
     const withLines = (rows: ReadonlyArray<any>) =>
-      Effect.map(linesOf(rows.map((row) => row.id)), (lines) => rows.map((row) => toRecord(row, lines.get(row.id) ?? [])))
+      Effect.gen(function*() {
+        const ids = rows.map((row) => row.id as string)
+        const lines = yield* linesOf(ids)
+        const extras = yield* extrasOf(ids)
+        return rows.map((row) => toRecord(row, lines.get(row.id) ?? [], extras.get(row.id)))
+      })
 
     const get = (id: string) =>
       Effect.flatMap(sql`SELECT * FROM billing.invoices WHERE id = ${id}`, (rows) =>
@@ -151,14 +199,36 @@ export class Invoices extends Effect.Service<Invoices>()("@core/billing/Invoices
         return yield* Effect.map(sql`SELECT id FROM billing.invoices WHERE provider_invoice_id = ${invoice.id}`, (rows) => rows[0]?.id as string).pipe(Effect.flatMap(get))
       }).pipe(Effect.orDie)
 
-    /** Record an open invoice's payment: `paid`, the amount due paid. Nothing else of it changes. */
+    /** Record an open (or uncollectible) invoice's payment: `paid`, the amount due paid. Nothing else of it changes. */
     const markPaid = (id: string) =>
       Effect.gen(function*() {
         const at = new Date(yield* Clock.currentTimeMillis)
         yield* sql`UPDATE billing.invoices SET status = 'paid', amount_paid_minor = amount_due_minor, paid_at = ${at}
-          WHERE id = ${id} AND status = 'open'`
+          WHERE id = ${id} AND status IN ('open', 'uncollectible')`
         return Option.getOrThrow(yield* get(id))
       }).pipe(Effect.orDie)
+
+    /** Give up collecting an open invoice of billing's own (decision 0586): `uncollectible`; paying it later still makes it `paid`. */
+    const markUncollectible = (id: string) =>
+      Effect.gen(function*() {
+        yield* sql`UPDATE billing.invoices SET status = 'uncollectible' WHERE id = ${id} AND status = 'open'`
+        return Option.getOrThrow(yield* get(id))
+      }).pipe(Effect.orDie)
+
+    /** The Stripe invoice a row mirrors; `null`: billing's own. */
+    const providerIdOf = (id: string) =>
+      Effect.map(sql`SELECT provider_invoice_id FROM billing.invoices WHERE id = ${id}`, (rows) => (rows[0]?.provider_invoice_id as string | undefined) ?? null).pipe(Effect.orDie)
+
+    /** The billing invoice that mirrors a Stripe invoice. */
+    const byProviderId = (providerInvoiceId: string) =>
+      Effect.flatMap(sql`SELECT id FROM billing.invoices WHERE provider_invoice_id = ${providerInvoiceId}`, (rows) =>
+        rows.length === 0 ? Effect.succeed(Option.none<Billing.InvoiceRecord>()) : get(rows[0]!.id as string)).pipe(Effect.orDie)
+
+    /** Whether billing's final invoice of a subscription's period exists already (one per period). */
+    const finalExists = (subscriptionId: string, periodStart: Date) =>
+      Effect.map(sql`SELECT id FROM billing.invoices WHERE subscription_id = ${subscriptionId} AND period_start = ${periodStart} AND kind = 'final'`, (rows) => rows.length > 0).pipe(
+        Effect.orDie
+      )
 
     /** A platform's invoices, newest first, by keyset on (created_at, id). */
     const list = (platformId: string, query: { readonly cursor?: string | undefined; readonly limit: number }) =>
@@ -186,6 +256,37 @@ export class Invoices extends Effect.Service<Invoices>()("@core/billing/Invoices
         Effect.orDie
       )
 
-    return { get, create, mirror, markPaid, list, open, forPeriod }
+    /**
+     * Rewrite a mirrored invoice's refunds and credit notes from the provider's current state
+     * (decision 0587), the invoice row locked: deliveries twice or in any order end the same.
+     */
+    const adjust = (id: string, adjustments: InvoiceAdjustments) =>
+      Effect.gen(function*() {
+        yield* sql`SELECT id FROM billing.invoices WHERE id = ${id} FOR UPDATE`
+        yield* sql`DELETE FROM billing.invoice_adjustments WHERE invoice_id = ${id}`
+        for (const refund of adjustments.refunds) {
+          yield* sql`INSERT INTO billing.invoice_adjustments (provider_id, invoice_id, kind, amount_minor, status, reason, created_at)
+            VALUES (${refund.id}, ${id}, 'refund', ${refund.amountMinor}, ${refund.status}, ${refund.reason}, ${refund.createdAt})`
+        }
+        for (const note of adjustments.creditNotes) {
+          yield* sql`INSERT INTO billing.invoice_adjustments (provider_id, invoice_id, kind, number, amount_minor, status, type, reason, created_at)
+            VALUES (${note.id}, ${id}, 'credit_note', ${note.number}, ${note.amountMinor}, ${note.status}, ${note.type}, ${note.reason}, ${note.createdAt})`
+        }
+        const refunded = totalOf(adjustments.refunds.filter((refund) => refund.status === "succeeded" || refund.status === "pending").map((refund) => ({ amountMinor: refund.amountMinor })))
+        const credited = totalOf(adjustments.creditNotes.filter((note) => note.status === "issued").map((note) => ({ amountMinor: note.amountMinor })))
+        yield* sql`UPDATE billing.invoices SET amount_refunded_minor = ${refunded}, amount_credited_minor = ${credited} WHERE id = ${id}`
+        return Option.getOrThrow(yield* get(id))
+      }).pipe(Effect.orDie)
+
+    /** Over every invoice: refunded, credited, and what is due on uncollectible ones (the operator overview). */
+    const totals = Effect.map(
+      sql`SELECT coalesce(sum(amount_refunded_minor), 0)::text AS refunded, coalesce(sum(amount_credited_minor), 0)::text AS credited,
+          coalesce(sum(CASE WHEN status = 'uncollectible' THEN amount_due_minor - amount_paid_minor ELSE 0 END), 0)::text AS uncollectible,
+          (SELECT count(*) FROM billing.invoice_collections WHERE state = 'retrying')::int AS collecting
+        FROM billing.invoices`,
+      (rows) => ({ refundedMinor: Number(rows[0]?.refunded ?? 0), creditedMinor: Number(rows[0]?.credited ?? 0), uncollectibleMinor: Number(rows[0]?.uncollectible ?? 0), collecting: Number(rows[0]?.collecting ?? 0) })
+    ).pipe(Effect.orDie)
+
+    return { get, create, mirror, markPaid, markUncollectible, providerIdOf, byProviderId, finalExists, adjust, totals, list, open, forPeriod }
   })
 }) {}

@@ -148,7 +148,8 @@ export class Operator extends Effect.Service<Operator>()("@core/billing/Operator
         trials: rows.filter((row) => row.status === "trialing").length,
         pastDue: rows.filter((row) => row.status === "past_due").length,
         cancelled: rows.filter((row) => row.status === "cancelled").length,
-        byTier
+        byTier,
+        ...(yield* invoices.totals)
       } satisfies Billing.OverviewRecord
     })
 

@@ -43,8 +43,8 @@ export class OperatorLog extends Effect.Service<OperatorLog>()("@core/billing/Op
         }).pipe(Effect.orDie),
       list: (target?: string) =>
         (target === undefined
-          ? sql`SELECT * FROM billing.operator_log ORDER BY at, id`
-          : sql`SELECT * FROM billing.operator_log WHERE target = ${target} ORDER BY at, id`).pipe(
+          ? sql`SELECT * FROM billing.operator_log ORDER BY at, seq`
+          : sql`SELECT * FROM billing.operator_log WHERE target = ${target} ORDER BY at, seq`).pipe(
             Effect.map((rows): Array<OperatorLogEntry> =>
               rows.map((row: any) => ({
                 id: row.id,

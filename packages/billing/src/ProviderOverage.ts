@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
-import { overageLine } from "./InvoiceLines.js"
+import { overageLine, proratedAllowance, usedShare } from "./InvoiceLines.js"
 import { METERS, Plans } from "./Plans.js"
 import { PaymentProvider, type ProviderInvoice } from "./ports/PaymentProvider.js"
 import { UsageTotals } from "./ports/UsageTotals.js"
@@ -23,8 +23,12 @@ export class ProviderOverage extends Effect.Service<ProviderOverage>()("@core/bi
     const usage = yield* UsageTotals
     const plans = yield* Plans
 
-    /** The items of the period `[periodStart, periodEnd)` of `row` (on its plan then), on `onSubscription` or pending on the customer. */
-    const send = (row: SubscriptionRow, periodStart: Date, periodEnd: Date, onSubscription: boolean) => Effect.gen(function*() {
+    /**
+     * The items of the period `[periodStart, periodEnd)` of `row` (on its plan then), on
+     * `onSubscription` or pending on the customer; the allowance is the plan's, or its `share` for a
+     * period cut short (decision 0585).
+     */
+    const send = (row: SubscriptionRow, periodStart: Date, periodEnd: Date, onSubscription: boolean, share = 1) => Effect.gen(function*() {
       const providerSubscriptionId = row.providerSubscriptionId ?? null
       if (providerSubscriptionId === null || row.status === "trialing" || periodEnd.getTime() <= periodStart.getTime()) return 0
       const plan = plans.get(row.planId)
@@ -36,7 +40,7 @@ export class ProviderOverage extends Effect.Service<ProviderOverage>()("@core/bi
       const start = Math.floor(periodStart.getTime() / 1000)
       let count = 0
       for (const meter of METERS) {
-        const line = overageLine(plan, meter, used[meter] ?? 0)
+        const line = overageLine(plan, meter, used[meter] ?? 0, share === 1 ? undefined : proratedAllowance(plan, meter, share))
         if (line === undefined || sent.has(meter)) continue
         const item = yield* provider.createInvoiceItem({
           customerId: row.customerId,
@@ -69,19 +73,28 @@ export class ProviderOverage extends Effect.Service<ProviderOverage>()("@core/bi
      * Once per period: the items record the invoice that took them (`provider_invoice_id`), so a
      * second call — the webhook after the cycle, a duplicate — sends and invoices nothing.
      * Answers the invoice made now, for the caller to mirror.
+     *
+     * Cancelled at once (`cut`: the instant, decision 0585), the period ends then: the overage of
+     * `[periodStart, cut)` beyond the allowance's share of the period used, and the invoice takes
+     * whatever is pending on the customer — Stripe's credit for the unused time (`prorate`) too —
+     * even with no overage; nothing pending: no invoice.
      */
-    const billFinal = Effect.fn("ProviderOverage.billFinal")(function*(row: SubscriptionRow, periodStart: Date, periodEnd: Date) {
-      yield* send(row, periodStart, periodEnd, false)
+    const billFinal = Effect.fn("ProviderOverage.billFinal")(function*(row: SubscriptionRow, periodStart: Date, periodEnd: Date, cut?: Date) {
+      const end = cut ?? periodEnd
+      yield* send(row, periodStart, end, false, cut === undefined ? 1 : usedShare(periodStart, periodEnd, cut))
       const open = yield* sql`SELECT meter FROM billing.provider_usage_items
         WHERE subscription_id = ${row.id} AND period_start = ${periodStart} AND provider_invoice_id IS NULL`.pipe(Effect.orDie)
-      if (open.length === 0) return Option.none<ProviderInvoice>()
+      if (open.length === 0 && cut === undefined) return Option.none<ProviderInvoice>()
       const start = Math.floor(periodStart.getTime() / 1000)
-      const invoice = yield* provider.invoicePending({
+      const made = yield* provider.invoicePending({
         customerId: row.customerId,
-        description: `Overage of the last period, ${periodStart.toISOString().slice(0, 10)} to ${periodEnd.toISOString().slice(0, 10)}`,
+        description: `${cut === undefined ? "Overage of the last period" : "Final invoice"}, ${periodStart.toISOString().slice(0, 10)} to ${end.toISOString().slice(0, 10)}`,
         metadata: { platformId: row.platformId, subscriptionId: row.id, periodStart: String(start) },
-        idempotencyKey: `core-final-${row.id}-${start}`
+        idempotencyKey: `core-final-${row.id}-${start}`,
+        ifPending: open.length === 0
       })
+      if (Option.isNone(made)) return made
+      const invoice = made.value
       yield* sql`UPDATE billing.provider_usage_items SET provider_invoice_id = ${invoice.id}
         WHERE subscription_id = ${row.id} AND period_start = ${periodStart} AND provider_invoice_id IS NULL`.pipe(Effect.orDie)
       return Option.some(invoice)

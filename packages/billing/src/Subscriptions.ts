@@ -3,7 +3,9 @@ import { Conflict, InvalidState, PaymentFailed } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { billingId } from "./internal/ids.js"
+import { paymentMethodOf as paymentMethodOfRow } from "./internal/paymentMethod.js"
 import { prorationLines, totalOf } from "./InvoiceLines.js"
+import { FinalInvoices } from "./FinalInvoices.js"
 import { Invoices } from "./Invoices.js"
 import { actorName, OperatorLog } from "./OperatorLog.js"
 import { type PlanId, Plans } from "./Plans.js"
@@ -54,6 +56,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
     const invoices = yield* Invoices
     const log = yield* OperatorLog
     const quotes = yield* ProrationQuotes
+    const finals = yield* FinalInvoices
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
     const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as Effect.Effect<A, E, R>
@@ -110,18 +113,42 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
       })
 
     /**
+     * End a subscription at once (a deleted platform, or one the registry no longer has), locked:
+     * its partial last period's final invoice (decision 0585), and `cancelled`.
+     */
+    const endNow = (row: SubscriptionRow, actor: string) =>
+      inTransaction(Effect.gen(function*() {
+        const locked = Option.getOrThrow(yield* repo.byId(row.id, true))
+        if (locked.status === "cancelled") return locked
+        const at = yield* now
+        yield* finals.closeAtOnce(locked, at, actor)
+        return yield* repo.update({ ...locked, status: "cancelled", cancelledAt: at, cancelAtPeriodEnd: false, providerSubscriptionId: null, updatedAt: at })
+      }))
+
+    /**
      * Apply what the registry changed since billing last wrote (decision 0438): a tier an operator
      * set there is an override, recorded in the operator log; a cancelled platform cancels at
-     * period end, a deleted one at once.
+     * period end, a deleted one at once. Down to `free` from a paid plan, the paid period ends now
+     * with its final invoice (decision 0585) and a new period starts on `free`.
      */
-    const reconcile = (row: SubscriptionRow, platform: PlatformView) =>
+    const reconcile = (row: SubscriptionRow, platform: PlatformView): Effect.Effect<SubscriptionRow> =>
       Effect.gen(function*() {
         if (row.status === "cancelled") return row
-        const at = yield* now
-        if (platform.status === "deleted") {
-          yield* atProvider(row, (id) => provider.cancelSubscription(id, false))
-          return yield* repo.update({ ...row, status: "cancelled", cancelledAt: at, cancelAtPeriodEnd: false, providerSubscriptionId: null, updatedAt: at })
+        if (platform.status === "deleted") return yield* endNow(row, "registry")
+        const tierChanged = platform.tier !== row.planId && platform.updatedAt.getTime() > row.updatedAt.getTime()
+        if (tierChanged && platform.tier === "free") {
+          // Serialized with the other readers of the platform: the final invoice is made once.
+          return yield* inTransaction(Effect.gen(function*() {
+            const locked = Option.getOrThrow(yield* repo.byId(row.id, true))
+            return locked.planId === row.planId && locked.updatedAt.getTime() === row.updatedAt.getTime() ? yield* apply(locked, platform) : yield* reconcile(locked, platform)
+          }))
         }
+        return yield* apply(row, platform)
+      })
+
+    const apply = (row: SubscriptionRow, platform: PlatformView) =>
+      Effect.gen(function*() {
+        const at = yield* now
         let next = row
         if (platform.status === "cancelled" && !row.cancelAtPeriodEnd) {
           yield* atProvider(row, (id) => provider.cancelSubscription(id, true))
@@ -129,10 +156,10 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
         }
         if (platform.tier !== row.planId && platform.updatedAt.getTime() > row.updatedAt.getTime()) {
           next = { ...next, planId: platform.tier, overridden: true }
-          // Down to `free` in the registry: the subscription at Stripe ends now (decision 0448).
-          if (platform.tier === "free" && (row.providerSubscriptionId ?? null) !== null) {
-            yield* atProvider(row, (id) => provider.cancelSubscription(id, false))
-            next = { ...next, providerSubscriptionId: null, cancelAtPeriodEnd: false }
+          if (platform.tier === "free") {
+            // The paid period ends now, billed to this instant; at Stripe the subscription ends too (decision 0448).
+            yield* finals.closeAtOnce(row, at, "registry")
+            next = { ...next, providerSubscriptionId: null, cancelAtPeriodEnd: false, currentPeriodStart: at, currentPeriodEnd: addMonth(at) }
           }
           yield* log.record({ actor: "registry", action: "registry.tier", target: row.id, reason: "tier set in the registry", before: record(row), after: record(next) })
         }
@@ -196,12 +223,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
         : Effect.void
 
     /** The payment method to charge: the subscription's, else the customer's default. */
-    const paymentMethodOf = (row: SubscriptionRow) =>
-      Effect.gen(function*() {
-        if (row.paymentMethodId !== null) return row.paymentMethodId
-        const customer = yield* provider.getCustomer(row.customerId)
-        return Option.isSome(customer) ? customer.value.defaultPaymentMethodId : null
-      })
+    const paymentMethodOf = (row: SubscriptionRow) => paymentMethodOfRow(provider, row)
 
     /** Changes Stripe makes: of a subscription kept there, or from `free` (decisions 0448, 0449). */
     const atStripe = makeProviderTierChange({ provider, invoices, plans, quotes, save, record, paymentMethodOf })
@@ -256,6 +278,6 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
       }))
     })
 
-    return { ensure, ofPlatform, cancel, preview, changeTier, record, save, paymentMethodOf, actorName }
+    return { ensure, endNow, ofPlatform, cancel, preview, changeTier, record, save, paymentMethodOf, actorName }
   })
 }) {}

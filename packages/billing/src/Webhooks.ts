@@ -6,6 +6,8 @@ import { BillingConfig } from "./Config.js"
 import { planOfStripePrice } from "./internal/stripePrices.js"
 import { BillingPlatforms } from "./ports/BillingPlatforms.js"
 import { PaymentProvider, type ProviderSubscription } from "./ports/PaymentProvider.js"
+import { Collections } from "./Collections.js"
+import { FinalInvoices } from "./FinalInvoices.js"
 import { Invoices } from "./Invoices.js"
 import { ProviderOverage } from "./ProviderOverage.js"
 import { Subscriptions } from "./Subscriptions.js"
@@ -43,7 +45,15 @@ export const HANDLED_EVENTS = [
   "invoice.payment_failed",
   "invoice.finalized",
   "customer.updated",
-  "payment_method.attached"
+  "payment_method.attached",
+  "charge.refunded",
+  "charge.refund.updated",
+  "refund.created",
+  "refund.updated",
+  "refund.failed",
+  "credit_note.created",
+  "credit_note.updated",
+  "credit_note.voided"
 ] as const
 
 const stringField = (object: Record<string, unknown>, field: string): string | null => {
@@ -77,6 +87,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("@core/billing/Webhooks
     const platforms = yield* BillingPlatforms
     const invoices = yield* Invoices
     const overage = yield* ProviderOverage
+    const finals = yield* FinalInvoices
+    const collections = yield* Collections
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
     /** Billing's subscription of a provider customer, locked for the change; `None`: not one of ours. */
@@ -128,8 +140,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@core/billing/Webhooks
         // Cancelled at period end, it has ended with no renewal invoice: the last period's overage is
         // a one-off invoice at Stripe, mirrored (decision 0449; once, whether the cycle saw it first or not).
         if (status === "cancelled" && current.id === ours && row.status !== "cancelled" && (row.cancelAtPeriodEnd || current.cancelAtPeriodEnd)) {
-          const final = yield* overage.billFinal(row, row.currentPeriodStart, row.currentPeriodEnd)
-          if (Option.isSome(final)) yield* invoices.mirror(final.value, { platformId: row.platformId, subscriptionId: row.id, description: "Overage of the last period" })
+          yield* finals.billLastPeriod(row, "stripe")
         }
         // Stripe renewed the subscription before the billing cycle saw its period end: the ended
         // period's overage goes to the renewal now (decision 0449; once per period either way).
@@ -164,7 +175,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("@core/billing/Webhooks
         const locked = yield* rowOf(invoice.value.customerId)
         if (Option.isNone(locked)) return false
         // The platform's invoice list mirrors Stripe's invoices, one row each (decision 0449).
-        yield* invoices.mirror(invoice.value, { platformId: locked.value.platformId, subscriptionId: locked.value.id })
+        const mirrored = yield* invoices.mirror(invoice.value, { platformId: locked.value.platformId, subscriptionId: locked.value.id })
+        // A final invoice billing was collecting, paid at Stripe: its collection ends (decision 0586).
+        if (Option.isSome(mirrored)) yield* collections.paidElsewhere(mirrored.value, "stripe")
         if (locked.value.status === "cancelled") return false
         const row = locked.value
         const unpaid = yield* provider.unpaidInvoices(row.customerId)
@@ -172,8 +185,30 @@ export class Webhooks extends Effect.Service<Webhooks>()("@core/billing/Webhooks
           const since = new Date(Math.min(...unpaid.map((open) => open.createdAt.getTime())))
           return yield* write({ ...row, status: "past_due", pastDueSince: row.pastDueSince ?? since }, row)
         }
-        if (row.status !== "past_due") return false
+        // A final invoice given up on (decision 0586) is no longer open at Stripe, yet still owed: it keeps the platform suspended.
+        if (row.status !== "past_due" || (yield* collections.owing(row.id))) return false
         return yield* write({ ...row, status: "active", pastDueSince: null }, row)
+      })
+
+    /**
+     * A refund or credit note at Stripe (decision 0587): the invoice it belongs to, re-read with its
+     * refunds and credit notes as Stripe holds them now, is mirrored — amounts refunded and
+     * credited, each one's status, and the invoice's own status (a credit note can settle an open
+     * one, which ends its collection). Not an invoice of ours: nothing changes.
+     */
+    const applyAdjustment = (kind: "refund" | "charge" | "credit_note", id: string) =>
+      Effect.gen(function*() {
+        const providerInvoiceId = yield* provider.invoiceOf({ kind, id })
+        if (Option.isNone(providerInvoiceId)) return false
+        const invoice = yield* provider.getInvoice(providerInvoiceId.value)
+        if (Option.isNone(invoice)) return false
+        const locked = yield* rowOf(invoice.value.customerId)
+        if (Option.isNone(locked)) return false
+        const mirrored = yield* invoices.mirror(invoice.value, { platformId: locked.value.platformId, subscriptionId: locked.value.id })
+        if (Option.isNone(mirrored)) return false
+        const adjusted = yield* invoices.adjust(mirrored.value.id, yield* provider.invoiceAdjustments(providerInvoiceId.value))
+        yield* collections.paidElsewhere(adjusted, "stripe")
+        return true
       })
 
     /** A customer's payment method changed: the subscription charges the customer's default now. */
@@ -202,6 +237,17 @@ export class Webhooks extends Effect.Service<Webhooks>()("@core/billing/Webhooks
           return applyCustomer(id)
         case "payment_method.attached":
           return applyCustomer(stringField(object, "customer"))
+        case "charge.refunded":
+          return id === null ? Effect.succeed(false) : applyAdjustment("charge", id)
+        case "charge.refund.updated":
+        case "refund.created":
+        case "refund.updated":
+        case "refund.failed":
+          return id === null ? Effect.succeed(false) : applyAdjustment("refund", id)
+        case "credit_note.created":
+        case "credit_note.updated":
+        case "credit_note.voided":
+          return id === null ? Effect.succeed(false) : applyAdjustment("credit_note", id)
         default:
           return Effect.succeed(false)
       }

@@ -3,17 +3,19 @@
  * operator tools, and the `PaymentProvider` port with its local and Stripe adapters. Usage
  * metering lives in `src/usage/` and reaches invoices through the `UsageTotals` port.
  */
-export { BillingConfig, type BillingSettings, type PaidPlanId } from "./Config.js"
+export { BillingConfig, type BillingSettings, FINAL_INVOICE_RETRY_DAYS, type PaidPlanId } from "./Config.js"
 export { allowanceOf, DEFAULT_PLANS, isPlanId, METERS, PLAN_IDS, Plans } from "./Plans.js"
 export type { Allowances, Meter, OveragePrice, Plan, PlanId, PlanTable } from "./Plans.js"
 export { UsageTotals } from "./ports/UsageTotals.js"
 export { BILLING_BASE, BillingCoreHandlers, BillingHandlers, BillingRouter } from "./Http.js"
 export { BillingMigrations } from "./migrations/index.js"
-export { BillingServices } from "./BillingLive.js"
+export { BillingServices, SubscriptionsServices } from "./BillingLive.js"
 export { BillingCycle, GRACE_DEFAULT, scheduled as scheduledBillingCycle } from "./BillingCycle.js"
 export { Subscriptions } from "./Subscriptions.js"
 export { SubscriptionsRepo, type SubscriptionRow } from "./SubscriptionsRepo.js"
 export { Invoices } from "./Invoices.js"
+export { type Collection, Collections } from "./Collections.js"
+export { FinalInvoices } from "./FinalInvoices.js"
 export { ProrationQuotes, QUOTE_TTL } from "./ProrationQuotes.js"
 export { ProviderOverage } from "./ProviderOverage.js"
 export * as InvoiceLines from "./InvoiceLines.js"

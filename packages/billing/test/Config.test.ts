@@ -22,7 +22,8 @@ describe("BillingConfig", () => {
         stripeSecretKey: Option.none(),
         stripeWebhookSecret: Option.none(),
         stripeApiUrl: Option.none(),
-        stripePrices: { starter: Option.none(), growth: Option.none(), scale: Option.none() }
+        stripePrices: { starter: Option.none(), growth: Option.none(), scale: Option.none() },
+        finalInvoiceRetryDays: [3, 7, 14]
       })
     }))
 
@@ -33,6 +34,19 @@ describe("BillingConfig", () => {
       expect(config.stripePrices).toEqual({ starter: Option.some("price_1Abc"), growth: Option.none(), scale: Option.some("price_scale") })
       expect((yield* issues({ STRIPE_API_URL: "ftp://x", STRIPE_PRICE_GROWTH: "plan_x" })).map((issue) => issue.variable)).toEqual(["STRIPE_API_URL", "STRIPE_PRICE_GROWTH"])
       expect((yield* issues({ STRIPE_API_URL: "https://api.example.com/v1" })).map((issue) => issue.variable)).toEqual(["STRIPE_API_URL"])
+    }))
+
+  it.effect("reads the final invoice's retry schedule (decision 0586): 3, 7 and 14 days by default, none, or increasing days", () =>
+    Effect.gen(function*() {
+      expect((yield* read({})).finalInvoiceRetryDays).toEqual([3, 7, 14])
+      expect((yield* read({ BILLING_FINAL_INVOICE_RETRY_DAYS: "1, 2,5" })).finalInvoiceRetryDays).toEqual([1, 2, 5])
+      expect((yield* read({ BILLING_FINAL_INVOICE_RETRY_DAYS: "none" })).finalInvoiceRetryDays).toEqual([])
+      for (const bad of ["7,3", "0", "3,3", "x", "61"]) {
+        expect(yield* issues({ BILLING_FINAL_INVOICE_RETRY_DAYS: bad })).toEqual([{
+          variable: "BILLING_FINAL_INVOICE_RETRY_DAYS",
+          message: expect.stringContaining("BILLING_FINAL_INVOICE_RETRY_DAYS must be increasing whole days from 1 to 60")
+        }])
+      }
     }))
 
   it.effect("names each bad variable, without echoing the secret values", () =>
@@ -52,7 +66,8 @@ describe("BillingConfig", () => {
         stripeSecretKey: Option.none(),
         stripeWebhookSecret: Option.none(),
         stripeApiUrl: Option.none(),
-        stripePrices: { starter: Option.none(), growth: Option.none(), scale: Option.none() }
+        stripePrices: { starter: Option.none(), growth: Option.none(), scale: Option.none() },
+        finalInvoiceRetryDays: [3, 7, 14]
       })
       const key = Redacted.make("sk_test_x")
       expect((yield* Effect.provide(BillingConfig, BillingConfig.layer({ stripeSecretKey: Option.some(key) }))).stripeSecretKey)
@@ -61,6 +76,6 @@ describe("BillingConfig", () => {
 
   it("is listed in .env.example", () => {
     const example = readFileSync(new URL("../../../.env.example", import.meta.url), "utf8")
-    for (const name of ["STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "STRIPE_API_URL", "STRIPE_PRICE_STARTER", "STRIPE_PRICE_GROWTH", "STRIPE_PRICE_SCALE"]) expect(example).toMatch(new RegExp(`^#? ?${name}=`, "m"))
+    for (const name of ["BILLING_FINAL_INVOICE_RETRY_DAYS", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "STRIPE_API_URL", "STRIPE_PRICE_STARTER", "STRIPE_PRICE_GROWTH", "STRIPE_PRICE_SCALE"]) expect(example).toMatch(new RegExp(`^#? ?${name}=`, "m"))
   })
 })

@@ -2,6 +2,10 @@ import { createHash, randomBytes } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import Stripe from "stripe"
+import { type Json, missing, MONTH, now, parseForm, prorate, StripeFailure } from "./StripeStandInShapes.js"
+import { StripeMoney } from "./StripeStandInMoney.js"
+
+export { parseForm, prorate } from "./StripeStandInShapes.js"
 
 /**
  * A local HTTP server standing in for Stripe's API (decision 0444), answering the documented request
@@ -12,7 +16,6 @@ import Stripe from "stripe"
  * test cards, 404 `resource_missing`, and 429 with `Stripe-Should-Retry: true` when told to.
  */
 
-type Json = Record<string, any>
 
 interface Card {
   readonly brand: string
@@ -40,46 +43,8 @@ export interface SeenRequest {
   readonly authorization: string | undefined
 }
 
-class StripeFailure {
-  constructor(readonly status: number, readonly error: Json, readonly headers: Record<string, string> = {}) {}
-}
-
-const missing = (kind: string, id: string) =>
-  new StripeFailure(404, { type: "invalid_request_error", code: "resource_missing", param: "id", message: `No such ${kind}: '${id}'` })
-
-/** Parse a form body with Stripe's bracket keys (`metadata[a]=1`, `items[0][price]=p`) into nested values. */
-export const parseForm = (text: string): Json => {
-  const root: Json = {}
-  for (const [rawKey, value] of new URLSearchParams(text)) {
-    const parts = rawKey.split(/\[|\]\[|\]/).filter((part) => part !== "")
-    let node: any = root
-    parts.forEach((part, index) => {
-      const last = index === parts.length - 1
-      const nextIsIndex = !last && /^\d+$/.test(parts[index + 1]!)
-      if (last) node[part] = value
-      else node = node[part] ??= nextIsIndex ? [] : {}
-    })
-  }
-  return root
-}
-
-const now = () => Math.floor(Date.now() / 1000)
-const MONTH = 30 * 86_400
-
 /** What the stand-in charges for a price it was not told of: by the plan its id names (`price_1StarterMonthly`: 2,900). */
 const DEFAULT_PRICES: ReadonlyArray<readonly [RegExp, number]> = [[/starter/i, 2_900], [/growth/i, 9_900], [/scale/i, 49_900]]
-
-/**
- * Stripe's proration of an item's change at `at` (seconds): the unused time of the old amount is
- * credited and the remaining time of the new one charged, each `round(amount × secondsLeft /
- * periodSeconds)`. The invoice preview and the update both use it, so they agree by construction,
- * as Stripe's do for one `proration_date`.
- */
-export const prorate = (input: { readonly oldAmount: number; readonly newAmount: number; readonly periodStart: number; readonly periodEnd: number; readonly at: number }) => {
-  const total = Math.max(1, input.periodEnd - input.periodStart)
-  const left = Math.min(total, Math.max(0, input.periodEnd - input.at))
-  return { credit: -Math.round((input.oldAmount * left) / total), charge: Math.round((input.newAmount * left) / total) }
-}
 
 export class StripeStandIn {
   readonly customers = new Map<string, Json>()
@@ -89,6 +54,8 @@ export class StripeStandIn {
   readonly paymentIntents = new Map<string, Json>()
   readonly balanceTransactions = new Map<string, Json>()
   readonly invoiceItems = new Map<string, Json>()
+  /** Payments, refunds and credit notes (`StripeStandInMoney.ts`). */
+  readonly money: StripeMoney = new StripeMoney(this)
   /** Unit amounts of prices (minor units); others by the plan their id names. */
   readonly prices = new Map<string, number>()
   readonly requests: Array<SeenRequest> = []
@@ -235,6 +202,7 @@ export class StripeStandIn {
       if (item !== undefined && item !== null && this.invoiceItems.has(item)) this.invoiceItems.set(item, { ...this.invoiceItems.get(item), invoice: invoice.id })
     }
     this.invoices.set(kept.id, kept)
+    if (paid) this.money.recordPayment(kept)
     return kept
   }
 
@@ -336,7 +304,7 @@ export class StripeStandIn {
     const text = Buffer.concat(chunks).toString("utf8")
     const url = new URL(request.url ?? "/", "http://stand-in")
     const method = request.method ?? "GET"
-    const body = method === "GET" || method === "DELETE" ? Object.fromEntries(url.searchParams) : parseForm(text)
+    const body = method === "GET" || (method === "DELETE" && text === "") ? parseForm(url.search.slice(1)) : parseForm(text)
     const idempotencyKey = request.headers["idempotency-key"] as string | undefined
     const authorization = request.headers.authorization
     this.requests.push({ method, path: url.pathname, body, idempotencyKey, authorization })
@@ -603,8 +571,32 @@ export class StripeStandIn {
         })
       }
       case "DELETE subscriptions/:id": {
-        this.subscription(id!)
-        return this.setSubscription(id!, { status: "canceled", canceled_at: now(), cancel_at_period_end: false })
+        const current = this.subscription(id!)
+        if (current.status === "canceled") throw new StripeFailure(400, { type: "invalid_request_error", message: "This subscription has already been canceled." })
+        const at = now()
+        // `prorate=true`: the unused time of each item credited, as a pending proration item the
+        // customer's next (or a one-off) invoice takes.
+        if (body.prorate === "true" && current.status !== "trialing") {
+          for (const item of current.items.data as Array<Json>) {
+            const { credit } = prorate({ oldAmount: this.priceAmount(item.price.id) * item.quantity, newAmount: 0, periodStart: item.current_period_start, periodEnd: item.current_period_end, at })
+            if (credit === 0) continue
+            const itemId = this.id("ii")
+            this.invoiceItems.set(itemId, {
+              id: itemId,
+              object: "invoiceitem",
+              customer: current.customer,
+              subscription: id,
+              amount: credit,
+              currency: "usd",
+              description: `Unused time on ${item.price.id} after ${new Date(at * 1000).toISOString().slice(0, 10)}`,
+              invoice: null,
+              proration: true,
+              metadata: {},
+              period: { start: at, end: item.current_period_end }
+            })
+          }
+        }
+        return this.setSubscription(id!, { status: "canceled", canceled_at: at, ended_at: at, cancel_at_period_end: false })
       }
       case "GET invoices/:id": {
         const invoice = this.invoices.get(id!)
@@ -675,7 +667,8 @@ export class StripeStandIn {
       case "POST invoices/:id/pay": {
         const open = this.invoices.get(id!)
         if (open === undefined) throw missing("invoice", id!)
-        if (open.status !== "open") throw new StripeFailure(400, { type: "invalid_request_error", code: "invoice_not_open", message: "Invoice is already paid." })
+        // Stripe pays an `open` invoice, and an `uncollectible` one too (it then becomes `paid`).
+        if (open.status !== "open" && open.status !== "uncollectible") throw new StripeFailure(400, { type: "invalid_request_error", code: "invoice_not_open", message: "Invoice is already paid." })
         // The invoice's or the customer's default payment method; a decline leaves it open and attempted (402).
         const paymentMethod = body.payment_method ?? open.default_payment_method ?? this.customer(open.customer).invoice_settings.default_payment_method
         this.invoices.set(id!, { ...open, attempted: true })
@@ -685,6 +678,7 @@ export class StripeStandIn {
         this.decline(paymentMethod)
         const paid = { ...open, status: "paid", attempted: true, amount_paid: open.amount_due, amount_remaining: 0, status_transitions: { ...open.status_transitions, paid_at: now() } }
         this.invoices.set(id!, paid)
+        this.money.recordPayment(paid)
         return paid
       }
       case "POST invoiceitems": {
@@ -725,8 +719,11 @@ export class StripeStandIn {
         const sessionId = this.id("bps")
         return { id: sessionId, object: "billing_portal.session", customer: body.customer, return_url: body.return_url, url: `https://billing.stripe.com/p/session/${sessionId}`, created: now() }
       }
-      default:
+      default: {
+        const answer = this.money.route(key, id, body)
+        if (answer !== undefined) return answer
         throw new StripeFailure(404, { type: "invalid_request_error", message: `Unrecognized request URL (${method}: ${path}).` })
+      }
     }
   }
 }

@@ -1,4 +1,4 @@
-import { Invoices, OperatorLog, PaymentProviderLive, Plans, Subscriptions, SubscriptionsRepo } from "@core/billing"
+import { PaymentProviderLive, Plans, Subscriptions, SubscriptionsServices, UsageTotalsLive } from "@core/billing"
 import { ForwardedCallers } from "@core/kernel"
 import { PlatformCreated } from "@core/registry"
 import { SqlClient } from "@effect/sql"
@@ -29,7 +29,7 @@ export const PlatformCreatedBillingLive = Layer.effect(
     })
   })
 ).pipe(
-  Layer.provide(Subscriptions.Default),
-  Layer.provide(Layer.mergeAll(SubscriptionsRepo.Default, Invoices.Default, OperatorLog.Default, Plans.layerConfig, PaymentProviderLive, BillingPlatformsLive)),
+  Layer.provide(SubscriptionsServices),
+  Layer.provide(Layer.mergeAll(Plans.layerConfig, PaymentProviderLive, BillingPlatformsLive, UsageTotalsLive)),
   Layer.provide(ForwardedCallers.layer)
 )

@@ -203,6 +203,11 @@ export const PaymentProviderLocal: Layer.Layer<PaymentProvider, never, SqlClient
       previewPriceChange: () => Effect.succeed(Option.none()),
       previewSubscription: () => Effect.succeed(Option.none()),
       invoicePending: () => Effect.dieMessage("The local payment provider keeps no invoices: billing invoices overage itself"),
+      // Refunds and credit notes are the provider's after an invoice is paid; the local one makes none.
+      invoiceOf: () => Effect.succeed(Option.none()),
+      invoiceAdjustments: () => Effect.succeed({ refunds: [], creditNotes: [] }),
+      payInvoice: () => Effect.dieMessage("The local payment provider keeps no invoices: billing collects its own"),
+      markInvoiceUncollectible: () => Effect.dieMessage("The local payment provider keeps no invoices: billing collects its own"),
       changePrice: (id, priceId) =>
         Effect.map(updateSubscription(id, { priceId }), Option.map((subscription) => ({ subscription, invoice: Option.none() }))),
       // Billing invoices overage itself with the local provider (decision 0440); nothing is kept here.

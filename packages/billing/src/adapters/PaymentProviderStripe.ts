@@ -6,7 +6,7 @@ import { testPaymentMethodOf } from "../internal/testCards.js"
 import { stripePriceOf } from "../internal/stripePrices.js"
 import { type InvoiceItemRequest, PaymentProvider, type ProviderInvoice } from "../ports/PaymentProvider.js"
 import { call, cardError, defect, isMissing, isStripeError, lookup, must } from "./stripeCalls.js"
-import { idOf, stringMetadata, toCustomer, toInvoice, toPaymentMethod, toSeconds, toSubscription } from "./stripeObjects.js"
+import { idOf, stringMetadata, toCreditNote, toCustomer, toInvoice, toPaymentMethod, toRefund, toSeconds, toSubscription } from "./stripeObjects.js"
 
 /** Retries of a request Stripe answers 429, 409 (lock) or 5xx, or that fails on the network (the SDK's, with an idempotency key). */
 const MAX_NETWORK_RETRIES = 2
@@ -45,7 +45,8 @@ export const makePaymentProviderStripe = (settings: BillingSettings, stripe: Str
     invoice.lines?.has_more === true && invoice.id !== undefined
       ? must("invoices.listLineItems", () => stripe.invoices.listLineItems(invoice.id!, { limit: 100 }).autoPagingToArray({ limit: 10_000 }))
       : Effect.succeed(invoice.lines?.data ?? [])
-  const provider = PaymentProvider.of({
+  const readInvoice = (id: string) => Effect.flatMap(provider.getInvoice(id), Option.match({ onNone: () => defect("invoices.retrieve")(new Error(`invoice ${id} is gone`)), onSome: Effect.succeed }))
+  const provider: PaymentProvider["Type"] = PaymentProvider.of({
     kind: "stripe",
     createCustomer: (input) =>
       Effect.map(
@@ -149,10 +150,10 @@ export const makePaymentProviderStripe = (settings: BillingSettings, stripe: Str
             ...(patch.paymentMethodId === undefined ? {} : { default_payment_method: patch.paymentMethodId })
           }), toSubscription)
       }),
-    cancelSubscription: (id, atPeriodEnd) =>
+    cancelSubscription: (id, atPeriodEnd, options) =>
       atPeriodEnd
         ? lookup("subscriptions.update", () => stripe.subscriptions.update(id, { cancel_at_period_end: true }), toSubscription)
-        : lookup("subscriptions.cancel", () => stripe.subscriptions.cancel(id), toSubscription),
+        : lookup("subscriptions.cancel", () => stripe.subscriptions.cancel(id, options?.prorate === true ? { prorate: true } : {}), toSubscription),
     createPortalSession: (customerId, returnUrl) =>
       Effect.map(
         must("billingPortal.sessions.create", () => stripe.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl })),
@@ -233,7 +234,10 @@ export const makePaymentProviderStripe = (settings: BillingSettings, stripe: Str
         }), (invoice) => toInvoice(invoice)),
     invoicePending: (input) =>
       Effect.gen(function*() {
-        const read = (id: string) => Effect.flatMap(provider.getInvoice(id), Option.match({ onNone: () => defect("invoices.retrieve")(new Error(`invoice ${id} is gone`)), onSome: Effect.succeed }))
+        if (input.ifPending === true) {
+          const pending = yield* must("invoiceItems.list", () => stripe.invoiceItems.list({ customer: input.customerId, pending: true, limit: 1 }))
+          if (pending.data.length === 0) return Option.none<ProviderInvoice>()
+        }
         // Stripe's one-off invoice: the pending items included, finalized and paid by billing now (not in an hour).
         const created = yield* must("invoices.create", () =>
           stripe.invoices.create({
@@ -245,16 +249,51 @@ export const makePaymentProviderStripe = (settings: BillingSettings, stripe: Str
             metadata: input.metadata
           }, { idempotencyKey: `${input.idempotencyKey}-create` }))
         const id = created.id!
-        if ((yield* read(id)).status === "draft") {
+        if ((yield* readInvoice(id)).status === "draft") {
           yield* must("invoices.finalizeInvoice", () => stripe.invoices.finalizeInvoice(id, { auto_advance: false }, { idempotencyKey: `${input.idempotencyKey}-finalize` }))
         }
-        if ((yield* read(id)).status === "open") {
-          // A declined card leaves the invoice open and attempted: mirrored as such, not a failure.
-          yield* call("invoices.pay", () => stripe.invoices.pay(id, {}, { idempotencyKey: `${input.idempotencyKey}-pay` })).pipe(
-            Effect.catchAll((error) => (isStripeError(error) && error.type === "StripeCardError" ? Effect.void : defect("invoices.pay")(error)))
-          )
+        const read = yield* readInvoice(id)
+        // A declined card leaves the invoice open and attempted: mirrored as such, not a failure.
+        return Option.some(read.status === "open" ? (yield* provider.payInvoice(id, `${input.idempotencyKey}-pay`)).invoice : read)
+      }),
+    payInvoice: (id, idempotencyKey) =>
+      Effect.gen(function*() {
+        const failure = yield* call("invoices.pay", () => stripe.invoices.pay(id, {}, { idempotencyKey })).pipe(
+          Effect.as<string | null>(null),
+          Effect.catchAll((error) => (isStripeError(error) && error.type === "StripeCardError" ? Effect.succeed(error.message.slice(0, 200)) : defect("invoices.pay")(error)))
+        )
+        return { invoice: yield* readInvoice(id), failure }
+      }),
+    markInvoiceUncollectible: (id) =>
+      Effect.flatMap(must("invoices.markUncollectible", () => stripe.invoices.markUncollectible(id)), () => readInvoice(id)),
+    invoiceOf: (object) =>
+      Effect.gen(function*() {
+        // Since API 2025-03-31 a payment reaches its invoice through `invoice_payments` (charges and
+        // payment intents no longer name it).
+        const byIntent = (intent: string | null) =>
+          intent === null
+            ? Effect.succeed(Option.none<string>())
+            : Effect.map(must("invoicePayments.list", () => stripe.invoicePayments.list({ payment: { type: "payment_intent", payment_intent: intent }, limit: 1 })), (page) =>
+              Option.fromNullable(idOf(page.data[0]?.invoice)))
+        if (object.kind === "credit_note") {
+          return Option.flatMap(yield* lookup("creditNotes.retrieve", () => stripe.creditNotes.retrieve(object.id), (note) => note), (note) => Option.fromNullable(idOf(note.invoice)))
         }
-        return yield* read(id)
+        const intent = object.kind === "refund"
+          ? yield* lookup("refunds.retrieve", () => stripe.refunds.retrieve(object.id), (refund) => idOf(refund.payment_intent) ?? undefined)
+          : yield* lookup("charges.retrieve", () => stripe.charges.retrieve(object.id), (charge) => idOf(charge.payment_intent) ?? undefined)
+        return yield* byIntent(Option.getOrNull(intent))
+      }),
+    invoiceAdjustments: (invoiceId) =>
+      Effect.gen(function*() {
+        const payments = yield* must("invoicePayments.list", () => stripe.invoicePayments.list({ invoice: invoiceId, limit: 100 }).autoPagingToArray({ limit: 1_000 }))
+        const intents = [...new Set(payments.map((payment) => idOf(payment.payment?.payment_intent)).filter((id): id is string => id !== null))]
+        const refunds = yield* Effect.forEach(intents, (intent) =>
+          must("refunds.list", () => stripe.refunds.list({ payment_intent: intent, limit: 100 }).autoPagingToArray({ limit: 1_000 })))
+        const notes = yield* must("creditNotes.list", () => stripe.creditNotes.list({ invoice: invoiceId, limit: 100 }).autoPagingToArray({ limit: 1_000 }))
+        return {
+          refunds: refunds.flat().map(toRefund).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id)),
+          creditNotes: notes.map(toCreditNote).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
+        }
       }),
     unpaidInvoices: (customerId) =>
       Effect.map(must("invoices.list", () => stripe.invoices.list({ customer: customerId, status: "open", limit: 100 })), (page) =>

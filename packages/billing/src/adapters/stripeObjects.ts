@@ -1,5 +1,5 @@
 import type Stripe from "stripe"
-import type { Customer, PaymentMethod, ProviderInvoice, ProviderInvoiceLine, ProviderSubscription } from "../ports/PaymentProvider.js"
+import type { Customer, PaymentMethod, ProviderCreditNote, ProviderInvoice, ProviderInvoiceLine, ProviderRefund, ProviderSubscription } from "../ports/PaymentProvider.js"
 
 /**
  * Stripe's objects as the port's (decision 0444): seconds to dates, expanded or bare ids, metadata
@@ -104,3 +104,22 @@ export const toInvoice = (invoice: Stripe.Invoice, lines: ReadonlyArray<Stripe.I
     paidAt: invoice.status_transitions?.paid_at == null ? null : fromSeconds(invoice.status_transitions.paid_at)
   }
 }
+
+export const toRefund = (refund: Stripe.Refund): ProviderRefund => ({
+  id: refund.id,
+  amountMinor: refund.amount,
+  status: refund.status ?? "pending",
+  reason: refund.reason ?? null,
+  createdAt: fromSeconds(refund.created)
+})
+
+export const toCreditNote = (note: Stripe.CreditNote): ProviderCreditNote => ({
+  id: note.id,
+  number: note.number,
+  // The credit note's total: what it takes off the invoice (refunded, credited or out of band).
+  amountMinor: note.total,
+  status: note.status,
+  type: note.type,
+  reason: note.reason ?? null,
+  createdAt: fromSeconds(note.created)
+})

@@ -5,10 +5,14 @@ import providerSubscription from "./0003_provider_subscription.js"
 import providerInvoices from "./0004_provider_invoices.js"
 import finalOverage from "./0005_final_overage.js"
 import usage from "./0010_usage.js"
+import finalInvoices from "./0011_final_invoices.js"
+import invoiceAdjustments from "./0012_invoice_adjustments.js"
 
 /**
  * Billing's migrations (schema `billing`). `0001`–`0009`: subscriptions, invoices, the payment
- * provider, operator tools; `0010`–`0019`: usage metering (`src/usage/`).
+ * provider, operator tools; `0010`: usage metering (`src/usage/`). The migrator skips an id below the
+ * newest applied, so every later migration, of any area, takes the next number: `0011` final
+ * invoices and their collection, `0012` refunds and credit notes.
  */
 export const BillingMigrations: Migrations.Domain = {
   schema: "billing",
@@ -18,6 +22,8 @@ export const BillingMigrations: Migrations.Domain = {
     "0003_provider_subscription": providerSubscription,
     "0004_provider_invoices": providerInvoices,
     "0005_final_overage": finalOverage,
-    "0010_usage": usage
+    "0010_usage": usage,
+    "0011_final_invoices": finalInvoices,
+    "0012_invoice_adjustments": invoiceAdjustments
   }
 }

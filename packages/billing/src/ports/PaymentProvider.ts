@@ -92,6 +92,35 @@ export interface ProviderInvoice {
   readonly paidAt: Date | null
 }
 
+/** A refund of a payment of a provider invoice (Stripe's `refund`). */
+export interface ProviderRefund {
+  readonly id: string
+  readonly amountMinor: number
+  /** Stripe's: `pending`, `requires_action`, `succeeded`, `failed`, `canceled`. */
+  readonly status: string
+  readonly reason: string | null
+  readonly createdAt: Date
+}
+
+/** A credit note of a provider invoice (Stripe's `credit_note`). */
+export interface ProviderCreditNote {
+  readonly id: string
+  readonly number: string
+  readonly amountMinor: number
+  /** Stripe's: `issued` or `void`. */
+  readonly status: string
+  /** `pre_payment` (lowers what is due), `post_payment` (after payment: a refund, a credit or out of band), `mixed`. */
+  readonly type: string
+  readonly reason: string | null
+  readonly createdAt: Date
+}
+
+/** What happened to a provider invoice after it was made: its refunds and credit notes, as the provider holds them now. */
+export interface InvoiceAdjustments {
+  readonly refunds: ReadonlyArray<ProviderRefund>
+  readonly creditNotes: ReadonlyArray<ProviderCreditNote>
+}
+
 /** An invoice item to add to a subscription's next invoice (billing's metered overage; decision 0449). */
 export interface InvoiceItemRequest {
   readonly customerId: string
@@ -178,7 +207,11 @@ export class PaymentProvider extends Context.Tag("@core/billing/PaymentProvider"
     /** `none`: the new price from the next period, nothing prorated. A platform's change of tier uses `changePrice` (decision 0449). @default "create_prorations" */
     readonly proration?: "none" | "create_prorations" | undefined
   }) => Effect.Effect<Option.Option<ProviderSubscription>>
-  readonly cancelSubscription: (id: string, atPeriodEnd: boolean) => Effect.Effect<Option.Option<ProviderSubscription>>
+  /**
+   * End a subscription at period end, or at once; at once with `prorate`, the provider credits the
+   * unused time as a pending invoice item that the final invoice takes (Stripe's `prorate`).
+   */
+  readonly cancelSubscription: (id: string, atPeriodEnd: boolean, options?: { readonly prorate?: boolean }) => Effect.Effect<Option.Option<ProviderSubscription>>
   /** The provider's hosted portal for a customer; `None`: the provider has none (billing's local page). */
   readonly createPortalSession: (customerId: string, returnUrl: string) => Effect.Effect<Option.Option<PortalSession>>
   readonly getInvoice: (id: string) => Effect.Effect<Option.Option<ProviderInvoice>>
@@ -207,16 +240,34 @@ export class PaymentProvider extends Context.Tag("@core/billing/PaymentProvider"
    * A one-off invoice of the customer's pending invoice items (`POST /v1/invoices` with
    * `pending_invoice_items_behavior: include`), finalized and paid on the customer's default payment
    * method; a declined card leaves it `open` and attempted (answered, not failed). Each step under
-   * `idempotencyKey` and a suffix.
+   * `idempotencyKey` and a suffix. With `ifPending`, `None` when the customer has no pending item
+   * (there would be nothing to invoice).
    */
   readonly invoicePending: (input: {
     readonly customerId: string
     readonly description: string
     readonly metadata: Record<string, string>
     readonly idempotencyKey: string
-  }) => Effect.Effect<ProviderInvoice>
+    readonly ifPending?: boolean
+  }) => Effect.Effect<Option.Option<ProviderInvoice>>
+  /**
+   * Try to pay an open (or uncollectible) provider invoice now on the customer's default payment
+   * method (`POST /v1/invoices/:id/pay`): answers it re-read — `paid`, or still unpaid when the card
+   * is declined (answered, not failed).
+   */
+  readonly payInvoice: (id: string, idempotencyKey: string) => Effect.Effect<{ readonly invoice: ProviderInvoice; readonly failure: string | null }>
+  /** Give up collecting a provider invoice (`POST /v1/invoices/:id/mark_uncollectible`); answers it re-read. */
+  readonly markInvoiceUncollectible: (id: string) => Effect.Effect<ProviderInvoice>
   /** Add an invoice item to a subscription's next invoice (its draft renewal when there is one). */
   readonly createInvoiceItem: (request: InvoiceItemRequest) => Effect.Effect<{ readonly id: string }>
+  /**
+   * The provider invoice an object belongs to (decision 0587): a refund's or a charge's through the
+   * payment it refunds (Stripe's `invoice_payments`), a credit note's directly; `None`: not an
+   * invoice's (a payment of its own), or gone.
+   */
+  readonly invoiceOf: (object: { readonly kind: "refund" | "charge" | "credit_note"; readonly id: string }) => Effect.Effect<Option.Option<string>>
+  /** A provider invoice's refunds and credit notes now. */
+  readonly invoiceAdjustments: (invoiceId: string) => Effect.Effect<InvoiceAdjustments>
   /** The customer's invoices left unpaid after an attempt (`open` and attempted): the past-due test. */
   readonly unpaidInvoices: (customerId: string) => Effect.Effect<ReadonlyArray<ProviderInvoice>>
 }>() {}

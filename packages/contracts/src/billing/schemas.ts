@@ -77,6 +77,37 @@ export const InvoiceLine = z.object({
 }).meta({ id: "BillingInvoiceLine" })
 export type InvoiceLine = z.infer<typeof InvoiceLine>
 
+/** A refund of an invoice's payment at the payment provider (decision 0587). */
+export const InvoiceRefund = z.object({
+  id: z.string(),
+  amountMinor: MinorUnits,
+  /** Stripe's: `pending`, `requires_action`, `succeeded`, `failed`, `canceled`. */
+  status: z.string(),
+  reason: z.string().nullable(),
+  createdAt: z.string()
+}).meta({ id: "BillingInvoiceRefund" })
+
+/** A credit note of an invoice at the payment provider (decision 0587). */
+export const InvoiceCreditNote = z.object({
+  id: z.string(),
+  number: z.string(),
+  amountMinor: MinorUnits,
+  /** `issued` or `void`. */
+  status: z.string(),
+  /** `pre_payment`, `post_payment` or `mixed`. */
+  type: z.string(),
+  reason: z.string().nullable(),
+  createdAt: z.string()
+}).meta({ id: "BillingInvoiceCreditNote" })
+
+/** The collection of a declined final invoice (decision 0586): retried on a schedule, then uncollectible. */
+export const InvoiceCollection = z.object({
+  state: z.enum(["retrying", "paid", "uncollectible"]),
+  failedAttempts: z.number().int(),
+  nextAttemptAt: z.string().nullable(),
+  lastFailure: z.string().nullable()
+}).meta({ id: "BillingInvoiceCollection" })
+
 /** An invoice with its lines; `totalMinor` always equals the sum of the lines. */
 export const InvoiceRecord = z.object({
   id: z.string(),
@@ -95,7 +126,15 @@ export const InvoiceRecord = z.object({
   lines: z.array(InvoiceLine),
   createdAt: z.string(),
   finalizedAt: z.string().nullable(),
-  paidAt: z.string().nullable()
+  paidAt: z.string().nullable(),
+  /** Refunded of what was paid: the refunds `succeeded` or `pending` (as Stripe's `amount_refunded` counts). */
+  amountRefundedMinor: MinorUnits,
+  /** The total of the invoice's `issued` credit notes. */
+  amountCreditedMinor: MinorUnits,
+  refunds: z.array(InvoiceRefund),
+  creditNotes: z.array(InvoiceCreditNote),
+  /** Set while (and after) a declined final invoice is collected; else `null`. */
+  collection: InvoiceCollection.nullable()
 }).meta({ id: "BillingInvoice" })
 export type InvoiceRecord = z.infer<typeof InvoiceRecord>
 
@@ -307,7 +346,15 @@ export const OverviewRecord = z.object({
   trials: z.number().int(),
   pastDue: z.number().int(),
   cancelled: z.number().int(),
-  byTier: z.record(z.string(), z.number().int())
+  byTier: z.record(z.string(), z.number().int()),
+  /** Refunded at the payment provider, over every invoice (decision 0587). */
+  refundedMinor: MinorUnits,
+  /** Credited by issued credit notes, over every invoice. */
+  creditedMinor: MinorUnits,
+  /** Declined final invoices being retried (decision 0586). */
+  collecting: z.number().int(),
+  /** What is due on uncollectible invoices. */
+  uncollectibleMinor: MinorUnits
 }).meta({ id: "BillingOverview" })
 /** One operator action: who, when, why, and the record before and after. */
 export const OperatorLogEntry = z.object({
