@@ -1,6 +1,6 @@
 import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Billing } from "@core/contracts"
-import { CoreConfig, type ErrorResponse, InvalidRedirect, RedirectTarget, Route } from "@core/kernel"
+import { CoreConfig, type ErrorResponse, InvalidRedirect, PublicUrl, RedirectTarget, Route } from "@core/kernel"
 import { Effect, Option } from "effect"
 import { invoiceNotFound } from "./Errors.js"
 import { Invoices } from "./Invoices.js"
@@ -97,7 +97,7 @@ export const SubscriptionHandlers = [
       const config = yield* Effect.serviceOption(CoreConfig)
       const policy = Option.match(config, {
         onNone: () => ({ publicUrl: base }),
-        onSome: (core) => ({ publicUrl: core.publicUrl, trustedOrigins: [base, ...core.corsOrigins] })
+        onSome: (core) => ({ publicUrl: PublicUrl.rootOf(request, core), trustedOrigins: [core.publicUrl, ...core.corsOrigins] })
       })
       const returnUrl = RedirectTarget.check(body.returnUrl, policy)
       if (returnUrl === undefined) {
