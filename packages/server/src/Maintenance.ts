@@ -12,7 +12,7 @@ export const migrate = (config: Configuration): Effect.Effect<void, CommandFaile
   Effect.scoped(
     Effect.gen(function*() {
       const database = yield* Storage.open(config)
-      const applied = yield* Migrations.runAll.pipe(Effect.provide(database))
+      const applied = yield* Migrations.runAll(config).pipe(Effect.provide(database))
       yield* Effect.logInfo("migrations done").pipe(Effect.annotateLogs({ applied: applied.length }))
     })
   )

@@ -48,7 +48,7 @@ export const serve = (
   return Effect.scoped(
     Effect.gen(function*() {
       const database = yield* Storage.open(config)
-      yield* Migrations.runAll.pipe(Effect.provide(database))
+      yield* Migrations.runAll(config).pipe(Effect.provide(database))
       const app = yield* Services.trustedApp(definition).pipe(Effect.provide(database), Effect.provideService(CoreConfig, config))
       const checks = [{ name: "database", check: Database.ping.pipe(Effect.provide(database)) }]
       const routes = HttpRouter.concat(Health.routes(checks), HttpRouter.empty.pipe(HttpRouter.all("*", app)))

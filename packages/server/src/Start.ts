@@ -86,7 +86,7 @@ export const start = (configured: Configuration): Effect.Effect<void, CommandFai
       return yield* Effect.gen(function*() {
         const database = yield* Storage.open(config)
         yield* Effect.sleep(0)
-        yield* Migrations.runAll.pipe(Effect.provide(database))
+        yield* Migrations.runAll(config).pipe(Effect.provide(database))
         yield* Effect.sleep(0)
         const metrics = Metrics.make()
         const upstreams = yield* Services.upstreams(metrics.upstreamError).pipe(

@@ -30,7 +30,7 @@ export const worker = (
   return Effect.scoped(
     Effect.gen(function*() {
       const database = yield* Storage.open(config)
-      yield* Migrations.runAll.pipe(Effect.provide(database))
+      yield* Migrations.runAll(config).pipe(Effect.provide(database))
       const settings = yield* WorkerConfig
       // Named after its host and process in the jobs it claims (`locked_by`), so an operator can
       // tell which worker ran a job (decision 0554).
