@@ -158,10 +158,10 @@ export const jsonLogger = (options: JsonLoggerOptions = {}): Logger.Logger<unkno
   })
 }
 
-/** A JSON log line as a person reads it: time of day, level, message, then `key=value` pairs and the cause. */
+/** A JSON log line as a person reads it: time of day, level, message, `key=value` pairs (the ids last), the cause. */
 const asText = (line: Record<string, unknown>): string => {
-  const { cause, level, message, timestamp, ...rest } = line
-  const pairs = Object.entries(rest).map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
+  const { cause, level, message, requestId, timestamp, traceId, ...rest } = line
+  const pairs = Object.entries({ ...rest, requestId, traceId }).filter(([, value]) => value !== undefined).map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
   const head = [String(timestamp).slice(11, 19), String(level).padEnd(5), message, ...pairs].join(" ")
   return cause === undefined ? head : `${head}\n${String(cause)}`
 }

@@ -64,11 +64,28 @@ const onTerminal = (env: Record<string, string>) => {
   const output = { text: "" }
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output.text += chunk))
   const exited = new Promise<void>((resolve) => child.on("close", () => resolve()))
+  /** SIGTERM to the server itself (`script` would hang up its terminal at once), then its exit. */
   const stop = async () => {
-    if (child.pid !== undefined) process.kill(-child.pid, "SIGTERM")
+    process.kill(serverPid(child.pid!), "SIGTERM")
     await exited
   }
   return { output, stop, kill: () => child.pid !== undefined && child.exitCode === null && process.kill(-child.pid, "SIGKILL") }
+}
+
+/** The `core-server` process under `script` (its pid, found by walking the children). */
+const serverPid = (scriptPid: number): number => {
+  const rows = spawnSync("ps", ["-e", "-o", "pid=,ppid=,args="], { encoding: "utf8" }).stdout.split("\n").map((row) => {
+    const [pid, ppid, ...args] = row.trim().split(/\s+/)
+    return { pid: Number(pid), ppid: Number(ppid), args: args.join(" ") }
+  })
+  const descendants = new Set([scriptPid])
+  for (let grew = true; grew;) {
+    grew = false
+    for (const row of rows) if (descendants.has(row.ppid) && !descendants.has(row.pid)) (descendants.add(row.pid), grew = true)
+  }
+  const found = rows.find((row) => descendants.has(row.pid) && row.args.startsWith(process.execPath) && row.args.includes("core-server.mjs"))
+  if (found === undefined) throw new Error("core-server is not running under script")
+  return found.pid
 }
 
 const baseOf = async (output: { text: string }, timeoutMs = 180_000): Promise<string> => {
@@ -111,7 +128,7 @@ describe.runIf(hasScript)("core-server start on a terminal", () => {
       const base = await baseOf(server.output)
       expect((await fetch(`${base}/health`)).status).toBe(200)
       await server.stop()
-      expect(server.output.text).toMatch(/\d{2}:\d{2}:\d{2} info  request method=GET path=\/health status=200 durationMs=/)
+      expect(server.output.text).toMatch(/\d{2}:\d{2}:\d{2} info  request [^\r\n]*path=\/health [^\r\n]*status=200[^\r\n]*requestId=/)
       expect(server.output.text).not.toContain("{\"timestamp\"")
     } finally {
       server.kill()
