@@ -118,11 +118,13 @@ describe("core-server start", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" })
     })
     expect([mcp.status, JSON.stringify(await mcp.json())]).toEqual([401, expect.stringContaining(required)])
-    expect(await answer("/api/v1/iam/api/core/apikey/validate", {
+    // Open to anyone: an unknown key gets the validation's own verdict, not "Authentication required".
+    const validated = await answer("/api/v1/iam/api/core/apikey/validate", {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ key: `core_${"a".repeat(43)}` })
-    })).not.toContain(401)
+    })
+    expect(validated).toEqual([401, "UNAUTHORIZED", "Invalid API key"])
     expect((await answer("/api/v1/no-such-service"))[0]).toBe(404)
     expect(await answer("/api/v1/iam/api/core/session")).toEqual([401, "UNAUTHORIZED", "Invalid or expired session"])
     expect((await fetch(`${base}/api/v1/iam/api/core/session`, { headers: { authorization: "Bearer wrong" } })).status).toBe(401)
