@@ -7,6 +7,7 @@ import * as Migrations from "./Migrations.js"
 import * as Services from "./Services.js"
 import type { DomainSettings } from "./Settings.js"
 import * as Storage from "./Storage.js"
+import * as Terminal from "./Terminal.js"
 
 /**
  * `core-server worker [--concurrency <n>]` (decision 0304): the provisioning service's job worker
@@ -48,6 +49,8 @@ export const worker = (
       yield* Effect.logInfo("worker started").pipe(
         Effect.annotateLogs({ pid: process.pid, workerId, concurrency: effective.concurrency, leaseMs: effective.leaseMs })
       )
+      const screen = yield* Terminal.Terminal
+      if (screen.interactive) screen.line(`Worker ${workerId} is running ${effective.concurrency} jobs at a time (Ctrl+C stops it).`)
       return yield* Effect.never.pipe(Effect.onInterrupt(() => Effect.logInfo("shutting down")))
     })
   ).pipe(Effect.onInterrupt(() => Effect.logInfo("stopped")))
