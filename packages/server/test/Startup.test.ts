@@ -9,7 +9,7 @@ import { Migrations } from "@core/kernel"
 import { TestDatabase } from "@core/kernel/testing"
 import { Exit, Scope } from "effect"
 import pg from "pg"
-import { launch, logLines, ready, type Running, stop } from "./ServerProcess.js"
+import { launch, logLines, migratedDataDir, ready, type Running, stop } from "./ServerProcess.js"
 
 const work = mkdtempSync(join(tmpdir(), "core-startup-"))
 afterAll(() => rmSync(work, { recursive: true, force: true }))
@@ -103,7 +103,7 @@ describe("core-server start while starting", () => {
 
 describe("core-server start on PORT=0", () => {
   it("without CORE_PUBLIC_URL, links and redirects point at the bound port (not http://localhost:0)", async () => {
-    const server = launch(["start"], { PORT: "0", CORE_DATA_DIR: join(work, "port-0") })
+    const server = launch(["start"], { PORT: "0", CORE_DATA_DIR: await migratedDataDir(join(work, "port-0")) })
     try {
       const base = await ready(server)
       const port = new URL(base).port
