@@ -61,7 +61,9 @@ export const track = (server: http.Server): Drain => {
       response.setHeader("connection", "close")
       return
     }
-    response.once("finish", () => response.socket?.end())
+    // Node detaches the socket from the response as it finishes: keep it now.
+    const socket = response.socket
+    response.once("finish", () => socket?.end())
   }
 
   server.on("connection", (socket: net.Socket) => {
