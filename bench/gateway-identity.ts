@@ -31,7 +31,7 @@ export const identityApp = (config: Configuration): Effect.Effect<HttpApp.Defaul
     const definition = Services.find("iam")
     if (definition === undefined) return yield* Effect.dieMessage("this build has no iam service")
     const database = yield* Layer.build(Database.layer({ url: config.databaseUrl, dataDir: config.dataDir }))
-    yield* Migrations.runAll.pipe(Effect.provide(database))
+    yield* Migrations.runAll(config).pipe(Effect.provide(database))
     const app = yield* Services.trustedApp(definition).pipe(
       Effect.provide(database),
       Effect.provideService(CoreConfig, config),

@@ -38,7 +38,7 @@ describe("gateway authentication through the all-in-one server", () => {
 
   it("refuses a missing, wrong or malformed credential at the gateway with 401 envelopes", async () => {
     const cases: Array<[Record<string, string>, string]> = [
-      [{}, "Authentication required"],
+      [{}, "Authentication required: send a session token (Authorization: Bearer <token>, or the core.session_token cookie) or an API key (x-api-key: core_<key>)"],
       [{ authorization: "Bearer not-a-session" }, "Invalid or expired session"],
       [{ authorization: `Bearer ${STATIC_KEY.slice(0, -1)}` }, "Invalid or expired session"],
       [{ cookie: "core.session_token=not-a-session" }, "Invalid or expired session"],

@@ -95,18 +95,39 @@ describe("core-server start", () => {
     expect(typeof lines[0].timestamp).toBe("string")
   })
 
-  it("warns at start that the development bypass is on (no CORE_STATIC_API_KEY), and lets /api through", async () => {
+  it("warns at start that the development bypass is on, saying what it lets through and what still answers 401", async () => {
     const warning = logLines(server.output.stdout).find((line) => line.level === "warn")
     expect(warning?.message).toBe(
-      "CORE_STATIC_API_KEY is not set: development bypass on, unauthenticated requests pass the gateway (refused when NODE_ENV=production)"
+      "CORE_STATIC_API_KEY is not set: development bypass on. The gateway passes requests without credentials on with no identity " +
+        "instead of answering 401 itself; that opens only POST /api/v1/iam/api/core/apikey/validate to anyone, and unknown /api paths " +
+        "answer 404 instead of 401. Every route that needs a caller (/api/v1/platforms, /mcp, …) still answers 401 without a session " +
+        "token or an API key, presented credentials are checked as always, and there is no service key. Set CORE_STATIC_API_KEY to " +
+        "turn it off (required when NODE_ENV=production)"
     )
-    const anonymous = await fetch(`${base}/api/v1/iam/api/core/session`)
-    expect([anonymous.status, ((await anonymous.json()) as { error: { message: string } }).error.message]).toEqual([
-      401,
-      "Invalid or expired session"
-    ])
-    const wrong = await fetch(`${base}/api/v1/iam/api/core/session`, { headers: { authorization: "Bearer wrong" } })
-    expect(wrong.status).toBe(401)
+    const required = "Authentication required: send a session token (Authorization: Bearer <token>, or the core.session_token cookie) " +
+      "or an API key (x-api-key: core_<key>)"
+    const answer = async (path: string, init: RequestInit = {}) => {
+      const response = await fetch(`${base}${path}`, init)
+      const body = (await response.json()) as { error?: { code: string; message: string } }
+      return [response.status, body.error?.code ?? "answered", body.error?.message ?? "answered"]
+    }
+    expect(await answer("/api/v1/platforms")).toEqual([401, "UNAUTHORIZED", required])
+    const mcp = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" })
+    })
+    expect([mcp.status, JSON.stringify(await mcp.json())]).toEqual([401, expect.stringContaining(required)])
+    // Open to anyone: an unknown key gets the validation's own verdict, not "Authentication required".
+    const validated = await answer("/api/v1/iam/api/core/apikey/validate", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ key: `core_${"a".repeat(43)}` })
+    })
+    expect(validated).toEqual([401, "UNAUTHORIZED", "Invalid API key"])
+    expect((await answer("/api/v1/no-such-service"))[0]).toBe(404)
+    expect(await answer("/api/v1/iam/api/core/session")).toEqual([401, "UNAUTHORIZED", "Invalid or expired session"])
+    expect((await fetch(`${base}/api/v1/iam/api/core/session`, { headers: { authorization: "Bearer wrong" } })).status).toBe(401)
   })
 
   it("refuses to start in production without a static key, naming the variable", async () => {

@@ -15,7 +15,7 @@ for (const driver of TestDatabase.drivers) {
     it("POST /api/core/bootstrap: anonymous 401, a plain user 403, nothing created", async () => {
       const user = await signUp(harness, "Plain")
       expect(await call(harness, "/api/core/bootstrap", { method: "POST" }))
-        .toMatchObject({ status: 401, body: envelope("UNAUTHORIZED", "Authentication required") })
+        .toMatchObject({ status: 401, body: envelope("UNAUTHORIZED", "Authentication required: send a session token (Authorization: Bearer <token>, or the core.session_token cookie) or an API key (x-api-key: core_<key>)") })
       expect(await call(harness, "/api/core/bootstrap", { method: "POST", token: user.token }))
         .toMatchObject({ status: 403, body: envelope("FORBIDDEN", "This action needs the operator role or the service key") })
       expect(await query(harness, (sql) => sql`SELECT id FROM iam.organizations WHERE org_type = 'core-operator'`)).toEqual([])

@@ -73,7 +73,7 @@ for (const driver of TestDatabase.drivers) {
       const json = { name: "Nope", slug: freshSlug() }
       expect(await call(harness, "/api/core/org-setup", { json })).toEqual(expect.objectContaining({
         status: 401,
-        body: envelope("UNAUTHORIZED", "Authentication required")
+        body: envelope("UNAUTHORIZED", "Authentication required: send a session token (Authorization: Bearer <token>, or the core.session_token cookie) or an API key (x-api-key: core_<key>)")
       }))
       const bearer = await call(harness, "/api/core/org-setup", { token: user.token, json })
       expect(bearer.status).toBe(401)

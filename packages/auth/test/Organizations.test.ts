@@ -88,7 +88,7 @@ for (const driver of TestDatabase.drivers) {
         ]
       })
       expect(await call(harness, "/api/auth/organization/create", { json: { name: "Anon", slug: freshSlug() } }))
-        .toMatchObject({ status: 401, body: libraryError("UNAUTHORIZED", "Authentication required") })
+        .toMatchObject({ status: 401, body: libraryError("UNAUTHORIZED", "Authentication required: send a session token (Authorization: Bearer <token>, or the core.session_token cookie) or an API key (x-api-key: core_<key>)") })
       expect(await call(harness, "/api/auth/organization/create", { token: STATIC_KEY, json: { name: "Svc", slug: freshSlug() } }))
         .toMatchObject({ status: 401 })
     })
@@ -257,7 +257,7 @@ for (const driver of TestDatabase.drivers) {
       expect(await call(harness, "/api/core/organizations", { token: owner.token, json: { name: "No", slug, ownerId: owner.id } }))
         .toMatchObject({ status: 403, body: envelope("FORBIDDEN", "This action needs the operator role or the service key") })
       expect(await call(harness, "/api/core/organizations", { json: { name: "No", slug, ownerId: owner.id } }))
-        .toMatchObject({ status: 401, body: envelope("UNAUTHORIZED", "Authentication required") })
+        .toMatchObject({ status: 401, body: envelope("UNAUTHORIZED", "Authentication required: send a session token (Authorization: Bearer <token>, or the core.session_token cookie) or an API key (x-api-key: core_<key>)") })
       expect(await query(harness, (sql) => sql`SELECT id FROM iam.organizations WHERE slug = ${slug}`)).toEqual([])
     })
 

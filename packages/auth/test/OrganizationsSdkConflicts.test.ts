@@ -62,7 +62,7 @@ describe("SDK: organization setup with a bearer, and a taken slug on every creat
     expect(raw.status).toBe(401)
     expect(await raw.json()).toEqual({ error: { code: "UNAUTHORIZED", message: COOKIE_ONLY, requestId: expect.any(String), details: null } })
     const anonymous = await fetch(`${server.url}/api/core/org-setup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(json) })
-    expect((await anonymous.json()).error.message).toBe("Authentication required")
+    expect((await anonymous.json()).error.message).toBe("Authentication required: send a session token (Authorization: Bearer <token>, or the core.session_token cookie) or an API key (x-api-key: core_<key>)")
 
     const refused = await failure(client(owner.token).iam.organizations.setup(json))
     expect(refused).toBeInstanceOf(UnauthorizedError)

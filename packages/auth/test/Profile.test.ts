@@ -67,7 +67,7 @@ describe("GET and PATCH /api/auth/profile", () => {
       expect(read.status).toBe(401)
       expect((await patch({ name: "x" }, token)).status).toBe(401)
     }
-    expect(await (await h.fetch("/api/auth/profile")).json()).toEqual(envelope("UNAUTHORIZED", "Authentication required"))
+    expect(await (await h.fetch("/api/auth/profile")).json()).toEqual(envelope("UNAUTHORIZED", "Authentication required: send a session token (Authorization: Bearer <token>, or the core.session_token cookie) or an API key (x-api-key: core_<key>)"))
   })
 })
 

@@ -51,7 +51,7 @@ describe("GET /api/core/roles", () => {
   it("answers 401 without credentials, 200 to a plain member (members:read), 403 without it, 404 to another tenant and for unknown organizations", async () => {
     const none = await h.fetch(`/api/core/roles?orgId=${tenant.org.id}`)
     expect(none.status).toBe(401)
-    expect(await none.json()).toEqual(envelope("UNAUTHORIZED", "Authentication required"))
+    expect(await none.json()).toEqual(envelope("UNAUTHORIZED", "Authentication required: send a session token (Authorization: Bearer <token>, or the core.session_token cookie) or an API key (x-api-key: core_<key>)"))
     const member = await h.fetch(`/api/core/roles?orgId=${tenant.org.id}`, { token: tenant.member.token })
     expect(member.status).toBe(200)
     const own = await h.run(seedTenant)

@@ -166,7 +166,7 @@ describe("GET /api/sessions and DELETE /api/sessions/:id", () => {
       const response = await h.fetch("/api/sessions", credentials)
       expect(response.status).toBe(401)
     }
-    expect(await (await h.fetch("/api/sessions")).json()).toEqual(envelope("UNAUTHORIZED", "Authentication required"))
+    expect(await (await h.fetch("/api/sessions")).json()).toEqual(envelope("UNAUTHORIZED", "Authentication required: send a session token (Authorization: Bearer <token>, or the core.session_token cookie) or an API key (x-api-key: core_<key>)"))
     expect(await (await h.fetch("/api/sessions", { token: "bogus" })).json()).toEqual(
       envelope("UNAUTHORIZED", "Invalid or expired session")
     )

@@ -96,9 +96,17 @@ export const listener = (options: AssembleOptions): Effect.Effect<Gateway.NodeLi
 export const gateway = (options: AssembleOptions): HttpApp.Default<never, Scope.Scope> =>
   Gateway.make(gatewayOptions(options))
 
-/** The warning logged at start when the development bypass is on. */
-export const BYPASS_WARNING =
-  "CORE_STATIC_API_KEY is not set: development bypass on, unauthenticated requests pass the gateway (refused when NODE_ENV=production)"
+/**
+ * The warning logged at start when the development bypass is on, saying exactly what it lets
+ * through: the gateway does not refuse a request without credentials itself, it passes it on with
+ * no identity; the services still refuse it wherever a caller is needed (decision 0582).
+ */
+export const BYPASS_WARNING = "CORE_STATIC_API_KEY is not set: development bypass on. The gateway passes requests " +
+  "without credentials on with no identity instead of answering 401 itself; that opens only " +
+  "POST /api/v1/iam/api/core/apikey/validate to anyone, and unknown /api paths answer 404 instead of 401. " +
+  "Every route that needs a caller (/api/v1/platforms, /mcp, …) still answers 401 without a session token " +
+  "or an API key, presented credentials are checked as always, and there is no service key. " +
+  "Set CORE_STATIC_API_KEY to turn it off (required when NODE_ENV=production)"
 
 /** Log the bypass warning when it applies. */
 export const warnIfBypass = (config: Configuration): Effect.Effect<void> =>

@@ -1,6 +1,6 @@
 import type { Headers } from "@effect/platform"
 import { Iam } from "@core/contracts"
-import { Crypto, Forbidden, ForwardedIdentity, PlatformSuspended, Unauthorized } from "@core/kernel"
+import { Crypto, Forbidden, ForwardedIdentity, PlatformSuspended, Policy, Unauthorized } from "@core/kernel"
 import { Effect, Redacted } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import { type CredentialCache, type Invalidation, parseInvalidation, type Principal } from "./CredentialCache.js"
@@ -165,7 +165,7 @@ export const middleware = (options: AuthenticationOptions): Guard => {
   const refusal = (credential: Presented) =>
     new Unauthorized({
       message: credential.kind === "none"
-        ? "Authentication required"
+        ? Policy.AUTHENTICATION_REQUIRED
         : credential.kind === "apikey"
         ? "Invalid or revoked API key"
         : "Invalid or expired session"

@@ -127,7 +127,7 @@ describe("authentication (step 9)", () => {
     const response = await call(gateway, "/api/v1/platforms/plt_1")
     expect(response.status).toBe(401)
     const body = await envelope(response)
-    expect(body.error).toMatchObject({ code: "UNAUTHORIZED", message: "Authentication required" })
+    expect(body.error).toMatchObject({ code: "UNAUTHORIZED", message: "Authentication required: send a session token (Authorization: Bearer <token>, or the core.session_token cookie) or an API key (x-api-key: core_<key>)" })
     expect(body.error.requestId).toBe(response.headers.get("x-request-id"))
   })
 
@@ -346,7 +346,7 @@ describe("public routes from the identity catalogue (step 9)", () => {
     expect(seen).toEqual(routes.map(([name, route]) =>
       route.auth === "public"
         ? [name, 200, `${route.method} ${concrete(route.path)}`]
-        : [name, 401, { code: "UNAUTHORIZED", message: "Authentication required", requestId: expect.any(String), details: null }]
+        : [name, 401, { code: "UNAUTHORIZED", message: "Authentication required: send a session token (Authorization: Bearer <token>, or the core.session_token cookie) or an API key (x-api-key: core_<key>)", requestId: expect.any(String), details: null }]
     ))
     expect(routes.filter(([, route]) => route.auth === "public").length).toBeGreaterThan(20)
   })

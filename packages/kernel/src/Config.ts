@@ -62,8 +62,18 @@ export interface Configuration {
   readonly rateLimits: { readonly perMinute: number; readonly authPerMinute: number }
   /** How long the gateway waits for an HTTP upstream's response headers. */
   readonly upstreamTimeoutMs: number
-  /** `LOG_LEVEL`. @default "info" */
+  /** `CORE_LOG_LEVEL` (or its older name `LOG_LEVEL`). @default "info" */
   readonly logLevel: LogLevelName
+  /**
+   * Whether `CORE_LOG_LEVEL` or `LOG_LEVEL` was set: on a terminal the server then prints its log
+   * lines at that level; otherwise a terminal shows warnings and errors only (docs/decisions/0581).
+   */
+  readonly logLevelSet: boolean
+  /**
+   * `CORE_MIGRATIONS_OUT_OF_ORDER`: apply a migration numbered below one already applied instead of
+   * refusing to start (docs/decisions/0584). @default false
+   */
+  readonly migrationsOutOfOrder: boolean
 }
 
 /** One configuration variable that is missing or malformed. */
@@ -147,7 +157,9 @@ export const parseConfig = (env: Env, others: ReadonlyArray<ConfigIssue> = []): 
       authPerMinute: values.CORE_RATE_LIMIT_AUTH_PER_MINUTE ?? DEFAULT_AUTH_RATE_LIMIT
     },
     upstreamTimeoutMs: values.CORE_UPSTREAM_TIMEOUT_MS ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
-    logLevel: values.LOG_LEVEL ?? "info"
+    logLevel: values.CORE_LOG_LEVEL ?? values.LOG_LEVEL ?? "info",
+    logLevelSet: values.CORE_LOG_LEVEL !== undefined || values.LOG_LEVEL !== undefined,
+    migrationsOutOfOrder: values.CORE_MIGRATIONS_OUT_OF_ORDER ?? false
   })
 }
 

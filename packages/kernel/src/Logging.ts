@@ -104,6 +104,12 @@ const messageFields = (message: unknown): { message: string; data?: unknown } =>
 export interface JsonLoggerOptions {
   /** Where each line goes. @default one `process.stdout.write` per line */
   readonly write?: (line: string) => void
+  /**
+   * `json`: one JSON object per line (for machines: piped output, containers, log collectors).
+   * `text`: `HH:MM:SS level message key=value …` for a person at a terminal, redacted the same way.
+   * @default "json"
+   */
+  readonly format?: "json" | "text"
 }
 
 const stdout = (line: string) => {
@@ -148,8 +154,16 @@ export const jsonLogger = (options: JsonLoggerOptions = {}): Logger.Logger<unkno
       line.spans = Object.fromEntries(Array.from(spans, (span) => [span.label, now - span.startTime]))
     }
     if (!Cause.isEmpty(cause)) line.cause = redactText(Cause.pretty(cause, { renderErrorCause: true }))
-    write(JSON.stringify(line))
+    write(options.format === "text" ? asText(line) : JSON.stringify(line))
   })
+}
+
+/** A JSON log line as a person reads it: time of day, level, message, `key=value` pairs (the ids last), the cause. */
+const asText = (line: Record<string, unknown>): string => {
+  const { cause, level, message, requestId, timestamp, traceId, ...rest } = line
+  const pairs = Object.entries({ ...rest, requestId, traceId }).filter(([, value]) => value !== undefined).map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
+  const head = [String(timestamp).slice(11, 19), String(level).padEnd(5), message, ...pairs].join(" ")
+  return cause === undefined ? head : `${head}\n${String(cause)}`
 }
 
 /** Options of the logging layer. */

@@ -114,8 +114,16 @@ export const requireTenant = (caller: Caller, organizationId: string | null, not
 /** Whether a caller is one of the kinds a route accepts. */
 export const isAccepted = (caller: Caller, kinds: ReadonlyArray<CallerKind>): boolean => kinds.includes(caller.kind)
 
-/** The 401 of a route called without credentials. */
-export const authenticationRequired = new Unauthorized({ message: "Authentication required" })
+/**
+ * The message of a 401 for a request without credentials, saying what would pass: the same at the
+ * gateway and in every service, also while the development bypass is on (it lets requests without
+ * credentials through the gateway, not into the routes that need a caller; docs/decisions/0582).
+ */
+export const AUTHENTICATION_REQUIRED =
+  "Authentication required: send a session token (Authorization: Bearer <token>, or the core.session_token cookie) or an API key (x-api-key: core_<key>)"
+
+/** The 401 of a route called without credentials ({@link AUTHENTICATION_REQUIRED}). */
+export const authenticationRequired = new Unauthorized({ message: AUTHENTICATION_REQUIRED })
 
 /** The actor of an audit entry for a caller: a user, an API key (its id), or the service. */
 export const actorOf = (caller: Caller): { readonly actorId: string | null; readonly actorType: "user" | "apikey" | "service" } =>

@@ -32,6 +32,14 @@ describe("Logging", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("writes the same fields as a line for a person with format text", () => {
+    const lines: Array<string> = []
+    return Effect.gen(function*() {
+      yield* Effect.logWarning("platform created").pipe(Effect.annotateLogs({ platformId: "plt_1", token: "secret", count: 2 }))
+      expect(lines).toEqual([expect.stringMatching(/^\d{2}:\d{2}:\d{2} warn  platform created count=2 platformId=plt_1 token=\[REDACTED\]$/)])
+    }).pipe(Effect.provide(Logging.layer({ format: "text", write: (line) => lines.push(line) })))
+  })
+
   it.effect("honours the minimum level", () => {
     const { lines, layer } = capture("warn")
     return Effect.gen(function*() {

@@ -83,6 +83,56 @@ for (const driver of TestDatabase.drivers) {
           expect(error.message).toBe("Invalid schema name \"Bad-Name\": use lower-case letters, digits and underscores")
         }))
 
+      it.effect("refuses a migration numbered below one already applied, naming it, and applies nothing", () =>
+        Effect.gen(function*() {
+          const first: Migrations.Domain = {
+            schema: "late",
+            migrations: {
+              "0001_base": statement("CREATE TABLE late.base (id int)"),
+              "0003_third": statement("CREATE TABLE late.third (id int)")
+            }
+          }
+          expect(yield* Migrations.run([first])).toHaveLength(2)
+          const merged: Migrations.Domain = {
+            schema: "late",
+            migrations: {
+              ...first.migrations,
+              "0002_merged_late": statement("CREATE TABLE late.merged (id int)"),
+              "0004_next": statement("CREATE TABLE late.next (id int)")
+            }
+          }
+          const error = yield* Migrations.run([iam, merged]).pipe(Effect.flip)
+          expect([error._tag, error.message]).toEqual([
+            "MigrationError",
+            "A migration was never applied although a later one was: late/0002_merged_late (below late/0003_third). " +
+            "Renumber it after the newest applied, or set CORE_MIGRATIONS_OUT_OF_ORDER=true to apply them out of order"
+          ])
+          expect(yield* recorded("late")).toEqual([{ migration_id: 1, name: "base" }, { migration_id: 3, name: "third" }])
+          expect((yield* tablesOf("late")).map((row) => row.table_name)).toEqual(["base", "migrations", "third"])
+        }))
+
+      it.effect("applies a late migration first when outOfOrder is set, then the newer ones, reporting progress", () =>
+        Effect.gen(function*() {
+          const merged: Migrations.Domain = {
+            schema: "late",
+            migrations: {
+              "0001_base": statement("CREATE TABLE late.base (id int)"),
+              "0002_merged_late": statement("CREATE TABLE late.merged (id int)"),
+              "0003_third": statement("CREATE TABLE late.third (id int)"),
+              "0004_next": statement("CREATE TABLE late.next (id int)")
+            }
+          }
+          const progress: Array<Migrations.Progress> = []
+          const applied = yield* Migrations.run([merged], { outOfOrder: true, onProgress: (step) => progress.push(step) })
+          expect(applied).toEqual([{ schema: "late", id: 2, name: "merged_late" }, { schema: "late", id: 4, name: "next" }])
+          expect(progress).toEqual([
+            { done: 1, total: 2, schema: "late", migration: "0002_merged_late" },
+            { done: 2, total: 2, schema: "late", migration: "0004_next" }
+          ])
+          expect((yield* recorded("late")).map((row) => row.migration_id)).toEqual([1, 2, 3, 4])
+          expect(yield* Migrations.run([merged])).toEqual([])
+        }))
+
       it.effect("serializes runs that start together on one client", () =>
         Effect.gen(function*() {
           const counted: Migrations.Domain = {

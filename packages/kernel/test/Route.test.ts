@@ -45,7 +45,7 @@ describe("Route: a catalogued route served from its declaration", () => {
   it("refuses without credentials (401), with bad ones (401), and another tenant (404)", async () => {
     const none = await harness.fetch("/orgs/org_1/things", { method: "POST", json: { name: "a" } })
     expect(none.status).toBe(401)
-    expect((await none.json()).error).toMatchObject({ code: "UNAUTHORIZED", message: "Authentication required" })
+    expect((await none.json()).error).toMatchObject({ code: "UNAUTHORIZED", message: "Authentication required: send a session token (Authorization: Bearer <token>, or the core.session_token cookie) or an API key (x-api-key: core_<key>)" })
     const bad = await harness.fetch("/orgs/org_1/things", { method: "POST", apiKey: "core_bad", json: { name: "a" } })
     expect(bad.status).toBe(401)
     const other = await harness.fetch("/orgs/org_2/things", { method: "POST", apiKey: "core_good", json: { name: "a" } })

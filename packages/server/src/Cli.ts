@@ -8,6 +8,7 @@ import { bootstrap } from "./OperatorBootstrap.js"
 import * as Serve from "./Serve.js"
 import * as Settings from "./Settings.js"
 import { start } from "./Start.js"
+import * as Terminal from "./Terminal.js"
 import { version } from "./Version.js"
 import * as WorkerCommand from "./WorkerCommand.js"
 
@@ -34,7 +35,7 @@ const withConfig = (
   overrides: Readonly<Record<string, string>> = {}
 ) =>
   Effect.flatMap(configuration(overrides), ({ config, domains }) =>
-    run(config).pipe(Effect.provide(domains), Effect.provide(Logging.layer({ level: config.logLevel }))))
+    run(config).pipe(Effect.provide(domains), Effect.provide(Logging.layer(Terminal.logging(config, Terminal.forProcess())))))
 
 /** Run one parsed command line. */
 export const run = (command: Args.Command | Args.UsageError): Effect.Effect<void, CommandFailed> => {

@@ -77,7 +77,7 @@ export const make = (env: Record<string, string | undefined>, options: EmbedOpti
   const parsed = loadConfig(env)
   const database = Database.layer({ url: parsed.databaseUrl, dataDir: parsed.dataDir })
   const base = Layer.mergeAll(CoreConfig.layer(env), Settings.layer(env)).pipe(
-    Layer.provideMerge(Layer.merge(database, Migrations.layer(DOMAINS).pipe(Layer.provide(database))))
+    Layer.provideMerge(Layer.merge(database, Migrations.layer(DOMAINS, { outOfOrder: parsed.migrationsOutOfOrder }).pipe(Layer.provide(database))))
   )
   const mount = options.identityPath === undefined ? Layer.empty : IdentityMount.at(options.identityPath)
   const apps = Layer.scoped(

@@ -3,6 +3,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Data, Duration, Effect, Layer, type Scope } from "effect"
 import * as http from "node:http"
 import { answer, answerOnSocket, describeClientError, description } from "./internal/clientErrors.js"
+import { type Drain, track } from "./internal/drain.js"
 
 /** The port could not be listened on. */
 export class ListenError extends Data.TaggedError("ListenError")<{ readonly message: string }> {}
@@ -27,32 +28,22 @@ export interface ListenOptions {
 export interface Bound {
   readonly port: number
   readonly inFlight: () => number
-  /** Stop accepting and wait for the requests in flight (bounded by `grace`); idempotent. */
+  /**
+   * Accept what waits in the accept queue, stop accepting, and answer every request on the
+   * connections open by then (bounded by `grace`); idempotent.
+   */
   readonly close: Effect.Effect<void>
 }
 
-const IDLE_SWEEP_MS = 25
+const DEFAULT_GRACE = Duration.seconds(10)
+
+const graceOf = (options: ListenOptions): number => Duration.toMillis(options.grace ?? DEFAULT_GRACE)
 
 const describeListenFailure = (cause: unknown, port: number): string => {
   const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined
   if (code === "EADDRINUSE") return `PORT ${port} is already in use`
   if (code === "EACCES") return `PORT ${port} needs more privileges than this process has`
   return `Cannot listen on PORT ${port}: ${cause instanceof Error ? cause.message : String(cause)}`
-}
-
-/**
- * Once closing starts: close each keep-alive connection as soon as it goes idle, and cut whatever
- * still runs after `grace`.
- */
-const drain = (server: http.Server, grace: Duration.DurationInput | undefined) => {
-  const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS)
-  const deadline = setTimeout(() => server.closeAllConnections(), Duration.toMillis(grace ?? Duration.seconds(10)))
-  sweep.unref()
-  deadline.unref()
-  server.once("close", () => {
-    clearInterval(sweep)
-    clearTimeout(deadline)
-  })
 }
 
 const hasBody = (request: http.IncomingMessage): boolean => {
@@ -91,13 +82,11 @@ const watchBody = (request: http.IncomingMessage, response: http.ServerResponse,
  * timeout, error envelopes for requests Node cannot parse (431 for a head over the header limit,
  * instead of Node's empty answer), and a count of the requests in flight.
  */
-const harden = (server: http.Server, options: ListenOptions): (() => number) => {
-  let inFlight = 0
+const harden = (server: http.Server, options: ListenOptions): Drain => {
+  const drain = track(server)
   const bodyTimeoutMs = Duration.toMillis(options.bodyTimeout ?? Duration.seconds(30))
   server.maxConnections = options.maxConnections ?? 1_024
   server.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
-    inFlight++
-    response.once("close", () => inFlight--)
     if (hasBody(request)) watchBody(request, response, bodyTimeoutMs)
   })
   server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
@@ -107,7 +96,7 @@ const harden = (server: http.Server, options: ListenOptions): (() => number) => 
     }
     answerOnSocket(socket, describeClientError(error))
   })
-  return () => inFlight
+  return drain
 }
 
 /**
@@ -120,7 +109,7 @@ export const listenNode = (
 ): Effect.Effect<Bound, ListenError, Scope.Scope> =>
   Effect.gen(function*() {
     const server = http.createServer()
-    const inFlight = harden(server, options)
+    const drain = harden(server, options)
     server.on("request", listener)
     yield* Effect.async<void, ListenError>((resume) => {
       const onError = (cause: unknown) =>
@@ -131,23 +120,18 @@ export const listenNode = (
         resume(Effect.void)
       })
     })
-    const closed = new Promise<void>((resolve) => server.once("close", () => resolve()))
-    const close = Effect.suspend(() => {
-      if (server.listening) {
-        drain(server, options.grace)
-        server.close()
-      }
-      return Effect.promise(() => closed)
-    })
+    const close = Effect.promise(() => drain.close(graceOf(options)))
     yield* Effect.addFinalizer(() => close)
     const address = server.address()
-    return { port: typeof address === "object" && address !== null ? address.port : options.port, inFlight, close }
+    return { port: typeof address === "object" && address !== null ? address.port : options.port, inFlight: drain.inFlight, close }
   })
 
 /**
- * Serve an app natively on Node until the scope closes. Closing stops accepting connections, lets
- * the requests in flight finish (closing each keep-alive connection as soon as it goes idle), and
- * cuts whatever still runs after `grace`. Answers the port actually bound (`port: 0` picks one).
+ * Serve an app natively on Node until the scope closes. Closing first accepts the connections
+ * already waiting, then stops accepting; every request on a connection open by then gets its answer
+ * (with `Connection: close`), a connection that has sent nothing yet has a few seconds to send its
+ * request, idle keep-alive connections close, and whatever still runs after `grace` is cut
+ * (`internal/drain.ts`, docs/decisions/0583). Answers the port actually bound (`port: 0` picks one).
  */
 export const listen = <E, R>(
   app: HttpApp.Default<E, R>,
@@ -155,13 +139,13 @@ export const listen = <E, R>(
 ): Effect.Effect<number, ListenError, Scope.Scope | Exclude<R, Scope.Scope | HttpServerRequest.HttpServerRequest>> =>
   Effect.gen(function*() {
     const server = http.createServer()
-    harden(server, options)
+    const drain = harden(server, options)
     const context = yield* Layer.build(
       HttpServer.serve(app).pipe(
         Layer.provideMerge(NodeHttpServer.layer(() => server, { port: options.port, host: options.host ?? "0.0.0.0" }))
       )
     ).pipe(Effect.mapError((error) => new ListenError({ message: describeListenFailure(error.cause, options.port) })))
-    yield* Effect.addFinalizer(() => Effect.sync(() => drain(server, options.grace)))
+    yield* Effect.addFinalizer(() => Effect.promise(() => drain.close(graceOf(options))))
     const address = Context.get(context, HttpServer.HttpServer).address
     return address._tag === "TcpAddress" ? address.port : options.port
   })

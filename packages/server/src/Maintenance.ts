@@ -6,13 +6,20 @@ import * as Readline from "node:readline/promises"
 import { type CommandFailed, failed, usage } from "./Failure.js"
 import * as Migrations from "./Migrations.js"
 import * as Storage from "./Storage.js"
+import * as Terminal from "./Terminal.js"
 
 /** `core-server migrate`: run every domain's migrations against the configured database, then exit. */
 export const migrate = (config: Configuration): Effect.Effect<void, CommandFailed> =>
   Effect.scoped(
     Effect.gen(function*() {
+      const screen = yield* Terminal.Terminal
+      screen.status("Opening the database…")
       const database = yield* Storage.open(config)
-      const applied = yield* Migrations.runAll.pipe(Effect.provide(database))
+      const applied = yield* Migrations.runAll(config, (step) => screen.status(`Migrating database… ${step.done}/${step.total}`)).pipe(
+        Effect.provide(database),
+        Effect.ensuring(Effect.sync(screen.clear))
+      )
+      if (screen.interactive) screen.line(applied.length === 0 ? "The database is up to date." : `Applied ${applied.length} migrations.`)
       yield* Effect.logInfo("migrations done").pipe(Effect.annotateLogs({ applied: applied.length }))
     })
   )

@@ -1,6 +1,6 @@
 import { IamMigrations } from "@core/auth"
 import { BillingMigrations } from "@core/billing"
-import { Migrations } from "@core/kernel"
+import { type Configuration, Migrations } from "@core/kernel"
 import { ProvisioningMigrations } from "@core/provisioning"
 import { RegistryMigrations } from "@core/registry"
 import { StacksMigrations } from "@core/stacks"
@@ -26,9 +26,14 @@ export const DOMAINS: ReadonlyArray<Migrations.Domain> = [IamMigrations, Registr
 
 /**
  * Bring every domain's schema up to date. The kernel logs each migration applied, once
- * (`migration applied` with `schema` and `migration`, e.g. `0001_identity`).
+ * (`migration applied` with `schema` and `migration`, e.g. `0001_identity`), and tells
+ * `onProgress` (the terminal's progress line). A migration numbered below one already applied
+ * stops the command, naming it, unless `CORE_MIGRATIONS_OUT_OF_ORDER` is set (docs/decisions/0584).
  */
-export const runAll: Effect.Effect<ReadonlyArray<Migrations.Applied>, CommandFailed, SqlClient.SqlClient> =
-  Migrations.run(DOMAINS).pipe(
+export const runAll = (
+  config: Pick<Configuration, "migrationsOutOfOrder">,
+  onProgress?: (progress: Migrations.Progress) => void
+): Effect.Effect<ReadonlyArray<Migrations.Applied>, CommandFailed, SqlClient.SqlClient> =>
+  Migrations.run(DOMAINS, { outOfOrder: config.migrationsOutOfOrder, ...(onProgress === undefined ? {} : { onProgress }) }).pipe(
     Effect.mapError((error) => failed(`Migrations failed: ${error.message}`))
   )

@@ -17,7 +17,7 @@ export const bootstrap = (config: Configuration, email: string): Effect.Effect<s
   Effect.scoped(
     Effect.gen(function*() {
       const database = yield* Storage.open(config)
-      yield* Migrations.runAll.pipe(Effect.provide(database))
+      yield* Migrations.runAll(config).pipe(Effect.provide(database))
       const services = Bootstrap.Default.pipe(
         Layer.provide(PlatformSetupLive),
         Layer.provide(AuthorizationLive),

@@ -10,6 +10,7 @@ import * as Migrations from "./Migrations.js"
 import * as Services from "./Services.js"
 import type { DomainSettings } from "./Settings.js"
 import * as Storage from "./Storage.js"
+import * as Terminal from "./Terminal.js"
 
 const available = (): string =>
   Services.SERVICES.length === 0 ? "none yet" : Services.SERVICES.map((service) => service.name).join(", ")
@@ -48,7 +49,7 @@ export const serve = (
   return Effect.scoped(
     Effect.gen(function*() {
       const database = yield* Storage.open(config)
-      yield* Migrations.runAll.pipe(Effect.provide(database))
+      yield* Migrations.runAll(config).pipe(Effect.provide(database))
       const app = yield* Services.trustedApp(definition).pipe(Effect.provide(database), Effect.provideService(CoreConfig, config))
       const checks = [{ name: "database", check: Database.ping.pipe(Effect.provide(database)) }]
       const routes = HttpRouter.concat(Health.routes(checks), HttpRouter.empty.pipe(HttpRouter.all("*", app)))
@@ -56,6 +57,8 @@ export const serve = (
         ? servingSites(routes, config, port ?? config.port).pipe(Effect.provide(database))
         : Listener.listen(routes, { port: port ?? config.port })).pipe(Effect.mapError((error) => failed(error.message)))
       yield* Effect.logInfo("listening").pipe(Effect.annotateLogs({ service: lower, port: bound }))
+      const screen = yield* Terminal.Terminal
+      if (screen.interactive) screen.line(`The ${lower} service is listening on http://localhost:${bound} (Ctrl+C stops it).`)
       return yield* Effect.never.pipe(Effect.onInterrupt(() => Effect.logInfo("shutting down")))
     })
   )

@@ -9,7 +9,7 @@ export interface ServerSettings {
   readonly bodyTimeoutMs: number
   /** Connections open at once; further ones are closed at once (`CORE_MAX_CONNECTIONS`). @default 1024 */
   readonly maxConnections: number
-  /** How long a request that arrives while the server starts waits for it (`CORE_STARTUP_WAIT_MS`). @default 10000 */
+  /** How long a request that arrives while the server starts waits for it (`CORE_STARTUP_WAIT_MS`). @default 30000 */
   readonly startupWaitMs: number
 }
 
@@ -18,7 +18,7 @@ export const DEFAULTS: ServerSettings = {
   shutdownGraceMs: 10_000,
   bodyTimeoutMs: 30_000,
   maxConnections: 1_024,
-  startupWaitMs: 10_000
+  startupWaitMs: 30_000
 }
 
 const whole = (name: string, max: number, fallback: number): Config.Config<number> =>

@@ -15,6 +15,7 @@ import * as SitesForwarding from "./SitesForwarding.js"
 import type { DomainSettings } from "./Settings.js"
 import * as Startup from "./Startup.js"
 import * as Storage from "./Storage.js"
+import * as Terminal from "./Terminal.js"
 import { version } from "./Version.js"
 import * as WebPages from "./WebPages.js"
 
@@ -49,10 +50,13 @@ export const boundConfig = (config: Configuration, port: number): Configuration 
  * (bounded by the grace period), and only then let the scope close what they use — the services
  * (a worker releases its job leases there), Redis, and last the database (docs/decisions/0200).
  */
-const shutdown = (bound: Listener.Bound, gate: Startup.Gate) =>
+const shutdown = (bound: Listener.Bound, gate: Startup.Gate, screen: Terminal.Screen) =>
   Effect.gen(function*() {
     const started = performance.now()
-    yield* Effect.logInfo("shutting down").pipe(Effect.annotateLogs({ inFlight: bound.inFlight() }))
+    const inFlight = bound.inFlight()
+    screen.clear()
+    if (screen.interactive) screen.line(`Stopping: answering ${inFlight === 1 ? "the request" : `the ${inFlight} requests`} in flight, then closing the database…`)
+    yield* Effect.logInfo("shutting down").pipe(Effect.annotateLogs({ inFlight }))
     gate.close()
     yield* bound.close
     yield* Effect.logInfo("requests drained").pipe(
@@ -72,6 +76,7 @@ export const start = (configured: Configuration): Effect.Effect<void, CommandFai
     Effect.gen(function*() {
       yield* ensureDataDirFree(configured)
       const settings = yield* ServerConfig
+      const screen = yield* Terminal.Terminal
       const gate = Startup.make({ probes: yield* probes, waitMs: settings.startupWaitMs })
       const bound = yield* Listener.listenNode(gate.listener, {
         port: configured.port,
@@ -82,11 +87,15 @@ export const start = (configured: Configuration): Effect.Effect<void, CommandFai
       const port = bound.port
       const config = boundConfig(configured, port)
       yield* Effect.logInfo("starting").pipe(Effect.annotateLogs({ port, version }))
+      screen.status(`Starting Core ${version} on http://localhost:${port}: opening the database…`)
       const starting = Startup.startingScheduler()
       return yield* Effect.gen(function*() {
         const database = yield* Storage.open(config)
         yield* Effect.sleep(0)
-        yield* Migrations.runAll.pipe(Effect.provide(database))
+        yield* Migrations.runAll(config, (step) => screen.status(`Migrating database… ${step.done}/${step.total}`)).pipe(
+          Effect.provide(database)
+        )
+        screen.status("Starting the services…")
         yield* Effect.sleep(0)
         const metrics = Metrics.make()
         const upstreams = yield* Services.upstreams(metrics.upstreamError).pipe(
@@ -117,11 +126,12 @@ export const start = (configured: Configuration): Effect.Effect<void, CommandFai
           : yield* LocalPages.listener(ready, { root: LocalEdge.rootOf(config) }).pipe(Effect.provide(database))
         starting.done()
         gate.open(served)
+        screen.clear()
         yield* Effect.sync(() =>
           process.stderr.write(Banner.firstScreen({ port, config, storage: Storage.describeStorage(config), version }))
         )
         yield* Effect.logInfo("listening").pipe(Effect.annotateLogs({ port, version }))
         return yield* Effect.never
-      }).pipe(Effect.withScheduler(starting.scheduler), Effect.onInterrupt(() => shutdown(bound, gate)))
+      }).pipe(Effect.withScheduler(starting.scheduler), Effect.onInterrupt(() => shutdown(bound, gate, screen)))
     })
   ).pipe(Effect.onInterrupt(() => Effect.logInfo("stopped")))

@@ -7,6 +7,7 @@ import * as Migrations from "./Migrations.js"
 import * as Services from "./Services.js"
 import type { DomainSettings } from "./Settings.js"
 import * as Storage from "./Storage.js"
+import * as Terminal from "./Terminal.js"
 
 /**
  * `core-server worker [--concurrency <n>]` (decision 0304): the provisioning service's job worker
@@ -30,7 +31,7 @@ export const worker = (
   return Effect.scoped(
     Effect.gen(function*() {
       const database = yield* Storage.open(config)
-      yield* Migrations.runAll.pipe(Effect.provide(database))
+      yield* Migrations.runAll(config).pipe(Effect.provide(database))
       const settings = yield* WorkerConfig
       // Named after its host and process in the jobs it claims (`locked_by`), so an operator can
       // tell which worker ran a job (decision 0554).
@@ -48,6 +49,8 @@ export const worker = (
       yield* Effect.logInfo("worker started").pipe(
         Effect.annotateLogs({ pid: process.pid, workerId, concurrency: effective.concurrency, leaseMs: effective.leaseMs })
       )
+      const screen = yield* Terminal.Terminal
+      if (screen.interactive) screen.line(`Worker ${workerId} is running ${effective.concurrency} jobs at a time (Ctrl+C stops it).`)
       return yield* Effect.never.pipe(Effect.onInterrupt(() => Effect.logInfo("shutting down")))
     })
   ).pipe(Effect.onInterrupt(() => Effect.logInfo("stopped")))

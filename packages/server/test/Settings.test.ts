@@ -41,7 +41,7 @@ describe("Settings", () => {
       shutdownGraceMs: 10_000,
       bodyTimeoutMs: 30_000,
       maxConnections: 1_024,
-      startupWaitMs: 10_000
+      startupWaitMs: 30_000
     })
     const set = Either.getOrThrow(load({
       CORE_SHUTDOWN_GRACE_MS: "2500",

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { launch, logLines, ready, stop } from "./ServerProcess.js"
+import { launch, logLines, migratedDataDir, ready, stop } from "./ServerProcess.js"
 
 const SLOW = 180_000
 const work = mkdtempSync(join(tmpdir(), "core-shutdown-"))
@@ -53,7 +53,8 @@ const databases: ReadonlyArray<readonly [string, Record<string, string> | undefi
 describe("core-server start on SIGTERM", () => {
   for (const [name, env] of databases) {
     it.skipIf(env === undefined)(`${name}: lets 8 sign-ups in flight finish with their normal answer, then refuses connections`, async () => {
-      const server = launch(["start"], { PORT: "0", CORE_RATE_LIMIT_AUTH_PER_MINUTE: "1000", ...env })
+      const dataDir = env?.CORE_DATA_DIR === undefined ? {} : { CORE_DATA_DIR: await migratedDataDir(env.CORE_DATA_DIR) }
+      const server = launch(["start"], { PORT: "0", CORE_RATE_LIMIT_AUTH_PER_MINUTE: "1000", ...env, ...dataDir })
       try {
         const base = await ready(server)
         const run = randomUUID().slice(0, 8)

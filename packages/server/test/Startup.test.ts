@@ -5,7 +5,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import * as Startup from "../src/Startup.js"
-import { launch, logLines, ready, stop } from "./ServerProcess.js"
+import { Migrations } from "@core/kernel"
+import { TestDatabase } from "@core/kernel/testing"
+import { Exit, Scope } from "effect"
+import pg from "pg"
+import { launch, logLines, migratedDataDir, ready, type Running, stop } from "./ServerProcess.js"
 
 const work = mkdtempSync(join(tmpdir(), "core-startup-"))
 afterAll(() => rmSync(work, { recursive: true, force: true }))
@@ -99,7 +103,7 @@ describe("core-server start while starting", () => {
 
 describe("core-server start on PORT=0", () => {
   it("without CORE_PUBLIC_URL, links and redirects point at the bound port (not http://localhost:0)", async () => {
-    const server = launch(["start"], { PORT: "0", CORE_DATA_DIR: join(work, "port-0") })
+    const server = launch(["start"], { PORT: "0", CORE_DATA_DIR: await migratedDataDir(join(work, "port-0")) })
     try {
       const base = await ready(server)
       const port = new URL(base).port
@@ -118,6 +122,84 @@ describe("core-server start on PORT=0", () => {
       expect((await stop(server)).code).toBe(0)
     } finally {
       server.child.kill("SIGKILL")
+    }
+  }, 180_000)
+})
+
+/** Poll the log until the server has bound its port (`starting`), and answer its base URL. */
+const startingAt = async (server: Running, timeoutMs = 120_000): Promise<string> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const port = logLines(server.output.stdout).find((line) => line.message === "starting")?.port
+    if (port !== undefined) return `http://127.0.0.1:${String(port)}`
+    if (Date.now() > deadline) throw new Error(`core-server never bound its port\n${server.output.stdout}\n${server.output.stderr}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+/**
+ * A scratch PostgreSQL database whose migration lock this test holds: a server started on it
+ * listens, then waits on the lock in its migrations — held in its start for as long as the test
+ * wants, without a delay.
+ */
+const heldDatabase = async () => {
+  const scope = Effect.runSync(Scope.make())
+  const url = await Effect.runPromise(Scope.extend(TestDatabase.scratchDatabase(TestDatabase.url!), scope))
+  const holder = new pg.Client({ connectionString: url })
+  await holder.connect()
+  await holder.query("SELECT pg_advisory_lock($1)", [Migrations.lockKey])
+  return {
+    url,
+    release: () => holder.query("SELECT pg_advisory_unlock($1)", [Migrations.lockKey]),
+    close: async () => {
+      await holder.end()
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }
+}
+
+const REQUIRED = "Authentication required: send a session token (Authorization: Bearer <token>, or the core.session_token cookie) " +
+  "or an API key (x-api-key: core_<key>)"
+
+describe.runIf(TestDatabase.url !== undefined)("core-server start held in its migrations (PostgreSQL)", () => {
+  it("a request sent while it starts waits for it (by default), then gets its normal answer", async () => {
+    const database = await heldDatabase()
+    const server = launch(["start"], { PORT: "0", DATABASE_URL: database.url })
+    try {
+      const base = await startingAt(server)
+      expect((await fetch(`${base}/health`)).status).toBe(200)
+      let settled = false
+      const waiting = fetch(`${base}/api/v1/platforms`).then(async (response) => {
+        settled = true
+        return [response.status, ((await response.json()) as { error: { message: string } }).error.message]
+      })
+      const probe = await fetch(`${base}/ready`)
+      expect([probe.status, await probe.json()]).toEqual([503, { status: "starting", checks: { database: "starting" } }])
+      expect(settled).toBe(false)
+      await database.release()
+      expect(await waiting).toEqual([401, REQUIRED])
+      expect((await fetch(`${base}/ready`)).status).toBe(200)
+      expect((await stop(server)).code).toBe(0)
+    } finally {
+      server.child.kill("SIGKILL")
+      await database.close()
+    }
+  }, 180_000)
+
+  it("answers 503 STARTING with Retry-After once CORE_STARTUP_WAIT_MS passes", async () => {
+    const database = await heldDatabase()
+    const server = launch(["start"], { PORT: "0", DATABASE_URL: database.url, CORE_STARTUP_WAIT_MS: "1000" })
+    try {
+      const base = await startingAt(server)
+      const response = await fetch(`${base}/api/v1/platforms`)
+      expect([response.status, response.headers.get("retry-after"), ((await response.json()) as { error: { code: string } }).error.code])
+        .toEqual([503, "1", "STARTING"])
+      await database.release()
+      await ready(server)
+      expect((await stop(server)).code).toBe(0)
+    } finally {
+      server.child.kill("SIGKILL")
+      await database.close()
     }
   }, 180_000)
 })

@@ -9,7 +9,7 @@ import type { ConfigIssue, Env } from "../Config.js"
 export const UPSTREAM_SERVICES = ["iam", "registry", "stacks", "provisioning", "billing", "cli", "vault"] as const
 export type UpstreamService = (typeof UPSTREAM_SERVICES)[number]
 
-/** Accepted values of `LOG_LEVEL`. */
+/** Accepted values of `CORE_LOG_LEVEL` (and its older name `LOG_LEVEL`). */
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "none"] as const
 export type LogLevelName = (typeof LOG_LEVELS)[number]
 
@@ -79,10 +79,15 @@ const VARIABLES = {
   CORE_RATE_LIMIT_PER_MINUTE: variable(positiveInt, "must be a whole number from 1 to 1000000"),
   CORE_RATE_LIMIT_AUTH_PER_MINUTE: variable(positiveInt, "must be a whole number from 1 to 1000000"),
   CORE_UPSTREAM_TIMEOUT_MS: variable(positiveInt, "must be a whole number of milliseconds from 1 to 1000000"),
+  CORE_LOG_LEVEL: variable(
+    z.string().transform((value) => value.toLowerCase()).pipe(z.enum(LOG_LEVELS)),
+    `must be one of ${LOG_LEVELS.join(", ")}`
+  ),
   LOG_LEVEL: variable(
     z.string().transform((value) => value.toLowerCase()).pipe(z.enum(LOG_LEVELS)),
     `must be one of ${LOG_LEVELS.join(", ")}`
-  )
+  ),
+  CORE_MIGRATIONS_OUT_OF_ORDER: variable(flag, "must be 1, 0, true, false, yes, no, on or off")
 } as const
 
 /** The variable naming a service's HTTP upstream: `CORE_UPSTREAM_<SERVICE>_URL`. */
