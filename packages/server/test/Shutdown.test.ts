@@ -53,7 +53,7 @@ const databases: ReadonlyArray<readonly [string, Record<string, string> | undefi
 describe("core-server start on SIGTERM", () => {
   for (const [name, env] of databases) {
     it.skipIf(env === undefined)(`${name}: lets 8 sign-ups in flight finish with their normal answer, then refuses connections`, async () => {
-      const dataDir = env?.CORE_DATA_DIR === undefined ? {} : { CORE_DATA_DIR: await migratedDataDir(env.CORE_DATA_DIR) }
+      const dataDir: Record<string, string> = env?.CORE_DATA_DIR === undefined ? {} : { CORE_DATA_DIR: await migratedDataDir(env.CORE_DATA_DIR) }
       const server = launch(["start"], { PORT: "0", CORE_RATE_LIMIT_AUTH_PER_MINUTE: "1000", ...env, ...dataDir })
       try {
         const base = await ready(server)
