@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net"
 import Stripe from "stripe"
 import { type Json, missing, MONTH, now, parseForm, prorate, StripeFailure } from "./StripeStandInShapes.js"
+import { invoiceRoute } from "./StripeStandInInvoices.js"
 import { StripeMoney } from "./StripeStandInMoney.js"
 
 export { parseForm, prorate } from "./StripeStandInShapes.js"
@@ -124,7 +125,8 @@ export class StripeStandIn {
   }
 
   /** An invoice line (API 2025-03-31 and later: the origin and the proration flag under `parent`). */
-  private line(input: { amount: number; description: string; subscription: string | null; item: string | null; invoiceItem?: string; proration: boolean; start: number; end: number; metadata?: Json; quantity?: number; price?: string }): Json {
+  /** @internal */
+  line(input: { amount: number; description: string; subscription: string | null; item: string | null; invoiceItem?: string; proration: boolean; start: number; end: number; metadata?: Json; quantity?: number; price?: string }): Json {
     const details = { invoice_item: input.invoiceItem ?? null, proration: input.proration, proration_details: { credited_items: null }, subscription: input.subscription }
     return {
       id: this.id("il"),
@@ -143,14 +145,16 @@ export class StripeStandIn {
   }
 
   /** The lines of the pending invoice items of a subscription (swept into its next invoice). */
-  private pendingLines(subscription: string): Array<Json> {
+  /** @internal */
+  pendingLines(subscription: string): Array<Json> {
     return [...this.invoiceItems.values()].filter((item) => item.invoice === null && item.subscription === subscription).map((item) =>
       this.line({ amount: item.amount, description: item.description, subscription, item: null, invoiceItem: item.id, proration: item.proration, start: item.period.start, end: item.period.end, metadata: item.metadata })
     )
   }
 
   /** An invoice of `lines` (not stored): the customer's credit balance applied to what is due. */
-  private invoiceOf(customerId: string, subscription: string | null, reason: string, lines: Array<Json>, id = this.id("in")): Json {
+  /** @internal */
+  invoiceOf(customerId: string, subscription: string | null, reason: string, lines: Array<Json>, id = this.id("in")): Json {
     const customer = this.customer(customerId)
     const total = lines.reduce((sum, line) => sum + line.amount, 0)
     const credit = customer.balance < 0 && total > 0 ? Math.min(total, -customer.balance) : 0
@@ -207,7 +211,8 @@ export class StripeStandIn {
   }
 
   /** The proration lines of moving a subscription's items to new prices at `at` (seconds). */
-  private prorations(subscription: Json, changes: Array<Json>, at: number): Array<Json> {
+  /** @internal */
+  prorations(subscription: Json, changes: Array<Json>, at: number): Array<Json> {
     if (subscription.status === "trialing") return []
     const lines: Array<Json> = []
     for (const change of changes) {
@@ -351,13 +356,15 @@ export class StripeStandIn {
     if (method === "POST" && idempotencyKey !== undefined) this.idempotent.set(idempotencyKey, { hash, status, body: json })
   }
 
-  private customer(id: string): Json {
+  /** @internal */
+  customer(id: string): Json {
     const customer = this.customers.get(id)
     if (customer === undefined) throw missing("customer", id)
     return customer
   }
 
-  private paymentMethod(id: string): Json & { readonly _card: Card } {
+  /** @internal */
+  paymentMethod(id: string): Json & { readonly _card: Card } {
     const method = this.paymentMethods.get(id)
     if (method === undefined) throw missing("PaymentMethod", id)
     return method
@@ -368,13 +375,15 @@ export class StripeStandIn {
     return rest
   }
 
-  private subscription(id: string): Json {
+  /** @internal */
+  subscription(id: string): Json {
     const subscription = this.subscriptions.get(id)
     if (subscription === undefined) throw missing("subscription", id)
     return subscription
   }
 
-  private decline(paymentMethodId: string) {
+  /** @internal */
+  decline(paymentMethodId: string) {
     const card = this.paymentMethod(paymentMethodId)._card
     if (card.decline !== undefined) {
       throw new StripeFailure(402, { type: "card_error", ...card.decline, param: "payment_method" })
@@ -598,120 +607,6 @@ export class StripeStandIn {
         }
         return this.setSubscription(id!, { status: "canceled", canceled_at: at, ended_at: at, cancel_at_period_end: false })
       }
-      case "GET invoices/:id": {
-        const invoice = this.invoices.get(id!)
-        if (invoice === undefined) throw missing("invoice", id!)
-        return invoice
-      }
-      case "GET invoices/:id/lines": {
-        const invoice = this.invoices.get(id!)
-        if (invoice === undefined) throw missing("invoice", id!)
-        return { object: "list", url: `/v1/invoices/${id}/lines`, has_more: false, data: invoice.lines.data }
-      }
-      case "GET invoices": {
-        const data = [...this.invoices.values()].filter((invoice) =>
-          (body.customer === undefined || invoice.customer === body.customer) &&
-          (body.subscription === undefined || invoice.parent?.subscription_details?.subscription === body.subscription) &&
-          (body.status === undefined || invoice.status === body.status)
-        )
-        return { object: "list", url: "/v1/invoices", has_more: false, data }
-      }
-      case "POST invoices/:id": {
-        if (id !== "create_preview") throw new StripeFailure(404, { type: "invalid_request_error", message: `Unrecognized request URL (${method}: ${path}).` })
-        // The invoice a subscription change would make (`always_invoice`: the prorations and the
-        // pending items, now), computed as the update computes it; nothing is kept.
-        const details = body.subscription_details ?? {}
-        if (body.subscription === undefined) {
-          // A new subscription's first invoice (`customer` and `subscription_details[items]`): each
-          // item's price for a period from now, as `POST /v1/subscriptions` invoices it.
-          const customer = this.customer(body.customer)
-          const start = now()
-          const lines = ((details.items as Array<Json> | undefined) ?? []).map((item) => {
-            const quantity = Number(item.quantity ?? 1)
-            return this.line({ amount: this.priceAmount(item.price) * quantity, description: `${quantity} × ${item.price}`, subscription: null, item: this.id("si"), proration: false, start, end: start + MONTH, price: item.price, quantity })
-          })
-          return this.invoiceOf(customer.id, null, "subscription_create", lines, `upcoming_in_${randomBytes(8).toString("hex")}`)
-        }
-        const subscription = this.subscription(body.subscription)
-        const at = details.proration_date === undefined ? now() : Number(details.proration_date)
-        const prorations = details.proration_behavior === "none" ? [] : this.prorations(subscription, (details.items as Array<Json> | undefined) ?? [], at)
-        return this.invoiceOf(subscription.customer, subscription.id, "subscription_update", [...prorations, ...this.pendingLines(subscription.id)], `upcoming_in_${randomBytes(8).toString("hex")}`)
-      }
-      case "POST invoices": {
-        // A one-off invoice (`billing_reason: manual`): with `pending_invoice_items_behavior=include`
-        // the customer's pending items (only the subscription's when `subscription` is given) move onto it.
-        const customer = this.customer(body.customer)
-        const invoiceId = this.id("in")
-        const taken = body.pending_invoice_items_behavior === "include"
-          ? [...this.invoiceItems.values()].filter((item) => item.invoice === null && item.customer === customer.id && (body.subscription === undefined || item.subscription === body.subscription))
-          : []
-        for (const item of taken) this.invoiceItems.set(item.id, { ...item, invoice: invoiceId })
-        const lines = taken.map((item) =>
-          this.line({ amount: item.amount, description: item.description, subscription: item.subscription, item: null, invoiceItem: item.id, proration: item.proration, start: item.period.start, end: item.period.end, metadata: item.metadata })
-        )
-        const draft = { ...this.invoiceOf(customer.id, body.subscription ?? null, "manual", lines, invoiceId), description: body.description ?? null, metadata: body.metadata ?? {}, auto_advance: body.auto_advance === "true", collection_method: body.collection_method ?? "charge_automatically" }
-        this.invoices.set(invoiceId, draft)
-        return draft
-      }
-      case "POST invoices/:id/finalize": {
-        const draft = this.invoices.get(id!)
-        if (draft === undefined) throw missing("invoice", id!)
-        if (draft.status !== "draft") throw new StripeFailure(400, { type: "invalid_request_error", code: "invoice_not_editable", message: "This invoice is already finalized, you can't re-finalize a non-draft invoice." })
-        // Finalizing applies the customer's credit; nothing due: `paid` at once.
-        const at = now()
-        this.customers.set(draft.customer, { ...this.customer(draft.customer), balance: draft.ending_balance })
-        const finalized = { ...draft, status: draft.amount_due === 0 ? "paid" : "open", status_transitions: { finalized_at: at, paid_at: draft.amount_due === 0 ? at : null } }
-        this.invoices.set(id!, finalized)
-        return finalized
-      }
-      case "POST invoices/:id/pay": {
-        const open = this.invoices.get(id!)
-        if (open === undefined) throw missing("invoice", id!)
-        // Stripe pays an `open` invoice, and an `uncollectible` one too (it then becomes `paid`).
-        if (open.status !== "open" && open.status !== "uncollectible") throw new StripeFailure(400, { type: "invalid_request_error", code: "invoice_not_open", message: "Invoice is already paid." })
-        // The invoice's or the customer's default payment method; a decline leaves it open and attempted (402).
-        const paymentMethod = body.payment_method ?? open.default_payment_method ?? this.customer(open.customer).invoice_settings.default_payment_method
-        this.invoices.set(id!, { ...open, attempted: true })
-        if (paymentMethod === null || paymentMethod === undefined) {
-          throw new StripeFailure(400, { type: "invalid_request_error", message: "This customer has no attached payment source or default payment method." })
-        }
-        this.decline(paymentMethod)
-        const paid = { ...open, status: "paid", attempted: true, amount_paid: open.amount_due, amount_remaining: 0, status_transitions: { ...open.status_transitions, paid_at: now() } }
-        this.invoices.set(id!, paid)
-        this.money.recordPayment(paid)
-        return paid
-      }
-      case "POST invoiceitems": {
-        const customer = this.customer(body.customer)
-        const amount = Number(body.amount)
-        if (!Number.isInteger(amount)) throw new StripeFailure(400, { type: "invalid_request_error", param: "amount", message: "Invalid integer: amount" })
-        if (body.subscription !== undefined) this.subscription(body.subscription)
-        const itemId = this.id("ii")
-        const start = body.period?.start === undefined ? now() : Number(body.period.start)
-        const item = {
-          id: itemId,
-          object: "invoiceitem",
-          customer: customer.id,
-          subscription: body.subscription ?? null,
-          amount,
-          currency: body.currency,
-          description: body.description ?? null,
-          invoice: null as string | null,
-          proration: false,
-          metadata: body.metadata ?? {},
-          period: { start, end: body.period?.end === undefined ? start : Number(body.period.end) }
-        }
-        if (body.invoice !== undefined) {
-          const draft = this.invoices.get(body.invoice)
-          if (draft === undefined) throw missing("invoice", body.invoice)
-          if (draft.status !== "draft") throw new StripeFailure(400, { type: "invalid_request_error", param: "invoice", message: "You can only add invoice items to draft invoices." })
-          item.invoice = draft.id
-          const lines = [...draft.lines.data, this.line({ amount, description: item.description ?? "", subscription: item.subscription, item: null, invoiceItem: itemId, proration: false, ...item.period, metadata: item.metadata })]
-          this.invoices.set(draft.id, this.invoiceOf(draft.customer, item.subscription, draft.billing_reason, lines, draft.id))
-        }
-        this.invoiceItems.set(itemId, item)
-        return item
-      }
       case "POST billing_portal/:id": {
         // `/v1/billing_portal/sessions`
         if (id !== "sessions") throw new StripeFailure(404, { type: "invalid_request_error", message: `Unrecognized request URL (${method}: ${path}).` })
@@ -720,7 +615,7 @@ export class StripeStandIn {
         return { id: sessionId, object: "billing_portal.session", customer: body.customer, return_url: body.return_url, url: `https://billing.stripe.com/p/session/${sessionId}`, created: now() }
       }
       default: {
-        const answer = this.money.route(key, id, body)
+        const answer = invoiceRoute(this, { method, path, key, id, body }) ?? this.money.route(key, id, body)
         if (answer !== undefined) return answer
         throw new StripeFailure(404, { type: "invalid_request_error", message: `Unrecognized request URL (${method}: ${path}).` })
       }
