@@ -165,7 +165,10 @@ describe.each(TestDatabase.drivers)("the stack catalogue on %s", (driver) => {
 
     expect((await h.fetch("/api/v1/stacks/stored/9.9.9", as("usr_member"))).status).toBe(404)
     expect((await h.fetch("/api/v1/stacks/nothing/1.0.0", as("usr_member"))).status).toBe(404)
-    expect((await h.fetch("/api/v1/stacks/stored/v1.2.3", as("usr_member"))).status).toBe(400)
+    // A version that cannot be one names nothing either: the same 404 (decision 0567).
+    const malformed = await h.fetch("/api/v1/stacks/stored/v1.2.3", as("usr_member"))
+    expect(malformed.status).toBe(404)
+    expect((await malformed.json()).error).toMatchObject({ code: "NOT_FOUND", message: "Stack version not found", details: null })
   })
 
   it("latest_version is the highest published release by semantic-version order, never the newest row", async () => {
