@@ -77,6 +77,9 @@ const watchBody = (request: http.IncomingMessage, response: http.ServerResponse,
   response.once("close", () => clearTimeout(timer))
 }
 
+/** How long an idle keep-alive connection is kept (nginx's and load balancers' order of magnitude). */
+const KEEP_ALIVE_MS = 65_000
+
 /**
  * What every server of this package does besides serving: a cap on connections, a body idle
  * timeout, error envelopes for requests Node cannot parse (431 for a head over the header limit,
@@ -86,6 +89,11 @@ const harden = (server: http.Server, options: ListenOptions): Drain => {
   const drain = track(server)
   const bodyTimeoutMs = Duration.toMillis(options.bodyTimeout ?? Duration.seconds(30))
   server.maxConnections = options.maxConnections ?? 1_024
+  // Node's 5 s keep-alive loses races with clients that reuse a connection just as it expires (the
+  // request is reset, "other side closed"); 65 s outlives common client and proxy pools, and the
+  // head timeout stays above it as Node asks. Shutdown still closes idle connections at once.
+  server.keepAliveTimeout = KEEP_ALIVE_MS
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000
   server.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
     if (hasBody(request)) watchBody(request, response, bodyTimeoutMs)
   })
