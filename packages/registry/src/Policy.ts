@@ -1,3 +1,4 @@
+import type { PermissionArea } from "@core/contracts"
 import { type Callers, type Caller, type Forbidden, type NotFound, Policy } from "@core/kernel"
 import { Effect } from "effect"
 import { platformNotFound } from "./Errors.js"
@@ -12,6 +13,18 @@ export const canRead = (caller: Caller, platform: PlatformRow): Effect.Effect<vo
   platform.organizationId === null
     ? Effect.flatMap(Policy.isPrivileged(caller), (privileged) => (privileged ? Effect.void : Effect.fail(platformNotFound)))
     : Policy.requirePermission(caller, platform.organizationId, "platforms:read", platformNotFound)
+
+/**
+ * Who may read (`write`: change) what an area of the catalogue keeps under a platform — its
+ * entities, resources, features or secrets: a caller holding `<area>:read` (`<area>:manage`) in the
+ * organization that owns the platform, an operator, or the service key; `platforms:*` is not
+ * needed (decision 0596). Another tenant's platform: 404; a member or key lacking it: 403 naming it.
+ */
+export const canUseArea = (area: Extract<PermissionArea, "entities" | "resources" | "features" | "secrets">) =>
+  (caller: Caller, platform: PlatformRow, write: boolean): Effect.Effect<void, NotFound | Forbidden, Callers> =>
+    platform.organizationId === null
+      ? Effect.flatMap(Policy.isPrivileged(caller), (privileged) => (privileged ? Effect.void : Effect.fail(platformNotFound)))
+      : Policy.requirePermission(caller, platform.organizationId, write ? `${area}:manage` : `${area}:read`, platformNotFound)
 
 /**
  * Who may rename and cancel a platform: `platforms:manage` in its organization (the owner and
