@@ -91,7 +91,13 @@ describe("identity commands of the real core binary against the real identity se
     const created = await run("keys", "create", "--name", "ci", "--org", orgId)
     expect(created.code).toBe(0)
     expect(created.stderr).toBe("Copy the key now: it is shown this once and cannot be retrieved again.\n")
-    const [, keyId, key] = /^Created API key (key_\w+) \(ci\) for platform plt_\w+:\n\n {2}(core_[\w-]{43})\n\n$/.exec(created.stdout)!
+    const [, keyId, key] = /^Created API key (key_\w+) \(ci\) for platform plt_\w+:\n\n {2}(core_[\w-]{43})\n\n/.exec(created.stdout)!
+    // Without --permission the key reads what its creator reads (decision 0595), and says so.
+    expect(created.stdout.split("\n\n")[2]).toBe(
+      "Permissions (the default: every read permission you hold; pass --permission to choose): apikeys:read, audit:read, billing:read, " +
+        "deploy:read, entities:read, features:read, members:read, org:read, platforms:read, provisioning:read, resources:read, secrets:read, " +
+        "stacks:read, vault:read\n"
+    )
     const listed = await run("keys", "list", "--org", orgId)
     expect(listed.stdout).toContain(keyId)
     expect(listed.stdout).not.toContain(key)

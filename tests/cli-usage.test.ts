@@ -74,6 +74,8 @@ describe.concurrent("help", () => {
     expect(help.code).toBe(0)
     expect(help.stdout).toMatch(/\nSubcommands:\n {2}list +\S.*\n {2}create +\S.*\n {2}revoke <key id> +\S.*\n\nOptions:\n/)
     expect(help.stdout).not.toMatch(/Options:\n {2}list/)
+    // Each subcommand's own options, so `--permission` and its default are found from `core keys --help`.
+    expect(help.stdout).toMatch(/\nOptions of keys create:\n(?: {6}--\S.*\n)* {6}--permission <permission> +A permission it carries, .*default: every :read permission you hold/)
     expect(help.stdout).toContain("\nExamples:\n")
     expect(help.stdout).toContain("Run 'core help keys <subcommand>' for the options of one subcommand.\n")
   })

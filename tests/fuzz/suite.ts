@@ -26,11 +26,12 @@ export const useFuzzServer = (staticKey: string, driver: Database.Driver, env: R
 
 /**
  * Each sender's headers for `owner`'s platform: its bearer (as owner and as the spare user), its
- * session cookie, an API key made for it (platform read and manage), the static key, and none.
+ * session cookie, an API key made for it (read and manage of the platform and what it keeps:
+ * entities, resources, features, secrets; decision 0596), the static key, and none.
  */
 export const sendersOf = async (base: string, owner: Tenant, staticKey: string): Promise<Record<Sender, Record<string, string>>> => {
   const key = await call(base, "POST", "/api/v1/iam/api/core/apikeys", owner.bearer, {
-    organizationId: owner.orgId, name: "fuzz", permissions: ["platforms:read", "platforms:manage"]
+    organizationId: owner.orgId, name: "fuzz", permissions: ["platforms", "entities", "resources", "features", "secrets"].flatMap((area) => [`${area}:read`, `${area}:manage`])
   })
   expect(key.status).toBe(201)
   return {

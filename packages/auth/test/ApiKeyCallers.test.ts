@@ -50,7 +50,7 @@ describe("API keys as callers of identity routes", () => {
     expect(body.data.map((key) => key.id)).toEqual(expect.arrayContaining([reader.id, manager.id, bare.id]))
     const forbidden = await asKey(bare.key, `/api/core/apikeys?organizationId=${tenant.org.id}`)
     expect(forbidden.status).toBe(403)
-    expect((await forbidden.json()).error).toMatchObject({ code: "FORBIDDEN", message: "Missing permission apikeys:read" })
+    expect((await forbidden.json()).error).toMatchObject({ code: "FORBIDDEN", message: "Missing permission apikeys:read: create a key with --permission apikeys:read (core keys create), or ask an owner for one" })
     const foreign = await asKey(reader.key, `/api/core/apikeys?organizationId=${other.org.id}`)
     expect(foreign.status).toBe(404)
     expect((await foreign.json()).error.code).toBe("NOT_FOUND")
@@ -102,12 +102,12 @@ describe("API keys as callers of identity routes", () => {
     for (const path of [`/api/core/roles?orgId=${tenant.org.id}`, `/api/core/grants?orgId=${tenant.org.id}`]) {
       for (const key of [auditReader.key, manageOnly.key]) {
         const refused = await asKey(key, path)
-        expect([path, refused.status, await refused.json()]).toEqual([path, 403, envelope("FORBIDDEN", "Missing permission members:read")])
+        expect([path, refused.status, await refused.json()]).toEqual([path, 403, envelope("FORBIDDEN", "Missing permission members:read: create a key with --permission members:read (core keys create), or ask an owner for one")])
       }
       expect((await asKey(foreign.key, path)).status).toBe(404)
     }
     const upsert = await asKey(membersReader.key, "/api/core/roles", { method: "POST", json: { orgId: tenant.org.id, role: "ci", permissions: [] } })
-    expect([upsert.status, await upsert.json()]).toEqual([403, envelope("FORBIDDEN", "Missing permission members:manage")])
+    expect([upsert.status, await upsert.json()]).toEqual([403, envelope("FORBIDDEN", "Missing permission members:manage: create a key with --permission members:manage (core keys create), or ask an owner for one")])
   })
 
   it("answers 401 to a revoked or unknown key", async () => {
@@ -140,7 +140,7 @@ describe("API keys on every authorization route", () => {
       expect(body.data.every((entry) => entry.organizationId === tenant.org.id)).toBe(true)
       expect(body).toMatchObject({ hasMore: true, nextCursor: expect.any(String) })
       const forbidden = await asKey(manager.key, path)
-      expect([path, forbidden.status, await forbidden.json()]).toEqual([path, 403, envelope("FORBIDDEN", "Missing permission audit:read")])
+      expect([path, forbidden.status, await forbidden.json()]).toEqual([path, 403, envelope("FORBIDDEN", "Missing permission audit:read: create a key with --permission audit:read (core keys create), or ask an owner for one")])
       const elsewhere = await asKey(foreign.key, `${path}?organizationId=${tenant.org.id}`)
       expect([path, elsewhere.status, await elsewhere.json()]).toEqual([path, 404, orgNotFound])
     }
@@ -194,7 +194,7 @@ describe("API keys on every authorization route", () => {
   it("creates, lists and revokes keys only in its organization, with the permission", async () => {
     const json = { organizationId: tenant.org.id, permissions: ["apikeys:read"] }
     const denied = await asKey(reader.key, "/api/core/apikeys", { method: "POST", json })
-    expect([denied.status, await denied.json()]).toEqual([403, envelope("FORBIDDEN", "Missing permission apikeys:manage")])
+    expect([denied.status, await denied.json()]).toEqual([403, envelope("FORBIDDEN", "Missing permission apikeys:manage: create a key with --permission apikeys:manage (core keys create), or ask an owner for one")])
     const elsewhere = await asKey(foreign.key, "/api/core/apikeys", { method: "POST", json })
     expect([elsewhere.status, await elsewhere.json()]).toEqual([404, orgNotFound])
     expect((await asKey(foreign.key, `/api/core/apikeys?organizationId=${tenant.org.id}`)).status).toBe(404)

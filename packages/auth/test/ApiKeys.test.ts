@@ -69,6 +69,20 @@ describe("POST /api/core/apikeys", () => {
     expect(h.logs.join("\n")).not.toContain(created.key.slice(11))
   })
 
+  it("gives a key created without permissions the catalogue's read permissions its creator holds; an explicit [] holds none", async () => {
+    const reads = ["apikeys:read", "audit:read", "billing:read", "deploy:read", "entities:read", "features:read", "members:read",
+      "org:read", "platforms:read", "provisioning:read", "resources:read", "secrets:read", "stacks:read", "vault:read"]
+    const defaulted = await create(tenant.admin.token, { name: "default", organizationId: tenant.org.id })
+    expect(defaulted.status).toBe(201)
+    expect((await defaulted.json()).permissions).toEqual(reads)
+    const none = await create(tenant.admin.token, { organizationId: tenant.org.id, permissions: [] })
+    expect((await none.json()).permissions).toEqual([])
+    // A key creating a key: the default is the reads it holds itself, never more.
+    const parent = await (await create(tenant.admin.token, { organizationId: tenant.org.id, permissions: ["apikeys:manage", "members:read"] })).json()
+    const child = await h.fetch("/api/core/apikeys", { method: "POST", apiKey: parent.key, json: { organizationId: tenant.org.id } })
+    expect([child.status, (await child.json()).permissions]).toEqual([201, ["members:read"]])
+  })
+
   it("answers 400 for broken rules, a foreign platformId and an expiry in the past", async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{}, "organizationId"],

@@ -171,7 +171,7 @@ describe("GET /api/audit/events", () => {
     }))
     const denied = await read(`?organizationId=${tenant.org.id}`, tenant.member.token)
     expect(denied.status).toBe(403)
-    expect(denied.body).toEqual(envelope("FORBIDDEN", "Missing permission audit:read"))
+    expect(denied.body).toEqual(envelope("FORBIDDEN", "Missing permission audit:read: ask an owner or admin of the organization to grant it (core grants create --permission audit:read)"))
     const own = await read(`?organizationId=${tenant.org.id}&actor=me`, tenant.member.token)
     expect(own.status).toBe(200)
     expect(ids(own.body)).toEqual(["aud_t6"])

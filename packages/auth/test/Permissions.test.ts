@@ -82,10 +82,10 @@ layer(serviceLayer(), { timeout: "60 seconds" })("Access", (it) => {
         Exit.fail(new NotFound({ message: "Organization not found" }))
       )
       expect(yield* Effect.exit(access.requirePermission(member.caller, org.id, "members:manage"))).toEqual(
-        Exit.fail(new Forbidden({ message: "Missing permission members:manage" }))
+        Exit.fail(new Forbidden({ message: "Missing permission members:manage: ask an owner or admin of the organization to grant it (core grants create --permission members:manage)" }))
       )
       expect(yield* Effect.exit(access.requirePermission(admin.caller, org.id, "org:delete"))).toEqual(
-        Exit.fail(new Forbidden({ message: "Missing permission org:delete" }))
+        Exit.fail(new Forbidden({ message: "Missing permission org:delete: ask an owner or admin of the organization to grant it (core grants create --permission org:delete)" }))
       )
     }))
 

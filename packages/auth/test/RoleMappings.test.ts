@@ -63,7 +63,7 @@ describe("GET /api/core/roles", () => {
     expect(denied.status).toBe(201)
     const refused = await h.fetch(`/api/core/roles?orgId=${own.org.id}`, { token: own.member.token })
     expect(refused.status).toBe(403)
-    expect(await refused.json()).toEqual(envelope("FORBIDDEN", "Missing permission members:read"))
+    expect(await refused.json()).toEqual(envelope("FORBIDDEN", "Missing permission members:read: ask an owner or admin of the organization to grant it (core grants create --permission members:read)"))
     const stranger = await h.fetch(`/api/core/roles?orgId=${tenant.org.id}`, { token: other.admin.token })
     expect(stranger.status).toBe(404)
     expect(await stranger.json()).toEqual(envelope("NOT_FOUND", "Organization not found"))

@@ -119,7 +119,10 @@ export const commands: ReadonlyArray<CommandSpec> = [
         usage: "core keys create [--name <name>] [--permission <permission>]… [--expires <ISO 8601>] [--org <id|slug>]",
         options: [
           { flags: "--name <name>", description: "A name to recognise it by" },
-          { flags: "--permission <permission>", description: "A permission it carries, e.g. members:read (repeatable; default: none)" },
+          {
+            flags: "--permission <permission>",
+            description: "A permission it carries, e.g. entities:manage (repeatable; default: every :read permission you hold — platforms:read, entities:read, …)"
+          },
           { flags: "--expires <ISO 8601>", description: "When it stops working (default: never)" }
         ],
         examples: ["core keys create --name ci --permission members:read", "core keys create --name deploy --expires 2030-01-01T00:00:00Z --json"]

@@ -18,6 +18,17 @@ export type Facts = Pick<Callers["Type"], "isOperator" | "permissionsOf">
 export const allows = (held: ReadonlyArray<string>, required: string): boolean =>
   held.some((permission) => permissionCovers(permission, required))
 
+/**
+ * The 403 of a missing permission: it names the permission and how to get it — an API key holds
+ * what it was created with, so a new key is needed; a member asks for a grant (decision 0597).
+ */
+export const missingPermission = (caller: Caller, permission: string): Forbidden =>
+  new Forbidden({
+    message: caller.kind === "apikey"
+      ? `Missing permission ${permission}: create a key with --permission ${permission} (core keys create), or ask an owner for one`
+      : `Missing permission ${permission}: ask an owner or admin of the organization to grant it (core grants create --permission ${permission})`
+  })
+
 const operatorOnly = new Forbidden({ message: "This action needs the operator role or the service key" })
 const organizationNotFound = new NotFound({ message: "Organization not found" })
 
@@ -69,7 +80,7 @@ export const make = (facts: Facts) => {
   ): Effect.Effect<void, Forbidden | NotFound> =>
     Effect.flatMap(permissionsIn(caller, organizationId), (held): Effect.Effect<void, Forbidden | NotFound> => {
       if (held === undefined) return Effect.fail(notFound)
-      return allows(held, permission) ? Effect.void : Effect.fail(new Forbidden({ message: `Missing permission ${permission}` }))
+      return allows(held, permission) ? Effect.void : Effect.fail(missingPermission(caller, permission))
     }).pipe(Effect.withSpan("Policy.requirePermission", { attributes: { permission } }))
 
   /**

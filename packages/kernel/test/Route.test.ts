@@ -56,7 +56,7 @@ describe("Route: a catalogued route served from its declaration", () => {
   it("answers 403 to a member lacking the permission", async () => {
     const response = await harness.fetch("/orgs/org_1/things", { method: "POST", token: "usr_reader", json: { name: "a" } })
     expect(response.status).toBe(403)
-    expect((await response.json()).error).toMatchObject({ code: "FORBIDDEN", message: "Missing permission resources:manage" })
+    expect((await response.json()).error).toMatchObject({ code: "FORBIDDEN", message: "Missing permission resources:manage: ask an owner or admin of the organization to grant it (core grants create --permission resources:manage)" })
   })
 
   it("validates body, params and query with the contract (400 with issues)", async () => {

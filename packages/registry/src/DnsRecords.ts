@@ -4,7 +4,9 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { keysetPage } from "./internal/keysetPage.js"
 import { Platforms } from "./Platforms.js"
-import { canManage, canRead } from "./Policy.js"
+import { canUseArea } from "./Policy.js"
+
+const canUse = canUseArea("resources")
 import { DnsApplier } from "./ports/DnsApplier.js"
 
 const toRecord = (raw: Record<string, unknown>): Registry.DnsRecord => ({
@@ -41,7 +43,7 @@ export class DnsRecords extends Effect.Service<DnsRecords>()("@core/registry/Dns
     const columns = sql.literal(`id, platform_id AS "platformId", type, name, content, ttl, proxied, priority,
       created_at AS "createdAt", updated_at AS "updatedAt"`)
     const platformFor = (caller: Caller, platformId: string, write: boolean) =>
-      Effect.flatMap(platforms.get(platformId), (platform) => Effect.as(write ? canManage(caller, platform) : canRead(caller, platform), platform))
+      Effect.flatMap(platforms.get(platformId), (platform) => Effect.as(canUse(caller, platform, write), platform))
     const findOne = (platformId: string, id: string) =>
       sql<Record<string, unknown>>`SELECT ${columns} FROM registry.dns_records WHERE platform_id = ${platformId} AND id = ${id}`.pipe(
         Effect.orDie,

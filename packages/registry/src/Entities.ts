@@ -3,7 +3,9 @@ import { type Caller, Conflict, Cursor, Ids, InvalidState, NotFound, Preconditio
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { Platforms, type RowPage } from "./Platforms.js"
-import { canManage, canRead } from "./Policy.js"
+import { canUseArea } from "./Policy.js"
+
+const canUse = canUseArea("entities")
 
 /** The deepest an entity may sit: a tree of at most 16 levels (depth 0 to 15). */
 export const MAX_ENTITY_DEPTH = 16
@@ -164,10 +166,10 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
     const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as Effect.Effect<A, E, R>
 
-    /** The platform, if the caller may read it (another tenant's: 404); `write` also wants `platforms:manage`. */
+    /** The platform, if the caller may read it (another tenant's: 404); `write` wants `entities:manage`, else `entities:read`. */
     const platformFor = (caller: Caller, platformId: string, write: boolean) =>
       Effect.flatMap(platforms.get(platformId), (platform) =>
-        Effect.as(write ? canManage(caller, platform) : canRead(caller, platform), platform))
+        Effect.as(canUse(caller, platform, write), platform))
 
     const found = <A>(option: Option.Option<A>) => (Option.isSome(option) ? Effect.succeed(option.value) : Effect.fail(entityNotFound))
 

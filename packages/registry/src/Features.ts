@@ -5,7 +5,9 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { type ActivationRow, makeFeaturesRepo } from "./FeaturesRepo.js"
 import { Platforms, type RowPage } from "./Platforms.js"
-import { canManage, canRead } from "./Policy.js"
+import { canUseArea } from "./Policy.js"
+
+const canUse = canUseArea("features")
 
 /** What activation estimates (the local edge provider deploys in about a second; decision 0253). */
 export const ESTIMATED_ACTIVATION_SECONDS = 5
@@ -83,9 +85,9 @@ export class Features extends Effect.Service<Features>()("@core/registry/Feature
       )
     }
 
-    /** The platform, if the caller may read it (another tenant's: 404); `write` also wants `platforms:manage`. */
+    /** The platform, if the caller may read it (another tenant's: 404); `write` wants `features:manage`, else `features:read`. */
     const platformFor = (caller: Caller, platformId: string, write: boolean) =>
-      Effect.flatMap(platforms.get(platformId), (platform) => Effect.as(write ? canManage(caller, platform) : canRead(caller, platform), platform))
+      Effect.flatMap(platforms.get(platformId), (platform) => Effect.as(canUse(caller, platform, write), platform))
 
     const readable = (caller: Caller, platformId: string, entityId: string) =>
       Effect.gen(function*() {

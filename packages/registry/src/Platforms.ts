@@ -5,7 +5,7 @@ import { Clock, Effect, Option } from "effect"
 import { platformConflict, platformNotFound } from "./Errors.js"
 import * as Lifecycle from "./Lifecycle.js"
 import { type LifecycleEventRow, type PlatformRow, PlatformsRepo, type PlatformTier } from "./PlatformsRepo.js"
-import { canManage, canOperate, canRead, listScope } from "./Policy.js"
+import { canManage, canOperate, canRead, canSee, listScope } from "./Policy.js"
 import { PlatformCreated } from "./ports/PlatformCreated.js"
 import { PlatformStatusSink } from "./ports/PlatformStatusSink.js"
 
@@ -157,10 +157,10 @@ export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platf
       }
     )
 
-    /** Lock a platform (`FOR UPDATE`) and check that the caller sees it. */
+    /** Lock a platform (`FOR UPDATE`) and check that it is the caller's (404 otherwise); the action checks its permission. */
     const lockFor = (caller: Caller, id: string) =>
       Effect.flatMap(repo.lockById(id), (found) =>
-        Option.isNone(found) ? Effect.fail(platformNotFound) : Effect.as(canRead(caller, found.value), found.value))
+        Option.isNone(found) ? Effect.fail(platformNotFound) : Effect.as(canSee(caller, found.value), found.value))
 
     /** Apply an allowed action to a locked platform and record its event, in the caller's transaction. */
     const transition = (caller: Caller, platform: PlatformRow, action: Lifecycle.LifecycleAction, reason: string | null, extra?: Partial<PlatformRow>) =>

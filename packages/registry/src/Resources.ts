@@ -3,7 +3,11 @@ import { type Caller, Conflict, Cursor, Ids, InvalidState, NotFound, Preconditio
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { Platforms, type RowPage } from "./Platforms.js"
-import { canManage, canRead } from "./Policy.js"
+import { canUseArea } from "./Policy.js"
+
+const canUse = canUseArea("resources")
+/** The routes below a resource (its secrets) want `secrets:read` / `secrets:manage`. */
+const canUseSecrets = canUseArea("secrets")
 import { type ResourceFilter, type ResourceRow, ResourcesRepo } from "./ResourcesRepo.js"
 
 /** A resource as the registry answers it (seed 002's ResourceRecord, with `stackId` as given). */
@@ -57,9 +61,9 @@ export class Resources extends Effect.Service<Resources>()("@core/registry/Resou
     const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as Effect.Effect<A, E, R>
 
-    /** The platform, if the caller may read it (another tenant's: 404); `write` also wants `platforms:manage`. */
+    /** The platform, if the caller may read it (another tenant's: 404); `write` wants `resources:manage`, else `resources:read`. */
     const platformFor = (caller: Caller, platformId: string, write: boolean) =>
-      Effect.flatMap(platforms.get(platformId), (platform) => Effect.as(write ? canManage(caller, platform) : canRead(caller, platform), platform))
+      Effect.flatMap(platforms.get(platformId), (platform) => Effect.as(canUse(caller, platform, write), platform))
 
     const found = (option: Option.Option<ResourceRow>) => (Option.isSome(option) ? Effect.succeed(option.value) : Effect.fail(resourceNotFound))
 
@@ -165,9 +169,9 @@ export class Resources extends Effect.Service<Resources>()("@core/registry/Resou
       return resource
     })
 
-    /** A live resource of the platform, for routes below a resource (secrets): a deleted one is gone (404). */
+    /** A live resource of the platform, for routes below a resource (secrets, `secrets:*`): a deleted one is gone (404). */
     const liveFor = Effect.fn("Resources.liveFor")(function*(caller: Caller, platformId: string, id: string, write: boolean) {
-      yield* platformFor(caller, platformId, write)
+      yield* Effect.flatMap(platforms.get(platformId), (platform) => canUseSecrets(caller, platform, write))
       const resource = yield* Effect.flatMap(repo.find(platformId, id), found)
       return resource.deletedAt === null ? resource : yield* resourceNotFound
     })

@@ -1,4 +1,4 @@
-import { Iam } from "@core/contracts"
+import { CONCRETE_PERMISSIONS, Iam } from "@core/contracts"
 import { Conflict, CoreConfig, Crypto, type Forbidden, Ids, NotFound, Unauthorized, ValidationError } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
@@ -7,6 +7,7 @@ import { AuditLog } from "../audit/AuditLog.js"
 import type { Caller } from "@core/kernel"
 import { Access } from "./Access.js"
 import { Delegation } from "./Delegation.js"
+import { allows } from "./Permissions.js"
 import { ApiKeysRepo } from "./ApiKeysRepo.js"
 
 /** Every API key starts with this. */
@@ -19,6 +20,13 @@ const keyNotFound = new NotFound({ message: "API key not found" })
 
 const invalidBody = (path: string, message: string) =>
   new ValidationError({ message: "Invalid request body", issues: [{ path, message }] })
+
+/**
+ * What a key holds when created without `permissions`: every `:read` permission of the catalogue
+ * (its platform, tenants, resources, features, … — what a member reads) that its creator holds in
+ * the organization (docs/decisions/0595-api-key-default-permissions.md).
+ */
+export const API_KEY_DEFAULT_PERMISSIONS: ReadonlyArray<string> = CONCRETE_PERMISSIONS.filter((permission) => permission.endsWith(":read"))
 
 /** The earlier of two optional ISO expiries (`null`: never). */
 const earliest = (a: string | null, b: string | null): string | null =>
@@ -61,8 +69,13 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@core/auth/ApiKeys", {
         return parent
       })
 
+    /** The default read permissions the caller holds in the organization, sorted. */
+    const defaultPermissions = (caller: Caller, organizationId: string) =>
+      Effect.map(access.permissionsIn(caller, organizationId), (held) =>
+        API_KEY_DEFAULT_PERMISSIONS.filter((permission) => allows(held ?? [], permission)).sort())
+
     /**
-     * Create a key for the organization's platform; the caller must hold the key's permissions. A
+     * Create a key for the organization's platform (without `permissions`: the default reads); the caller must hold the key's permissions. A
      * key created by a key records it (`createdBy`, `parentKeyId`), is revoked with it, and expires
      * no later than it (docs/decisions/0560-api-keys-revoked-with-their-creator.md).
      */
@@ -84,7 +97,9 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@core/auth/ApiKeys", {
         if (input.expiresAt !== undefined && Date.parse(input.expiresAt) <= now) {
           return yield* invalidBody("expiresAt", "Must lie in the future")
         }
-        const permissions = [...new Set(input.permissions ?? [])].sort()
+        const permissions = input.permissions === undefined
+          ? yield* defaultPermissions(caller, input.organizationId)
+          : [...new Set(input.permissions)].sort()
         yield* delegation.requireHolds(caller, input.organizationId, permissions)
         const key = `${API_KEY_PREFIX}${Crypto.randomToken(32)}`
         const id = yield* ids.make("key")

@@ -59,7 +59,7 @@ export const printOverview = (ui: Ui): void =>
     }
   )
 
-/** Prints one command's usage, subcommands, options, examples and environment. */
+/** Prints one command's usage, subcommands, options (each subcommand's own too), examples and environment. */
 export const printCommandHelp = (ui: Ui, command: CommandSpec): void => {
   const subcommands = command.subcommands ?? []
   ui.result(
@@ -78,6 +78,7 @@ export const printCommandHelp = (ui: Ui, command: CommandSpec): void => {
       ui.line(`${command.summary}.`)
       section(ui, "Subcommands", formatColumns(subcommands.map((sub) => [synopsis(command, sub), sub.summary]), "  "))
       section(ui, "Options", optionRows([...command.options, ...globalOptions]))
+      for (const sub of subcommands) section(ui, `Options of ${command.name} ${sub.name}`, optionRows(sub.options))
       section(ui, "Examples", command.examples.map((example) => `  ${example}`))
       section(ui, "Environment", environmentRows(command.environment))
       if (subcommands.length > 0) {

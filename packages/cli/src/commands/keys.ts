@@ -4,6 +4,12 @@ import { ExitCode } from "../errors.js"
 import { findCommand, usageOf, type CommandContext } from "../registry.js"
 import { resolveOrganization, withSession } from "../session.js"
 
+/** What the created key holds, saying when it is the default (decision 0595). */
+const permissionsLine = (permissions: ReadonlyArray<string>, defaulted: boolean): string =>
+  defaulted
+    ? `Permissions (the default: every read permission you hold; pass --permission to choose): ${permissions.join(", ") || "none"}`
+    : `Permissions: ${permissions.join(", ") || "none"}`
+
 /** `core keys list`, `core keys create [--name n] [--permission p]… [--expires iso]`, `core keys revoke <id>`. */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
   const { verb, rest } = verbOf(argv, ["list", "create", "revoke"], findCommand("keys")!.usage)
@@ -62,6 +68,7 @@ export const run = async ({ argv, ui, env }: CommandContext): Promise<number> =>
       ui.line()
       ui.line(`  ${created.key}`)
       ui.line()
+      ui.line(permissionsLine(created.permissions, values.permission === undefined))
     })
     return ExitCode.ok
   })

@@ -97,7 +97,11 @@ export const ApiKeyIdParams = z.object({ id: naming(NonEmptyId, "API key not fou
 /** What an API key looks like: `core_` and 32 random bytes in base64url (43 characters). */
 export const API_KEY_PATTERN = /^core_[A-Za-z0-9_-]{43}$/
 
-/** `POST /api/core/apikeys`. `expiresAt` is ISO 8601 and must lie in the future. */
+/**
+ * `POST /api/core/apikeys`. `expiresAt` is ISO 8601 and must lie in the future. Without
+ * `permissions` a key gets the catalogue's read permissions its creator holds (`API_KEY_DEFAULT`,
+ * decision 0595); an explicit `[]` is a key that holds nothing.
+ */
 export const CreateApiKeyRequest = z.object({
   name: NonEmptyText.max(100).optional(),
   organizationId: NonEmptyId,

@@ -104,8 +104,8 @@ export type Manifest = z.infer<typeof Manifest>
 
 const features = "/api/v1/platforms/{platformId}/entities/{entityId}/features"
 const oneEntity = { 400: null, 401: null, 403: null, 404: null } as const
-const read = { auth: "caller", permission: "platforms:read", tenant: "organization", tags: ["registry: features"] } as const
-const write = { auth: "caller", permission: "platforms:manage", tenant: "organization", tags: ["registry: features"] } as const
+const read = { auth: "caller", permission: "features:read", tenant: "organization", tags: ["registry: features"] } as const
+const write = { auth: "caller", permission: "features:manage", tenant: "organization", tags: ["registry: features"] } as const
 
 /**
  * An entity's feature activations and its manifest (seed 002). Activation enqueues a

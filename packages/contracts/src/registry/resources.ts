@@ -227,8 +227,11 @@ export type SecretPage = z.infer<typeof SecretPage>
 const tags = ["registry: resources"]
 /** Another tenant's platform, entity or resource answers 404 (never 403). */
 const oneResource = { 400: null, 401: null, 403: null, 404: null } as const
-const read = { auth: "caller", permission: "platforms:read", tenant: "organization", tags } as const
-const write = { auth: "caller", permission: "platforms:manage", tenant: "organization", tags } as const
+const read = { auth: "caller", permission: "resources:read", tenant: "organization", tags } as const
+const write = { auth: "caller", permission: "resources:manage", tenant: "organization", tags } as const
+/** A resource's secrets: `secrets:read` lists them, `secrets:manage` sets and removes them. */
+const readSecrets = { ...read, permission: "secrets:read" } as const
+const writeSecrets = { ...write, permission: "secrets:manage" } as const
 /** One resource, with its `ETag` (its version, for `If-Match`). */
 const taggedResource = { schema: ResourceRecord, headers: { etag: "The resource's version, for If-Match" } }
 
@@ -374,7 +377,7 @@ export const SecretRoutes = defineRoutes({
     method: "GET",
     path: secrets,
     summary: "List a resource's secrets (names, status, lastSetAt; never values)",
-    ...read,
+    ...readSecrets,
     tags: secretTags,
     request: { params: ResourceParams, query: ListSecretsQuery },
     responses: { 200: SecretPage, ...oneResource }
@@ -383,7 +386,7 @@ export const SecretRoutes = defineRoutes({
     method: "PUT",
     path: `${secrets}/{secretName}`,
     summary: "Set a secret's value (stored encrypted): 201 when new, 200 when replaced",
-    ...write,
+    ...writeSecrets,
     tags: secretTags,
     request: { params: SecretParams, body: SetSecretRequest },
     responses: { 200: SecretRecord, 201: SecretRecord, ...oneResource }
@@ -392,7 +395,7 @@ export const SecretRoutes = defineRoutes({
     method: "DELETE",
     path: `${secrets}/{secretName}`,
     summary: "Remove a secret (its value erased; the record stays, deleted)",
-    ...write,
+    ...writeSecrets,
     tags: secretTags,
     request: { params: SecretParams },
     responses: { 200: Success, ...oneResource }

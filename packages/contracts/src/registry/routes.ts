@@ -127,8 +127,8 @@ const entityTags = ["registry: entities"]
 const entities = "/api/v1/platforms/{platformId}/entities"
 /** Another tenant's platform or entity answers 404 (never 403). */
 const oneEntity = { 400: null, 401: null, 403: null, 404: null } as const
-const readEntity = { auth: "caller", permission: "platforms:read", tenant: "organization", tags: entityTags } as const
-const writeEntity = { auth: "caller", permission: "platforms:manage", tenant: "organization", tags: entityTags } as const
+const readEntity = { auth: "caller", permission: "entities:read", tenant: "organization", tags: entityTags } as const
+const writeEntity = { auth: "caller", permission: "entities:manage", tenant: "organization", tags: entityTags } as const
 /** One entity, with its `ETag` (its version; decision 0261). */
 const taggedEntity = { schema: EntityRecord, headers: { etag: "The entity's version, for If-Match" } }
 

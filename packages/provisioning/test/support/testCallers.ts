@@ -3,25 +3,30 @@ import { Effect, Layer } from "effect"
 
 /**
  * A small `Callers` of the same Tag standing in for identity. Organization `org_a`: `usr_owner`
- * (owner, `*`), `usr_admin` (`platforms:manage`), `usr_member` (reads); organization `org_b`:
+ * (owner, `*`), `usr_admin` (`<area>:manage` and reads of the platform's areas), `usr_member` (their reads); organization `org_b`:
  * `usr_b_owner`. `usr_operator` is an operator; bearer `static` is the service key. API keys:
  * `core_a` (org_a, read), `core_a_manage` (org_a, read and manage), `core_none` (org_a, nothing),
  * `core_b` (org_b, read and manage).
  */
+/** What reads and what writes the platform and what it keeps (entities, resources, features, secrets; decision 0596). */
+const areas = ["platforms", "entities", "resources", "features", "secrets"]
+const reads = areas.map((area) => `${area}:read`)
+const manages = [...reads, ...areas.map((area) => `${area}:manage`)]
+
 const users: Record<string, { readonly organizationId: string | null; readonly permissions?: ReadonlyArray<string> }> = {
   usr_owner: { organizationId: "org_a", permissions: ["*"] },
-  usr_admin: { organizationId: "org_a", permissions: ["platforms:read", "platforms:manage"] },
-  usr_member: { organizationId: "org_a", permissions: ["platforms:read"] },
+  usr_admin: { organizationId: "org_a", permissions: manages },
+  usr_member: { organizationId: "org_a", permissions: reads },
   usr_b_owner: { organizationId: "org_b", permissions: ["*"] },
   usr_operator: { organizationId: null },
   usr_lonely: { organizationId: null }
 }
 
 const keys: Record<string, { readonly organizationId: string; readonly permissions: ReadonlyArray<string> }> = {
-  core_a: { organizationId: "org_a", permissions: ["platforms:read"] },
-  core_a_manage: { organizationId: "org_a", permissions: ["platforms:read", "platforms:manage"] },
+  core_a: { organizationId: "org_a", permissions: reads },
+  core_a_manage: { organizationId: "org_a", permissions: manages },
   core_none: { organizationId: "org_a", permissions: [] },
-  core_b: { organizationId: "org_b", permissions: ["platforms:read", "platforms:manage"] }
+  core_b: { organizationId: "org_b", permissions: manages }
 }
 
 export const TestCallers = Layer.succeed(Callers, {
