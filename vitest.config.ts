@@ -47,6 +47,8 @@ export default defineConfig({
     // binaries they start, and one at a time left a core idle (decision 0023).
     maxWorkers: Math.max(2, availableParallelism() - 1),
     minWorkers: 1,
-    globalSetup: []
+    globalSetup: [],
+    // CORE_TEST_TIMES=<file>: one JSON line per test file with its time (.ci/run prints the slowest).
+    reporters: process.env.CORE_TEST_TIMES ? ["default", "./scripts/file-times.mjs"] : ["default"]
   }
 })
