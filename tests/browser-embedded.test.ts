@@ -9,6 +9,7 @@ import { type Browser, chromium, type Page } from "playwright-core"
 import { SMTPServer } from "smtp-server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeHost } from "../examples/hono-host/src/app.js"
+import { eventuallyDefined } from "./support/poll.js"
 
 /**
  * The identity pages embedded in host apps under a prefix, in headless Chromium with JavaScript off:
@@ -37,14 +38,8 @@ const freePort = () =>
 
 /** Mail received by the test's SMTP server, by recipient. */
 const mails: Array<{ to: string; text: string }> = []
-const mailTo = async (email: string) => {
-  for (let i = 0; i < 200; i++) {
-    const found = mails.filter((mail) => mail.to === email)
-    if (found.length > 0) return found[found.length - 1]!
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error(`no mail to ${email}`)
-}
+const mailTo = (email: string) =>
+  eventuallyDefined(() => mails.filter((mail) => mail.to === email).at(-1), { message: `a mail to ${email}`, timeout: 30_000 })
 
 /**
  * Signed out: sign-in → "Forgot password?" → the mailed link → the new-password form → signed in with
