@@ -1,5 +1,9 @@
 import { availableParallelism } from "node:os"
-import { defineConfig } from "vitest/config"
+import { configDefaults, defineConfig } from "vitest/config"
+import { unitFiles } from "./scripts/unit-suites.mjs"
+
+/** The unit files (scripts/unit-suites.mjs): the `unit` project, not the `packages` one. */
+const unit = unitFiles()
 
 const resolve = { conditions: ["source", "module", "node", "import", "default"] }
 
@@ -9,10 +13,26 @@ export default defineConfig({
   test: {
     projects: [
       {
+        // Files that start nothing and reach no store: worker threads that keep one module graph
+        // for every file they run (`poolOptions.threads.isolate` below), before the other projects,
+        // so that loading the same sources once per file is not most of their time (decision 0590).
+        extends: true,
+        test: {
+          name: "unit",
+          include: unit,
+          pool: "threads",
+          sequence: { groupOrder: 0 },
+          testTimeout: 30_000,
+          hookTimeout: 60_000
+        }
+      },
+      {
         extends: true,
         test: {
           name: "packages",
           include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...unit],
+          sequence: { groupOrder: 1 },
           testTimeout: 30_000,
           hookTimeout: 60_000
         }
@@ -28,6 +48,7 @@ export default defineConfig({
             "packages/gateway/test/Metrics.test.ts"
           ],
           env: { CORE_GATEWAY_TRANSPORT: "node" },
+          sequence: { groupOrder: 1 },
           testTimeout: 30_000,
           hookTimeout: 60_000
         }
@@ -37,16 +58,21 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: ["tests/**/*.test.ts", "examples/*/test/**/*.test.ts"],
+          sequence: { groupOrder: 1 },
           testTimeout: 60_000,
           hookTimeout: 120_000
         }
       }
     ],
     pool: "forks",
+    // The threads pool is the unit project's alone: one module graph per worker thread.
+    poolOptions: { threads: { isolate: false } },
     // Two files at a time even on two cores: the end-to-end files mostly wait on the servers and
     // binaries they start, and one at a time left a core idle (decision 0023).
     maxWorkers: Math.max(2, availableParallelism() - 1),
     minWorkers: 1,
-    globalSetup: []
+    globalSetup: [],
+    // CORE_TEST_TIMES=<file>: one JSON line per test file with its time (.ci/run prints the slowest).
+    reporters: process.env.CORE_TEST_TIMES ? ["default", "./scripts/file-times.mjs"] : ["default"]
   }
 })

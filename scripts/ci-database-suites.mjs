@@ -59,19 +59,25 @@ const resolveImport = (from, specifier) => {
   return undefined
 }
 
-/** Whether `file` or a test-support module it reaches (never a package's src/) touches a store. */
-export const touchesStore = (file, seen = new Set()) => {
+/**
+ * Whether `file`, or a test-support module it imports by a relative path (followed transitively,
+ * never into a package's src/ nor into the modules `skip` names), matches `pattern`.
+ */
+export const reaches = (file, pattern, skip = new Set(), seen = new Set()) => {
   if (seen.has(file)) return false
   seen.add(file)
   const text = readFileSync(file, "utf8")
-  if (TOUCHES.test(text)) return true
+  if (pattern.test(text)) return true
   for (const [, specifier] of text.matchAll(IMPORT)) {
     const target = resolveImport(file, specifier)
-    if (target === undefined || /\/src\//.test(relative(root, target)) || OFFERS.has(relative(root, target))) continue
-    if (touchesStore(target, seen)) return true
+    if (target === undefined || /\/src\//.test(relative(root, target)) || skip.has(relative(root, target))) continue
+    if (reaches(target, pattern, skip, seen)) return true
   }
   return false
 }
+
+/** Whether `file` or a test-support module it reaches (never a package's src/) touches a store. */
+export const touchesStore = (file) => reaches(file, TOUCHES, OFFERS)
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const others = process.argv.includes("--others")

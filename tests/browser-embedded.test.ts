@@ -9,6 +9,7 @@ import { type Browser, chromium, type Page } from "playwright-core"
 import { SMTPServer } from "smtp-server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeHost } from "../examples/hono-host/src/app.js"
+import { eventuallyDefined } from "./support/poll.js"
 
 /**
  * The identity pages embedded in host apps under a prefix, in headless Chromium with JavaScript off:
@@ -37,14 +38,8 @@ const freePort = () =>
 
 /** Mail received by the test's SMTP server, by recipient. */
 const mails: Array<{ to: string; text: string }> = []
-const mailTo = async (email: string) => {
-  for (let i = 0; i < 200; i++) {
-    const found = mails.filter((mail) => mail.to === email)
-    if (found.length > 0) return found[found.length - 1]!
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error(`no mail to ${email}`)
-}
+const mailTo = (email: string) =>
+  eventuallyDefined(() => mails.filter((mail) => mail.to === email).at(-1), { message: `a mail to ${email}`, timeout: 30_000 })
 
 /**
  * Signed out: sign-in → "Forgot password?" → the mailed link → the new-password form → signed in with
@@ -110,8 +105,9 @@ describe.skipIf(!hasChromium)("identity pages embedded under a prefix, in Chromi
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "core-embedded-"))
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-    closers.push(() => browser.close())
+    // Chromium, the Hono host and the Express child start at once: the hook waits for the slowest, not the sum.
+    const launched = chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    closers.push(() => launched.then((started) => started.close(), () => undefined))
 
     const smtp = new SMTPServer({
       authOptional: true,
@@ -131,14 +127,6 @@ describe.skipIf(!hasChromium)("identity pages embedded under a prefix, in Chromi
     closers.push(() => new Promise<void>((done) => smtp.close(() => done())))
     const SMTP_URL = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`
 
-    const honoPort = await freePort()
-    hono = `http://127.0.0.1:${honoPort}`
-    const host = makeHost({ env: { NODE_ENV: "test", CORE_DATA_DIR: ":memory:", CORE_SECRET: SECRET, CORE_PUBLIC_URL: hono, SMTP_URL } })
-    await new Promise<void>((resolve) => {
-      const server = serve({ fetch: host.app.fetch, port: honoPort, hostname: "127.0.0.1" }, () => resolve())
-      closers.push(() => new Promise<void>((done) => server.close(() => done())), () => host.dispose())
-    })
-
     const expressPort = await freePort()
     const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "tests/fixtures/express-identity-host.ts"], {
       cwd: root,
@@ -153,19 +141,29 @@ describe.skipIf(!hasChromium)("identity pages embedded under a prefix, in Chromi
       },
       stdio: ["ignore", "pipe", "inherit"]
     })
-    express = await new Promise<string>((resolve, reject) => {
+    const listening = new Promise<string>((resolve, reject) => {
       child.once("exit", (code) => reject(new Error(`express host exited with ${code}`)))
       child.stdout.once("data", (data: Buffer) => resolve(`http://127.0.0.1:${data.toString().trim()}`))
     })
-    closers.push(() => new Promise<void>((done) => (child.once("exit", () => done()), child.kill("SIGTERM"))))
+    closers.push(() => new Promise<void>((done) => (child.exitCode !== null ? done() : (child.once("exit", () => done()), child.kill("SIGTERM")))))
+    // awaited below; until then a failed start must not surface as an unhandled rejection
+    for (const started of [launched, listening]) started.catch(() => undefined)
 
-    // Both hosts open their database (and migrate it) on the first request: make that request here,
-    // under this hook's timeout, so a loaded machine's slow first migration is not a page's 30 s goto.
-    for (const page of [`${hono}/identity/`, `${express}/auth/`]) {
-      const response = await fetch(page, { signal: AbortSignal.timeout(100_000) })
-      expect(response.status).toBe(200)
-    }
-  }, 120_000)
+    const honoPort = await freePort()
+    hono = `http://127.0.0.1:${honoPort}`
+    const host = makeHost({ env: { NODE_ENV: "test", CORE_DATA_DIR: ":memory:", CORE_SECRET: SECRET, CORE_PUBLIC_URL: hono, SMTP_URL } })
+    await new Promise<void>((resolve) => {
+      const server = serve({ fetch: host.app.fetch, port: honoPort, hostname: "127.0.0.1" }, () => resolve())
+      closers.push(() => new Promise<void>((done) => server.close(() => done())), () => host.dispose())
+    })
+    express = await listening
+    browser = await launched
+
+    // Both hosts open their database (and migrate it) on the first request: make those requests here,
+    // at once and under this hook's timeout, so a loaded machine's slow first migration is not a page's 30 s goto.
+    const first = await Promise.all([`${hono}/identity/`, `${express}/auth/`].map((page) => fetch(page, { signal: AbortSignal.timeout(200_000) })))
+    expect(first.map((response) => response.status)).toEqual([200, 200])
+  }, 300_000)
 
   afterAll(async () => {
     for (const close of closers.reverse()) await close()

@@ -6,6 +6,7 @@ import { type Browser, chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { spawnCore, tempHome, type TempHome } from "../packages/cli/test/login-support.js"
 import { launch, migratedDataDir, ready, type Running, stop } from "../packages/server/test/ServerProcess.js"
+import { eventuallyDefined } from "./support/poll.js"
 
 /** Debian's Chromium; CI installs it (`.ci/run`). Never downloaded by the test. */
 const CHROMIUM = "/usr/bin/chromium"
@@ -168,13 +169,9 @@ describe.skipIf(!hasChromium)("signing up, creating an organization and approvin
     await page.getByRole("button", { name: "Send the link" }).click()
     expect(await page.locator("h1").textContent()).toBe("Check your email")
     const printed = new RegExp(`\\[core\\] mail to ${email.replace(".", "\\.")}: Reset your password\\n  (\\S+)`)
-    let link: string | undefined
-    for (let i = 0; i < 100 && link === undefined; i++) {
-      link = printed.exec(server.output.stderr)?.[1]
-      if (link === undefined) await new Promise((resolve) => setTimeout(resolve, 50))
-    }
+    const link = await eventuallyDefined(() => printed.exec(server.output.stderr)?.[1], { message: `the reset link printed for ${email}`, timeout: 30_000 })
     expect(link).toMatch(new RegExp(`^${base}/api/v1/iam/api/auth/reset-password/`))
-    await page.goto(link!)
+    await page.goto(link)
     expect(new URL(page.url()).pathname).toBe("/reset-password")
     expect(await page.locator("h1").textContent()).toBe("Choose a new password")
     await page.getByLabel("New password").fill("a brand new passphrase")

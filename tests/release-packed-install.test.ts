@@ -5,6 +5,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runsOncePerCi } from "./support/once.js"
+import { eventuallyDefined } from "./support/poll.js"
 
 /**
  * The release as a user outside this repository gets it (issue 17, decisions 0530–0533): every
@@ -195,14 +196,12 @@ describe.runIf(runsOncePerCi)("the packed packages, installed outside the reposi
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output.stderr += chunk))
     // "close": every holder of the pipes, the server too, has gone.
     const exited = new Promise<void>((resolve) => child.on("close", () => resolve()))
-    const deadline = Date.now() + 300_000
-    let port: string | undefined
-    while (port === undefined) {
-      port = output.stdout.split("\n").find((line) => line.includes("\"listening\""))?.match(/"port":(\d+)/)?.[1]
-      if (port !== undefined) break
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`core-server did not listen:\n${output.stdout}\n${output.stderr}`)
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
+    const port = await eventuallyDefined(() => output.stdout.split("\n").find((line) => line.includes("\"listening\""))?.match(/"port":(\d+)/)?.[1], {
+      message: "core-server to listen",
+      timeout: 300_000,
+      interval: 100,
+      abandon: () => (child.exitCode === null ? undefined : `it exited ${child.exitCode}:\n${output.stdout}\n${output.stderr}`)
+    })
     const health = await fetch(`http://127.0.0.1:${port}/health`)
     expect({ status: health.status, body: await health.text() }).toEqual({ status: 200, body: "ok" })
 

@@ -13,6 +13,7 @@ import { builtCli } from "../packages/cli/test/built-cli.js"
 import { tempHome, writeLogin } from "../packages/cli/test/login-support.js"
 import { launch, migratedDataDir, ready, type Running } from "../packages/server/test/ServerProcess.js"
 import { runsOncePerCi } from "./support/once.js"
+import { eventually } from "./support/poll.js"
 
 /**
  * The built SDK (tsup, as `npm run build` builds `@core/contracts` and `@core/sdk`, installed into a
@@ -338,14 +339,13 @@ describe.runIf(runsOncePerCi)("the built @core/sdk on every runtime, against a r
     worker.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()))
     try {
       const query = new URLSearchParams({ base, email: "workerd@example.com" })
-      let answer: Response | undefined
-      for (const deadline = Date.now() + 30_000; answer === undefined && Date.now() < deadline;) {
-        answer = await fetch(`http://127.0.0.1:${port}/?${query}`).catch(() => undefined)
-        if (answer === undefined) await new Promise((resolve) => setTimeout(resolve, 200))
-      }
-      expect(answer, `workerd did not answer:\n${output}`).toBeDefined()
-      const body = (await answer!.json()) as Record<string, unknown>
-      expect({ status: answer!.status, body }, output).toEqual({
+      const answer = await eventually(() => fetch(`http://127.0.0.1:${port}/?${query}`), () => true, {
+        message: () => `workerd to answer:\n${output}`,
+        timeout: 30_000,
+        interval: 200
+      })
+      const body = (await answer.json()) as Record<string, unknown>
+      expect({ status: answer.status, body }, output).toEqual({
         status: 200,
         body: { ...expected("workerd@example.com"), userAgent: "Cloudflare-Workers" }
       })

@@ -6,6 +6,7 @@ import { SMTPServer } from "smtp-server"
 import { Iam } from "@core/contracts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { launch, migratedDataDir, ready, type Running, stop } from "../packages/server/test/ServerProcess.js"
+import { eventuallyDefined } from "./support/poll.js"
 
 /**
  * The web pages through the real all-in-one server, as a signed-out browser meets them at every
@@ -117,14 +118,8 @@ describe("the web pages through core-server in production settings, signed out",
     rmSync(dataDir, { recursive: true, force: true })
   })
 
-  const mailTo = async (email: string) => {
-    for (let i = 0; i < 200; i++) {
-      const found = mails.filter((mail) => mail.to === email)
-      if (found.length > 0) return found[found.length - 1]
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-    throw new Error(`no mail to ${email}`)
-  }
+  const mailTo = (email: string) =>
+    eventuallyDefined(() => mails.filter((mail) => mail.to === email).at(-1), { message: `a mail to ${email}`, timeout: 30_000 })
 
   it("verification_uri_complete, /device and /api/v1/iam/device lead a signed-out browser to sign in and back to the code", async () => {
     const issued = await fetch(`${base}/api/v1/iam/oauth/device/code`, {

@@ -37,12 +37,5 @@ export const call = async (base: string, method: string, path: string, headers: 
   return { status: response.status, headers: response.headers, body: text === "" ? undefined : JSON.parse(text) as any }
 }
 
-/** Read until `holds` (or `ms` pass), every 100 ms; the last value read. */
-export const until = async <A>(read: () => Promise<A>, holds: (value: A) => boolean, ms = 5_000): Promise<A> => {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await read()
-    if (holds(value) || Date.now() > deadline) return value
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
+/** Read until a value holds (or the deadline); the last value read (tests/support/poll.ts). */
+export { until } from "./poll.js"

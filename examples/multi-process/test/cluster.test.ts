@@ -97,14 +97,7 @@ describe.skipIf(adminUrl === undefined || redisUrl === undefined)("every service
 
     const session = (which: 0 | 1) =>
       fetch(`${gateway(which)}/api/v1/iam/api/core/session`, { headers: { authorization: `Bearer ${token}` } })
-    const statusWithin = async (which: 0 | 1, status: number, ms: number) => {
-      const deadline = Date.now() + ms
-      for (;;) {
-        const seen = (await session(which)).status
-        if (seen === status || Date.now() > deadline) return seen
-        await new Promise((resolve) => setTimeout(resolve, 100))
-      }
-    }
+    const statusWithin = async (which: 0 | 1, status: number, ms: number) => (await until(() => session(which), (seen) => seen.status === status, ms)).status
     expect((await session(a)).status).toBe(200)
     expect((await session(b)).status).toBe(200)
 
