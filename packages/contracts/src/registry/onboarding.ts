@@ -1,6 +1,7 @@
 import { z } from "zod"
 import { EmailAddress, ID_MAX_LENGTH, NAME_MAX_LENGTH } from "../Bounds.js"
 import { JobStatus, JobStep } from "../provisioning/schemas.js"
+import { naming } from "../PathRecords.js"
 import { defineRoutes } from "../Routes.js"
 import { PlatformTier, Slug } from "./schemas.js"
 
@@ -63,7 +64,7 @@ export const OnboardingRecord = z.object({
 export type OnboardingRecord = z.infer<typeof OnboardingRecord>
 
 /** The path of one flow. */
-export const OnboardingParams = z.object({ onboardingId: OnboardingReference })
+export const OnboardingParams = z.object({ onboardingId: naming(OnboardingReference, "Onboarding flow not found") })
 
 const tags = ["registry: onboarding"]
 
