@@ -307,7 +307,8 @@ for (const driver of TestDatabase.drivers) {
     }, SLOW)
 
     it("tenancy: a read-only API key of the organization reads (status, deployments, secrets) but may not deploy, roll back or set secrets (403)", async () => {
-      const key = await ada.client.iam.apiKeys.create({ organizationId: ada.orgId, name: "reader", permissions: ["platforms:read"] })
+      // The worker's secrets are a resource's secrets: their area's read permissions as well (decision 0596).
+      const key = await ada.client.iam.apiKeys.create({ organizationId: ada.orgId, name: "reader", permissions: ["platforms:read", "resources:read", "secrets:read"] })
       const reader = { "x-api-key": key.key }
       const base = `/api/v1/cli/platforms/${ada.platformId}`
       for (const path of ["/build-status", "/deployments", "/repo", "/secrets"]) {

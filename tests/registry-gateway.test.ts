@@ -49,7 +49,7 @@ describe("the registry through the all-in-one server's gateway", () => {
     const unknown = await get(server.base, "/api/v1/platforms/plt_01JDQ3V6X4TQ7K9ZC2M8N5P0RS", { authorization: `Bearer ${ada.token}` })
     expect(unknown.status).toBe(404)
     const malformed = await get(server.base, "/api/v1/platforms/plt_nope", { authorization: `Bearer ${ada.token}` })
-    expect([malformed.status, await codeOf(malformed)]).toEqual([400, "VALIDATION_ERROR"])
+    expect([malformed.status, await codeOf(malformed)]).toEqual([404, "NOT_FOUND"])
   }, SLOW)
 
   it("answers an API key of the organization holding platforms:read, and 403 to one without it", async () => {

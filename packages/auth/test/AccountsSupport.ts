@@ -7,13 +7,13 @@ import { AccountsLive, AccountsRouter } from "../src/accounts/Http.js"
 import { AuthorizationLive } from "../src/authorization/Http.js"
 import * as OutboxMailer from "../src/mail/OutboxMailer.js"
 import { Mailer } from "../src/mail/Mailer.js"
-import identity from "../src/migrations/0001_identity.js"
+import { IamMigrations } from "../src/migrations/index.js"
 
 /** The static service key of the test configuration. */
 export const STATIC_KEY = "accounts-static-key-0123456789"
 
-/** The `iam` domain with its migrations. */
-export const iamDomain = { schema: "iam", migrations: { "0001_identity": identity } }
+/** The `iam` domain with all its migrations, as the server runs them. */
+export const iamDomain = IamMigrations
 
 /** The test configuration; `env` adds or overrides variables. */
 export const configLayer = (env: Record<string, string> = {}) =>

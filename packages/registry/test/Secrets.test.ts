@@ -148,7 +148,7 @@ for (const driver of TestDatabase.drivers) {
       ])) expect(response.status).toBe(404)
       expect(await h.run(Effect.flatMap(Secrets, (s) => s.reveal(otherResource, "MINE")))).toEqual(Option.some("b"))
       expect((await h.fetch(secrets(platform, "res_01JDQ3V6X4TQ7K9ZC2M8N5P0RS"), { token: "static" })).status).toBe(404)
-      expect((await h.fetch(secrets(platform, "nope"), { token: "static" })).status).toBe(400)
+      expect((await h.fetch(secrets(platform, "nope"), { token: "static" })).status).toBe(404)
 
       const doomed = await makeResource(platform, "sec-doomed")
       expect((await put("X", { value: "y" }, { token: "usr_admin" }, secrets(platform, doomed))).status).toBe(201)
