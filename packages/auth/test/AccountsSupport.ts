@@ -13,7 +13,7 @@ import { IamMigrations } from "../src/migrations/index.js"
 export const STATIC_KEY = "accounts-static-key-0123456789"
 
 /** The `iam` domain with all its migrations, as the server runs them. */
-export const iamDomain = IamMigrations
+export { IamMigrations as iamDomain }
 
 /** The test configuration; `env` adds or overrides variables. */
 export const configLayer = (env: Record<string, string> = {}) =>
@@ -39,7 +39,7 @@ export const stackLayer = (options: StackOptions = {}) =>
   AccountsLive.pipe(
     Layer.provideMerge(options.mailer ?? OutboxMailer.layer),
     Layer.provideMerge(AuthorizationLive),
-    Layer.provideMerge(Layer.mergeAll(TestDatabase.layer([iamDomain]), configLayer(options.env), Ids.layer)),
+    Layer.provideMerge(Layer.mergeAll(TestDatabase.layer([IamMigrations]), configLayer(options.env), Ids.layer)),
     Layer.orDie
   )
 
