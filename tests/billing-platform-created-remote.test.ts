@@ -74,11 +74,14 @@ describe.skipIf(!pg)("a platform created by the registry alone, billing alone be
   }, SLOW)
 
   it("onboarding (the platform inside the flow's transaction): told once it commits", async () => {
-    const started = await call(base, "POST", "/api/v1/onboarding", SERVICE, { platformName: "Onboarded", slug: "remote-onboarded" })
+    const started = await call(base, "POST", "/api/v1/onboarding", SERVICE, { platformName: "Onboarded", slug: "remote-onboarded", billingEmail: "ap@onboarded.example" })
     expect(started.status).toBe(202)
     const platformId = started.body.platformId as string
     expect((await subscriptionOf(platformId)).status).toBe(200)
     expect(customersOf(platformId)).toHaveLength(1)
+    // Its job tells billing the flow's billing email, over HTTP too: the customer's email at Stripe (decision 0578).
+    await until(() => Promise.resolve(customersOf(platformId)), (found) => found[0]?.email === "ap@onboarded.example", 20_000)
+    expect(customersOf(platformId).map((customer) => customer.email)).toEqual(["ap@onboarded.example"])
   }, SLOW)
 
   it("identity's organization setup in the gateway's process: over HTTP too", async () => {
@@ -96,6 +99,14 @@ describe.skipIf(!pg)("a platform created by the registry alone, billing alone be
     const again = await Promise.all([1, 2, 3].map(() => call(base, "POST", path, SERVICE)))
     expect(again.map((r) => [r.status, r.body.id, r.body.customerId])).toEqual(again.map(() => [200, first.body.id, first.body.customerId]))
     expect(customersOf(created.body.id)).toHaveLength(1)
+    // A billing email in the body becomes the customer's; a bad one or an unknown field is 400, nothing changed.
+    const emailed = await call(base, "POST", path, SERVICE, { billingEmail: "billing@again.example" })
+    expect([emailed.status, emailed.body.customerId]).toEqual([200, first.body.customerId])
+    expect(customersOf(created.body.id).map((customer) => customer.email)).toEqual(["billing@again.example"])
+    for (const bad of [{ billingEmail: "not an email" }, { billingEmail: "a".repeat(400) + "@x.example" }, { other: 1 }]) {
+      expect((await call(base, "POST", path, SERVICE, bad)).status).toBe(400)
+    }
+    expect(customersOf(created.body.id).map((customer) => customer.email)).toEqual(["billing@again.example"])
     const tenant = await tenantOf(base, "Nosy", "nosy-co")
     expect((await call(base, "POST", path, tenant.bearer)).status).toBe(401)
     expect((await call(base, "POST", "/api/v1/billing/internal/platforms/plt_01JDQ3V6X4TQ7K9ZC2M8N5P0RS/subscription", SERVICE)).status).toBe(404)

@@ -77,6 +77,9 @@ for (const driver of TestDatabase.drivers) {
       // Billing made its subscription with the organization's setup, on the flow's tier.
       const subscription = await call(base, "GET", `/api/v1/billing/api/billing/subscription?platformId=${platformId}`, SERVICE)
       expect([subscription.status, subscription.body]).toEqual([200, expect.objectContaining({ platformId, tier: "growth" })])
+      // The flow's billing email is its customer's at the payment provider (decision 0578).
+      const customer = await call(base, "GET", `/api/v1/billing/customers/${subscription.body.customerId}`, SERVICE)
+      expect([customer.status, customer.body]).toEqual([200, expect.objectContaining({ id: subscription.body.customerId, email: "bills@acme.example" })])
 
       // The user owns the new organization, and reads its platform once it is active.
       const listed = await call(base, "GET", "/api/v1/iam/api/auth/organization/list", ada.bearer)

@@ -169,6 +169,18 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
     /** The subscription of a platform the caller may see (checked by the route). */
     const ofPlatform = (platform: PlatformView) => Effect.map(ensure(platform), record)
 
+    /**
+     * The subscription of a platform whose billing email is known (an onboarding's, decision 0578):
+     * made if need be, its customer's email set at the provider (idempotent: the same email again
+     * changes nothing but `updated_at`).
+     */
+    const withBillingEmail = (platform: PlatformView, email: string) =>
+      Effect.gen(function*() {
+        const row = yield* ensure(platform)
+        yield* provider.updateCustomer(row.customerId, { email })
+        return record(row)
+      })
+
     /** Write a change and move the registry's tier with it (billing is the source of the tier). */
     const save = (row: SubscriptionRow, before: SubscriptionRow) =>
       Effect.gen(function*() {
@@ -278,6 +290,6 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
       }))
     })
 
-    return { ensure, endNow, ofPlatform, cancel, preview, changeTier, record, save, paymentMethodOf, actorName }
+    return { ensure, endNow, ofPlatform, withBillingEmail, cancel, preview, changeTier, record, save, paymentMethodOf, actorName }
   })
 }) {}

@@ -46,10 +46,12 @@ export const SubscriptionHandlers = [
       return yield* Effect.flatMap(Subscriptions, (subscriptions) => subscriptions.ofPlatform(platform))
     })),
   // The registry's creation hook from another process (decision 0447): the service key only.
-  Route.handle(routes.ensurePlatformSubscription, ({ caller, params }) =>
+  Route.handle(routes.ensurePlatformSubscription, ({ caller, params, body }) =>
     Effect.gen(function*() {
       const platform = yield* namedPlatform(caller, params.platformId, "billing:manage")
-      return yield* Effect.flatMap(Subscriptions, (subscriptions) => subscriptions.ofPlatform(platform))
+      const email = body?.billingEmail
+      return yield* Effect.flatMap(Subscriptions, (subscriptions) =>
+        email === undefined ? subscriptions.ofPlatform(platform) : subscriptions.withBillingEmail(platform, email))
     })),
   Route.handle(routes.cancelSubscription, ({ caller }) =>
     Effect.gen(function*() {

@@ -5,6 +5,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { ONBOARD, ONBOARD_MAX_ATTEMPTS, type OnboardPayload, unbuildable } from "./Onboarding.js"
 import { Resources } from "./Resources.js"
+import { PlatformBillingContact } from "./ports/PlatformBillingContact.js"
 import { StackDefinitions } from "./ports/StackDefinitions.js"
 
 /** Core's own jobs act as the service key. */
@@ -34,7 +35,9 @@ const fail = (message: string) => new JobFailed({ message })
  * where the last attempt stopped.
  *
  * 1. `platform`: the platform the flow created is there and live, with its default tenant.
- * 2. `stack` (when the flow names a template): the template's latest published version, each of its
+ * 2. `billing-contact` (when the flow names a billing email and billing is reachable): the email
+ *    becomes the email of the platform's customer at the payment provider (decision 0578).
+ * 3. `stack` (when the flow names a template): the template's latest published version, each of its
  *    resources recorded `pending` on the default tenant under a deterministic edge name (one that
  *    exists already is kept: a retry makes nothing twice). Issue 13's resource jobs provision them
  *    on the edge.
@@ -47,6 +50,7 @@ export const makeOnboardJob = Effect.gen(function*() {
   const stacks = yield* Effect.serviceOption(StackDefinitions)
   const callers = yield* Callers
   const provisioner = yield* Effect.serviceOption(ResourceProvisioner)
+  const billingContact = yield* Effect.serviceOption(PlatformBillingContact)
 
   const defaultTenantOf = (platformId: string) =>
     sql<{ id: string; status: string }>`SELECT e.id, p.status FROM registry.platforms p
@@ -67,6 +71,12 @@ export const makeOnboardJob = Effect.gen(function*() {
         const tenant = yield* defaultTenantOf(flow.platformId)
         if (Option.isNone(tenant)) return yield* fail(`Platform ${flow.platformId} or its default tenant is gone`)
         tenantId = tenant.value.id
+        const billingEmail = flow.billingEmail
+        if (typeof billingEmail === "string" && Option.isSome(billingContact)) {
+          yield* context.step("billing-contact", billingContact.value.set(flow.platformId, billingEmail).pipe(
+            Effect.mapError((error) => fail(`Billing was not told the billing email: ${error.message}`))
+          ))
+        }
         yield* context.progress(0.3)
 
         let stack: { readonly version: string; readonly resources: ReadonlyArray<string> } | null = null

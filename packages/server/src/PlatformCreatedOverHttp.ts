@@ -1,7 +1,7 @@
 import { Billing } from "@core/contracts"
 import { CoreConfig, ForwardedIdentity } from "@core/kernel"
 import { PlatformCreated } from "@core/registry"
-import { Duration, Effect, FiberSet, Layer, Schedule } from "effect"
+import { Duration, Effect, FiberSet, Layer, type Redacted, Schedule } from "effect"
 
 /** The audience billing's guard verifies (`serve --service billing`). */
 const AUDIENCE = "billing"
@@ -18,6 +18,34 @@ class BillingRefused extends Error {
 }
 
 /**
+ * One call of billing's internal `POST /internal/platforms/{platformId}/subscription` at
+ * `billingUrl`, as the service, signed with `CORE_SECRET` for billing's audience exactly as the
+ * gateway signs its callers; `body` (an onboarding's billing email) is optional. Anything but 200
+ * fails (the caller retries).
+ */
+export const ensureOverHttp = (billingUrl: string, secret: Redacted.Redacted<string>) => {
+  const key = ForwardedIdentity.keyFrom(secret)
+  const base = billingUrl.replace(/\/+$/, "")
+  return (platformId: string, body?: Billing.EnsurePlatformSubscriptionRequest) =>
+    Effect.tryPromise({
+      try: async () => {
+        const caller = { kind: "service" } as const
+        const headers: Record<string, string> = ForwardedIdentity.headersFor(caller, ForwardedIdentity.sign(key, caller, AUDIENCE, Date.now()))
+        const path = Billing.BillingRoutes.ensurePlatformSubscription.path.replace("{platformId}", encodeURIComponent(platformId))
+        const response = await fetch(`${base}${path}`, {
+          method: "POST",
+          headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          signal: AbortSignal.timeout(Duration.toMillis(ATTEMPT_TIMEOUT))
+        })
+        await response.body?.cancel()
+        if (response.status !== 200) throw new BillingRefused(response.status)
+      },
+      catch: (cause) => cause
+    })
+}
+
+/**
  * The registry's `PlatformCreated` when billing runs in another process (decision 0447): billing's
  * internal route `POST /internal/platforms/{platformId}/subscription` at `CORE_UPSTREAM_BILLING_URL`,
  * as the service, signed with `CORE_SECRET` for billing's audience exactly as the gateway signs its
@@ -31,21 +59,8 @@ export const PlatformCreatedOverHttp = (billingUrl: string) =>
     PlatformCreated,
     Effect.gen(function*() {
       const config = yield* CoreConfig
-      const key = ForwardedIdentity.keyFrom(config.secret)
       const fibers = yield* FiberSet.make()
-      const base = billingUrl.replace(/\/+$/, "")
-      const attempt = (platformId: string) =>
-        Effect.tryPromise({
-          try: async () => {
-            const caller = { kind: "service" } as const
-            const headers = ForwardedIdentity.headersFor(caller, ForwardedIdentity.sign(key, caller, AUDIENCE, Date.now()))
-            const path = Billing.BillingRoutes.ensurePlatformSubscription.path.replace("{platformId}", encodeURIComponent(platformId))
-            const response = await fetch(`${base}${path}`, { method: "POST", headers, signal: AbortSignal.timeout(Duration.toMillis(ATTEMPT_TIMEOUT)) })
-            await response.body?.cancel()
-            if (response.status !== 200) throw new BillingRefused(response.status)
-          },
-          catch: (cause) => cause
-        })
+      const attempt = ensureOverHttp(billingUrl, config.secret)
       const retried = (platformId: string) =>
         attempt(platformId).pipe(
           Effect.retry(RETRIES),

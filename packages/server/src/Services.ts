@@ -20,6 +20,7 @@ import { PlatformSetupLive } from "./PlatformSetupLive.js"
 import { StackDefinitionsLive } from "./StackDefinitionsLive.js"
 import { billing } from "./BillingService.js"
 import { PlatformCreatedLive } from "./PlatformCreatedLive.js"
+import { PlatformBillingContactLive } from "./PlatformBillingContactLive.js"
 import { PlatformStatusSinkLive } from "./PlatformStatusSinkLive.js"
 import { UsageIngestLive } from "./UsageIngestLive.js"
 import { BuildReporterLive, LiveResourcesLive, UsageReporterLive } from "./UsageReportingLive.js"
@@ -138,6 +139,8 @@ const provisioning: ServiceDefinition = {
     Worker.layerConfig().pipe(
       Layer.provide(JobHandlers.merge(FeatureJobsLive, OnboardJobLive, TestJobsIfEnabled, ResourceJobsLive, AuthJobsLive, DeployJobs.pipe(Layer.provide(BuildReporterLive), Layer.provide(UsageIngestLive)))),
       Layer.provide(ResourceProvisioner.Live),
+      // An onboarding's billing email becomes its platform's customer's (decision 0578).
+      Layer.provide(PlatformBillingContactLive),
       Layer.provide(ResourceRecordsLive.pipe(Layer.provide(StackDefinitionsLive))),
       Layer.provide(FeatureActivationsLive),
       Layer.provide(Layer.mergeAll(Features.DefaultWithoutDependencies, Resources.Default, StackDefinitionsLive)),

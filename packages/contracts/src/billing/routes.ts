@@ -1,5 +1,6 @@
 import { defineRoutes } from "../Routes.js"
 import {
+  EnsurePlatformSubscriptionRequest,
   ChangeTierRequest,
   InvoiceList,
   InvoiceListQuery,
@@ -165,9 +166,9 @@ export const BillingCoreRoutes = defineRoutes({
   ensurePlatformSubscription: {
     method: "POST",
     path: "/internal/platforms/{platformId}/subscription",
-    summary: "Make a just-created platform's free subscription and provider customer now (the service key; the registry's creation hook); idempotent",
+    summary: "Make a just-created platform's free subscription and provider customer now, and set the customer's email when the body names one (the service key; the registry's hooks); idempotent",
     auth: "service",
-    request: { params: PlatformParams },
+    request: { params: PlatformParams, body: EnsurePlatformSubscriptionRequest.optional() },
     responses: { 200: SubscriptionRecord, 400: null, 401: null, 404: null },
     tags: ["billing: internal"]
   }

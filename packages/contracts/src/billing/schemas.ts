@@ -186,6 +186,13 @@ export const SubscriptionParams = z.object({ id: naming(BoundedId, "Subscription
 /** The path of billing's internal platform routes. */
 export const PlatformParams = z.object({ platformId: naming(PlatformIdField, "Platform not found") })
 
+/**
+ * `POST /internal/platforms/{platformId}/subscription` (the registry's hooks): an onboarding's
+ * billing email, when it names one, becomes the email of the platform's customer.
+ */
+export const EnsurePlatformSubscriptionRequest = z.object({ billingEmail: EmailAddress.optional() }).strict()
+export type EnsurePlatformSubscriptionRequest = z.input<typeof EnsurePlatformSubscriptionRequest>
+
 /** `POST /subscription/change-tier`. */
 export const ChangeTierRequest = z.object({ tier: PaidTier })
 /** `GET /subscription/proration-preview`. */
