@@ -1,5 +1,5 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
-import { Billing, defineRoutes, Deploy, Iam, type OpenApiDocument, Provisioning, Registry, type RouteSpec, Stacks, toOpenApi, Vault } from "@core/contracts"
+import { Billing, defineRoutes, underGatewayPrefix, Deploy, Iam, type OpenApiDocument, OpenApiDocumentBody, Provisioning, Readiness, Registry, type RouteSpec, Stacks, toOpenApi, Vault } from "@core/contracts"
 import { Effect } from "effect"
 import { isUnder, type ServiceName } from "./Routes.js"
 
@@ -13,10 +13,11 @@ export const CACHE_CONTROL = "public, max-age=300"
 export type Catalogue = ReadonlyArray<RouteSpec> | Readonly<Record<string, RouteSpec>>
 
 /**
- * One service's contract as the gateway publishes it: its routes under its gateway `prefix`.
- * A route documented under the service's own `base` (billing's `/api/billing`) has that base
- * replaced by the prefix, since the service serves both; any other path is prefixed whole
- * (identity's `/api/core/roles` is `/api/v1/iam/api/core/roles`).
+ * One service's contract as the gateway publishes it: its routes under its gateway `prefix`, each
+ * path prefixed whole unless it already lies under the prefix (identity's `/api/core/roles` is
+ * `/api/v1/iam/api/core/roles`, billing's `/api/billing/invoices` is
+ * `/api/v1/billing/api/billing/invoices`), as the SDK calls them (decision 0610). The service also
+ * serves its routes without its `base`, which the gateway's rule table (`RouteRules`) knows.
  */
 export interface ServiceContract {
   readonly service: ServiceName | "GATEWAY"
@@ -37,6 +38,8 @@ export const GatewayRoutes = defineRoutes({
     method: "GET",
     path: "/health",
     summary: "Liveness: the text ok",
+    description: "Answers 200 `ok` (`text/plain`, `no-store`) as soon as the process listens, before the database has " +
+      "opened: a process supervisor's liveness probe. It needs no credentials and is never rate-limited.",
     auth: "public",
     rateLimit: "exempt",
     responses: { 200: { contentType: "text/plain", description: "The text ok" } }
@@ -45,17 +48,24 @@ export const GatewayRoutes = defineRoutes({
     method: "GET",
     path: "/ready",
     summary: "Readiness: every dependency the server cannot serve without answers",
+    description: "Asks each dependency (the database with `SELECT 1`, Redis when `REDIS_URL` is set), each within 2 seconds. " +
+      "200 once migrations ran and the database answers; Redis down is `degraded`, still 200, since every use of it " +
+      "has an in-process fallback. 503 while the server is starting or when the database does not answer: a load " +
+      "balancer's readiness probe.",
     auth: "public",
     rateLimit: "exempt",
     responses: {
-      200: { contentType: "application/json", description: "Ready: { status: \"ready\", checks }" },
-      503: { contentType: "application/json", description: "Starting, or a check failed: { status: \"starting\" | \"unavailable\", checks }" }
+      200: { schema: Readiness, description: "Ready: status `ready`, or `degraded` when only an optional check failed" },
+      503: { schema: Readiness, description: "Status `starting` (migrations still running) or `unavailable` (a required check failed)" }
     }
   },
   metrics: {
     method: "GET",
     path: "/metrics",
     summary: "Prometheus metrics (restrict at the proxy in front)",
+    description: "The gateway's responses and their durations by route prefix, method and status, credential-cache " +
+      "lookups, rate-limit refusals, unreachable or slow upstreams, and the process's memory and uptime, in the " +
+      "Prometheus text format. Labels never carry ids. Public: keep it off the internet at the proxy in front.",
     auth: "public",
     rateLimit: "exempt",
     responses: { 200: { contentType: "text/plain; version=0.0.4", description: "The Prometheus text format" } }
@@ -64,8 +74,10 @@ export const GatewayRoutes = defineRoutes({
     method: "GET",
     path: PATH,
     summary: "This document: every service's routes under their gateway prefixes",
+    description: "The OpenAPI 3.1 document of every route the gateway serves, generated from the route catalogues of " +
+      "`@core/contracts` (the same ones the servers and the SDK use). Public and cacheable for five minutes.",
     auth: "public",
-    responses: { 200: { contentType: "application/json", description: "An OpenAPI 3.1 document", headers: { "cache-control": CACHE_CONTROL } } }
+    responses: { 200: { schema: OpenApiDocumentBody, description: "An OpenAPI 3.1 document", headers: { "cache-control": CACHE_CONTROL } } }
   }
 })
 
@@ -88,15 +100,23 @@ export const CONTRACTS: ReadonlyArray<ServiceContract> = [
     prefix: "/api/v1/platforms",
     base: "/api/v1/platforms",
     tag: { name: "registry", description: "Registry (/api/v1/platforms): platforms" },
-    catalogues: [Registry.RegistryRoutes]
+    catalogues: [
+      Registry.PlatformRoutes,
+      Registry.EntityRoutes,
+      Registry.FeatureRoutes,
+      Registry.ResourceRoutes,
+      Registry.DnsRecordRoutes,
+      Registry.SecretRoutes
+    ]
   },
   {
-    // The registry's other public paths: the resource family under /api/v1/resources and the
-    // lookups, declared at their gateway paths and forwarded whole (decision 0242).
+    // The registry's other public paths: the resource family under /api/v1/resources, the
+    // lookups and onboarding (/api/v1/onboarding), declared at their gateway paths and forwarded
+    // whole (decision 0242).
     service: "REGISTRY",
     prefix: "",
     tag: { name: "registry", description: "Registry (/api/v1/platforms): platforms" },
-    catalogues: [Registry.ResourceFamilyRoutes, Registry.LookupRoutes]
+    catalogues: [Registry.ResourceFamilyRoutes, Registry.LookupRoutes, Registry.OnboardingRoutes]
   },
   {
     service: "STACKS",
@@ -153,14 +173,31 @@ const entriesOf = (catalogue: Catalogue): Array<readonly [string | undefined, Ro
     ? (catalogue as ReadonlyArray<RouteSpec>).map((route) => [route.operationId, route] as const)
     : Object.entries(catalogue as Readonly<Record<string, RouteSpec>>).map(([name, route]) => [route.operationId ?? name, route] as const)
 
-/** A contract's routes at their gateway paths, namespaced tags, operation ids from their names. */
+/**
+ * A contract's routes at the paths clients call them by through the gateway (`underGatewayPrefix`:
+ * the SDK's, so provisioning's `/api/v1/provisioning/api/v1/provision/jobs`; decision 0610),
+ * namespaced tags, operation ids from their names.
+ */
 const routesOf = (contract: ServiceContract): Array<RouteSpec> =>
   contract.catalogues.flatMap(entriesOf).map(([operationId, route]) => ({
     ...route,
-    path: gatewayPath(contract, route.path),
+    path: underGatewayPrefix(contract.prefix, route.path),
     tags: namespaced(contract, route.tags),
     ...(operationId === undefined ? {} : { operationId })
   }))
+
+/** Core's license, as its packages declare it. */
+export const LICENSE = { name: "Apache License 2.0", identifier: "Apache-2.0" } as const
+
+/**
+ * Where the paths are reached: the gateway's own address, which only the installation knows (its
+ * `CORE_PUBLIC_URL`); `npm start`'s by default.
+ */
+export const SERVERS = [{
+  url: "{origin}",
+  description: "The gateway (the all-in-one server, or the gateway process)",
+  variables: { origin: { default: "http://localhost:8787", description: "The gateway's origin: CORE_PUBLIC_URL" } }
+}] as const
 
 /** The merged document: `toOpenApi` over every contract, plus `x-tagGroups` grouping tags by service. */
 export type GatewayDocument = OpenApiDocument & {
@@ -173,7 +210,7 @@ export type GatewayDocument = OpenApiDocument & {
  * told apart (`Name`, `Name2`); operation ids stay the catalogues' names (suffixed on a clash).
  *
  * @example
- * const document = OpenApiDocument.make({ servers: [{ url: "https://core.example.com" }] })
+ * const document = OpenApiDocument.make({ servers: [{ url: "https://core.example.com" }] }) // default: `SERVERS`
  */
 export const make = (options: {
   readonly contracts?: ReadonlyArray<ServiceContract>
@@ -185,7 +222,9 @@ export const make = (options: {
     title: "Core API",
     version: "1",
     description: "Every Core service behind the gateway, each under its prefix (seed 000, \"Gateway routing\").",
-    ...(options.servers === undefined ? {} : { servers: options.servers }),
+    license: LICENSE,
+    servers: options.servers ?? SERVERS,
+    rateLimited: true,
     tags: contracts.map((contract) => contract.tag),
     routes: routes.flat()
   })

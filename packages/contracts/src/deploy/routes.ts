@@ -78,7 +78,7 @@ export const CliRoutes = defineRoutes({
       "deployment again for the same bytes (409 for other bytes); `x-core-deploy-branch` other than the default branch is a preview.",
     auth: "caller",
     bodyLimit: DEPLOY_MAX_UPLOAD_BYTES,
-    request: { params: CliPlatformParams, headers: DeployHeaders, contentTypes: ["application/gzip"] },
+    request: { params: CliPlatformParams, headers: DeployHeaders, contentTypes: ["application/gzip"], optionalBody: true },
     responses: { 202: DeployAccepted, 400: null, 401: null, 403: null, 404: null, 409: null, 413: null, 415: null },
     tags
   },

@@ -24,6 +24,7 @@ import {
   SessionList,
   SignInEmailRequest,
   SignInEmailResponse,
+  SignOutRequest,
   SignOutResponse,
   SignUpEmailRequest,
   SignUpEmailResponse,
@@ -107,6 +108,7 @@ export const AccountRoutes = defineRoutes({
     method: "POST", path: "/api/auth/sign-out", summary: "End the current session",
     description: "Public: without a live session (none, or a stale cookie) it still answers { success: true } and clears the cookie.",
     auth: "public", suspension: "exempt",
+    request: { body: SignOutRequest },
     responses: { 200: { schema: SignOutResponse, headers: SESSION_CLEARED } },
     tags
   },

@@ -119,6 +119,13 @@ export const AuthSessionList = z.array(Session)
 export type AuthSessionList = z.infer<typeof AuthSessionList>
 
 /** Answer of `POST /api/auth/sign-out`. */
+/**
+ * The body of sign-out: none, or an empty object, which better-auth's client sends
+ * (`authClient.signOut()` posts `{}`); fields are ignored.
+ */
+export const SignOutRequest = z.object({}).optional()
+export type SignOutRequest = z.input<typeof SignOutRequest>
+
 export const SignOutResponse = z.object({ success: z.literal(true) })
 export type SignOutResponse = z.infer<typeof SignOutResponse>
 
