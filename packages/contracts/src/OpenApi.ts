@@ -74,7 +74,7 @@ const STATUS_TEXT: Record<number, string> = {
   200: "OK", 201: "Created", 202: "Accepted", 204: "No content", 301: "Moved permanently", 302: "Found",
   303: "See other", 307: "Temporary redirect", 400: "Bad request", 401: "Unauthorized", 402: "Payment failed",
   403: "Forbidden", 404: "Not found", 409: "Conflict", 413: "Payload too large", 415: "Unsupported media type",
-  422: "Unprocessable content", 429: "Too many requests", 451: "Platform suspended", 500: "Internal error",
+  422: "Unprocessable content", 429: "Too many requests", 431: "Request headers too large", 451: "Platform suspended", 500: "Internal error",
   501: "Not implemented", 502: "Upstream unavailable", 503: "Unavailable", 504: "Upstream timeout"
 }
 
@@ -173,7 +173,8 @@ const objectParameters = (
 /**
  * Describe a route catalogue as an OpenAPI 3.1 document: paths (`:param` as `{param}`), path, query
  * and header parameters, request bodies, responses by status (the error envelope for 4xx and 5xx,
- * including 400, 401, 403 and 500 where a route can answer them), security by `auth`, operation ids.
+ * including 400, 401, 403, 500 and, behind a rate limiter, 429 where a route can answer them),
+ * security by `auth`, operation ids.
  */
 export const toOpenApi = (options: OpenApiOptions): OpenApiDocument => {
   const { components, convert } = makeConverter()

@@ -1,5 +1,5 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
-import { Billing, defineRoutes, underGatewayPrefix, Deploy, Iam, type OpenApiDocument, OpenApiDocumentBody, Provisioning, Readiness, Registry, type RouteSpec, Stacks, toOpenApi, Vault } from "@core/contracts"
+import { Billing, defineRoutes, Deploy, ErrorEnvelope, Iam, type OpenApiDocument, OpenApiDocumentBody, Provisioning, Readiness, Registry, type RouteSpec, Stacks, toOpenApi, underGatewayPrefix, Vault } from "@core/contracts"
 import { Effect } from "effect"
 import { isUnder, type ServiceName } from "./Routes.js"
 
@@ -30,6 +30,15 @@ export interface ServiceContract {
 }
 
 /**
+ * What the server answers any request whose request line and headers pass Node's limit (16 KiB by
+ * default): the probes' only client error, since they take no input and are never rate-limited.
+ */
+const HEADERS_TOO_LARGE = {
+  description: "`HEADERS_TOO_LARGE`: the request line and headers are larger than the server accepts",
+  schema: ErrorEnvelope
+} as const
+
+/**
  * The gateway's own public routes. The probes and the metrics are never rate-limited (they are
  * polled); the gateway's rule table (`RouteRules`) reads that from here.
  */
@@ -42,7 +51,7 @@ export const GatewayRoutes = defineRoutes({
       "opened: a process supervisor's liveness probe. It needs no credentials and is never rate-limited.",
     auth: "public",
     rateLimit: "exempt",
-    responses: { 200: { contentType: "text/plain", description: "The text ok" } }
+    responses: { 200: { contentType: "text/plain", description: "The text ok" }, 431: HEADERS_TOO_LARGE }
   },
   ready: {
     method: "GET",
@@ -56,6 +65,7 @@ export const GatewayRoutes = defineRoutes({
     rateLimit: "exempt",
     responses: {
       200: { schema: Readiness, description: "Ready: status `ready`, or `degraded` when only an optional check failed" },
+      431: HEADERS_TOO_LARGE,
       503: { schema: Readiness, description: "Status `starting` (migrations still running) or `unavailable` (a required check failed)" }
     }
   },
@@ -68,7 +78,7 @@ export const GatewayRoutes = defineRoutes({
       "Prometheus text format. Labels never carry ids. Public: keep it off the internet at the proxy in front.",
     auth: "public",
     rateLimit: "exempt",
-    responses: { 200: { contentType: "text/plain; version=0.0.4", description: "The Prometheus text format" } }
+    responses: { 200: { contentType: "text/plain; version=0.0.4", description: "The Prometheus text format" }, 431: HEADERS_TOO_LARGE }
   },
   openApiDocument: {
     method: "GET",
@@ -161,7 +171,7 @@ export const CONTRACTS: ReadonlyArray<ServiceContract> = [
 export const gatewayPath = (contract: Pick<ServiceContract, "prefix" | "base">, path: string): string =>
   contract.base !== undefined && isUnder(path, contract.base)
     ? `${contract.prefix}${path.slice(contract.base.length)}`
-    : `${contract.prefix}${path}`
+    : underGatewayPrefix(contract.prefix, path)
 
 const namespaced = (contract: ServiceContract, tags: ReadonlyArray<string> | undefined): ReadonlyArray<string> =>
   tags === undefined || tags.length === 0

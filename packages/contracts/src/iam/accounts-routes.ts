@@ -2,6 +2,7 @@ import type { z } from "zod"
 import { defineRoutes, type ResponseSpec } from "../Routes.js"
 import {
   AuthErrorBody,
+  AuthUnauthorizedBody,
   AuthSessionList,
   ChangePasswordRequest,
   ChangePasswordResponse,
@@ -44,7 +45,10 @@ const user = ["user"] as const
 /** An error of a better-auth-compatible route: that library's `{ code, message }`, never the envelope. */
 const authError = (codes: string): ResponseSpec => ({ description: codes, schema: AuthErrorBody })
 const invalid = authError("VALIDATION_ERROR (with issues), or a rule of the route")
-const signedOut = authError("UNAUTHORIZED: no live session")
+const signedOut: ResponseSpec = {
+  description: "UNAUTHORIZED: no live session (the gateway's error envelope when it refuses the request first)",
+  schema: AuthUnauthorizedBody
+}
 const badRedirect = authError("INVALID_CALLBACK_URL and the like: a redirect target that is not trusted")
 
 const SESSION_ISSUED = {

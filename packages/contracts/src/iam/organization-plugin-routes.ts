@@ -1,5 +1,5 @@
 import { defineRoutes, type ResponseSpec } from "../Routes.js"
-import { AuthErrorBody, StatusResponse } from "./accounts.js"
+import { AuthErrorBody, AuthUnauthorizedBody, StatusResponse } from "./accounts.js"
 import {
   PluginAcceptedInvitation,
   PluginCheckSlugBody,
@@ -41,7 +41,10 @@ const scoped = { ...base, callers: ["user", "apikey"] } as const
 const pluginError = (description: string): ResponseSpec => ({ description, schema: AuthErrorBody })
 const errors = {
   400: pluginError("VALIDATION_ERROR, NO_ACTIVE_ORGANIZATION, or a rule of the route"),
-  401: pluginError("UNAUTHORIZED: no live session (nor, where one is accepted, a valid API key)"),
+  401: {
+    description: "UNAUTHORIZED: no live session (nor, where one is accepted, a valid API key); the gateway's error envelope when it refuses the request first",
+    schema: AuthUnauthorizedBody
+  },
   403: pluginError("YOU_ARE_NOT_ALLOWED_TO_…: the caller lacks the permission"),
   404: pluginError("ORGANIZATION_NOT_FOUND, MEMBER_NOT_FOUND, INVITATION_NOT_FOUND (also another tenant's)")
 }
