@@ -196,6 +196,34 @@ const routesOf = (contract: ServiceContract): Array<RouteSpec> =>
     ...(operationId === undefined ? {} : { operationId })
   }))
 
+/** What each group of a service's operations is about, by its (namespaced) tag. */
+export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  "identity: accounts": "Sign-up, sign-in (password and magic link), sessions, password reset, email verification, profile and account deletion, in better-auth's shapes",
+  "identity: organizations": "Organizations, members and invitations (better-auth's organization plugin), organization setup, and the operator's organizations",
+  "identity: authorization": "Roles and their permissions, grants and denials, API keys, service tokens and the audit log",
+  "identity: device authorization": "Device login for the CLI (RFC 8628): device codes, the token endpoint, approval and the OAuth metadata",
+  "identity: web pages": "Server-rendered pages that work without JavaScript: home, sign-in, sign-up, account, organization setup, password reset, device activation",
+  "identity: service": "The identity service's own health",
+  "registry: platforms": "Platforms (one per tenant organization) and their lifecycle: create, rename, suspend, restore, cancel, delete",
+  "registry: entities": "A platform's entity tree: tenants and subtenants, their ancestors and descendants",
+  "registry: features": "Feature activations on an entity and the entity's resolved manifest",
+  "registry: resources": "A platform's edge resources (both path families) and the lookup by edge name",
+  "registry: dns records": "DNS records of a platform's resources",
+  "registry: secrets": "Secrets of a resource: names and versions only, values never returned",
+  "registry: onboarding": "Onboarding flows: a new user's platform made in one asynchronous job",
+  "provisioning: domains": "Custom hostnames of a platform and their verification",
+  "provisioning: jobs": "Asynchronous provisioning jobs: creating edge resources, their state and event stream",
+  "provisioning: operator": "Operator controls over jobs: retry, cancel, force-complete, and the dead-letter queue",
+  "provisioning: internal": "The hook by which identity reports a platform's status change",
+  "billing: subscriptions": "A platform's subscription: its plan tier, upgrade, change and cancellation with proration",
+  "billing: invoices": "A platform's invoices",
+  "billing: payments": "Payment methods, setup intents and the billing portal",
+  "billing: internal": "Usage events reported by Core's own services",
+  "billing: provider": "The payment provider's webhooks and the hosted portal's pages",
+  "billing: operator": "Operator tools: every platform's subscription, credits, refunds and usage",
+  "billing: usage": "Metered usage: current period, history, per entity, per day, alerts, per stack"
+}
+
 /** Core's license, as its packages declare it. */
 export const LICENSE = { name: "Apache License 2.0", identifier: "Apache-2.0" } as const
 
@@ -235,7 +263,10 @@ export const make = (options: {
     license: LICENSE,
     servers: options.servers ?? SERVERS,
     rateLimited: true,
-    tags: contracts.map((contract) => contract.tag),
+    tags: [
+      ...contracts.map((contract) => contract.tag),
+      ...Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description }))
+    ],
     routes: routes.flat()
   })
   const used = new Set(routes.flat().flatMap((route) => route.tags ?? []))
