@@ -171,7 +171,7 @@ export const CONTRACTS: ReadonlyArray<ServiceContract> = [
 export const gatewayPath = (contract: Pick<ServiceContract, "prefix" | "base">, path: string): string =>
   contract.base !== undefined && isUnder(path, contract.base)
     ? `${contract.prefix}${path.slice(contract.base.length)}`
-    : underGatewayPrefix(contract.prefix, path)
+    : `${contract.prefix}${path}`
 
 const namespaced = (contract: ServiceContract, tags: ReadonlyArray<string> | undefined): ReadonlyArray<string> =>
   tags === undefined || tags.length === 0
