@@ -1,5 +1,5 @@
 import { DEFAULT_ROLE_PERMISSIONS, DEFAULT_ROLES } from "@core/contracts"
-import { CoreConfig, ErrorResponse, Ids } from "@core/kernel"
+import { CoreConfig, ErrorResponse, Ids, type Migrations } from "@core/kernel"
 import { makeHttpHarness, type TestRequestInit, TestDatabase } from "@core/kernel/testing"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
@@ -13,7 +13,7 @@ import { IamMigrations } from "../src/migrations/index.js"
 export const STATIC_KEY = "accounts-static-key-0123456789"
 
 /** The `iam` domain with all its migrations, as the server runs them. */
-export const iamDomain = IamMigrations
+export const iamDomain: Migrations.Domain = IamMigrations
 
 /** The test configuration; `env` adds or overrides variables. */
 export const configLayer = (env: Record<string, string> = {}) =>

@@ -64,7 +64,7 @@ export const WebRoutes = defineRoutes({
   },
   signInPage: {
     method: "GET", path: "/sign-in", summary: "The sign-in page", auth: "public", request: { query: SignInPageQuery },
-    description: "The sign-in form (email and password, or a magic link), without JavaScript. `next` names the path to go to afterwards (on this site only); a signed-in person is sent on at once (303).",
+    description: "The sign-in form (email and password), without JavaScript; a link to reset a forgotten password. `next` names the path to go to afterwards (on this site only); a signed-in person is sent on at once (303).",
     responses: { 200: html("The sign-in form"), 303: seeOther("Already signed in: on to next, or /account") },
     tags
   },
