@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest"
 import { API_DIR, gatewayPath, PAGES, renderApiReference } from "../scripts/api-reference.js"
 import { CATALOGUES, exportedCatalogues } from "../packages/contracts/scripts/route-table.js"
 import * as Contracts from "@core/contracts"
+import { OpenApiDocument } from "@core/gateway"
 
 /** `docs/api/` is what `npm run generate:api` writes from the contracts, and covers every route. */
 describe("the API reference (docs/api)", () => {
@@ -31,5 +32,17 @@ describe("the API reference (docs/api)", () => {
     expect(create).toContain("- **201** Created:")
     expect(create).toMatch(/Errors \(the error envelope .*\): 400 Bad request, 401 Unauthorized, 403 Forbidden/)
     expect(registry).toContain("Path parameters:")
+  })
+
+  it("lists the operations of the OpenAPI document, at the same paths (the gateway's own probes aside)", () => {
+    const documented = [...pages.values()].flatMap((text) => Array.from(text.matchAll(/^### `([A-Z]+ [^`]+)`$/gm), (match) => match[1]))
+    const own = new Set(Object.values(OpenApiDocument.GatewayRoutes).map((route) => `${route.method} ${route.path}`))
+    const operations = Object.entries(OpenApiDocument.document().paths)
+      .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
+      .filter((operation) => !own.has(operation))
+    expect([...documented].sort()).toEqual([...operations].sort())
+    expect(documented).toContain("GET /api/v1/provisioning/api/v1/provision/jobs/{jobId}")
+    expect(documented).toContain("GET /api/v1/billing/api/billing/invoices")
+    expect(documented).toContain("POST /api/v1/onboarding")
   })
 })

@@ -8,8 +8,13 @@ export type JsonSchema = { readonly [key: string]: unknown }
 /** An OpenAPI 3.1 document, loosely typed below the top level. */
 export interface OpenApiDocument {
   readonly openapi: "3.1.0"
-  readonly info: { readonly title: string; readonly version: string; readonly description?: string }
-  readonly servers?: ReadonlyArray<{ readonly url: string; readonly description?: string }>
+  readonly info: {
+    readonly title: string
+    readonly version: string
+    readonly description?: string
+    readonly license?: OpenApiLicense
+  }
+  readonly servers?: ReadonlyArray<OpenApiServer>
   readonly tags?: ReadonlyArray<{ readonly name: string; readonly description?: string }>
   readonly paths: Record<string, Record<string, Record<string, unknown>>>
   readonly components: {
@@ -18,12 +23,31 @@ export interface OpenApiDocument {
   }
 }
 
+/** A server of an OpenAPI document; `{name}` placeholders in `url` are described by `variables`. */
+export interface OpenApiServer {
+  readonly url: string
+  readonly description?: string
+  readonly variables?: Readonly<Record<string, { readonly default: string; readonly description?: string }>>
+}
+
+/** The license of the API (`identifier` an SPDX expression). */
+export interface OpenApiLicense {
+  readonly name: string
+  readonly identifier?: string
+}
+
 /** What to describe. */
 export interface OpenApiOptions {
   readonly title: string
   readonly version: string
   readonly description?: string
-  readonly servers?: ReadonlyArray<{ readonly url: string; readonly description?: string }>
+  readonly license?: OpenApiLicense
+  readonly servers?: ReadonlyArray<OpenApiServer>
+  /**
+   * The routes sit behind the gateway's rate limiter: every route whose class is not `exempt` may
+   * answer 429 `RATE_LIMITED` (with `Retry-After`). @default false
+   */
+  readonly rateLimited?: boolean
   readonly tags?: ReadonlyArray<{ readonly name: string; readonly description?: string }>
   /** A list of routes, or a named catalogue whose names become operation ids. */
   readonly routes: ReadonlyArray<RouteSpec> | Readonly<Record<string, RouteSpec>>
@@ -50,7 +74,7 @@ const STATUS_TEXT: Record<number, string> = {
   200: "OK", 201: "Created", 202: "Accepted", 204: "No content", 301: "Moved permanently", 302: "Found",
   303: "See other", 307: "Temporary redirect", 400: "Bad request", 401: "Unauthorized", 402: "Payment failed",
   403: "Forbidden", 404: "Not found", 409: "Conflict", 413: "Payload too large", 415: "Unsupported media type",
-  422: "Unprocessable content", 429: "Too many requests", 451: "Platform suspended", 500: "Internal error",
+  422: "Unprocessable content", 429: "Too many requests", 431: "Request headers too large", 451: "Platform suspended", 500: "Internal error",
   501: "Not implemented", 502: "Upstream unavailable", 503: "Unavailable", 504: "Upstream timeout"
 }
 
@@ -149,7 +173,8 @@ const objectParameters = (
 /**
  * Describe a route catalogue as an OpenAPI 3.1 document: paths (`:param` as `{param}`), path, query
  * and header parameters, request bodies, responses by status (the error envelope for 4xx and 5xx,
- * including 400, 401, 403 and 500 where a route can answer them), security by `auth`, operation ids.
+ * including 400, 401, 403, 500 and, behind a rate limiter, 429 where a route can answer them),
+ * security by `auth`, operation ids.
  */
 export const toOpenApi = (options: OpenApiOptions): OpenApiDocument => {
   const { components, convert } = makeConverter()
@@ -187,7 +212,7 @@ export const toOpenApi = (options: OpenApiOptions): OpenApiDocument => {
     const body = route.request?.body
     const contentTypes = route.request?.contentTypes ?? (body === undefined ? [] : ["application/json"])
     const requestBody = contentTypes.length === 0 ? undefined : {
-      required: body === undefined ? true : !body.safeParse(undefined).success,
+      required: body === undefined ? route.request?.optionalBody !== true : !body.safeParse(undefined).success,
       content: Object.fromEntries(contentTypes.map((type) => [
         type,
         { schema: body !== undefined && JSON_TYPES.has(type) ? convert(body, "input", `${hint}Body`) : { type: "string", contentMediaType: type } }
@@ -218,6 +243,7 @@ export const toOpenApi = (options: OpenApiOptions): OpenApiDocument => {
       [400, parameters.length > 0 || requestBody !== undefined],
       [401, route.auth !== "public"],
       [403, route.auth === "operator" || route.auth === "service" || route.permission !== undefined],
+      [429, options.rateLimited === true && route.rateLimit !== "exempt"],
       [500, true]
     ]
     for (const [status, applies] of implied) if (applies && responses[status] === undefined) responses[status] = errorResponse(status)
@@ -245,7 +271,12 @@ export const toOpenApi = (options: OpenApiOptions): OpenApiDocument => {
 
   return {
     openapi: "3.1.0",
-    info: { title: options.title, version: options.version, ...(options.description === undefined ? {} : { description: options.description }) },
+    info: {
+      title: options.title,
+      version: options.version,
+      ...(options.description === undefined ? {} : { description: options.description }),
+      ...(options.license === undefined ? {} : { license: { ...options.license } })
+    },
     ...(options.servers === undefined ? {} : { servers: options.servers.map((server) => ({ ...server })) }),
     ...(tags.size === 0 ? {} : { tags: [...tags.values()].map((tag) => ({ ...tag })) }),
     paths,

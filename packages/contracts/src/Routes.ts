@@ -60,6 +60,12 @@ export interface RouteRequest {
   readonly headers?: z.ZodType
   /** Media types the body may come in. @default ["application/json"] */
   readonly contentTypes?: ReadonlyArray<string>
+  /**
+   * A raw body (one without a `body` schema, as the deploy's upload) may be left out: the route
+   * answers without one too. A `body` schema that accepts `undefined` (`.optional()`) says so itself.
+   * @default false
+   */
+  readonly optionalBody?: boolean
 }
 
 /**

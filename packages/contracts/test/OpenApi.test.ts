@@ -1,7 +1,7 @@
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
-import { cursorQuery, defineRoutes, type OpenApiDocument, page, PlatformId, type RouteSpec, toOpenApi } from "../src/index.js"
+import { cursorQuery, defineRoutes, type OpenApiDocument, page, PlatformId, type RouteSpec, toOpenApi, underGatewayPrefix } from "../src/index.js"
 import { validateOpenApi31 } from "./OpenApiShape.js"
 
 const COMPONENTS = ["DescendantsResponse200", "ErrorEnvelope", "PagePagination", "Platform"]
@@ -224,5 +224,44 @@ describe("toOpenApi", () => {
     const envelope = ajv.compile(rewrite({ $ref: "#/components/schemas/ErrorEnvelope" }) as object)
     expect(envelope({ error: { code: "NOT_FOUND", message: "x", requestId: "r", details: null } })).toBe(true)
     expect(envelope({ error: { code: "NOT_FOUND" } })).toBe(false)
+  })
+  it("marks a raw body that may be left out as optional, and one that may not as required", () => {
+    const raw = (optionalBody?: boolean): RouteSpec => ({
+      method: "POST", path: "/upload", summary: "Upload", auth: "caller",
+      request: { contentTypes: ["application/gzip"], ...(optionalBody === undefined ? {} : { optionalBody }) },
+      responses: { 202: null }
+    })
+    const requestBodyOf = (route: RouteSpec) => (toOpenApi({ title: "t", version: "1", routes: [route] }).paths["/upload"].post as any).requestBody
+    expect(requestBodyOf(raw(true))).toEqual({ required: false, content: { "application/gzip": { schema: { type: "string", contentMediaType: "application/gzip" } } } })
+    expect(requestBodyOf(raw()).required).toBe(true)
+  })
+
+  it("behind a rate limiter, adds 429 to every route not exempt; names its license and servers", () => {
+    const routes = defineRoutes({
+      limited: { method: "GET", path: "/limited", summary: "Limited", auth: "public", responses: { 200: null } },
+      probe: { method: "GET", path: "/probe", summary: "Probe", auth: "public", rateLimit: "exempt", responses: { 200: null } }
+    })
+    const doc = toOpenApi({
+      title: "t", version: "1", routes, rateLimited: true,
+      license: { name: "Apache License 2.0", identifier: "Apache-2.0" },
+      servers: [{ url: "{origin}", variables: { origin: { default: "http://localhost:8787" } } }]
+    })
+    expect(Object.keys(operation(doc, "/limited", "get").responses).sort()).toEqual(["200", "429", "500"])
+    expect(Object.keys(operation(doc, "/probe", "get").responses).sort()).toEqual(["200", "500"])
+    expect(Object.keys(operation(toOpenApi({ title: "t", version: "1", routes }), "/limited", "get").responses).sort()).toEqual(["200", "500"])
+    expect(doc.info.license).toEqual({ name: "Apache License 2.0", identifier: "Apache-2.0" })
+    expect(doc.servers).toEqual([{ url: "{origin}", variables: { origin: { default: "http://localhost:8787" } } }])
+    expect(validateOpenApi31(doc)).toEqual([])
+  })
+})
+
+describe("underGatewayPrefix", () => {
+  it("puts a path under its service's prefix, unless it already is, and writes the service's / as the prefix", () => {
+    expect(underGatewayPrefix("/api/v1/provisioning", "/api/v1/provision/jobs/{jobId}")).toBe("/api/v1/provisioning/api/v1/provision/jobs/{jobId}")
+    expect(underGatewayPrefix("/api/v1/billing", "/plans")).toBe("/api/v1/billing/plans")
+    expect(underGatewayPrefix("/api/v1/platforms", "/api/v1/platforms/{platformId}")).toBe("/api/v1/platforms/{platformId}")
+    expect(underGatewayPrefix("/api/v1/platforms", "/api/v1/platformsx")).toBe("/api/v1/platforms/api/v1/platformsx")
+    expect(underGatewayPrefix("/api/v1/iam", "/")).toBe("/api/v1/iam")
+    expect(underGatewayPrefix("", "/health")).toBe("/health")
   })
 })

@@ -1,5 +1,5 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
-import { Billing, defineRoutes, Deploy, Iam, type OpenApiDocument, Provisioning, Registry, type RouteSpec, Stacks, toOpenApi, Vault } from "@core/contracts"
+import { Billing, defineRoutes, Deploy, ErrorEnvelope, Iam, type OpenApiDocument, OpenApiDocumentBody, Provisioning, Readiness, Registry, type RouteSpec, Stacks, toOpenApi, underGatewayPrefix, Vault } from "@core/contracts"
 import { Effect } from "effect"
 import { isUnder, type ServiceName } from "./Routes.js"
 
@@ -13,10 +13,11 @@ export const CACHE_CONTROL = "public, max-age=300"
 export type Catalogue = ReadonlyArray<RouteSpec> | Readonly<Record<string, RouteSpec>>
 
 /**
- * One service's contract as the gateway publishes it: its routes under its gateway `prefix`.
- * A route documented under the service's own `base` (billing's `/api/billing`) has that base
- * replaced by the prefix, since the service serves both; any other path is prefixed whole
- * (identity's `/api/core/roles` is `/api/v1/iam/api/core/roles`).
+ * One service's contract as the gateway publishes it: its routes under its gateway `prefix`, each
+ * path prefixed whole unless it already lies under the prefix (identity's `/api/core/roles` is
+ * `/api/v1/iam/api/core/roles`, billing's `/api/billing/invoices` is
+ * `/api/v1/billing/api/billing/invoices`), as the SDK calls them (decision 0610). The service also
+ * serves its routes without its `base`, which the gateway's rule table (`RouteRules`) knows.
  */
 export interface ServiceContract {
   readonly service: ServiceName | "GATEWAY"
@@ -29,6 +30,15 @@ export interface ServiceContract {
 }
 
 /**
+ * What the server answers any request whose request line and headers pass Node's limit (16 KiB by
+ * default): the probes' only client error, since they take no input and are never rate-limited.
+ */
+const HEADERS_TOO_LARGE = {
+  description: "`HEADERS_TOO_LARGE`: the request line and headers are larger than the server accepts",
+  schema: ErrorEnvelope
+} as const
+
+/**
  * The gateway's own public routes. The probes and the metrics are never rate-limited (they are
  * polled); the gateway's rule table (`RouteRules`) reads that from here.
  */
@@ -37,35 +47,47 @@ export const GatewayRoutes = defineRoutes({
     method: "GET",
     path: "/health",
     summary: "Liveness: the text ok",
+    description: "Answers 200 `ok` (`text/plain`, `no-store`) as soon as the process listens, before the database has " +
+      "opened: a process supervisor's liveness probe. It needs no credentials and is never rate-limited.",
     auth: "public",
     rateLimit: "exempt",
-    responses: { 200: { contentType: "text/plain", description: "The text ok" } }
+    responses: { 200: { contentType: "text/plain", description: "The text ok" }, 431: HEADERS_TOO_LARGE }
   },
   ready: {
     method: "GET",
     path: "/ready",
     summary: "Readiness: every dependency the server cannot serve without answers",
+    description: "Asks each dependency (the database with `SELECT 1`, Redis when `REDIS_URL` is set), each within 2 seconds. " +
+      "200 once migrations ran and the database answers; Redis down is `degraded`, still 200, since every use of it " +
+      "has an in-process fallback. 503 while the server is starting or when the database does not answer: a load " +
+      "balancer's readiness probe.",
     auth: "public",
     rateLimit: "exempt",
     responses: {
-      200: { contentType: "application/json", description: "Ready: { status: \"ready\", checks }" },
-      503: { contentType: "application/json", description: "Starting, or a check failed: { status: \"starting\" | \"unavailable\", checks }" }
+      200: { schema: Readiness, description: "Ready: status `ready`, or `degraded` when only an optional check failed" },
+      431: HEADERS_TOO_LARGE,
+      503: { schema: Readiness, description: "Status `starting` (migrations still running) or `unavailable` (a required check failed)" }
     }
   },
   metrics: {
     method: "GET",
     path: "/metrics",
     summary: "Prometheus metrics (restrict at the proxy in front)",
+    description: "The gateway's responses and their durations by route prefix, method and status, credential-cache " +
+      "lookups, rate-limit refusals, unreachable or slow upstreams, and the process's memory and uptime, in the " +
+      "Prometheus text format. Labels never carry ids. Public: keep it off the internet at the proxy in front.",
     auth: "public",
     rateLimit: "exempt",
-    responses: { 200: { contentType: "text/plain; version=0.0.4", description: "The Prometheus text format" } }
+    responses: { 200: { contentType: "text/plain; version=0.0.4", description: "The Prometheus text format" }, 431: HEADERS_TOO_LARGE }
   },
   openApiDocument: {
     method: "GET",
     path: PATH,
     summary: "This document: every service's routes under their gateway prefixes",
+    description: "The OpenAPI 3.1 document of every route the gateway serves, generated from the route catalogues of " +
+      "`@core/contracts` (the same ones the servers and the SDK use). Public and cacheable for five minutes.",
     auth: "public",
-    responses: { 200: { contentType: "application/json", description: "An OpenAPI 3.1 document", headers: { "cache-control": CACHE_CONTROL } } }
+    responses: { 200: { schema: OpenApiDocumentBody, description: "An OpenAPI 3.1 document", headers: { "cache-control": CACHE_CONTROL } } }
   }
 })
 
@@ -88,15 +110,23 @@ export const CONTRACTS: ReadonlyArray<ServiceContract> = [
     prefix: "/api/v1/platforms",
     base: "/api/v1/platforms",
     tag: { name: "registry", description: "Registry (/api/v1/platforms): platforms" },
-    catalogues: [Registry.RegistryRoutes]
+    catalogues: [
+      Registry.PlatformRoutes,
+      Registry.EntityRoutes,
+      Registry.FeatureRoutes,
+      Registry.ResourceRoutes,
+      Registry.DnsRecordRoutes,
+      Registry.SecretRoutes
+    ]
   },
   {
-    // The registry's other public paths: the resource family under /api/v1/resources and the
-    // lookups, declared at their gateway paths and forwarded whole (decision 0242).
+    // The registry's other public paths: the resource family under /api/v1/resources, the
+    // lookups and onboarding (/api/v1/onboarding), declared at their gateway paths and forwarded
+    // whole (decision 0242).
     service: "REGISTRY",
     prefix: "",
     tag: { name: "registry", description: "Registry (/api/v1/platforms): platforms" },
-    catalogues: [Registry.ResourceFamilyRoutes, Registry.LookupRoutes]
+    catalogues: [Registry.ResourceFamilyRoutes, Registry.LookupRoutes, Registry.OnboardingRoutes]
   },
   {
     service: "STACKS",
@@ -153,14 +183,59 @@ const entriesOf = (catalogue: Catalogue): Array<readonly [string | undefined, Ro
     ? (catalogue as ReadonlyArray<RouteSpec>).map((route) => [route.operationId, route] as const)
     : Object.entries(catalogue as Readonly<Record<string, RouteSpec>>).map(([name, route]) => [route.operationId ?? name, route] as const)
 
-/** A contract's routes at their gateway paths, namespaced tags, operation ids from their names. */
+/**
+ * A contract's routes at the paths clients call them by through the gateway (`underGatewayPrefix`:
+ * the SDK's, so provisioning's `/api/v1/provisioning/api/v1/provision/jobs`; decision 0610),
+ * namespaced tags, operation ids from their names.
+ */
 const routesOf = (contract: ServiceContract): Array<RouteSpec> =>
   contract.catalogues.flatMap(entriesOf).map(([operationId, route]) => ({
     ...route,
-    path: gatewayPath(contract, route.path),
+    path: underGatewayPrefix(contract.prefix, route.path),
     tags: namespaced(contract, route.tags),
     ...(operationId === undefined ? {} : { operationId })
   }))
+
+/** What each group of a service's operations is about, by its (namespaced) tag. */
+export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  "identity: accounts": "Sign-up, sign-in (password and magic link), sessions, password reset, email verification, profile and account deletion, in better-auth's shapes",
+  "identity: organizations": "Organizations, members and invitations (better-auth's organization plugin), organization setup, and the operator's organizations",
+  "identity: authorization": "Roles and their permissions, grants and denials, API keys, service tokens and the audit log",
+  "identity: device authorization": "Device login for the CLI (RFC 8628): device codes, the token endpoint, approval and the OAuth metadata",
+  "identity: web pages": "Server-rendered pages that work without JavaScript: home, sign-in, sign-up, account, organization setup, password reset, device activation",
+  "identity: service": "The identity service's own health",
+  "registry: platforms": "Platforms (one per tenant organization) and their lifecycle: create, rename, suspend, restore, cancel, delete",
+  "registry: entities": "A platform's entity tree: tenants and subtenants, their ancestors and descendants",
+  "registry: features": "Feature activations on an entity and the entity's resolved manifest",
+  "registry: resources": "A platform's edge resources (both path families) and the lookup by edge name",
+  "registry: dns records": "DNS records of a platform's resources",
+  "registry: secrets": "Secrets of a resource: names and versions only, values never returned",
+  "registry: onboarding": "Onboarding flows: a new user's platform made in one asynchronous job",
+  "provisioning: domains": "Custom hostnames of a platform and their verification",
+  "provisioning: jobs": "Asynchronous provisioning jobs: creating edge resources, their state and event stream",
+  "provisioning: operator": "Operator controls over jobs: retry, cancel, force-complete, and the dead-letter queue",
+  "provisioning: internal": "The hook by which identity reports a platform's status change",
+  "billing: subscriptions": "A platform's subscription: its plan tier, upgrade, change and cancellation with proration",
+  "billing: invoices": "A platform's invoices",
+  "billing: payments": "Payment methods, setup intents and the billing portal",
+  "billing: internal": "Usage events reported by Core's own services",
+  "billing: provider": "The payment provider's webhooks and the hosted portal's pages",
+  "billing: operator": "Operator tools: every platform's subscription, credits, refunds and usage",
+  "billing: usage": "Metered usage: current period, history, per entity, per day, alerts, per stack"
+}
+
+/** Core's license, as its packages declare it. */
+export const LICENSE = { name: "Apache License 2.0", identifier: "Apache-2.0" } as const
+
+/**
+ * Where the paths are reached: the gateway's own address, which only the installation knows (its
+ * `CORE_PUBLIC_URL`); `npm start`'s by default.
+ */
+export const SERVERS = [{
+  url: "{origin}",
+  description: "The gateway (the all-in-one server, or the gateway process)",
+  variables: { origin: { default: "http://localhost:8787", description: "The gateway's origin: CORE_PUBLIC_URL" } }
+}] as const
 
 /** The merged document: `toOpenApi` over every contract, plus `x-tagGroups` grouping tags by service. */
 export type GatewayDocument = OpenApiDocument & {
@@ -173,7 +248,7 @@ export type GatewayDocument = OpenApiDocument & {
  * told apart (`Name`, `Name2`); operation ids stay the catalogues' names (suffixed on a clash).
  *
  * @example
- * const document = OpenApiDocument.make({ servers: [{ url: "https://core.example.com" }] })
+ * const document = OpenApiDocument.make({ servers: [{ url: "https://core.example.com" }] }) // default: `SERVERS`
  */
 export const make = (options: {
   readonly contracts?: ReadonlyArray<ServiceContract>
@@ -185,8 +260,13 @@ export const make = (options: {
     title: "Core API",
     version: "1",
     description: "Every Core service behind the gateway, each under its prefix (seed 000, \"Gateway routing\").",
-    ...(options.servers === undefined ? {} : { servers: options.servers }),
-    tags: contracts.map((contract) => contract.tag),
+    license: LICENSE,
+    servers: options.servers ?? SERVERS,
+    rateLimited: true,
+    tags: [
+      ...contracts.map((contract) => contract.tag),
+      ...Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description }))
+    ],
     routes: routes.flat()
   })
   const used = new Set(routes.flat().flatMap((route) => route.tags ?? []))

@@ -166,6 +166,9 @@ export const compile = (mounts: ReadonlyArray<Mount> = MOUNTS, routes: ReadonlyA
     for (const route of specs) {
       const path = gatewayPath(contract, route.path)
       const rule = ruleOfRoute(route, path, exemptPrefixes)
+      // A service's `/` is its prefix with or without the slash: the pages link `/api/v1/iam/`,
+      // the OpenAPI document lists `/api/v1/iam` (decision 0610).
+      if (route.path === "/" && mount.prefix !== "") exact.set(mount.prefix, new Map([...(exact.get(mount.prefix) ?? []), [route.method, rule]]))
       if (HAS_PLACEHOLDER.test(path)) {
         const ofMethod = patterns.get(route.method)
         if (ofMethod === undefined) patterns.set(route.method, [patternOf(path, rule)])

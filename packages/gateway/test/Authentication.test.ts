@@ -373,7 +373,7 @@ describe("public routes from the identity catalogue (step 9)", () => {
       ["GET", "/api/v1/iam/api/auth/reset-password/a%2F..%2F..%2Fcore%2Froles"],
       ["GET", "/api/v1/iam/api/core/undeclared"],
       ["DELETE", "/api/v1/iam/api/auth/sign-up/email"],
-      ["GET", "/api/v1/iam"]
+      ["POST", "/api/v1/iam"]
     ] as const) {
       const response = await call(gateway, path, { method })
       expect([method, path, response.status]).toEqual([method, path, 401])

@@ -1,5 +1,5 @@
 import { HttpApp, HttpRouter, HttpServerResponse } from "@effect/platform"
-import { Billing, defineRoutes, Deploy, Iam, Provisioning, Registry, type RouteSpec, Stacks, toOpenApiPath, Vault } from "@core/contracts"
+import { Billing, defineRoutes, Deploy, Iam, Provisioning, Registry, type RouteSpec, Stacks, toOpenApiPath, underGatewayPrefix, Vault } from "@core/contracts"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
@@ -14,7 +14,7 @@ const operations = (document: OpenApiDocument.GatewayDocument): Array<[string, s
 
 const identityRoutes: Array<[string, RouteSpec]> = Object.entries(Iam.IdentityRoutes)
 const identityPaths = new Set(identityRoutes.map(([, route]) => toOpenApiPath(route.path)))
-/** The registry's routes under /api/v1/platforms, and its resource family (/api/v1/resources) and lookup (/api/v1/lookup). */
+/** The registry's routes under /api/v1/platforms and /api/v1/onboarding, and its resource family (/api/v1/resources) and lookup (/api/v1/lookup). */
 const registryRoutes: Array<[string, RouteSpec]> = [Registry.RegistryRoutes, Registry.ResourceFamilyRoutes, Registry.LookupRoutes].flatMap((routes) =>
   Object.entries(routes) as Array<[string, RouteSpec]>)
 const registryPaths = new Set(registryRoutes.map(([, route]) => toOpenApiPath(route.path)))
@@ -23,10 +23,9 @@ const stacksPaths = new Set(stacksRoutes.map(([, route]) => toOpenApiPath(route.
 const provisioningRoutes: Array<[string, RouteSpec]> = Object.entries(Provisioning.ProvisioningRoutes)
 const cliRoutes: Array<[string, RouteSpec]> = Object.entries(Deploy.CliRoutes)
 const cliPaths = new Set(cliRoutes.map(([, route]) => toOpenApiPath(route.path)))
-/** Billing's routes, declared under /api/billing or at the root, all at /api/v1/billing<path>. */
+/** Billing's routes, declared under /api/billing or at the root, all at /api/v1/billing<path> (as the SDK calls them). */
 const billingRoutes: Array<[string, RouteSpec]> = Object.entries(Billing.BillingRoutes)
-const billingPaths = new Set(billingRoutes.map(([, route]) =>
-  toOpenApiPath(OpenApiDocument.gatewayPath({ prefix: "/api/v1/billing", base: "/api/billing" }, route.path))))
+const billingPaths = new Set(billingRoutes.map(([, route]) => toOpenApiPath(underGatewayPrefix("/api/v1/billing", route.path))))
 const vaultRoutes: Array<[string, RouteSpec]> = Object.entries(Vault.VaultRoutes)
 const vaultPaths = new Set(vaultRoutes.map(([, route]) => toOpenApiPath(route.path)))
 
@@ -43,7 +42,7 @@ describe("OpenApiDocument.document", () => {
   it("has every identity route under /api/v1/iam, with its operation id and identity tags", () => {
     const document = OpenApiDocument.document()
     for (const [name, route] of identityRoutes) {
-      const op = document.paths[`/api/v1/iam${toOpenApiPath(route.path)}`]?.[route.method.toLowerCase()] as Operation | undefined
+      const op = document.paths[toOpenApiPath(underGatewayPrefix("/api/v1/iam", route.path))]?.[route.method.toLowerCase()] as Operation | undefined
       expect(op, `${route.method} ${route.path}`).toBeDefined()
       expect(op?.operationId).toBe(name)
       expect(op?.summary).toBe(route.summary)
@@ -69,6 +68,25 @@ describe("OpenApiDocument.document", () => {
     expect(document.paths["/api/v1/resources/lookup"].get.tags).toEqual(["registry: resources"])
     expect(document.paths["/api/v1/platforms/{platformId}/dns-records"].post.operationId).toBe("createDnsRecord")
     expect(document.paths["/api/v1/platforms/{platformId}/resources/{resourceId}/secrets/{secretName}"].put.operationId).toBe("setResourceSecret")
+  })
+
+  it("has onboarding at /api/v1/onboarding, where the gateway serves it, not under the platforms prefix", () => {
+    const document = OpenApiDocument.document()
+    expect(document.paths["/api/v1/onboarding"].post.operationId).toBe("startOnboarding")
+    expect(document.paths["/api/v1/onboarding/{onboardingId}"].get.tags).toEqual(["registry: onboarding"])
+    expect(Object.keys(document.paths).filter((path) => path.startsWith("/api/v1/platforms/api/"))).toEqual([])
+  })
+
+  it("names its server, its license and no path with a trailing slash (identity's home page is /api/v1/iam)", () => {
+    const document = OpenApiDocument.document()
+    expect(document.servers).toEqual([{
+      url: "{origin}",
+      description: "The gateway (the all-in-one server, or the gateway process)",
+      variables: { origin: { default: "http://localhost:8787", description: "The gateway's origin: CORE_PUBLIC_URL" } }
+    }])
+    expect(document.info.license).toEqual({ name: "Apache License 2.0", identifier: "Apache-2.0" })
+    expect(Object.keys(document.paths).filter((path) => path.length > 1 && path.endsWith("/"))).toEqual([])
+    expect(document.paths["/api/v1/iam"].get.operationId).toBe("homePage")
   })
 
   it("has the stack catalogue's routes under /api/v1/stacks, its base replaced by the prefix", () => {
@@ -116,9 +134,10 @@ describe("OpenApiDocument.document", () => {
     ])
   })
 
-  it("has provisioning's routes under /api/v1/provisioning, its base /api/v1/provision replaced by the prefix", () => {
+  it("has provisioning's routes under /api/v1/provisioning at their documented paths, as the SDK calls them", () => {
     const document = OpenApiDocument.document()
-    expect(document.paths["/api/v1/provisioning/jobs/{jobId}"].get.operationId).toBe("getJob")
+    expect(document.paths["/api/v1/provisioning/api/v1/provision/jobs/{jobId}"].get.operationId).toBe("getJob")
+    expect(document.paths["/api/v1/provisioning/jobs/{jobId}"]).toBeUndefined()
     expect(document.paths["/api/v1/provisioning/internal/platform-status"].post["x-core-auth"]).toBe("service")
   })
 
@@ -161,11 +180,11 @@ describe("OpenApiDocument.make", () => {
       ]
     })
 
-  it("puts a route under its base at the prefix, and any other path under the prefix whole", () => {
+  it("puts every path under its prefix whole (the service's base kept), as clients call it through the gateway", () => {
     const document = merged()
     expect(Object.keys(document.paths).sort()).toEqual([
+      "/api/v1/billing/api/billing/things/{id}",
       "/api/v1/billing/status",
-      "/api/v1/billing/things/{id}",
       "/api/v1/stacks/ping",
       "/api/v1/stacks/things/{id}"
     ])
@@ -176,19 +195,19 @@ describe("OpenApiDocument.make", () => {
   it("keeps shared schemas once, tells clashing ones apart, and suffixes clashing operation ids", () => {
     const document = merged()
     const schemaOf = (path: string) => (document.paths[path].get as Operation).responses["200"].content["application/json"].schema
-    expect(schemaOf("/api/v1/billing/things/{id}")).toEqual({ $ref: "#/components/schemas/Thing" })
+    expect(schemaOf("/api/v1/billing/api/billing/things/{id}")).toEqual({ $ref: "#/components/schemas/Thing" })
     expect(schemaOf("/api/v1/stacks/things/{id}")).toEqual({ $ref: "#/components/schemas/Thing2" })
     expect((document.components.schemas.Thing2 as { required: Array<string> }).required).toEqual(["id", "size"])
     expect(schemaOf("/api/v1/billing/status")).toEqual(schemaOf("/api/v1/stacks/ping"))
     expect(Object.keys(document.components.schemas).sort()).toEqual(["ErrorEnvelope", "Shared", "Thing", "Thing2"])
-    expect([document.paths["/api/v1/billing/things/{id}"].get.operationId, document.paths["/api/v1/stacks/things/{id}"].get.operationId])
+    expect([document.paths["/api/v1/billing/api/billing/things/{id}"].get.operationId, document.paths["/api/v1/stacks/things/{id}"].get.operationId])
       .toEqual(["getThing", "getThing2"])
   })
 
   it("tags each service's operations under its name", () => {
     const document = merged()
     const tagsOf = (path: string) => (document.paths[path].get as Operation).tags
-    expect(tagsOf("/api/v1/billing/things/{id}")).toEqual(["billing"])
+    expect(tagsOf("/api/v1/billing/api/billing/things/{id}")).toEqual(["billing"])
     expect(tagsOf("/api/v1/billing/status")).toEqual(["billing: ops"])
     expect(tagsOf("/api/v1/stacks/things/{id}")).toEqual(["stacks: catalogue"])
     expect(document.tags).toEqual([

@@ -80,6 +80,9 @@ describe("RouteRules.compile", () => {
     expect(rules.ruleOf("GET", "/api/v1/iam/api/auth/sign-up/email")).toEqual(RouteRules.undeclared("GET"))
     expect(rules.ruleOf("GET", "/api/v1/iam/sign-in")).toMatchObject({ public: true, rateLimit: "default" })
     expect(rules.ruleOf("POST", "/api/v1/iam/sign-in")).toMatchObject({ public: true, rateLimit: "credentials" })
+    // Identity's home page is its prefix, with the slash the pages link and without, as the OpenAPI document lists it.
+    expect([rules.ruleOf("GET", "/api/v1/iam").public, rules.ruleOf("GET", "/api/v1/iam/").public]).toEqual([true, true])
+    expect(rules.ruleOf("POST", "/api/v1/iam").public).toBe(false)
     const table = RouteRules.compile([{
       prefix: "/api/v1/iam",
       catalogues: [[
@@ -99,7 +102,7 @@ describe("RouteRules.compile", () => {
     for (const [method, path] of [
       ["POST", "/api/v1/iam/api/auth/forget-password"],
       ["GET", "/api/v1/iam/api/core/nothing-here"],
-      ["GET", "/api/v1/iam"],
+      ["GET", "/api/v1/iam/nothing-here"],
       ["POST", "/api/v1/iam/api/auth/sign-in/email/"],
       ["GET", "/api/v1/platforms/plt_1/nothing-here"],
       ["PUT", "/api/v1/platforms/plt_1"],

@@ -1,5 +1,6 @@
 import { z } from "zod"
 import { BoundedId, EmailAddress, FreeText, Metadata, NAME_MAX_LENGTH, TEXT_MAX_LENGTH } from "../Bounds.js"
+import { ErrorEnvelope } from "../Envelope.js"
 import { naming, pathInput } from "../PathRecords.js"
 
 /** Shortest password accepted at sign-up, reset and change (better-auth's default). */
@@ -43,6 +44,13 @@ export const AuthErrorBody = z.object({
   message: z.string(),
   issues: z.array(z.object({ path: z.string(), message: z.string() })).optional()
 })
+
+/**
+ * The 401 of a better-auth-compatible route that needs a caller: better-auth's `{ code, message }`
+ * from the identity service, or the gateway's error envelope when the gateway refuses the request
+ * first (no credential while `CORE_STATIC_API_KEY` is set, or a bad one).
+ */
+export const AuthUnauthorizedBody = z.union([AuthErrorBody, ErrorEnvelope])
 export type AuthErrorBody = z.infer<typeof AuthErrorBody>
 
 /** `POST /api/auth/sign-up/email`. Password length is checked after parsing (`PASSWORD_TOO_SHORT`/`_LONG`). */
@@ -119,6 +127,13 @@ export const AuthSessionList = z.array(Session)
 export type AuthSessionList = z.infer<typeof AuthSessionList>
 
 /** Answer of `POST /api/auth/sign-out`. */
+/**
+ * The body of sign-out: none, or an empty object, which better-auth's client sends
+ * (`authClient.signOut()` posts `{}`); fields are ignored.
+ */
+export const SignOutRequest = z.object({}).optional()
+export type SignOutRequest = z.input<typeof SignOutRequest>
+
 export const SignOutResponse = z.object({ success: z.literal(true) })
 export type SignOutResponse = z.infer<typeof SignOutResponse>
 

@@ -19,6 +19,7 @@ export const ServiceRoutes = defineRoutes({
     method: "GET",
     path: "/health",
     summary: "Health: the database check",
+    description: "The identity service's own health, reached through the gateway: its database check, 200 when it answers and 503 (degraded) when it fails. The gateway's /ready covers the whole server.",
     auth: "public",
     responses: {
       200: { schema: IdentityHealth, headers: { "cache-control": "no-store" } },

@@ -57,17 +57,20 @@ const formErrors = { 403: refused, 413: html("The form is too large"), 415: html
 export const WebRoutes = defineRoutes({
   homePage: {
     method: "GET", path: "/", summary: "What Core is, with sign-in and sign-up; signed in, your organizations, API keys and sessions",
+    description: "Server-rendered HTML: what Core is, with links to sign in and sign up; for a signed-in person, its organizations, API keys and sessions. Served at the root of the all-in-one server too.",
     auth: "public",
     responses: { 200: html("The home page") },
     tags
   },
   signInPage: {
     method: "GET", path: "/sign-in", summary: "The sign-in page", auth: "public", request: { query: SignInPageQuery },
+    description: "The sign-in form (email and password), without JavaScript; a link to reset a forgotten password. `next` names the path to go to afterwards (on this site only); a signed-in person is sent on at once (303).",
     responses: { 200: html("The sign-in form"), 303: seeOther("Already signed in: on to next, or /account") },
     tags
   },
   submitSignIn: {
     method: "POST", path: "/sign-in", summary: "Sign in with the form: the session cookie, then on to next",
+    description: "The sign-in form's post (form-encoded, with its CSRF token): sets the session cookie and redirects (303) to `next`, else /account. Wrong credentials show the form again with 401; a stale or cross-site form 403. Rate-limited as credentials.",
     auth: "public", rateLimit: "credentials", bodyLimit: FORM_BODY_LIMIT,
     request: { body: SignInForm, contentTypes: form },
     responses: {
@@ -81,11 +84,13 @@ export const WebRoutes = defineRoutes({
   },
   signUpPage: {
     method: "GET", path: "/sign-up", summary: "The sign-up page", auth: "public", request: { query: SignUpPageQuery },
+    description: "The sign-up form (name, email, password), without JavaScript; a signed-in person is sent on at once (303).",
     responses: { 200: html("The sign-up form"), 303: seeOther("Already signed in: on to next, or /account") },
     tags
   },
   submitSignUp: {
     method: "POST", path: "/sign-up", summary: "Sign up with the form: the session cookie, then on to organization setup",
+    description: "The sign-up form's post: creates the user, sets the session cookie and redirects (303) to organization setup. An email already registered shows the form again with 422; a stale or cross-site form 403. Rate-limited as credentials.",
     auth: "public", rateLimit: "credentials", bodyLimit: FORM_BODY_LIMIT,
     request: { body: SignUpForm, contentTypes: form },
     responses: {
@@ -106,11 +111,13 @@ export const WebRoutes = defineRoutes({
   },
   accountPage: {
     method: "GET", path: "/account", summary: "The signed-in user's page, with the sign-out button", auth: "public",
+    description: "The signed-in person's page: name, email, organizations and the sign-out button; without a session it redirects to sign-in.",
     responses: { 200: html("The account page"), 303: seeOther("Not signed in: to /sign-in?next=/account") },
     tags
   },
   orgSetupPage: {
     method: "GET", path: "/org-setup", summary: "The organization setup page; with ?created=, the organization it created",
+    description: "The organization setup form (name and slug) a new user sees after sign-up; with `?created=`, the organization it just created and what to do next (the CLI's `core login`). Needs the session cookie, else redirects to sign-in.",
     auth: "public", request: { query: OrgSetupPageQuery },
     responses: { 200: html("The organization form, or the organization created"), 303: seeOther("Not signed in: to /sign-in?next=/org-setup") },
     tags
@@ -133,6 +140,7 @@ export const WebRoutes = defineRoutes({
   },
   forgotPasswordPage: {
     method: "GET", path: "/forgot-password", summary: "Ask for a password reset link", auth: "public",
+    description: "The form that asks for a password-reset link by email.",
     responses: { 200: html("The email form") },
     tags
   },
@@ -146,12 +154,14 @@ export const WebRoutes = defineRoutes({
   },
   resetPasswordPage: {
     method: "GET", path: "/reset-password", summary: "Where the mailed reset link lands: choose a new password",
+    description: "Where a password-reset mail's link lands: the form for the new password, carrying the link's token. A missing or malformed token shows 400.",
     auth: "public", request: { query: ResetPasswordPageQuery },
     responses: { 200: html("The new password form"), 400: html("The link is not valid or has expired, with a link to ask again") },
     tags
   },
   submitResetPassword: {
     method: "POST", path: "/reset-password", summary: "Set the new password (as POST /api/auth/reset-password)",
+    description: "The reset form's post: sets the new password (as POST /api/auth/reset-password), ends every session of the user and redirects (303) to sign-in. An unknown, used or expired token shows the form again with 400.",
     auth: "public", bodyLimit: FORM_BODY_LIMIT,
     request: { body: ResetPasswordForm, contentTypes: form },
     responses: {
@@ -163,6 +173,7 @@ export const WebRoutes = defineRoutes({
   },
   devicePage: {
     method: "GET", path: "/device", summary: "The device activation page: enter a code, then approve or deny the client it names",
+    description: "The device activation page of the device login: enter the code the CLI shows (or arrive with it from `verification_uri_complete`), see which client asks, then approve or deny. Needs a signed-in person; else redirects to sign-in and back.",
     auth: "public", request: { query: DevicePageQuery },
     responses: {
       200: html("The code form, or the question naming the client"),

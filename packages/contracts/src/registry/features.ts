@@ -116,6 +116,7 @@ export const FeatureRoutes = defineRoutes({
     method: "GET",
     path: features,
     summary: "List an entity's feature activations (filters environment, status, featureId)",
+    description: "The feature activations of an entity, filtered by `environment`, `status` or `featureId`: each with its feature version, environment and status (`pending`, `active`, `deactivating`, `deactivated`, `failed`). Needs `features:read`.",
     ...read,
     request: { params: EntityFeaturesParams, query: ListFeaturesQuery },
     responses: { 200: FeatureActivationPage, ...oneEntity }
@@ -124,6 +125,7 @@ export const FeatureRoutes = defineRoutes({
     method: "POST",
     path: `${features}/activate`,
     summary: "Activate a feature: 202 with a new pending activation and its job, 200 with the one already active or pending",
+    description: "Activates a feature version for an entity in an environment: a new activation in `pending` with the provisioning job that moves it (202), or the activation already active or pending (200), so repeating the call is safe. Needs `features:manage`.",
     ...write,
     request: { params: EntityFeaturesParams, body: ActivateFeatureRequest },
     responses: { 200: ActivateFeatureResponse, 202: ActivateFeatureResponse, ...oneEntity }
@@ -132,6 +134,7 @@ export const FeatureRoutes = defineRoutes({
     method: "POST",
     path: `${features}/deactivate`,
     summary: "Deactivate a feature in an environment (its activation becomes deactivating, then deactivated)",
+    description: "Deactivates a feature in an environment: its activation becomes `deactivating` while its job removes what it made, then `deactivated`. Needs `features:manage`.",
     ...write,
     request: { params: EntityFeaturesParams, body: DeactivateFeatureRequest },
     responses: { 200: DeactivateFeatureResponse, ...oneEntity }
@@ -140,6 +143,7 @@ export const FeatureRoutes = defineRoutes({
     method: "GET",
     path: `${features}/{activationId}`,
     summary: "Read a feature activation",
+    description: "One feature activation by id (`act_…`), with its status and job. Another tenant's answers 404.",
     ...read,
     request: { params: FeatureActivationParams },
     responses: { 200: FeatureActivationRecord, ...oneEntity }
@@ -148,6 +152,7 @@ export const FeatureRoutes = defineRoutes({
     method: "GET",
     path: "/api/v1/platforms/{platformId}/entities/{entityId}/manifest",
     summary: "An entity's manifest: its active features in an environment (default prod)",
+    description: "The entity's manifest: its features in an environment (default `prod`), each with its version, package, service URL and status, and when the manifest was generated. What a deployed worker reads to know what is on.",
     ...read,
     request: { params: EntityFeaturesParams, query: ManifestQuery },
     responses: { 200: Manifest, ...oneEntity }

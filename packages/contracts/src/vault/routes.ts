@@ -32,6 +32,7 @@ export const VaultRoutes = defineRoutes({
     method: "GET",
     path: "/mcp",
     summary: "Server-to-client stream (not offered: 405, as the transport allows)",
+    description: "The Streamable HTTP transport's server-to-client stream, which this server does not offer: 405, as the MCP specification allows; clients then use POST responses only.",
     auth: "caller",
     responses: { 200: null, 401: null, 405: null },
     tags
@@ -40,6 +41,7 @@ export const VaultRoutes = defineRoutes({
     method: "DELETE",
     path: "/mcp",
     summary: "End an MCP session",
+    description: "Ends the MCP session named by `Mcp-Session-Id`: later requests with it answer 404. A missing session id is 400.",
     auth: "caller",
     responses: { 204: null, 400: null, 401: null, 404: null },
     tags
