@@ -92,6 +92,24 @@ for (const driver of TestDatabase.drivers) {
       expect(missing.code).toBe(1)
     }, SLOW)
 
+    it("piped, a one-file site says '1 file' and prints each status once, 'success' once", async () => {
+      const single = join(work, "single")
+      mkdirSync(single)
+      writeFileSync(join(single, "index.html"), "<h1>one</h1>")
+      const piped = await run(["deploy", single, "--branch", "one-file"])
+      expect({ code: piped.code, stderr: piped.stderr }).toEqual({ code: 0, stderr: "" })
+      const lines = piped.stdout.trimEnd().split("\n")
+      expect(lines[0]).toBe("Deploying 1 file (0.00 MiB): 1 to upload, 0 already on the server.")
+      expect(lines[1]).toMatch(/^Deployment dep_\w+ queued \(project [\w-]+\)\.$/)
+      expect(lines.at(-1)).toMatch(new RegExp(`^Live at http://one-file\\.${slug}\\.localhost:\\d+/$`))
+      // The statuses between, as the deployment went through them: each once, ending in one 'success'.
+      const statuses = lines.slice(2, -1)
+      expect(statuses[0]).toBe("queued")
+      expect(statuses.at(-1)).toBe("success")
+      expect(statuses.filter((status) => status === "success")).toEqual(["success"])
+      expect(new Set(statuses).size).toBe(statuses.length)
+    }, SLOW)
+
     it("core secrets set NAME=value and from stdin, list shows names only; a bad name is a usage error", async () => {
       const set = json<{ results: { [name: string]: string } }>(await run(["secrets", "set", "API_URL=https://api.example.com", "--json"]))
       expect(set.results).toEqual({ API_URL: "ok" })

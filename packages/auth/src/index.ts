@@ -53,6 +53,7 @@ export { ACCESS_TOKEN_TTL, REFRESH_TOKEN_TTL, RefreshTokens, type TokenGrant } f
 
 /* web/ — the pages: sign-in, sign-up, account, organization setup, device activation. */
 export { Csrf, CSRF_COOKIE, CsrfRejected } from "./web/Csrf.js"
+export { notFoundPageRenderer } from "./web/ErrorPages.js"
 export { PAGE_PATHS, PagesLive, PagesRouter, WebHandlers } from "./web/Http.js"
 
 /* mail/ — the Mailer port and its implementations; identity's own settings (`SMTP_URL`). */

@@ -73,8 +73,14 @@ export const run = async (argv: ReadonlyArray<string>, io: Io): Promise<number> 
     }
     const help = await import("./commands/help.js")
     if (invocation.command === undefined) {
-      help.printOverview(ui)
-      return ExitCode.ok
+      if (invocation.help) {
+        help.printOverview(ui)
+        return ExitCode.ok
+      }
+      // `core` alone asked for nothing: the usage on stderr and exit 2, so a script that lost its
+      // command fails instead of reading the overview as a result (decision 0616).
+      help.printOverview(createUi({ ...io, stdout: io.stderr, json: invocation.json }))
+      return ExitCode.usage
     }
     const command = findCommand(invocation.command)
     if (command === undefined) throw unknownCommand(invocation.command)

@@ -144,8 +144,14 @@ export const createUi = (options: UiOptions): Ui => {
     },
     spinner: async (message) => {
       if (!interactive) {
+        // Plain lines: each message once, even when it is repeated (a poll that reads the same
+        // status again, a stop with the last status it showed).
+        let shown = message
         progress(message)
-        return { update: progress, stop: (done) => done && progress(done), fail: (failed) => failed && error(failed) }
+        const show = (text: string) => {
+          if (text !== shown) progress((shown = text))
+        }
+        return { update: show, stop: (done) => done && show(done), fail: (failed) => failed && error(failed) }
       }
       const clack = await import("@clack/prompts")
       const spin = clack.spinner({ output: stdout as Writable })

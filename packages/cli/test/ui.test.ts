@@ -80,6 +80,14 @@ describe("ui", () => {
     expect(stderr()).toBe("Upload failed\n")
   })
 
+  it("prints each piped progress message once: a repeated update or a stop with the last status is not printed again", async () => {
+    const { ui, stdout } = setup()
+    const spinner = await ui.spinner("queued")
+    for (const status of ["queued", "queued", "building", "building", "success"]) spinner.update(status)
+    spinner.stop("success")
+    expect(stdout()).toBe("queued\nbuilding\nsuccess\n")
+  })
+
   it("keeps stdout pure JSON by sending progress to stderr under --json", async () => {
     const { ui, stdout, stderr } = setup({ json: true })
     const spinner = await ui.spinner("Deploying")

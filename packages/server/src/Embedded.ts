@@ -1,12 +1,13 @@
 import { IdentityMount } from "@core/auth"
 import { IdentityResolver } from "@core/gateway"
 import * as Web from "@core/http/web"
-import { CoreConfig, Database, ForwardedIdentity, loadConfig, Migrations } from "@core/kernel"
+import { CoreConfig, Database, ForwardedIdentity, loadConfig, Logging, Migrations } from "@core/kernel"
 import type { HttpApp } from "@effect/platform"
 import { Context, Effect, Layer, ManagedRuntime } from "effect"
 import { DOMAINS } from "./Migrations.js"
 import * as Services from "./Services.js"
 import * as Settings from "./Settings.js"
+import * as Terminal from "./Terminal.js"
 
 /** A signed-in user as Core's gateway knows it (identity's `/api/core/session` answer). */
 export type SessionCaller = ReturnType<typeof IdentityResolver.sessionPrincipal>
@@ -48,6 +49,11 @@ export interface EmbeddedCore {
 export interface EmbedOptions {
   /** The mount of identity under `CORE_PUBLIC_URL` (`/auth`, `/identity`). @default the gateway's `/api/v1/iam` */
   readonly identityPath?: string
+  /**
+   * How the services log. @default the server's: JSON lines at `CORE_LOG_LEVEL` (default `info`) on
+   * stdout, or text lines when stdout is a terminal — what `core-server start` prints.
+   */
+  readonly logging?: Logging.LoggingOptions
 }
 
 class Apps extends Context.Tag("@core/server/Embedded/Apps")<Apps, {
@@ -88,7 +94,8 @@ export const make = (env: Record<string, string | undefined>, options: EmbedOpti
       billing: Services.trustedApp(serviceNamed("billing"))
     })
   ).pipe(Layer.provide(mount))
-  const runtime = ManagedRuntime.make(apps.pipe(Layer.provideMerge(base), Layer.orDie))
+  const logging = Logging.layer(options.logging ?? Terminal.logging(parsed, Terminal.forProcess()))
+  const runtime = ManagedRuntime.make(apps.pipe(Layer.provideMerge(base), Layer.provide(logging), Layer.merge(logging), Layer.orDie))
   const key = ForwardedIdentity.keyFrom(parsed.secret)
 
   /** A handler that builds the services on its first request, then serves `pick`'s app. */

@@ -116,7 +116,7 @@ export const start = (configured: Configuration): Effect.Effect<void, CommandFai
           metrics,
           ...(usage === undefined ? {} : { usage }),
           ...(redis === undefined ? {} : { redis }),
-          fallback: HttpRouter.concatAll(Health.routes(checks), Metrics.route(metrics), WebPages.routes(upstreams))
+          fallback: WebPages.withPageNotFound(HttpRouter.concatAll(Health.routes(checks), Metrics.route(metrics), WebPages.routes(upstreams)))
         })
         // The local edge's pages at <project>.localhost, in front of the gateway (decision 0296);
         // forwarded to the provisioning service when it runs in another process (decision 0554).

@@ -32,3 +32,18 @@ export const pageRenderer: ErrorResponse.Renderer = {
     return HttpServerResponse.setHeaders(page(messagePage({ title, message: problem.message, requestId }), problem.status), problem.headers)
   }
 }
+
+/**
+ * A host's own 404 for a person (the all-in-one server's answer to a browser at a path nothing
+ * serves): the pages' look, the path it looked for, a link to the start page and the request id.
+ * The kernel's skeleton adds `X-Request-Id`.
+ */
+export const notFoundPageRenderer = (path: string): ErrorResponse.Renderer => ({
+  render: (_problem, requestId) =>
+    page(messagePage({
+      title: TITLES[404]!,
+      message: `There is no page at ${path}.`,
+      link: { href: "/", label: "Go to the start page" },
+      requestId
+    }), 404)
+})

@@ -1,4 +1,5 @@
 import type { Iam } from "@core/contracts"
+import { deviceName } from "./DeviceName.js"
 import { csrfField } from "./Forms.js"
 import { html, type SafeHtml } from "./Html.js"
 import { layout } from "./Layout.js"
@@ -70,7 +71,7 @@ const sessionList = (sessions: ReadonlyArray<HomeSession>): SafeHtml =>
   html`<ul class="items">${sessions.map((session) =>
     html`<li>${session.kind === "device" ? "Device login" : "Browser"}${session.current ? html` <strong>(this one)</strong>` : ""} <span class="hint">since ${
       day(session.createdAt)
-    }${session.ipAddress === null ? "" : ` from ${session.ipAddress}`}${session.userAgent === null ? "" : ` · ${session.userAgent.slice(0, 80)}`}</span></li>`
+    }${session.ipAddress === null ? "" : ` from ${session.ipAddress}`}${session.userAgent === null ? "" : ` · ${deviceName(session.userAgent)}`}</span></li>`
   )}</ul>`
 
 /** `GET /` for a signed-in user: their organizations, each with its API keys, and their sessions. */

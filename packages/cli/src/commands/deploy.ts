@@ -64,7 +64,7 @@ export const run = async ({ argv, ui, env }: CommandContext): Promise<number> =>
     const sending = files.filter((file) => lacking.has(file.hash))
     const kept = files.filter((file) => !lacking.has(file.hash))
     const total = files.reduce((sum, file) => sum + file.size, 0)
-    if (!ui.json) ui.line(`Deploying ${files.length} files (${mib(total)}): ${sending.length} to upload, ${kept.length} already on the server.`)
+    if (!ui.json) ui.line(`Deploying ${files.length} ${files.length === 1 ? "file" : "files"} (${mib(total)}): ${sending.length} to upload, ${kept.length} already on the server.`)
     const archive = await packSite(sending, kept)
     const accepted = await client.deploy.upload(platformId, withProgress(ui, archive), values.branch === undefined ? {} : { branch: values.branch })
     if (!ui.json) ui.line(`Deployment ${accepted.deploymentId} ${accepted.status} (project ${accepted.projectName}).`)
