@@ -4,7 +4,7 @@ import { Context, Effect, FiberRef, Option, type Scope } from "effect"
 import { rewrite } from "./Forwarding.js"
 import * as Inbound from "./Inbound.js"
 import { listener as nodeListener, type NodeListener } from "./internal/nodeListener.js"
-import { envelopeOf, notFoundApp, router } from "./internal/routing.js"
+import { envelopeOf, notFoundApp, type PathRenderer, rendererOf, router } from "./internal/routing.js"
 import * as Metrics from "./Metrics.js"
 import {
   type Answer,
@@ -45,6 +45,12 @@ export interface GatewayOptions {
   readonly guards?: Guards
   /** Request counts and latencies, observed as each response's head is sent. */
   readonly metrics?: Metrics.Metrics
+  /**
+   * The error protocols of paths whose clients cannot read the envelope (`/mcp`'s JSON-RPC, the
+   * OAuth routes' `{ error, error_description }`): the gateway's own refusals of a request under
+   * one of the prefixes (the longest) are rendered with its renderer. @default the envelope
+   */
+  readonly renderers?: ReadonlyArray<PathRenderer>
   /**
    * Behind a trusted proxy (`CORE_TRUST_PROXY`): the client address `make` hands in-process upstreams
    * (in their `RequestContext`) is the first `X-Forwarded-For` address, else the socket's — the rule
@@ -141,7 +147,7 @@ export const make = (options: GatewayOptions = {}): HttpApp.Default<never, Scope
       Context.add(RequestContext.RequestContext, RequestContext.fromRequest(request, undefined, trustProxy))
     )
     return Effect.provide(inner, context).pipe(
-      Effect.catchAllCause((cause) => envelopeOf(cause, pathname, request)),
+      Effect.catchAllCause((cause) => envelopeOf(cause, pathname, request, rendererOf(options.renderers, frame))),
       Effect.flatMap((response) => {
         const { build, head } = platformHead(response)
         const durationMs = elapsedMillis(start)
@@ -159,6 +165,7 @@ export const make = (options: GatewayOptions = {}): HttpApp.Default<never, Scope
 }
 
 export type { NodeListener } from "./internal/nodeListener.js"
+export type { PathRenderer } from "./internal/routing.js"
 
 /**
  * The gateway as a `node:http` request listener: what `core-server start` serves. The same chain,

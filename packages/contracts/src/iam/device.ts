@@ -220,6 +220,7 @@ export const DeviceRoutes = defineRoutes({
     path: "/oauth/device/authorize",
     summary: "Approve a user code for the signed-in user (the activation page's call)",
     auth: "caller", callers: ["user"],
+    crossSite: "service",
     bodyLimit: OAUTH_BODY_LIMIT,
     request: { body: DeviceDecisionRequest, contentTypes: formOrJson },
     responses: {
@@ -236,6 +237,7 @@ export const DeviceRoutes = defineRoutes({
     path: "/oauth/device/deny",
     summary: "Decline a user code; the device's next poll answers access_denied",
     auth: "caller", callers: ["user"],
+    crossSite: "service",
     bodyLimit: OAUTH_BODY_LIMIT,
     request: { body: DeviceDecisionRequest, contentTypes: formOrJson },
     responses: {
