@@ -94,6 +94,19 @@ const platformHead = (response: HttpServerResponse.HttpServerResponse) => {
   return { head, build }
 }
 
+/**
+ * A web request's headers carry no `Host`: its URL names the host, which the steps read as the
+ * client's (CORS's own origin, `/mcp`'s DNS rebinding check).
+ */
+const withHost = (request: HttpServerRequest.HttpServerRequest): Headers.Headers => {
+  if (request.headers.host !== undefined || !/^https?:\/\//.test(request.originalUrl)) return request.headers
+  try {
+    return Headers.set(request.headers, "host", new URL(request.originalUrl).host)
+  } catch {
+    return request.headers
+  }
+}
+
 const answerResponse = (answer: Answer) => HttpServerResponse.empty({ status: answer.status, headers: answer.headers })
 
 /**
@@ -125,7 +138,7 @@ export const make = (options: GatewayOptions = {}): HttpApp.Default<never, Scope
       const exchange: Exchange = {
         method: request.method,
         url: request.url,
-        headers: request.headers,
+        headers: withHost(request),
         remoteAddress: Option.getOrUndefined(request.remoteAddress),
         now: clock.unsafeCurrentTimeMillis()
       }
