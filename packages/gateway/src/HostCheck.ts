@@ -1,5 +1,3 @@
-import type { Exchange } from "./Middleware.js"
-
 /** The names of this machine a browser may use for a server on it. */
 const LOOPBACK: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"])
 
@@ -31,7 +29,7 @@ export interface HostPolicyOptions {
 export const policy = (options: HostPolicyOptions) => {
   const publicHost = new URL(options.publicUrl).hostname.toLowerCase()
   const isOwn = (hostname: string | undefined) => hostname !== undefined && (LOOPBACK.has(hostname) || hostname === publicHost)
-  return (exchange: Pick<Exchange, "headers">): string | undefined => {
+  return (exchange: { readonly headers: Readonly<Record<string, string | undefined>> }): string | undefined => {
     const forwarded = options.trustProxy ? exchange.headers["x-forwarded-host"]?.split(",")[0]?.trim() : undefined
     const host = forwarded ?? exchange.headers.host
     if (host !== undefined && !isOwn(hostnameOf(host))) {
