@@ -51,7 +51,8 @@ const NOT_IN_THE_SDK: Readonly<Record<string, string>> = {
   "DeviceRoutes.gatewayAuthorizationServerMetadata": "the same metadata as authorizationServerMetadata (iam.oauth.metadata) at RFC 8414's path-inserted address, for OAuth discovery",
   // MCP Streamable HTTP: client.vault posts stateless JSON-RPC, with no session and no stream.
   "VaultRoutes.mcpGet": "the server-to-client stream the vault does not offer (405)",
-  "VaultRoutes.mcpDelete": "ends an MCP session; client.vault opens none (stateless tools/call)"
+  "VaultRoutes.mcpDelete": "ends an MCP session; client.vault opens none (stateless tools/call)",
+  "VaultRoutes.protectedResourceMetadata": "RFC 9728 discovery for OAuth-capable MCP clients; client.vault already holds its credential"
 }
 
 /** Methods of the client that are not a route's: the generic ones, and `health()` (the server's `/health`, no catalogued route). */

@@ -49,6 +49,7 @@ export {
 } from "./device/DeviceAuthorization.js"
 export { ACTIVATION_PATH, deviceAuthorizationLayer, DeviceAuthorizationLive, DeviceHandlers, DeviceRouter } from "./device/Http.js"
 export { OAuthError } from "./device/OAuthErrors.js"
+export { oauthRenderer as OAuthRenderer } from "./device/OAuthProtocol.js"
 export { ACCESS_TOKEN_TTL, REFRESH_TOKEN_TTL, RefreshTokens, type TokenGrant } from "./device/RefreshTokens.js"
 
 /* web/ — the pages: sign-in, sign-up, account, organization setup, device activation. */

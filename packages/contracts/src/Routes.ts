@@ -105,6 +105,13 @@ export interface RouteSpec {
    * Other members it affects see the change within the cache's lifetime.
    */
   readonly changesTenant?: true
+  /**
+   * `"service"`: the service itself refuses a write that the session cookie carries from another
+   * site, in its own protocol (the OAuth device approval answers 403 `invalid_request`), so the
+   * gateway leaves that check to it instead of answering its own 403 envelope (decision 0609).
+   * @default the gateway checks every write (any method but GET, HEAD and OPTIONS)
+   */
+  readonly crossSite?: "service"
   /** The most bytes a request body may have. @default 1 MiB */
   readonly bodyLimit?: number
   readonly request?: RouteRequest

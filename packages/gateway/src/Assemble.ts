@@ -1,11 +1,13 @@
 import type { HttpApp, HttpServerRequest } from "@effect/platform"
-import { type Configuration, ForwardedIdentity, UpstreamUnavailable } from "@core/kernel"
+import { type Configuration, ForwardedIdentity, PublicUrl, UpstreamUnavailable } from "@core/kernel"
 import { Effect, type Scope } from "effect"
 import type { Redis } from "ioredis"
 import * as Authentication from "./Authentication.js"
 import * as Cors from "./Cors.js"
 import * as CredentialCache from "./CredentialCache.js"
 import * as Gateway from "./Gateway.js"
+import type { PathRenderer } from "./Gateway.js"
+import * as HostCheck from "./HostCheck.js"
 import * as IdentityResolver from "./IdentityResolver.js"
 import type * as Metrics from "./Metrics.js"
 import type { GatewayApp, Guards } from "./Middleware.js"
@@ -26,6 +28,11 @@ export interface AssembleOptions {
   readonly metrics?: Metrics.Metrics
   /** Billing's request meter: each request that passes the chain is counted for its platform (decision 0464). */
   readonly usage?: RequestUsage.RequestUsage
+  /**
+   * The error protocols of paths whose clients cannot read the envelope (`/mcp`'s JSON-RPC, the
+   * OAuth routes'): the gateway's own refusals there are rendered so (decisions 0605, 0609).
+   */
+  readonly renderers?: ReadonlyArray<PathRenderer>
 }
 
 const noIdentityService: IdentityResolver.IdentityResolver = {
@@ -48,6 +55,8 @@ const guardsOf = (options: AssembleOptions): Guards => {
     cache: options.redis === undefined ? CredentialCache.memory() : CredentialCache.redis(options.redis),
     identityKey: ForwardedIdentity.keyFrom(config.secret),
     isAllowedOrigin,
+    publicRootOf: (request) => PublicUrl.rootOfHeaders(request.headers, config),
+    hostRefusal: HostCheck.policy({ publicUrl: config.publicUrl, trustProxy: config.trustProxy }),
     ...(metrics === undefined ? {} : { onCacheLookup: metrics.authCache })
   })
   const rateLimiter = RateLimit.middleware({
@@ -69,6 +78,7 @@ const gatewayOptions = (options: AssembleOptions): Gateway.GatewayOptions => ({
   upstreams: options.upstreams,
   ...(options.fallback === undefined ? {} : { fallback: options.fallback }),
   ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+  ...(options.renderers === undefined ? {} : { renderers: options.renderers }),
   trustProxy: options.config.trustProxy,
   guards: guardsOf(options)
 })

@@ -1,6 +1,6 @@
 import type { Headers } from "@effect/platform"
 import { Iam } from "@core/contracts"
-import { Crypto, Forbidden, ForwardedIdentity, PlatformSuspended, Policy, Unauthorized } from "@core/kernel"
+import { Crypto, ErrorResponse, Forbidden, ForwardedIdentity, PlatformSuspended, Policy, Unauthorized } from "@core/kernel"
 import { Effect, Redacted } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import { type CredentialCache, type Invalidation, parseInvalidation, type Principal } from "./CredentialCache.js"
@@ -89,6 +89,13 @@ export interface AuthenticationOptions {
   readonly isAllowedOrigin: (origin: string, request: Exchange) => boolean
   /** Counts cache hits and misses (metrics). */
   readonly onCacheLookup?: (hit: boolean) => void
+  /**
+   * The public root a request was sent to (`CORE_PUBLIC_URL`, else its origin): where a protected
+   * resource's metadata lies, named in its 401s. @default the request's `Host`
+   */
+  readonly publicRootOf?: (request: Exchange) => string
+  /** Why a request to a route with `checksHost` is refused (`HostCheck.policy`), or `undefined`. @default none refused */
+  readonly hostRefusal?: (request: Exchange) => string | undefined
 }
 
 /** The seed's forwarded header facts of a principal (DESIGN §6). */
@@ -106,7 +113,9 @@ const SERVICE: Principal = { kind: "service" }
  * its link, email verification, the OAuth device and token endpoints and metadata, the JWKS, the
  * pages; the OpenAPI documents); `/health`, `/ready`, `/metrics` and the pages at the root are
  * outside `/api/*` and never authenticated. A cookie-authenticated write from another site is
- * refused (403) where the rule says `crossSiteCheck` (every method but GET, HEAD and OPTIONS).
+ * refused (403) where the rule says `crossSiteCheck` (every method but GET, HEAD and OPTIONS, unless
+ * the service checks it itself). A route with `checksHost` refuses another site's `Host` or
+ * `Origin` first (403, DNS rebinding); a route with `resourceMetadata` names it in its 401s.
  * The caller travels upstream signed whole in `X-Core-Identity` (kind, user or key, session,
  * organization, platform, role, permissions), with the seed's `X-Core-User-Id`, `X-Core-Role` and
  * `X-Core-Platform-Id` derived from it. A change the identity
@@ -223,9 +232,19 @@ export const middleware = (options: AuthenticationOptions): Guard => {
     return undefined
   }
 
+  const publicRootOf = options.publicRootOf ?? ((request: Exchange) => `http://${request.headers.host ?? "localhost"}`)
+
   return (request, frame) => {
     // Outside `/api` only a routed prefix (the vault's `/mcp`) is authenticated.
     if (!isUnder(frame.pathname, "/api") && frame.match === undefined) return undefined
+    const route = frame.match?.route
+    if (route?.checksHost === true) {
+      const refused = options.hostRefusal?.(request)
+      if (refused !== undefined) return Effect.fail(new Forbidden({ message: refused }))
+    }
+    if (route?.resourceMetadata !== undefined) {
+      frame.challenge = ErrorResponse.bearerChallenge(`${publicRootOf(request)}${route.resourceMetadata}`)
+    }
     const credential = presented(request.headers)
     const open = frame.rule.public
     const principal = resolve(credential)

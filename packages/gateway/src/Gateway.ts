@@ -4,7 +4,7 @@ import { Context, Effect, FiberRef, Option, type Scope } from "effect"
 import { rewrite } from "./Forwarding.js"
 import * as Inbound from "./Inbound.js"
 import { listener as nodeListener, type NodeListener } from "./internal/nodeListener.js"
-import { envelopeOf, notFoundApp, router } from "./internal/routing.js"
+import { envelopeOf, notFoundApp, type PathRenderer, rendererOf, router } from "./internal/routing.js"
 import * as Metrics from "./Metrics.js"
 import {
   type Answer,
@@ -45,6 +45,12 @@ export interface GatewayOptions {
   readonly guards?: Guards
   /** Request counts and latencies, observed as each response's head is sent. */
   readonly metrics?: Metrics.Metrics
+  /**
+   * The error protocols of paths whose clients cannot read the envelope (`/mcp`'s JSON-RPC, the
+   * OAuth routes' `{ error, error_description }`): the gateway's own refusals of a request under
+   * one of the prefixes (the longest) are rendered with its renderer. @default the envelope
+   */
+  readonly renderers?: ReadonlyArray<PathRenderer>
   /**
    * Behind a trusted proxy (`CORE_TRUST_PROXY`): the client address `make` hands in-process upstreams
    * (in their `RequestContext`) is the first `X-Forwarded-For` address, else the socket's — the rule
@@ -88,6 +94,19 @@ const platformHead = (response: HttpServerResponse.HttpServerResponse) => {
   return { head, build }
 }
 
+/**
+ * A web request's headers carry no `Host`: its URL names the host, which the steps read as the
+ * client's (CORS's own origin, `/mcp`'s DNS rebinding check).
+ */
+const withHost = (request: HttpServerRequest.HttpServerRequest): Headers.Headers => {
+  if (request.headers.host !== undefined || !/^https?:\/\//.test(request.originalUrl)) return request.headers
+  try {
+    return Headers.set(request.headers, "host", new URL(request.originalUrl).host)
+  } catch {
+    return request.headers
+  }
+}
+
 const answerResponse = (answer: Answer) => HttpServerResponse.empty({ status: answer.status, headers: answer.headers })
 
 /**
@@ -119,7 +138,7 @@ export const make = (options: GatewayOptions = {}): HttpApp.Default<never, Scope
       const exchange: Exchange = {
         method: request.method,
         url: request.url,
-        headers: request.headers,
+        headers: withHost(request),
         remoteAddress: Option.getOrUndefined(request.remoteAddress),
         now: clock.unsafeCurrentTimeMillis()
       }
@@ -141,7 +160,7 @@ export const make = (options: GatewayOptions = {}): HttpApp.Default<never, Scope
       Context.add(RequestContext.RequestContext, RequestContext.fromRequest(request, undefined, trustProxy))
     )
     return Effect.provide(inner, context).pipe(
-      Effect.catchAllCause((cause) => envelopeOf(cause, pathname, request)),
+      Effect.catchAllCause((cause) => envelopeOf(cause, pathname, request, rendererOf(options.renderers, frame))),
       Effect.flatMap((response) => {
         const { build, head } = platformHead(response)
         const durationMs = elapsedMillis(start)
@@ -159,6 +178,7 @@ export const make = (options: GatewayOptions = {}): HttpApp.Default<never, Scope
 }
 
 export type { NodeListener } from "./internal/nodeListener.js"
+export type { PathRenderer } from "./internal/routing.js"
 
 /**
  * The gateway as a `node:http` request listener: what `core-server start` serves. The same chain,

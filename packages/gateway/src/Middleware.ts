@@ -56,6 +56,11 @@ export interface Frame {
   readonly rules: RouteRules.Table
   principal: Principal | undefined
   traceId: string | undefined
+  /**
+   * The `WWW-Authenticate` a 401 of this request carries instead of the bearer challenge (a
+   * protected resource's, naming its metadata); set by the authentication step.
+   */
+  challenge: string | undefined
   readonly responseHeaders: Record<string, string>
   readonly upstreamHeaders: Record<string, string | undefined>
   readonly after: Array<(head: Head) => Effect.Effect<void> | undefined>
@@ -79,6 +84,7 @@ export const makeFrame = (
   rules,
   principal: undefined,
   traceId: undefined,
+  challenge: undefined,
   responseHeaders: {},
   upstreamHeaders: {},
   after: []
@@ -159,8 +165,8 @@ export const enter = (
 
 /**
  * Apply the frame to a response head: the guards' hooks, the headers they added where the
- * response lacks them, then the gateway's own headers over the upstream's (security,
- * `X-Request-Id`, `Server-Timing`). Answers the hooks' follow-up work.
+ * response lacks them, a 401's challenge, then the gateway's own headers over the upstream's
+ * (security, `X-Request-Id`, `Server-Timing`). Answers the hooks' follow-up work.
  */
 export const finish = (frame: Frame, head: Head, durationMs: number): ReadonlyArray<Effect.Effect<void>> => {
   let followUp: Array<Effect.Effect<void>> | undefined
@@ -171,6 +177,11 @@ export const finish = (frame: Frame, head: Head, durationMs: number): ReadonlyAr
   const added = frame.responseHeaders
   for (const name in added) {
     if (!head.has(name)) head.set(name, added[name]!)
+  }
+  // Every 401 carries a challenge (RFC 7235 §3.1), the route's own when it has one (decision 0605).
+  if (head.status === 401) {
+    if (frame.challenge !== undefined) head.set("www-authenticate", frame.challenge)
+    else if (!head.has("www-authenticate")) head.set("www-authenticate", ErrorResponse.BEARER_CHALLENGE)
   }
   for (const name in SECURITY_HEADERS) head.set(name, SECURITY_HEADERS[name]!)
   head.set("x-request-id", frame.requestId)

@@ -13,7 +13,10 @@ export interface Rule {
   readonly public: boolean
   /** `credentials` has the strict limit, `exempt` is not counted. */
   readonly rateLimit: RateLimitClass
-  /** A write authenticated by the session cookie is refused when it comes from another site. */
+  /**
+   * A write authenticated by the session cookie is refused when it comes from another site (not
+   * for a route whose service refuses it itself, in its protocol: `crossSite: "service"`).
+   */
   readonly crossSiteCheck: boolean
   /**
    * Open to a suspended platform's callers: the route declares `suspension: "exempt"` (sign-out,
@@ -53,8 +56,14 @@ export interface Mount {
  */
 export const PAGES: Mount = { prefix: "", catalogues: [Iam.WebRoutes] }
 
-/** Every mount the gateway's table is compiled from by default: `CONTRACTS` and `PAGES`. */
-export const MOUNTS: ReadonlyArray<Mount> = [...CONTRACTS, PAGES]
+/**
+ * Identity's RFC 8414 metadata for the gateway's issuer (`<root>/api/v1/iam`), which the gateway
+ * also serves at the root, where the RFC puts it (decision 0606): public there too.
+ */
+export const WELL_KNOWN: Mount = { prefix: "", catalogues: [[Iam.DeviceRoutes.gatewayAuthorizationServerMetadata]] }
+
+/** Every mount the gateway's table is compiled from by default: `CONTRACTS`, `PAGES` and `WELL_KNOWN`. */
+export const MOUNTS: ReadonlyArray<Mount> = [...CONTRACTS, PAGES, WELL_KNOWN]
 
 const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"])
 
@@ -85,7 +94,7 @@ export const suspensionExemptPrefixes = (routes: ReadonlyArray<Route>): Readonly
 const ruleOfRoute = (route: RouteSpec, path: string, exemptPrefixes: ReadonlyArray<string>): Rule => ({
   public: route.auth === "public",
   rateLimit: route.rateLimit ?? "default",
-  crossSiteCheck: !SAFE_METHODS.has(route.method),
+  crossSiteCheck: !SAFE_METHODS.has(route.method) && route.crossSite !== "service",
   suspensionExempt: route.suspension === "exempt" || exemptPrefixes.some((prefix) => isUnder(path, prefix)),
   changesTenant: route.changesTenant === true && !SAFE_METHODS.has(route.method),
   path

@@ -1,3 +1,5 @@
+import { GATEWAY_PREFIXES, Iam, Vault } from "@core/contracts"
+
 /** The internal services the gateway can forward to (`CORE_UPSTREAM_<SERVICE>_URL`). */
 export const SERVICES = ["IAM", "REGISTRY", "STACKS", "PROVISIONING", "BILLING", "CLI", "VAULT"] as const
 
@@ -25,6 +27,17 @@ export interface Route {
    * platform list). Decision 0242.
    */
   readonly keepPrefix?: true
+  /**
+   * The route is a protected resource with RFC 9728 metadata at this root path: its 401s carry
+   * `WWW-Authenticate: Bearer realm="core", resource_metadata="<root><path>"` (the MCP
+   * authorization specification; decision 0606).
+   */
+  readonly resourceMetadata?: string
+  /**
+   * `Host` must name this server — `CORE_PUBLIC_URL`'s host or a loopback name — else 403 (DNS
+   * rebinding; the MCP transport specification; decision 0607). `Origin` is CORS's to check.
+   */
+  readonly checksHost?: true
 }
 
 /** The public base every routed path starts with. */
@@ -41,7 +54,16 @@ export const ROUTES: ReadonlyArray<Route> = [
   { prefix: "/api/v1/onboarding", service: "REGISTRY", keepPrefix: true },
   { prefix: "/api/v1/resources", service: "REGISTRY", keepPrefix: true },
   { prefix: "/api/v1/lookup", service: "REGISTRY", keepPrefix: true },
-  { prefix: "/mcp", service: "VAULT", keepPrefix: true }
+  {
+    prefix: GATEWAY_PREFIXES.vault,
+    service: "VAULT",
+    keepPrefix: true,
+    resourceMetadata: Vault.VaultRoutes.protectedResourceMetadata.path,
+    checksHost: true
+  },
+  // Well-known documents at the root, where RFC 8414 and RFC 9728 clients look for them (decision 0606).
+  { prefix: Iam.DeviceRoutes.gatewayAuthorizationServerMetadata.path, service: "IAM", keepPrefix: true },
+  { prefix: Vault.VaultRoutes.protectedResourceMetadata.path, service: "VAULT", keepPrefix: true }
 ]
 
 /** A request target split into its normalized path and its raw query (with the `?`, or empty). */

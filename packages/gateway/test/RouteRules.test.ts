@@ -21,7 +21,7 @@ describe("RouteRules.compile", () => {
         {
           public: route.auth === "public",
           rateLimit: route.rateLimit ?? "default",
-          crossSiteCheck: !["GET", "HEAD", "OPTIONS"].includes(route.method),
+          crossSiteCheck: !["GET", "HEAD", "OPTIONS"].includes(route.method) && route.crossSite !== "service",
           suspensionExempt: route.suspension === "exempt",
           changesTenant: route.changesTenant === true,
           path: `/api/v1/iam${route.path}`
@@ -260,7 +260,16 @@ describe("RouteRules.compile", () => {
     })
   })
 
-  it("is compiled from the published contracts and the pages", () => {
-    expect(RouteRules.MOUNTS).toEqual([...OpenApiDocument.CONTRACTS, RouteRules.PAGES])
+  it("is compiled from the published contracts, the pages and the root's well-known documents", () => {
+    expect(RouteRules.MOUNTS).toEqual([...OpenApiDocument.CONTRACTS, RouteRules.PAGES, RouteRules.WELL_KNOWN])
+  })
+
+  it("leaves the device approval's cross-site check to identity, which answers it in OAuth's words; the root metadata is public", () => {
+    const rules = RouteRules.compile()
+    expect(rules.ruleOf("POST", "/api/v1/iam/oauth/device/authorize")).toMatchObject({ public: false, crossSiteCheck: false })
+    expect(rules.ruleOf("POST", "/api/v1/iam/oauth/device/deny")).toMatchObject({ public: false, crossSiteCheck: false })
+    expect(rules.ruleOf("POST", "/api/v1/iam/api/auth/sign-out")).toMatchObject({ crossSiteCheck: true })
+    expect(rules.ruleOf("GET", "/.well-known/oauth-authorization-server/api/v1/iam")).toMatchObject({ public: true })
+    expect(rules.ruleOf("GET", "/.well-known/oauth-protected-resource/mcp")).toMatchObject({ public: true })
   })
 })

@@ -13,8 +13,20 @@ describe("Routes", () => {
       ["/api/v1/onboarding", "REGISTRY"],
       ["/api/v1/resources", "REGISTRY"],
       ["/api/v1/lookup", "REGISTRY"],
-      ["/mcp", "VAULT"]
+      ["/mcp", "VAULT"],
+      ["/.well-known/oauth-authorization-server/api/v1/iam", "IAM"],
+      ["/.well-known/oauth-protected-resource/mcp", "VAULT"]
     ])
+  })
+
+  it("forwards the root's well-known documents whole: identity's RFC 8414 metadata, /mcp's RFC 9728 metadata", () => {
+    expect(match(ROUTES, "/.well-known/oauth-authorization-server/api/v1/iam")).toMatchObject({
+      route: { service: "IAM" },
+      url: "/.well-known/oauth-authorization-server/api/v1/iam"
+    })
+    expect(match(ROUTES, "/.well-known/oauth-protected-resource/mcp")?.url).toBe("/.well-known/oauth-protected-resource/mcp")
+    expect(match(ROUTES, "/mcp")?.route).toMatchObject({ resourceMetadata: "/.well-known/oauth-protected-resource/mcp", checksHost: true })
+    expect(match(ROUTES, "/.well-known/oauth-authorization-server")).toBeUndefined()
   })
 
   it("forwards the whole path for a prefix that keeps it (the registry's resource family and lookup)", () => {

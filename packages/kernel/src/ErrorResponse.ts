@@ -22,6 +22,23 @@ const plain = (status: number, code: ErrorCode, message: string): ErrorDescripti
   headers: {}
 })
 
+/**
+ * The challenge every 401 carries (RFC 7235 §3.1; the bearer scheme of RFC 6750): a session token
+ * or an API key presented as a bearer. Decision 0605.
+ */
+export const BEARER_CHALLENGE = 'Bearer realm="core"'
+
+/**
+ * The bearer challenge naming a protected resource's metadata (RFC 9728 §5.1), as `/mcp` answers
+ * its 401s so that an OAuth-capable MCP client finds where to sign in.
+ *
+ * @example
+ * bearerChallenge("http://localhost:8787/.well-known/oauth-protected-resource/mcp")
+ * // 'Bearer realm="core", resource_metadata="http://localhost:8787/.well-known/oauth-protected-resource/mcp"'
+ */
+export const bearerChallenge = (resourceMetadata?: string): string =>
+  resourceMetadata === undefined ? BEARER_CHALLENGE : `${BEARER_CHALLENGE}, resource_metadata="${resourceMetadata.replace(/["\\]/g, "")}"`
+
 /** The one table from tagged errors to status and code (DESIGN §3). */
 export const describe = (error: CoreError): ErrorDescription => {
   switch (error._tag) {
@@ -30,7 +47,7 @@ export const describe = (error: CoreError): ErrorDescription => {
     case "InvalidJson":
       return plain(400, "INVALID_JSON", error.message)
     case "Unauthorized":
-      return plain(401, "UNAUTHORIZED", error.message)
+      return { ...plain(401, "UNAUTHORIZED", error.message), headers: { "www-authenticate": BEARER_CHALLENGE } }
     case "PaymentFailed":
       return { ...plain(402, "PAYMENT_FAILED", error.message), details: error.details ?? null }
     case "Forbidden":
@@ -194,6 +211,12 @@ const problemOfCause = <E>(cause: Cause.Cause<E>, renderer: Renderer): Problem =
   return Cause.isInterruptedOnly(cause) ? interrupted : internalError
 }
 
+/** A 401 that a protocol's renderer answered without a challenge gets the bearer one (RFC 7235). */
+const withChallenge = (response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse =>
+  response.status === 401 && response.headers["www-authenticate"] === undefined
+    ? HttpServerResponse.setHeader(response, "www-authenticate", BEARER_CHALLENGE)
+    : response
+
 /**
  * The one error skeleton of every protocol: the request id, the failure through the protocol's
  * renderer or the table, an interruption as 503, and anything else — a defect, an unknown failure —
@@ -204,7 +227,7 @@ export const handleCauseWith = (renderer: Renderer) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const requestId = requestIdOf(request)
     const problem = problemOfCause(cause, renderer)
-    const answer = () => HttpServerResponse.setHeader(renderer.render(problem, requestId), "x-request-id", requestId)
+    const answer = () => withChallenge(HttpServerResponse.setHeader(renderer.render(problem, requestId), "x-request-id", requestId))
     if (problem.kind !== "internal" && problem.kind !== "upstream") return Effect.sync(answer)
     // A failed statement's own message goes with it (decision 0187), never its parameters.
     const database = DatabaseFailure.failureOf(cause)
@@ -222,6 +245,14 @@ export const handleCauseWith = (renderer: Renderer) =>
       Effect.map(answer)
     )
   })
+
+/**
+ * One tagged error as a protocol answers it, outside the skeleton (the gateway's refusals of a
+ * request routed to a service of another protocol): the renderer's response with `X-Request-Id`
+ * and, for a 401, the challenge.
+ */
+export const renderError = (renderer: Renderer, error: CoreError, requestId: string): HttpServerResponse.HttpServerResponse =>
+  withChallenge(HttpServerResponse.setHeader(renderer.render(problemOf(describe(error), error), requestId), "x-request-id", requestId))
 
 /** The kernel's own renderer: the envelope `{ error: { code, message, requestId, details } }`. */
 export const envelopeRenderer: Renderer = {

@@ -27,14 +27,28 @@ const absoluteUrl = (url: string): URL | undefined => {
  * The origin a request was sent to: `X-Forwarded-Host`/`-Proto` when proxies are trusted, else its
  * `Host` (a web request's absolute URL when it has none); a host that is not one is ignored.
  */
-export const requestOrigin = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string => {
-  const absolute = absoluteUrl(request.originalUrl)
-  const forwardedHost = trustProxy ? firstOf(request.headers["x-forwarded-host"]) : undefined
-  const forwardedProto = trustProxy ? firstOf(request.headers["x-forwarded-proto"])?.toLowerCase() : undefined
-  const host = [forwardedHost, request.headers.host, absolute?.host].find((value) => value !== undefined && HOST.test(value))
+export const requestOrigin = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string =>
+  originOf(request.headers, trustProxy, absoluteUrl(request.originalUrl))
+
+/**
+ * `requestOrigin` from a request's headers alone (the gateway's Node path): `X-Forwarded-Host`/`-Proto`
+ * when proxies are trusted, else `Host`, else the absolute URL's when there is one, else `localhost`.
+ */
+export const originOf = (
+  headers: Readonly<Record<string, string | undefined>>,
+  trustProxy: boolean,
+  absolute?: URL
+): string => {
+  const forwardedHost = trustProxy ? firstOf(headers["x-forwarded-host"]) : undefined
+  const forwardedProto = trustProxy ? firstOf(headers["x-forwarded-proto"])?.toLowerCase() : undefined
+  const host = [forwardedHost, headers.host, absolute?.host].find((value) => value !== undefined && HOST.test(value))
   const proto = forwardedProto === "http" || forwardedProto === "https" ? forwardedProto : absolute?.protocol.slice(0, -1) ?? "http"
   return `${proto}://${host ?? "localhost"}`
 }
+
+/** `rootOf` from a request's headers alone. */
+export const rootOfHeaders = (headers: Readonly<Record<string, string | undefined>>, config: Pick<Configuration, "publicUrl" | "publicUrlSet" | "trustProxy">): string =>
+  config.publicUrlSet ? config.publicUrl.replace(/\/+$/, "") : originOf(headers, config.trustProxy)
 
 /** The public root for a request: `CORE_PUBLIC_URL` when set, else the request's origin; no trailing slash. */
 export const rootOf = (request: HttpServerRequest.HttpServerRequest, config: Configuration): string =>

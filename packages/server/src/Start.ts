@@ -2,6 +2,9 @@ import { HttpRouter } from "@effect/platform"
 import { Assemble, Gateway, Metrics, RedisConnection } from "@core/gateway"
 import { type Configuration, CoreConfig, Database, DataDirLock } from "@core/kernel"
 import { LocalEdge, LocalPages } from "@core/provisioning"
+import { VaultRenderer } from "@core/vault"
+import { OAuthRenderer } from "@core/auth"
+import { GATEWAY_PREFIXES } from "@core/contracts"
 import { Duration, Effect } from "effect"
 import * as Banner from "./Banner.js"
 import { type CommandFailed, failed } from "./Failure.js"
@@ -116,6 +119,12 @@ export const start = (configured: Configuration): Effect.Effect<void, CommandFai
           metrics,
           ...(usage === undefined ? {} : { usage }),
           ...(redis === undefined ? {} : { redis }),
+          // MCP clients read JSON-RPC errors and OAuth clients OAuth's, the gateway's refusals
+          // included (decisions 0605, 0609).
+          renderers: [
+            { prefix: GATEWAY_PREFIXES.vault, renderer: VaultRenderer },
+            { prefix: `${GATEWAY_PREFIXES.identity}/oauth`, renderer: OAuthRenderer }
+          ],
           fallback: WebPages.withPageNotFound(HttpRouter.concatAll(Health.routes(checks), Metrics.route(metrics), WebPages.routes(upstreams)))
         })
         // The local edge's pages at <project>.localhost, in front of the gateway (decision 0296);

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs"
 import { HttpServerResponse } from "@effect/platform"
-import { Vault as Contracts } from "@core/contracts"
-import { type Caller, ErrorResponse, Route } from "@core/kernel"
+import { GATEWAY_PREFIXES, Vault as Contracts } from "@core/contracts"
+import { type Caller, ErrorResponse, PublicUrl, Route } from "@core/kernel"
 import { Effect } from "effect"
 import { ownerOf } from "./Policy.js"
-import { type Answer, answer, classify, ErrorCode, failure, type Message, PROTOCOL_VERSIONS } from "./Protocol.js"
+import { type Answer, answer, classify, DEFAULT_PROTOCOL_VERSION, ErrorCode, failure, type Message, PROTOCOL_VERSIONS } from "./Protocol.js"
 import { Sessions } from "./Sessions.js"
 import { Vault } from "./Vault.js"
 
@@ -15,6 +15,8 @@ const SERVER = {
 }
 
 const SESSION_HEADER = "mcp-session-id"
+/** The protocol versions that take JSON-RPC batches (2025-06-18 removed them). */
+const BATCHING_VERSIONS: ReadonlySet<string> = new Set(["2025-03-26"])
 const VERSION_HEADER = "mcp-protocol-version"
 
 const jsonRpc = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -22,7 +24,8 @@ const jsonRpc = (status: number, body: unknown, headers: Record<string, string> 
 
 /**
  * The kernel's failures before the handler runs (401, a body that is not JSON, a body too large)
- * as JSON-RPC errors with the same HTTP status: what an MCP client can read.
+ * as JSON-RPC errors with the same HTTP status: what an MCP client can read. The gateway answers
+ * its own refusals of `/mcp` (no or bad credentials, rate limits, DNS rebinding) with it too.
  */
 export const renderer: ErrorResponse.Renderer = {
   render: (problem, requestId) => {
@@ -31,8 +34,8 @@ export const renderer: ErrorResponse.Renderer = {
       : problem.kind === "internal" ? ErrorCode.InternalError
       : -32000
     const message = code === ErrorCode.ParseError ? `Parse error: ${problem.message}` : problem.message
-    const headers: Record<string, string> = problem.status === 401 ? { "www-authenticate": 'Bearer realm="core"' } : {}
-    return jsonRpc(problem.status, failure(null, code, message, { code: problem.code, requestId }), headers)
+    // The table's headers go along: the 401's challenge, a 429's Retry-After.
+    return jsonRpc(problem.status, failure(null, code, message, { code: problem.code, requestId }), problem.headers)
   }
 }
 
@@ -77,11 +80,21 @@ const post = (caller: Caller, body: unknown, headers: Readonly<Record<string, st
     const initialize = messages.find((m): m is Extract<Message, { kind: "request" }> => m.kind === "request" && m.method === "initialize")
     const sent = headers[SESSION_HEADER]
     const responseHeaders: Record<string, string> = {}
-    if (initialize === undefined && sent !== undefined) {
-      const session = yield* sessions.find(sent.trim(), owner)
-      if (session === undefined) {
-        return jsonRpc(404, failure(null, -32001, "Session not found: initialize again"))
-      }
+    const session = sent === undefined ? undefined : yield* sessions.find(sent.trim(), owner)
+    if (sent !== undefined && session === undefined) {
+      return jsonRpc(404, failure(null, -32001, "Session not found: initialize again"))
+    }
+    // As the SDK's servers answer: a session is initialized once, by a message of its own.
+    if (initialize !== undefined && session !== undefined) {
+      return jsonRpc(400, failure(null, ErrorCode.InvalidRequest, "Invalid Request: Server already initialized"))
+    }
+    if (initialize !== undefined && batch) {
+      return jsonRpc(400, failure(null, ErrorCode.InvalidRequest, "Invalid Request: initialize must not be part of a batch"))
+    }
+    // JSON-RPC batches exist in 2025-03-26 only: 2025-06-18 removed them (decision 0607).
+    const protocolVersion = session?.protocolVersion ?? version?.trim() ?? DEFAULT_PROTOCOL_VERSION
+    if (batch && !BATCHING_VERSIONS.has(protocolVersion)) {
+      return jsonRpc(400, failure(null, ErrorCode.InvalidRequest, `Invalid Request: protocol version ${protocolVersion} has no JSON-RPC batches; send one message per request`))
     }
 
     const snapshot = yield* Effect.flatMap(Vault, (vault) => vault.snapshot)
@@ -114,8 +127,22 @@ const remove = (caller: Caller, headers: Readonly<Record<string, string | undefi
     return closed ? HttpServerResponse.empty({ status: 204 }) : jsonRpc(404, failure(null, -32001, "Session not found"))
   })
 
+/**
+ * The protected resource metadata of `/mcp` (RFC 9728) at the public root: the resource is
+ * `<root>/mcp`, its authorization server the identity service's issuer behind the gateway
+ * (`<root>/api/v1/iam`, whose RFC 8414 metadata lists the device grant). Decision 0606.
+ */
+export const protectedResourceMetadataAt = (root: string): Contracts.ProtectedResourceMetadata => ({
+  resource: `${root}${Contracts.VaultRoutes.mcpPost.path}`,
+  authorization_servers: [`${root}${GATEWAY_PREFIXES.identity}`],
+  bearer_methods_supported: ["header"],
+  resource_name: "Core architecture vault (MCP)"
+})
+
 /** The vault's routes (`Vault.VaultRoutes`), failures rendered as JSON-RPC errors. */
 export const VaultHandlers = Route.rendered(renderer, [
+  Route.handle(Contracts.VaultRoutes.protectedResourceMetadata, () =>
+    Effect.map(PublicUrl.root, (root) => Route.json(protectedResourceMetadataAt(root), { headers: { "cache-control": "no-store" } }))),
   Route.handle(Contracts.VaultRoutes.mcpPost, ({ caller, body, request }) => post(caller, body, request.headers)),
   // No server-initiated messages: the transport lets a server answer GET with 405.
   Route.handle(Contracts.VaultRoutes.mcpGet, () =>

@@ -9,7 +9,7 @@ import { Data } from "effect"
 export class OAuthError extends Data.TaggedError("OAuthError")<{
   readonly error: Iam.OAuthErrorCode
   readonly description: string
-  /** A write from another site (403), rather than a malformed request. */
+  /** Refused for where it comes from (403): a write from another site, an origin the gateway refuses. */
   readonly reason?: "cross-site"
   /** Seconds before trying again (`Retry-After`): too many attempts (429). */
   readonly retryAfterSeconds?: number

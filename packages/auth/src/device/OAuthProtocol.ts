@@ -59,6 +59,9 @@ const describeCoreError = (error: unknown): OAuthError => {
       return OAuthError.tooManyCodes(error.retryAfterSeconds)
     case "ValidationError":
       return fromIssue(error.issues[0])
+    // The gateway's refusal of another site's origin (CORS), in OAuth's words (decision 0609).
+    case "Forbidden":
+      return new OAuthError({ error: "invalid_request", description: error.message, reason: "cross-site" })
     default:
       return OAuthError.invalidRequest(error.message)
   }

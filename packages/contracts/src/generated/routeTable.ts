@@ -8,6 +8,7 @@ import type { RouteRefs } from "../RouteRefs.js"
 const identity = GATEWAY_PREFIXES.identity
 const provisioning = GATEWAY_PREFIXES.provisioning
 const billing = GATEWAY_PREFIXES.billing
+const vault = GATEWAY_PREFIXES.vault
 
 /** `Iam.AccountRoutes` without its schemas (identity, /api/v1/iam). */
 export const AccountRouteRefs: RouteRefs<typeof Iam.AccountRoutes> = {
@@ -310,7 +311,8 @@ export const BillingRouteRefs: RouteRefs<typeof Billing.BillingRoutes> = {
 export const VaultRouteRefs: RouteRefs<typeof Vault.VaultRoutes> = {
   mcpPost: { method: "POST", path: "/mcp", successStatus: 200, prefix: "" },
   mcpGet: { method: "GET", path: "/mcp", successStatus: 200, prefix: "" },
-  mcpDelete: { method: "DELETE", path: "/mcp", successStatus: 204, prefix: "" }
+  mcpDelete: { method: "DELETE", path: "/mcp", successStatus: 204, prefix: "" },
+  protectedResourceMetadata: { method: "GET", path: "/.well-known/oauth-protected-resource/mcp", successStatus: 200, prefix: vault }
 } as const
 
 /** Every catalogue's refs, by namespace and catalogue name. */

@@ -224,6 +224,7 @@ export const DeviceRoutes = defineRoutes({
     summary: "Approve a user code for the signed-in user (the activation page's call)",
     description: "The signed-in person approves the device whose user code they typed (case and dashes ignored): the device's next poll gets its tokens. Called by the activation page; a code unknown or expired is 400, a cross-site request 403. Audited.",
     auth: "caller", callers: ["user"],
+    crossSite: "service",
     bodyLimit: OAUTH_BODY_LIMIT,
     request: { body: DeviceDecisionRequest, contentTypes: formOrJson },
     responses: {
@@ -241,6 +242,7 @@ export const DeviceRoutes = defineRoutes({
     summary: "Decline a user code; the device's next poll answers access_denied",
     description: "The signed-in person declines a user code: the device's next poll answers `access_denied`. Called by the activation page; audited.",
     auth: "caller", callers: ["user"],
+    crossSite: "service",
     bodyLimit: OAUTH_BODY_LIMIT,
     request: { body: DeviceDecisionRequest, contentTypes: formOrJson },
     responses: {

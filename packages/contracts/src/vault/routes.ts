@@ -1,5 +1,5 @@
 import { defineRoutes } from "../Routes.js"
-import { McpAnswer, McpMessage } from "./schemas.js"
+import { McpAnswer, McpMessage, ProtectedResourceMetadata } from "./schemas.js"
 
 const tags = ["vault"]
 
@@ -44,6 +44,16 @@ export const VaultRoutes = defineRoutes({
     description: "Ends the MCP session named by `Mcp-Session-Id`: later requests with it answer 404. A missing session id is 400.",
     auth: "caller",
     responses: { 204: null, 400: null, 401: null, 404: null },
+    tags
+  },
+  protectedResourceMetadata: {
+    method: "GET",
+    path: "/.well-known/oauth-protected-resource/mcp",
+    summary: "OAuth protected resource metadata of /mcp (RFC 9728, path inserted), as the MCP authorization specification asks",
+    description: "Names the authorization server (the identity service's issuer, `<root>/api/v1/iam`) where an " +
+      "OAuth-capable MCP client signs in; every 401 of `/mcp` points here with `resource_metadata`.",
+    auth: "public",
+    responses: { 200: ProtectedResourceMetadata },
     tags
   }
 })

@@ -118,9 +118,24 @@ export const parseToolArguments = <N extends ToolName>(
 ): { readonly ok: true; readonly args: ToolArgs<N> } | { readonly ok: false; readonly message: string } => {
   const parsed = ToolArguments[name].safeParse(args ?? {})
   if (parsed.success) return { ok: true, args: parsed.data as ToolArgs<N> }
-  const message = parsed.error.issues.map((issue) => {
-    if (issue.code === "unrecognized_keys") return `unknown argument${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}`
-    return `${issue.path.length === 0 ? "arguments" : issue.path.join(".")}: ${issue.message}`
+  // One issue per argument: zod also reports a wrong type's failed length check (`[]` for a path).
+  const seen = new Set<string>()
+  const message = parsed.error.issues.flatMap((issue) => {
+    if (issue.code === "unrecognized_keys") return [`unknown argument${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}`]
+    const path = issue.path.length === 0 ? "arguments" : issue.path.join(".")
+    if (seen.has(path)) return []
+    seen.add(path)
+    return [`${path}: ${issue.message}`]
   }).join("; ")
   return { ok: false, message }
 }
+
+/** `GET /.well-known/oauth-protected-resource/mcp`: the protected resource metadata of `/mcp` (RFC 9728 §2). */
+export const ProtectedResourceMetadata = z.object({
+  resource: z.string().describe("The resource identifier: the absolute address of /mcp"),
+  authorization_servers: z.array(z.string()).describe("Issuers whose access tokens /mcp accepts (RFC 8414 metadata at each)"),
+  bearer_methods_supported: z.array(z.string()),
+  resource_name: z.string(),
+  resource_documentation: z.string().optional()
+})
+export type ProtectedResourceMetadata = z.infer<typeof ProtectedResourceMetadata>

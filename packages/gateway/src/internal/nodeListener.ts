@@ -1,7 +1,7 @@
 import type { Headers } from "@effect/platform"
 import { HttpServerRequest } from "@effect/platform"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { ErrorResponse, type UpstreamTimeout, type UpstreamUnavailable } from "@core/kernel"
+import { type CoreError, ErrorResponse, type UpstreamTimeout, type UpstreamUnavailable } from "@core/kernel"
 import { Cause, Clock, Context, DefaultServices, Effect, Exit, FiberRef, FiberRefs, Option, Runtime } from "effect"
 import * as http from "node:http"
 import { forwardHeaders } from "../Forwarding.js"
@@ -9,7 +9,6 @@ import type { GatewayOptions } from "../Gateway.js"
 import * as Inbound from "../Inbound.js"
 import * as Metrics from "../Metrics.js"
 import {
-  describeRefusal,
   elapsedMillis,
   enter,
   type Exchange,
@@ -26,7 +25,7 @@ import * as OpenApiDocument from "../OpenApiDocument.js"
 import * as RouteRules from "../RouteRules.js"
 import { ROUTES, targetOf } from "../Routes.js"
 import { type NodeForwarding, type NodeHandler, nodeHandler, onRewritten, type Upstream } from "../Upstream.js"
-import { envelopeOf, notFoundApp, router, served } from "./routing.js"
+import { envelopeOf, notFoundApp, rendererOf, router, served } from "./routing.js"
 
 /** A request listener for `node:http` (`http.createServer(listener)`). */
 export type NodeListener = (request: http.IncomingMessage, response: http.ServerResponse) => void
@@ -66,7 +65,8 @@ class InFlight implements Head, NodeForwarding {
     readonly frame: Frame,
     readonly method: string,
     readonly start: number,
-    readonly reporter: Reporter
+    readonly reporter: Reporter,
+    readonly renderer: ErrorResponse.Renderer | undefined
   ) {}
 
   get requestId() {
@@ -92,7 +92,7 @@ class InFlight implements Head, NodeForwarding {
   }
 
   fail(error: UpstreamUnavailable | UpstreamTimeout) {
-    writeEnvelope(this.response, ErrorResponse.describe(error), this.frame.requestId)
+    writeRefusal(this.response, error, this.frame.requestId, this.renderer)
   }
 
   /** Write the head: the given headers, the frame's and the hooks', then the gateway's own. */
@@ -132,6 +132,28 @@ const writeEnvelope = (response: http.ServerResponse, description: ErrorResponse
   response.end(body)
 }
 
+/**
+ * Write a refusal (a kernel error): its envelope, or the body the routed service's protocol gives
+ * it (`GatewayOptions.renderers`: the vault's JSON-RPC error). Renderers answer bytes.
+ */
+const writeRefusal = (
+  response: http.ServerResponse,
+  error: CoreError,
+  requestId: string,
+  renderer: ErrorResponse.Renderer | undefined
+) => {
+  if (renderer === undefined) return writeEnvelope(response, ErrorResponse.describe(error), requestId)
+  const rendered = ErrorResponse.renderError(renderer, error, requestId)
+  const body = rendered.body
+  if (body._tag !== "Uint8Array") return writeEnvelope(response, ErrorResponse.describe(error), requestId)
+  response.writeHead(rendered.status, {
+    ...rendered.headers,
+    "content-type": body.contentType,
+    "content-length": body.body.byteLength
+  })
+  response.end(body.body)
+}
+
 /** `Gateway.listener`, whose documentation says what it does. */
 export const listener = (options: GatewayOptions): Effect.Effect<NodeListener> =>
   Effect.gen(function*() {
@@ -167,8 +189,9 @@ export const listener = (options: GatewayOptions): Effect.Effect<NodeListener> =
 
     const refuse = (request: http.IncomingMessage, response: http.ServerResponse, frame: Frame, cause: Cause.Cause<unknown>) => {
       const failure = Cause.failureOption(cause)
-      const description = Option.isSome(failure) ? describeRefusal(failure.value) : undefined
-      if (description !== undefined) return writeEnvelope(response, description, frame.requestId)
+      if (Option.isSome(failure) && ErrorResponse.isCoreError(failure.value)) {
+        return writeRefusal(response, failure.value, frame.requestId, rendererOf(options.renderers, frame))
+      }
       failures.set(request, cause)
       crashed(request, response)
     }
@@ -182,7 +205,7 @@ export const listener = (options: GatewayOptions): Effect.Effect<NodeListener> =
         case "Fallback":
           return fallback(request, response)
         case "Refused":
-          return writeEnvelope(response, ErrorResponse.describe(routed.error), frame.requestId)
+          return writeRefusal(response, routed.error, frame.requestId, flight.renderer)
         case "Upstream": {
           flight.url = routed.match.url
           flight.headers = forwardHeaders(request.headers as Headers.Headers, routed.match.route.prefix, frame.upstreamHeaders)
@@ -205,7 +228,7 @@ export const listener = (options: GatewayOptions): Effect.Effect<NodeListener> =
       const method = request.method ?? "GET"
       const target = targetOf(url)
       const frame = makeFrame(requestId, method, target, routes, rules)
-      const flight = new InFlight(request, response, frame, method, start, reporter)
+      const flight = new InFlight(request, response, frame, method, start, reporter, rendererOf(options.renderers, frame))
       ;(response as Tagged)[FLIGHT] = flight
       response.writeHead = gatewayWriteHead as typeof response.writeHead
       const exchange: Exchange = {

@@ -43,11 +43,35 @@ export const router = (upstreams: ReadonlyArray<Upstream>) => {
 const isRouteNotFound = (error: unknown): boolean =>
   typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "RouteNotFound"
 
-/** Any failure as its envelope (a router's `RouteNotFound` as 404 naming the path, defects 500). */
-export const envelopeOf = (cause: Cause.Cause<unknown>, pathname: string, request: HttpServerRequest.HttpServerRequest) =>
-  ErrorResponse.handleCause(
+/**
+ * Any failure as its envelope (a router's `RouteNotFound` as 404 naming the path, defects 500), or
+ * in the protocol of the service the request was routed to when it has a renderer of its own.
+ */
+export const envelopeOf = (
+  cause: Cause.Cause<unknown>,
+  pathname: string,
+  request: HttpServerRequest.HttpServerRequest,
+  renderer: ErrorResponse.Renderer = ErrorResponse.envelopeRenderer
+) =>
+  ErrorResponse.handleCauseWith(renderer)(
     Cause.map(cause, (error) => (isRouteNotFound(error) ? notFound(pathname) : error))
   ).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, request))
+
+/** The error protocol of the paths under a prefix (`/mcp`: JSON-RPC errors). */
+export interface PathRenderer {
+  readonly prefix: string
+  readonly renderer: ErrorResponse.Renderer
+}
+
+/** The renderer of the longest prefix a request's path lies under (`GatewayOptions.renderers`), if any. */
+export const rendererOf = (renderers: ReadonlyArray<PathRenderer> | undefined, frame: Frame): ErrorResponse.Renderer | undefined => {
+  if (renderers === undefined) return undefined
+  let best: PathRenderer | undefined
+  for (const entry of renderers) {
+    if (isUnder(frame.pathname, entry.prefix) && (best === undefined || entry.prefix.length > best.prefix.length)) best = entry
+  }
+  return best?.renderer
+}
 
 export const notFoundApp: GatewayApp = Effect.flatMap(
   HttpServerRequest.HttpServerRequest,
