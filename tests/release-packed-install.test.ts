@@ -216,15 +216,15 @@ describe.runIf(runsOncePerCi)("the packed packages, installed outside the reposi
   it.concurrent.each(["bundler", "node16"] as const)("type-checks the SDK installed alone from TypeScript with moduleResolution %s, declarations included, its types exact", async (resolution) => {
     const dir = join(sdkOnly, `ts-${resolution}`)
     writeTsProject(dir, resolution, "index.ts", readFileSync(join(root, "tests", "fixtures", "sdk-user-types.ts"), "utf8"))
-    const checked = await run(tsc, ["-p", "tsconfig.json"], dir)
+    const checked = await run(tsc, ["-p", "tsconfig.json"], dir, userEnv(), 880_000)
     expect(checked, checked.stdout).toMatchObject({ code: 0, stdout: "" })
     // The check can fail: an `any` where the fixture expects a type is an error.
     writeFileSync(join(dir, "wrong.ts"), `import type { CoreClient } from "@core/sdk"\nexport const report: Awaited<ReturnType<CoreClient["iam"]["health"]>> = { status: "up", checks: {} }\n`)
     writeFileSync(join(dir, "tsconfig.wrong.json"), JSON.stringify({ extends: "./tsconfig.json", files: ["wrong.ts"] }))
-    const wrong = await run(tsc, ["-p", "tsconfig.wrong.json"], dir)
+    const wrong = await run(tsc, ["-p", "tsconfig.wrong.json"], dir, userEnv(), 880_000)
     expect(wrong.code).not.toBe(0)
     expect(wrong.stdout).toMatch(/^wrong\.ts\(2,\d+\): error TS2322: Type '"up"' is not assignable to type '"healthy" \| "degraded"'\.$/m)
-  }, 300_000)
+  }, 900_000)
 
   it.concurrent.each(["bundler", "node16"] as const)("type-checks @core/contracts beside the SDK with moduleResolution %s, declarations included: the contracts' refs call through the SDK", async (resolution) => {
     const dir = join(project, `ts-${resolution}`)
@@ -246,9 +246,9 @@ describe.runIf(runsOncePerCi)("the packed packages, installed outside the reposi
       `export const refs: number = Object.keys(ROUTE_REFS).length`,
       `export const isError = (error: unknown): boolean => error instanceof CoreApiError && error.status === 404`
     ].join("\n"))
-    const checked = await run(tsc, ["-p", "tsconfig.json"], dir)
+    const checked = await run(tsc, ["-p", "tsconfig.json"], dir, userEnv(), 880_000)
     expect(checked, checked.stdout).toMatchObject({ code: 0, stdout: "" })
-  }, 300_000)
+  }, 900_000)
 
   it("runs the core CLI with npx from the packed tarball", async () => {
     const version = await run("npx", ["--no-install", "core", "--version"], project)
