@@ -8,11 +8,14 @@ import { runsOncePerCi } from "./support/once.js"
 import { eventuallyDefined } from "./support/poll.js"
 
 /**
- * The release as a user outside this repository gets it (issue 17, decisions 0530–0533): every
- * public package packed by `npm pack` (its `prepack` builds it) from a copy of the working tree,
- * linted with publint and attw, installed from the tarballs into a fresh project under the system's
- * temporary folder (no workspace, no links), then used: the SDK and the contracts from ESM and from
- * TypeScript (`bundler` and `node16`), `npx core`, and `npx core-server start` answering `/health`.
+ * The release as a user outside this repository gets it (issue 17, decisions 0530–0533; issue 28,
+ * decisions 0600–0602): every public package packed by `npm pack` (its `prepack` builds it) from a
+ * copy of the working tree, linted with publint and attw, installed from the tarballs into a fresh
+ * project under the system's temporary folder (no workspace, no links), and the SDK's tarball alone
+ * into another, then used: the SDK and the contracts from ESM and from TypeScript (`bundler` and
+ * `node16`, `skipLibCheck: false`, exact types: tests/fixtures/sdk-user-types.ts), `npx core`, and
+ * `npx core-server start` answering `/health`. Packed once, installed once per project, from the
+ * npm cache (`--prefer-offline`); the lint runs while the projects install.
  */
 const root = fileURLToPath(new URL("..", import.meta.url))
 const tsc = join(root, "node_modules", ".bin", "tsc")
@@ -45,10 +48,37 @@ const run = (command: string, args: ReadonlyArray<string>, cwd: string, env = us
     )
   })
 
+/** `npm install` in `dir` from the npm cache where it can, quietly. */
+const install = (dir: string, args: ReadonlyArray<string> = []) =>
+  run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel", "error", ...args], dir, userEnv(), 400_000)
+
+/** A TypeScript project of one file checked as a user's editor would, declarations included. */
+const writeTsProject = (dir: string, resolution: "bundler" | "node16", file: string, source: string) => {
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
+    compilerOptions: {
+      target: "ES2022",
+      lib: ["ES2022", "DOM"],
+      module: resolution === "bundler" ? "ESNext" : "Node16",
+      moduleResolution: resolution === "bundler" ? "Bundler" : "Node16",
+      strict: true,
+      noEmit: true,
+      // false: an error inside a published .d.ts fails the check (true hid the broken rolled-up ones).
+      skipLibCheck: false,
+      types: []
+    },
+    files: [file]
+  }, null, 2))
+  writeFileSync(join(dir, file), source)
+}
+
 describe.runIf(runsOncePerCi)("the packed packages, installed outside the repository", () => {
   let work = ""
   let project = ""
+  /** A project with the SDK's tarball alone: what `npm install <core-sdk-0.1.0.tgz>` gives a user. */
+  let sdkOnly = ""
   let tarballs: Record<string, string> = {}
+  let linted: Promise<Finished> | undefined
   const started: Array<ChildProcess> = []
 
   beforeAll(async () => {
@@ -68,6 +98,9 @@ describe.runIf(runsOncePerCi)("the packed packages, installed outside the reposi
       tarballs = (JSON.parse(packed.stdout) as { tarballs: Record<string, string> }).tarballs
     }
 
+    // publint and attw (CPU) while the two projects install (mostly I/O); awaited by their test.
+    linted = run(process.execPath, [join(root, "scripts", "check-packages.mjs"), ...Object.values(tarballs)], root, userEnv(), 840_000)
+
     mkdirSync(project, { recursive: true })
     writeFileSync(join(project, "package.json"), `${JSON.stringify({
       name: "core-packed-install",
@@ -75,11 +108,17 @@ describe.runIf(runsOncePerCi)("the packed packages, installed outside the reposi
       type: "module",
       dependencies: Object.fromEntries(Object.entries(tarballs).map(([name, file]) => [name, `file:${file}`]))
     }, null, 2)}\n`)
-    const installed = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel", "error"], project, userEnv(), 400_000)
+    sdkOnly = join(work, "sdk-only")
+    mkdirSync(sdkOnly, { recursive: true })
+    writeFileSync(join(sdkOnly, "package.json"), `${JSON.stringify({ name: "core-sdk-alone", private: true, type: "module" }, null, 2)}\n`)
+    // The SDK's README: `npm install <path to core-sdk-0.1.0.tgz>`, nothing else.
+    const [installed, sdkInstalled] = await Promise.all([install(project), install(sdkOnly, [tarballs["@core/sdk"]!])])
     expect(installed, installed.stderr).toMatchObject({ code: 0 })
+    expect(sdkInstalled, sdkInstalled.stderr).toMatchObject({ code: 0 })
   }, 1_200_000)
 
-  afterAll(() => {
+  afterAll(async () => {
+    await linted
     for (const child of started) {
       try {
         if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
@@ -109,8 +148,15 @@ describe.runIf(runsOncePerCi)("the packed packages, installed outside the reposi
     }
   })
 
+  it("installs the SDK from its tarball alone: ky and zod from the registry, no other @core package", () => {
+    const manifest = JSON.parse(readFileSync(join(sdkOnly, "node_modules", "@core", "sdk", "package.json"), "utf8")) as { dependencies?: Record<string, string> }
+    expect(Object.keys(manifest.dependencies ?? {}).sort()).toEqual(["ky", "zod"])
+    expect(readdirSync(join(sdkOnly, "node_modules", "@core"))).toEqual(["sdk"])
+    expect(JSON.parse(readFileSync(join(sdkOnly, "package.json"), "utf8"))).toMatchObject({ dependencies: { "@core/sdk": expect.stringMatching(/core-sdk-0\.1\.0\.tgz$/) } })
+  })
+
   it("passes publint and @arethetypeswrong/cli (esm-only profile) for every package", async () => {
-    const checked = await run(process.execPath, [join(root, "scripts", "check-packages.mjs"), ...Object.values(tarballs)], root, userEnv(), 840_000)
+    const checked = await linted!
     expect(checked, `${checked.stdout}\n${checked.stderr}`).toMatchObject({ code: 0 })
     expect(checked.stdout.trim().split("\n").filter((line) => /^(ok|FAIL)/.test(line))).toHaveLength(Object.keys(tarballs).length)
   }, 900_000)
@@ -141,41 +187,68 @@ describe.runIf(runsOncePerCi)("the packed packages, installed outside the reposi
       health: "ok", notFound: true, code: "not_found", requestId: "req_1", envelope: true, badEnvelope: false,
       path: "/api/v1/platforms/plt_1", services: true
     })
+
+    // The SDK alone: its contracts and route table come inside it.
+    writeFileSync(join(sdkOnly, "esm.mjs"), [
+      `import { createClient } from "@core/sdk"`,
+      `import { ErrorEnvelope, Registry } from "@core/sdk/contracts"`,
+      `import { AccountRouteRefs, ROUTE_REFS, buildPath } from "@core/sdk/routes"`,
+      `const client = createClient({ baseUrl: "http://core.invalid", retry: 0, fetch: async () => new Response("ok", { status: 200 }) })`,
+      `console.log(JSON.stringify({`,
+      `  health: await client.health(),`,
+      `  tenants: client.registry.tenants === client.registry.entities,`,
+      `  envelope: ErrorEnvelope.safeParse({ error: { code: "x", message: "y", requestId: "req_2" } }).success,`,
+      `  environments: Registry.ResourceEnvironment.options,`,
+      `  session: AccountRouteRefs.getSession.path,`,
+      `  path: buildPath("/api/v1/platforms/:platformId", { platformId: "plt_1" }),`,
+      `  services: Object.keys(ROUTE_REFS).length`,
+      `}))`
+    ].join("\n"))
+    const alone = await run(process.execPath, ["esm.mjs"], sdkOnly)
+    expect(alone, alone.stderr).toMatchObject({ code: 0 })
+    expect(JSON.parse(alone.stdout)).toEqual({
+      health: "ok", tenants: true, envelope: true, environments: ["dev", "stg", "prod"], session: "/api/auth/get-session",
+      path: "/api/v1/platforms/plt_1", services: 7
+    })
   }, 120_000)
 
-  it.each(["bundler", "node16"] as const)("type-checks the SDK and the contracts from TypeScript with moduleResolution %s", async (resolution) => {
+  // Concurrent: four tsc runs, sharing the machine's cores instead of one after the other.
+  it.concurrent.each(["bundler", "node16"] as const)("type-checks the SDK installed alone from TypeScript with moduleResolution %s, declarations included, its types exact", async (resolution) => {
+    const dir = join(sdkOnly, `ts-${resolution}`)
+    writeTsProject(dir, resolution, "index.ts", readFileSync(join(root, "tests", "fixtures", "sdk-user-types.ts"), "utf8"))
+    const checked = await run(tsc, ["-p", "tsconfig.json"], dir, userEnv(), 880_000)
+    expect(checked, checked.stdout).toMatchObject({ code: 0, stdout: "" })
+    // The check can fail: an `any` where the fixture expects a type is an error.
+    writeFileSync(join(dir, "wrong.ts"), `import type { CoreClient } from "@core/sdk"\nexport const report: Awaited<ReturnType<CoreClient["iam"]["health"]>> = { status: "up", checks: {} }\n`)
+    writeFileSync(join(dir, "tsconfig.wrong.json"), JSON.stringify({ extends: "./tsconfig.json", files: ["wrong.ts"] }))
+    const wrong = await run(tsc, ["-p", "tsconfig.wrong.json"], dir, userEnv(), 880_000)
+    expect(wrong.code).not.toBe(0)
+    expect(wrong.stdout).toMatch(/^wrong\.ts\(2,\d+\): error TS2322: Type '"up"' is not assignable to type '"healthy" \| "degraded"'\.$/m)
+  }, 900_000)
+
+  it.concurrent.each(["bundler", "node16"] as const)("type-checks @core/contracts beside the SDK with moduleResolution %s, declarations included: the contracts' refs call through the SDK", async (resolution) => {
     const dir = join(project, `ts-${resolution}`)
-    mkdirSync(dir, { recursive: true })
-    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
-      compilerOptions: {
-        target: "ES2022",
-        lib: ["ES2022", "DOM"],
-        module: resolution === "bundler" ? "ESNext" : "Node16",
-        moduleResolution: resolution === "bundler" ? "Bundler" : "Node16",
-        strict: true,
-        noEmit: true,
-        skipLibCheck: true,
-        types: []
-      },
-      files: ["index.ts"]
-    }, null, 2))
-    writeFileSync(join(dir, "index.ts"), [
+    writeTsProject(dir, resolution, "index.ts", [
       `import { createClient, CoreApiError, type CoreClient } from "@core/sdk"`,
-      `import { ErrorEnvelope, type ErrorEnvelope as Envelope } from "@core/contracts"`,
-      `import { ROUTE_REFS, buildPath } from "@core/contracts/routes"`,
+      `import { ErrorEnvelope, Iam, type ErrorEnvelope as Envelope } from "@core/contracts"`,
+      `import { AccountRouteRefs, ROUTE_REFS, buildPath } from "@core/contracts/routes"`,
       `const client: CoreClient = createClient({ baseUrl: "http://localhost:8787" })`,
       `export const health: Promise<string> = client.health()`,
       `// @ts-expect-error health() resolves to a string, so the types are real and not any`,
       `export const wrong: Promise<number> = client.health()`,
+      `export const session = client.call(AccountRouteRefs.getSession, {})`,
+      `export const report: Promise<Iam.IdentityHealth> = client.iam.health()`,
+      `// @ts-expect-error the report's status is healthy or degraded`,
+      `export const badReport: Iam.IdentityHealth = { status: "up", checks: {} }`,
       `export const envelope: Envelope = ErrorEnvelope.parse({ error: { code: "x", message: "y", requestId: "z" } })`,
       `export const code: string = envelope.error.code`,
       `export const path: string = buildPath("/api/v1/platforms/:platformId", { platformId: "plt_1" })`,
       `export const refs: number = Object.keys(ROUTE_REFS).length`,
       `export const isError = (error: unknown): boolean => error instanceof CoreApiError && error.status === 404`
     ].join("\n"))
-    const checked = await run(tsc, ["-p", "tsconfig.json"], dir)
+    const checked = await run(tsc, ["-p", "tsconfig.json"], dir, userEnv(), 880_000)
     expect(checked, checked.stdout).toMatchObject({ code: 0, stdout: "" })
-  }, 120_000)
+  }, 900_000)
 
   it("runs the core CLI with npx from the packed tarball", async () => {
     const version = await run("npx", ["--no-install", "core", "--version"], project)

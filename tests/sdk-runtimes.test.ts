@@ -17,7 +17,7 @@ import { eventually } from "./support/poll.js"
 import { ensureRuntimes, type Runtimes } from "./support/runtimes.js"
 
 /**
- * The built SDK (tsup, as `npm run build` builds `@core/contracts` and `@core/sdk`, installed into a
+ * The built SDK (tsup, as `npm run build` builds `@core/sdk` with the contracts it uses inside, installed into a
  * project outside the repository with `ky` beside them) against a real all-in-one `core-server`
  * (PGlite, a temporary data directory): the same script — `health()`, sign-up, sign-in, a token
  * client that creates an organization and lists the caller's, a refused token as an
@@ -95,7 +95,6 @@ const PAGE = `<!doctype html>
 <script type="importmap">${JSON.stringify({
   imports: {
     "@core/sdk": "/node_modules/@core/sdk/dist/index.js",
-    "@core/contracts/routes": "/node_modules/@core/contracts/dist/routes.js",
     ky: "/node_modules/ky/distribution/index.js"
   }
 })}</script>
@@ -124,20 +123,18 @@ const worker :Workerd.Worker = (
 );
 `
 
-/** Builds a package with tsup as its `build` script does (same entries, ESM, node20), without declarations, into `outDir`. */
-const tsup = (pkg: string, entries: Readonly<Record<string, string>>, outDir: string) =>
-  exec(bin("tsup"), [
-    "--no-config",
-    ...Object.entries(entries).map(([name, file]) => `--entry.${name}=${file}`),
-    "--format", "esm", "--target", "node20", "--out-dir", outDir, "--silent"
-  ], { cwd: join(repo, "packages", pkg), timeout: 120_000 })
+/**
+ * Builds the SDK's JavaScript with tsup as its `build` script does (its tsup.config.ts: ESM, node20,
+ * the contracts it uses bundled in, decision 0601), without the declarations, into `outDir`.
+ */
+const tsup = (outDir: string) =>
+  exec(bin("tsup"), ["--out-dir", outDir, "--silent"], { cwd: join(repo, "packages", "sdk"), timeout: 120_000 })
 
-/** A project outside the repository with the built `@core/contracts` and `@core/sdk` and `ky` installed. */
+/** A project outside the repository with the built `@core/sdk` (the contracts inside it) and `ky` installed. */
 const installBuilt = async (project: string) => {
   const modules = join(project, "node_modules")
-  await tsup("contracts", { index: "src/index.ts", routes: "src/RouteTable.ts" }, join(modules, "@core", "contracts", "dist"))
-  await tsup("sdk", { index: "src/index.ts" }, join(modules, "@core", "sdk", "dist"))
-  for (const pkg of ["contracts", "sdk"]) cpSync(join(repo, "packages", pkg, "package.json"), join(modules, "@core", pkg, "package.json"))
+  await tsup(join(modules, "@core", "sdk", "dist"))
+  cpSync(join(repo, "packages", "sdk", "package.json"), join(modules, "@core", "sdk", "package.json"))
   cpSync(join(repo, "node_modules", "ky"), join(modules, "ky"), { recursive: true })
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "sdk-runtimes", private: true, type: "module" }))
   writeFileSync(join(project, "smoke.mjs"), SMOKE)

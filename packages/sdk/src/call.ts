@@ -14,7 +14,7 @@ import { paginate } from "./pagination.js"
 import type { Query, RequestOptions, Transport } from "./transport.js"
 
 /**
- * A route `call` reaches: a ref of `@core/contracts/routes` (`AccountRouteRefs.getSession`: data
+ * A route `call` reaches: a ref of `@core/sdk/routes` (the same as `@core/contracts/routes`: `AccountRouteRefs.getSession`: data
  * without zod, the declaration as a phantom type), or a declaration itself
  * (`Iam.AccountRoutes.getSession`, or your own `defineRoute`), typed the same way.
  */
@@ -120,7 +120,7 @@ const requestOf = <T>(route: CallableRoute, input: UntypedInput, options: CallOp
  * gives the `CoreApiError` its `code` and `message`.
  *
  * @example
- * import { AuthorizationRouteRefs } from "@core/contracts/routes"
+ * import { AuthorizationRouteRefs } from "@core/sdk/routes"
  * await call(transport, AuthorizationRouteRefs.deleteGrant, { params: { id: "grt_1" } })
  */
 export const call = async <T extends CallableRoute>(

@@ -23,11 +23,11 @@ export interface BaseClient {
    * identity route; `options.basePath` overrides it). Resolves to the success body (`undefined` for
    * 204); failures are the `CoreApiError` subclasses, coded from better-auth and OAuth bodies too.
    *
-   * `route` is a ref from `@core/contracts/routes` (no zod: what a browser or worker should use),
-   * or a declaration (`RouteSpec`) itself, e.g. from `@core/contracts` where zod is loaded anyway.
+   * `route` is a ref from `@core/sdk/routes` (no zod: what a browser or worker should use),
+   * or a declaration (`RouteSpec`) itself, e.g. from `@core/sdk/contracts` where zod is loaded anyway.
    *
    * @example
-   * import { AccountRouteRefs, AuthorizationRouteRefs } from "@core/contracts/routes"
+   * import { AccountRouteRefs, AuthorizationRouteRefs } from "@core/sdk/routes"
    * const session = await client.call(AccountRouteRefs.getSession, {})
    * await client.call(AuthorizationRouteRefs.deleteGrant, { params: { id: "grt_1" } })
    */

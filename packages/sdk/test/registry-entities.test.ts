@@ -55,6 +55,18 @@ describe("client.registry.entities", () => {
     expect(JSON.parse(server.requests[3]!.body)).toEqual({ name: "Acme Inc" })
   })
 
+  it("is also client.registry.tenants, the guide's and the CLI's word: the same methods on the same routes", async () => {
+    const a = entity("ent_a", "acme")
+    server = await startScriptServer([{ status: 201, body: a }, { status: 200, body: page([a], null) }])
+    const registry = createClient({ baseUrl: server.url, token: "t" }).registry
+    expect(registry.tenants).toBe(registry.entities)
+    expect(await registry.tenants.create(PLATFORM, { name: "ACME", slug: "acme", type: "tenant" })).toEqual(a)
+    const listed: Array<string> = []
+    for await (const tenant of registry.tenants.all(PLATFORM)) listed.push(tenant.slug)
+    expect(listed).toEqual(["acme"])
+    expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual([`POST ${base}`, `GET ${base}`])
+  })
+
   it("all() walks every page of the nested cursor, keeping the filters", async () => {
     server = await startScriptServer([
       { status: 200, body: page([entity("ent_a", "a")], "n2") },

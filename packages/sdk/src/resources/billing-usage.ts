@@ -6,7 +6,7 @@ import type { Transport } from "../transport.js"
 /** Per-call options of the usage methods. */
 export type UsageCallOptions = Pick<CallOptions, "signal" | "headers">
 
-const Routes = BillingRouteRefs
+const Routes: typeof BillingRouteRefs = BillingRouteRefs
 
 /** The query of `history` and `historyAll`: `cursor`, `limit` (1 to 100, default 25), `tenantId`, and `platformId` (operators). */
 export interface UsageHistoryQuery {

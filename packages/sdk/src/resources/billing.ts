@@ -7,7 +7,7 @@ import type { Transport } from "../transport.js"
 /** Per-call options of the billing methods. */
 export type BillingCallOptions = Pick<CallOptions, "signal" | "headers">
 
-const Routes = BillingRouteRefs
+const Routes: typeof BillingRouteRefs = BillingRouteRefs
 
 /**
  * Billing through the gateway (`client.billing`, `/api/v1/billing/...`): plans, the platform's

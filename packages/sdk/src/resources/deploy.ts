@@ -29,7 +29,7 @@ export type SiteArchive = Uint8Array | ArrayBuffer | Blob | ReadableStream<Uint8
  */
 export type SiteSource = SiteArchive | string
 
-const Routes = CliRouteRefs
+const Routes: typeof CliRouteRefs = CliRouteRefs
 
 /**
  * The command-line backend (`client.deploy`, `/api/v1/cli`), one method per route of

@@ -81,7 +81,7 @@ export interface IamAccounts {
   }
 }
 
-const Routes = AccountRouteRefs
+const Routes: typeof AccountRouteRefs = AccountRouteRefs
 
 /**
  * The accounts part of `client.iam`, on `transport`, under `basePath` (the gateway's identity

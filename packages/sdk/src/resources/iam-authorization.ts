@@ -58,7 +58,7 @@ export interface IamAuthorization {
   }
 }
 
-const Routes = AuthorizationRouteRefs
+const Routes: typeof AuthorizationRouteRefs = AuthorizationRouteRefs
 
 /**
  * The authorization part of `client.iam`, on `transport`, under `basePath` (the gateway's

@@ -50,7 +50,7 @@ export interface IamDevice {
   readonly whoami: (options?: IamDeviceCallOptions) => Promise<Iam.CliIdentity>
 }
 
-const Routes = DeviceRouteRefs
+const Routes: typeof DeviceRouteRefs = DeviceRouteRefs
 const client_id = DEVICE_CLIENT_ID
 
 /**

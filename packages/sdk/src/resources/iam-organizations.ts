@@ -92,7 +92,7 @@ export interface IamOrganizations {
   }
 }
 
-const Routes = OrganizationRouteRefs
+const Routes: typeof OrganizationRouteRefs = OrganizationRouteRefs
 
 /**
  * A 401 of `organizations.setup` sent without a cookie says what to do in the SDK's terms (the

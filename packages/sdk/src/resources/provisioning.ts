@@ -9,7 +9,7 @@ import type { Transport } from "../transport.js"
 /** Per-call options of the provisioning methods (`idempotencyKey`: the job-creating routes answer the first job for a key again). */
 export type ProvisioningCallOptions = Pick<CallOptions, "signal" | "headers" | "idempotencyKey">
 
-const Routes = ProvisioningRouteRefs
+const Routes: typeof ProvisioningRouteRefs = ProvisioningRouteRefs
 
 /** The query of `jobs.list` and `jobs.all`: `cursor`, `limit` (1 to 100, default 25), and the filters `platformId` and `status`. */
 export interface ListJobsQuery {

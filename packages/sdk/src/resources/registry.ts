@@ -16,8 +16,8 @@ import type { Transport } from "../transport.js"
 /** Per-call options of the registry's methods (`headers` carries an `If-Match`). */
 export type RegistryCallOptions = Pick<CallOptions, "signal" | "headers" | "idempotencyKey">
 
-const Routes = PlatformRouteRefs
-const EntityRoutes = EntityRouteRefs
+const Routes: typeof PlatformRouteRefs = PlatformRouteRefs
+const EntityRoutes: typeof EntityRouteRefs = EntityRouteRefs
 
 /** The query of `platforms.list` and `platforms.all`: `cursor`, `limit` (1 to 100), and filters. */
 export interface ListPlatformsQuery {
@@ -230,6 +230,9 @@ export interface RegistryOnboarding {
 /** The registry's namespace (`client.registry`). */
 export interface RegistryClient {
   readonly platforms: RegistryPlatforms
+  /** A platform's tenants and subtenants: the same object as `entities`, by the guide's and the CLI's word (`core tenants`). */
+  readonly tenants: RegistryEntities
+  /** A platform's tenants and subtenants, by the routes' word (`/entities`); `tenants` is the same object. */
   readonly entities: RegistryEntities
   /** Resources under `/api/v1/platforms/{platformId}`; the lookup at `/api/v1/lookup`. */
   readonly resources: RegistryResources
@@ -255,6 +258,17 @@ export const registry = (transport: Transport, basePath?: string): RegistryClien
     remove: (platformId, resourceId, options) => call(refs.deleteResource, { params: { platformId, resourceId } }, options),
     lookup: (edgeName, options) => call(lookup, { query: { edgeName } }, options)
   })
+  const entities: RegistryEntities = {
+    list: (platformId, query = {}, options) => call(EntityRoutes.listEntities, { params: { platformId }, query }, options),
+    all: (platformId, query = {}, options) => pages(EntityRoutes.listEntities, { params: { platformId }, query }, options),
+    get: (platformId, entityId, options) => call(EntityRoutes.getEntity, { params: { platformId, entityId } }, options),
+    create: (platformId, input, options) => call(EntityRoutes.createEntity, { params: { platformId }, body: input }, options),
+    update: (platformId, entityId, input, options) => call(EntityRoutes.updateEntity, { params: { platformId, entityId }, body: input }, options),
+    remove: (platformId, entityId, { cascade, ...options } = {}) =>
+      call(EntityRoutes.deleteEntity, { params: { platformId, entityId }, query: cascade === true ? { cascade: "true" } : {} }, options),
+    ancestors: (platformId, entityId, options) => call(EntityRoutes.listEntityAncestors, { params: { platformId, entityId } }, options),
+    descendants: (platformId, entityId, options) => call(EntityRoutes.listEntityDescendants, { params: { platformId, entityId } }, options)
+  }
   return {
     platforms: {
       list: (query = {}, options) => call(Routes.listPlatforms, { query }, options),
@@ -270,17 +284,8 @@ export const registry = (transport: Transport, basePath?: string): RegistryClien
       lifecycle: (platformId, query = {}, options) => call(Routes.listPlatformLifecycle, { params: { platformId }, query }, options),
       lifecycleAll: (platformId, query = {}, options) => pages(Routes.listPlatformLifecycle, { params: { platformId }, query }, options)
     },
-    entities: {
-      list: (platformId, query = {}, options) => call(EntityRoutes.listEntities, { params: { platformId }, query }, options),
-      all: (platformId, query = {}, options) => pages(EntityRoutes.listEntities, { params: { platformId }, query }, options),
-      get: (platformId, entityId, options) => call(EntityRoutes.getEntity, { params: { platformId, entityId } }, options),
-      create: (platformId, input, options) => call(EntityRoutes.createEntity, { params: { platformId }, body: input }, options),
-      update: (platformId, entityId, input, options) => call(EntityRoutes.updateEntity, { params: { platformId, entityId }, body: input }, options),
-      remove: (platformId, entityId, { cascade, ...options } = {}) =>
-        call(EntityRoutes.deleteEntity, { params: { platformId, entityId }, query: cascade === true ? { cascade: "true" } : {} }, options),
-      ancestors: (platformId, entityId, options) => call(EntityRoutes.listEntityAncestors, { params: { platformId, entityId } }, options),
-      descendants: (platformId, entityId, options) => call(EntityRoutes.listEntityDescendants, { params: { platformId, entityId } }, options)
-    },
+    tenants: entities,
+    entities,
     resources: resources(ResourceRouteRefs, LookupRouteRefs.lookupResource),
     // The family's refs differ from ResourceRouteRefs only in their paths (and the lookup's).
     resourceFamily: resources(ResourceFamilyRouteRefs as unknown as typeof ResourceRouteRefs, ResourceFamilyRouteRefs.lookupResource as unknown as typeof LookupRouteRefs.lookupResource),

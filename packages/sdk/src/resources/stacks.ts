@@ -8,7 +8,7 @@ export interface StacksCallOptions {
   readonly signal?: AbortSignal
 }
 
-const Routes = StackRouteRefs
+const Routes: typeof StackRouteRefs = StackRouteRefs
 
 /**
  * The stack catalogue (`client.stacks`, `/api/v1/stacks`), one method per route of

@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+// The SDK's declarations, one .d.ts per module (issue 28, decision 0600), with the contracts' inside
+// the package (decision 0601):
+//   1. tsc writes @core/contracts' declarations into dist/contracts/ (its tsconfig.build.json);
+//   2. tsc writes the SDK's own into dist/ against them (tsconfig.types.json maps the specifiers);
+//   3. the SDK's `@core/contracts` and `@core/contracts/routes` specifiers become relative paths
+//      into dist/contracts/, so the published types need no @core/contracts package.
+// Runs after tsup (which empties dist/ and writes the JavaScript): `npm run build`.
+import { execFileSync } from "node:child_process"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join, relative, sep } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const sdk = join(dirname(fileURLToPath(import.meta.url)), "..")
+const dist = join(sdk, "dist")
+const tsc = createRequire(join(sdk, "package.json")).resolve("typescript/bin/tsc")
+
+const compile = (args) => execFileSync(process.execPath, [tsc, ...args], { cwd: sdk, stdio: "inherit" })
+compile(["-p", join(sdk, "..", "contracts", "tsconfig.build.json"), "--outDir", join(dist, "contracts"), "--declarationMap", "false"])
+compile(["-p", join(sdk, "tsconfig.types.json")])
+
+const TARGETS = { "@core/contracts": "contracts/index.js", "@core/contracts/routes": "contracts/RouteTable.js" }
+const own = readdirSync(dist, { recursive: true, encoding: "utf8" })
+  .filter((file) => file.endsWith(".d.ts") && !file.startsWith(`contracts${sep}`))
+for (const file of own) {
+  const path = join(dist, file)
+  const text = readFileSync(path, "utf8")
+  // Module specifiers only (`from "…"`, `import("…")`), not the doc comments' examples.
+  const rewritten = text.replace(/(\bfrom\s+|\bimport\(\s*)(["'])(@core\/contracts(?:\/routes)?)\2/g, (_, before, quote, specifier) => {
+    const target = relative(dirname(path), join(dist, TARGETS[specifier])).split(sep).join("/")
+    return `${before}${quote}${target.startsWith(".") ? target : `./${target}`}${quote}`
+  })
+  if (/(\bfrom\s+|\bimport\(\s*)["']@core\/(?!sdk\b)/.test(rewritten)) throw new Error(`dist/${file} still imports another @core package`)
+  if (rewritten !== text) writeFileSync(path, rewritten)
+}
