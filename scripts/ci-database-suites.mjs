@@ -6,8 +6,13 @@
 // — contracts, the SDK against an injected fetch, argument parsing, servers on PGlite only —
 // behave the same on both passes, and the first pass already ran them.
 //
+// Of the end-to-end files (tests/, examples/), only those whose subject differs on PostgreSQL run
+// again (decision 0620): the ones with PostgreSQL-only code (`POSTGRES_ONLY`) and those named in
+// `DIFFERS`; the others replay, through a server, the SQL the packages' files already run there.
+//
 //   node scripts/ci-database-suites.mjs            one path a line
 //   node scripts/ci-database-suites.mjs --others   the files it leaves out, one a line
+//   node scripts/ci-database-suites.mjs --replays  the end-to-end files it leaves out as replays
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -79,8 +84,44 @@ export const reaches = (file, pattern, skip = new Set(), seen = new Set()) => {
 /** Whether `file` or a test-support module it reaches (never a package's src/) touches a store. */
 export const touchesStore = (file) => reaches(file, TOUCHES, OFFERS)
 
+/**
+ * What marks an end-to-end file as having code for PostgreSQL alone: a scratch database of its own,
+ * the server's URL, a branch on the driver, Redis from the environment. Such a file asserts
+ * something only the second pass runs.
+ */
+export const POSTGRES_ONLY = /scratchDatabase|TestDatabase\.url|driver === "pg"|driver !== "pglite"|process\.env\.REDIS_URL|process\.env\.CORE_TEST_DATABASE_URL/
+
+/**
+ * The end-to-end files whose outcome can differ on PostgreSQL without PostgreSQL-only code, and
+ * why (decision 0620): bad bytes and crafted values reaching SQL through every route (the driver
+ * and the server's own encoding answer them), and writes racing on a pool of connections (PGlite
+ * has one connection, so nothing races there).
+ */
+export const DIFFERS = new Map([
+  ["tests/billing-fuzz.test.ts", "bad input through every billing route reaches SQL"],
+  ["tests/deploy-fuzz.test.ts", "bad input through every command-line backend route reaches SQL"],
+  ["tests/identity-fuzz.test.ts", "bad input through every identity route reaches SQL and better-auth's adapter"],
+  ["tests/provisioning-fuzz.test.ts", "bad input through every provisioning route reaches SQL"],
+  ["tests/registry-fuzz.test.ts", "bad input through every registry route reaches SQL"],
+  ["tests/paged-cursors.test.ts", "crafted cursors (sort keys, huge values) reach SQL comparisons"],
+  ["tests/path-ids.test.ts", "ids of any shape (a NUL, a space) reach SQL parameters"],
+  ["tests/deploy-concurrent.test.ts", "first deploys racing for one repository on a pool of connections"],
+  ["tests/billing-usage.test.ts", "concurrent ingestion batches losing no count on a pool of connections"]
+])
+
+const endToEnd = (path) => /^(tests|examples)\//.test(path)
+
+/** Whether the second pass runs `file` (absolute): it touches a store and, if end to end, differs there. */
+export const differsOnPostgres = (file) => {
+  if (!touchesStore(file)) return false
+  const path = relative(root, file)
+  return !endToEnd(path) || DIFFERS.has(path) || POSTGRES_ONLY.test(readFileSync(file, "utf8"))
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const others = process.argv.includes("--others")
-  const chosen = testFiles().filter((file) => touchesStore(file) !== others)
+  const replays = process.argv.includes("--replays")
+  const chosen = testFiles().filter((file) =>
+    replays ? touchesStore(file) && !differsOnPostgres(file) : differsOnPostgres(file) !== others)
   process.stdout.write(chosen.map((file) => relative(root, file)).join("\n") + "\n")
 }

@@ -9,6 +9,7 @@ import { type Browser, chromium, type Page } from "playwright-core"
 import { SMTPServer } from "smtp-server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeHost } from "../examples/hono-host/src/app.js"
+import { migratedDataDir } from "../packages/server/test/ServerProcess.js"
 import { eventuallyDefined } from "./support/poll.js"
 
 /**
@@ -135,7 +136,7 @@ describe.skipIf(!hasChromium)("identity pages embedded under a prefix, in Chromi
         NODE_ENV: "test",
         PORT: String(expressPort),
         CORE_PUBLIC_URL: `http://127.0.0.1:${expressPort}`,
-        CORE_DATA_DIR: join(work, "express"),
+        CORE_DATA_DIR: await migratedDataDir(join(work, "express")),
         CORE_SECRET: SECRET,
         SMTP_URL
       },
@@ -151,7 +152,7 @@ describe.skipIf(!hasChromium)("identity pages embedded under a prefix, in Chromi
 
     const honoPort = await freePort()
     hono = `http://127.0.0.1:${honoPort}`
-    const host = makeHost({ env: { NODE_ENV: "test", CORE_DATA_DIR: ":memory:", CORE_SECRET: SECRET, CORE_PUBLIC_URL: hono, SMTP_URL } })
+    const host = makeHost({ env: { NODE_ENV: "test", CORE_DATA_DIR: await migratedDataDir(join(work, "hono")), CORE_SECRET: SECRET, CORE_PUBLIC_URL: hono, SMTP_URL } })
     await new Promise<void>((resolve) => {
       const server = serve({ fetch: host.app.fetch, port: honoPort, hostname: "127.0.0.1" }, () => resolve())
       closers.push(() => new Promise<void>((done) => server.close(() => done())), () => host.dispose())
@@ -159,8 +160,9 @@ describe.skipIf(!hasChromium)("identity pages embedded under a prefix, in Chromi
     express = await listening
     browser = await launched
 
-    // Both hosts open their database (and migrate it) on the first request: make those requests here,
-    // at once and under this hook's timeout, so a loaded machine's slow first migration is not a page's 30 s goto.
+    // Both hosts open their database on the first request (a migrated copy: their migration finds
+    // nothing to do): make those requests here, at once and under this hook's timeout, so a loaded
+    // machine's slow first open is not a page's 30 s goto.
     const first = await Promise.all([`${hono}/identity/`, `${express}/auth/`].map((page) => fetch(page, { signal: AbortSignal.timeout(200_000) })))
     expect(first.map((response) => response.status)).toEqual([200, 200])
   }, 300_000)

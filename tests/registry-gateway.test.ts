@@ -99,7 +99,7 @@ describe("the registry alone (serve --service registry) behind a gateway in anot
   let registryUrl = ""
 
   beforeAll(async () => {
-    registry = launch(["serve", "--service", "registry", "--port", "0"], { CORE_DATA_DIR: join(work, "registry"), CORE_SECRET: SECRET })
+    registry = launch(["serve", "--service", "registry", "--port", "0"], { CORE_DATA_DIR: await migratedDataDir(join(work, "registry")), CORE_SECRET: SECRET })
     registryUrl = await ready(registry)
     gateway = launch(["start"], {
       PORT: "0",

@@ -143,7 +143,7 @@ describe("registry resources with the registry alone (serve --service registry) 
   let base = ""
 
   beforeAll(async () => {
-    registry = launch(["serve", "--service", "registry", "--port", "0"], { CORE_DATA_DIR: join(work, "registry"), CORE_SECRET: SECRET })
+    registry = launch(["serve", "--service", "registry", "--port", "0"], { CORE_DATA_DIR: await migratedDataDir(join(work, "registry")), CORE_SECRET: SECRET })
     const registryUrl = await ready(registry)
     gateway = launch(["start"], {
       PORT: "0",

@@ -3,7 +3,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSy
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launch, logLines, ready, run, type Running, stop } from "../packages/server/test/ServerProcess.js"
+import { launch, logLines, migratedDataDir, ready, run, type Running, stop } from "../packages/server/test/ServerProcess.js"
+import { eventually } from "./support/poll.js"
 
 const SLOW = 180_000
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
@@ -57,10 +58,10 @@ describe("core-server start", () => {
       body: JSON.stringify({ email: "mail-line@example.com" })
     })
     expect([response.status, await response.json()]).toEqual([200, { status: true }])
-    const deadline = Date.now() + 5_000
-    while (!server.output.stderr.includes("[core] mail to mail-line@example.com") && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
+    await eventually(() => server.output.stderr, (stderr) => stderr.includes("[core] mail to mail-line@example.com"), {
+      message: "the mail line on stderr",
+      interval: 20
+    })
     const lines = server.output.stderr.split("\n")
     const at = lines.indexOf("[core] mail to mail-line@example.com: Your sign-in link")
     expect(at).toBeGreaterThanOrEqual(0)
@@ -87,8 +88,9 @@ describe("core-server start", () => {
 
   it("logs one JSON line per request: method, path, status, duration, request id", async () => {
     await fetch(`${base}/api/v1/nope`, { method: "DELETE", headers: { "x-request-id": "e2e-log" } })
-    await new Promise((resolve) => setTimeout(resolve, 100))
-    const lines = logLines(server.output.stdout).filter((line) => line.requestId === "e2e-log")
+    const lines = await eventually(() => logLines(server.output.stdout).filter((line) => line.requestId === "e2e-log"), (found) => found.length > 0, {
+      message: "the request's log line"
+    })
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatchObject({ level: "info", message: "request", method: "DELETE", path: "/api/v1/nope", status: 404 })
     expect(typeof lines[0].durationMs).toBe("number")
@@ -254,6 +256,8 @@ describe("core-server configuration", () => {
     const project = join(work, "project")
     const envDataDir = join(work, "from-dotenv")
     mkdirSync(project, { recursive: true })
+    // Migrated already: this test is about where the directory comes from, not about a first start.
+    await migratedDataDir(envDataDir)
     writeFileSync(join(project, ".env"), `CORE_DATA_DIR=${envDataDir}\nPORT=not-a-port\nLOG_LEVEL=debug\n`)
     const server = launch(["start", "--port", "0"], { PORT: "also-not-a-port", LOG_LEVEL: "info" }, { cwd: project })
     try {
@@ -271,15 +275,15 @@ describe("core-server configuration", () => {
 
 describe("core-server with Redis down", () => {
   it("answers /ready 200 degraded, naming redis, and serves the API on the in-process fallback", async () => {
-    const server = launch(["start"], { PORT: "0", CORE_DATA_DIR: ":memory:", REDIS_URL: "redis://127.0.0.1:1" })
+    // A migrated copy: the database is not what this test is about, and a fresh one migrates for seconds.
+    const server = launch(["start"], { PORT: "0", CORE_DATA_DIR: await migratedDataDir(join(work, "redis-down")), REDIS_URL: "redis://127.0.0.1:1" })
     try {
       const base = await ready(server)
-      let answer = await fetch(`${base}/ready`)
-      for (let tries = 0; answer.status === 503 && tries < 100; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 100))
-        answer = await fetch(`${base}/ready`)
-      }
-      expect([answer.status, await answer.json()]).toEqual([200, { status: "degraded", checks: { database: "ok", redis: "error" } }])
+      const answer = await eventually(async () => {
+        const response = await fetch(`${base}/ready`)
+        return { status: response.status, body: await response.json() }
+      }, (ready) => ready.status !== 503, { message: "/ready to answer other than 503", interval: 100 })
+      expect([answer.status, answer.body]).toEqual([200, { status: "degraded", checks: { database: "ok", redis: "error" } }])
       const session = await fetch(`${base}/api/v1/iam/api/core/session`)
       expect(session.status).toBe(401)
       expect((await stop(server)).code).toBe(0)

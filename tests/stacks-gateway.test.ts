@@ -177,7 +177,7 @@ describe("the stack catalogue alone (serve --service stacks) behind a gateway in
   let stacksUrl = ""
 
   beforeAll(async () => {
-    stacks = launch(["serve", "--service", "stacks", "--port", "0"], { CORE_DATA_DIR: join(work, "stacks"), CORE_SECRET: SECRET })
+    stacks = launch(["serve", "--service", "stacks", "--port", "0"], { CORE_DATA_DIR: await migratedDataDir(join(work, "stacks")), CORE_SECRET: SECRET })
     stacksUrl = await ready(stacks)
     gateway = launch(["start"], {
       PORT: "0",

@@ -153,7 +153,7 @@ export interface SharedServer {
  * Start `core-server start` on a new data directory in `beforeAll` (with `env` added) and kill it
  * and remove the directory in `afterAll`; read `base` inside the tests. The directory holds an
  * already migrated database ({@link migratedDataDir}). With `driver: "pg"` the server runs on a
- * scratch database of `CORE_TEST_DATABASE_URL`, dropped afterwards.
+ * scratch database of `CORE_TEST_DATABASE_URL` copied from the migrated template, dropped afterwards.
  */
 export const useServer = (
   env: Record<string, string>,
@@ -164,8 +164,12 @@ export const useServer = (
   const shared = { base: "", running: undefined as unknown as Running }
   const scope = Effect.runSync(Scope.make())
   beforeAll(async () => {
+    // On PostgreSQL, a copy of every domain's migrated template (the server finds nothing to migrate).
     const databaseUrl = options.driver === "pg"
-      ? await Effect.runPromise(Scope.extend(TestDatabase.scratchDatabase(TestDatabase.url!), scope))
+      ? await Effect.runPromise(Scope.extend(
+        TestDatabase.scratchDatabase(TestDatabase.url!, { domains: (await import("../src/Migrations.js")).DOMAINS }),
+        scope
+      ))
       : undefined
     const dataDir = env.CORE_DATA_DIR ?? join(work, "data")
     if (databaseUrl === undefined && env.DATABASE_URL === undefined) await migratedDataDir(dataDir)

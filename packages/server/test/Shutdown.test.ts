@@ -87,7 +87,8 @@ describe("core-server start on SIGTERM", () => {
   }
 
   it("cuts requests still running after CORE_SHUTDOWN_GRACE_MS and still exits 0", async () => {
-    const server = launch(["start"], { PORT: "0", CORE_DATA_DIR: ":memory:", CORE_SHUTDOWN_GRACE_MS: "300" })
+    // A migrated copy (not `:memory:`, which migrates every domain first): the shutdown is the subject.
+    const server = launch(["start"], { PORT: "0", CORE_DATA_DIR: await migratedDataDir(join(work, "grace")), CORE_SHUTDOWN_GRACE_MS: "300" })
     try {
       const base = await ready(server)
       const socket = await new Promise<import("node:net").Socket>((resolve) => {

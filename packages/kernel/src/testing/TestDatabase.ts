@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { createHash, randomBytes } from "node:crypto"
 import * as FsSync from "node:fs"
@@ -92,6 +93,21 @@ const migrationSources = (() => {
 const migratedTarballs = new Map<string, Promise<Blob>>()
 
 /**
+ * What names a database migrated with `domains` (and `salt`): the content of every migration file
+ * and the domains' migration names; `undefined` when a domain has a migration that is not one of
+ * the repository's files (a test's own), which is migrated as usual instead.
+ */
+const templateKey = (domains: ReadonlyArray<Migrations.Domain>, salt: string): string | undefined => {
+  const sources = migrationSources()
+  const cacheable = sources !== undefined && domains.length > 0 &&
+    domains.every((domain) => Object.keys(domain.migrations).every((name) => sources.names.has(name)))
+  if (!cacheable) return undefined
+  return createHash("sha256").update(sources.hash).update(salt)
+    .update(domains.map((domain) => `${domain.schema}:${Object.keys(domain.migrations).join(",")}`).join(";"))
+    .digest("hex").slice(0, 16)
+}
+
+/**
  * The initialised cluster with `domains` already migrated, as a tarball cached in the temporary
  * directory by the content of every migration file: each test file runs in its own process and
  * would otherwise migrate its domains again (seconds of PGlite each, decision 0023). Only domains
@@ -100,13 +116,8 @@ const migratedTarballs = new Map<string, Promise<Blob>>()
  * migration reports the error.
  */
 const clusterFor = (domains: ReadonlyArray<Migrations.Domain>): Promise<Blob> => {
-  const sources = migrationSources()
-  const cacheable = sources !== undefined && domains.length > 0 &&
-    domains.every((domain) => Object.keys(domain.migrations).every((name) => sources.names.has(name)))
-  if (!cacheable) return initdb()
-  const key = createHash("sha256").update(sources.hash).update(pgliteVersion())
-    .update(domains.map((domain) => `${domain.schema}:${Object.keys(domain.migrations).join(",")}`).join(";"))
-    .digest("hex").slice(0, 16)
+  const key = templateKey(domains, pgliteVersion())
+  if (key === undefined) return initdb()
   let pending = migratedTarballs.get(key)
   if (pending === undefined) {
     pending = (async () => {
@@ -150,28 +161,84 @@ const withDatabase = (admin: string, database: string): string => {
   return parsed.toString()
 }
 
+/** PostgreSQL's "database is being accessed by other users": a connection just closed is still leaving. */
+const accessedByOthers = (error: SqlError): boolean => /being accessed by other users/.test(String(error.cause))
+
+const templates = new Map<string, Promise<string | undefined>>()
+
 /**
- * A new, empty PostgreSQL database `core_test_<random>` on the server of `admin` (a URL that may
- * create databases), dropped when the scope closes; answers its URL. For tests that start other
+ * The name of a database on the server of `admin` migrated with `domains`, made once per migration
+ * content (`core_template_<key>`, kept for the next test file and the next run; a new migration
+ * makes a new key): migrating every domain takes a second or more on PostgreSQL, copying a template
+ * a fraction of it. Made under a staging name and renamed, so that concurrent test files never copy
+ * a half-migrated one; the loser of a race drops its copy. `undefined` when `domains` cannot be
+ * cached or the template could not be made (the caller migrates an empty database instead, and the
+ * migration reports any error).
+ */
+const pgTemplate = (admin: string, domains: ReadonlyArray<Migrations.Domain>): Promise<string | undefined> => {
+  const key = templateKey(domains, "pg")
+  if (key === undefined) return Promise.resolve(undefined)
+  let pending = templates.get(`${admin}\0${key}`)
+  if (pending === undefined) {
+    const name = `core_template_${key}`
+    pending = Effect.runPromise(Effect.gen(function*() {
+      const found = yield* adminQuery(admin, `SELECT 1 FROM pg_database WHERE datname = '${name}'`)
+      if (found.length > 0) return name
+      const staging = `core_staging_${key}_${randomBytes(4).toString("hex")}`
+      yield* adminQuery(admin, `CREATE DATABASE "${staging}"`)
+      const made = yield* Effect.scoped(Layer.build(Database.layer({ url: withDatabase(admin, staging) }).pipe(
+        Layer.tap((context) => Migrations.run(domains).pipe(Effect.provide(context), Logger.withMinimumLogLevel(LogLevel.Warning)))
+      ))).pipe(
+        Effect.zipRight(adminQuery(admin, `ALTER DATABASE "${staging}" RENAME TO "${name}"`).pipe(
+          Effect.retry({ while: accessedByOthers, schedule: Schedule.spaced("100 millis"), times: 50 })
+        )),
+        Effect.as(true),
+        Effect.catchAll(() => Effect.succeed(false))
+      )
+      if (!made) yield* adminQuery(admin, `DROP DATABASE IF EXISTS "${staging}" WITH (FORCE)`)
+      const settled = yield* adminQuery(admin, `SELECT 1 FROM pg_database WHERE datname = '${name}'`)
+      return settled.length > 0 ? name : undefined
+    }).pipe(Effect.catchAll(() => Effect.succeed(undefined))))
+    templates.set(`${admin}\0${key}`, pending)
+  }
+  return pending
+}
+
+/**
+ * A new PostgreSQL database `core_test_<random>` on the server of `admin` (a URL that may create
+ * databases), dropped when the scope closes; answers its URL. Empty, or with `options.domains`
+ * already migrated (a copy of their template, when they can be cached). For tests that start other
  * processes on a database of their own.
  */
-export const scratchDatabase = (admin: string): Effect.Effect<string, SqlError, Scope.Scope> =>
+export const scratchDatabase = (
+  admin: string,
+  options: { readonly domains?: ReadonlyArray<Migrations.Domain> } = {}
+): Effect.Effect<string, SqlError, Scope.Scope> =>
   Effect.gen(function*() {
     const name = `core_test_${randomBytes(6).toString("hex")}`
+    const template = options.domains === undefined ? undefined : yield* Effect.promise(() => pgTemplate(admin, options.domains!))
     yield* Effect.acquireRelease(
-      adminQuery(admin, `CREATE DATABASE "${name}"`),
+      template === undefined
+        ? adminQuery(admin, `CREATE DATABASE "${name}"`)
+        : adminQuery(admin, `CREATE DATABASE "${name}" TEMPLATE "${template}"`).pipe(
+          Effect.retry({ while: accessedByOthers, schedule: Schedule.spaced("100 millis"), times: 50 })
+        ),
       () => adminQuery(admin, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).pipe(Effect.orDie)
     )
     return withDatabase(admin, name)
   })
 
-const pgLayer = (admin: string): Layer.Layer<SqlClient.SqlClient | Database.Info, SqlError | DataDirLockError> =>
-  Layer.unwrapScoped(Effect.map(scratchDatabase(admin), (url) => Database.layer({ url })))
+const pgLayer = (
+  admin: string,
+  domains: ReadonlyArray<Migrations.Domain>
+): Layer.Layer<SqlClient.SqlClient | Database.Info, SqlError | DataDirLockError> =>
+  Layer.unwrapScoped(Effect.map(scratchDatabase(admin, { domains }), (url) => Database.layer({ url })))
 
 /**
  * A database of its own for a test file, migrated with `domains`: on PGlite, an in-memory
  * database started from a cached initialised cluster; on PostgreSQL (`CORE_TEST_DATABASE_URL`), a
- * new database `core_test_<random>` created from that URL and dropped when the layer is released.
+ * new database `core_test_<random>` created from that URL (a copy of the domains' template) and
+ * dropped when the layer is released.
  * `options.driver` picks the driver instead of the environment (see {@link drivers}).
  *
  * @example
@@ -181,7 +248,7 @@ export const layer = (
   domains: ReadonlyArray<Migrations.Domain>,
   options: { readonly driver?: Database.Driver } = {}
 ): Layer.Layer<SqlClient.SqlClient | Database.Info, SqlError | MigrationError | DataDirLockError> => {
-  const database = (options.driver ?? driver) === "pglite" ? pgliteLayer(domains) : pgLayer(requireUrl())
+  const database = (options.driver ?? driver) === "pglite" ? pgliteLayer(domains) : pgLayer(requireUrl(), domains)
   const migrate = Layer.effectDiscard(Migrations.run(domains).pipe(Logger.withMinimumLogLevel(LogLevel.Warning)))
   return Layer.provideMerge(migrate, database)
 }
