@@ -49,9 +49,10 @@ for (const driver of TestDatabase.drivers) {
 
       const flow = await until(() => call(base, "GET", `/api/v1/onboarding/${started.body.id}`, SERVICE), (r) => r.body.status === "completed" || r.body.status === "failed", 15_000)
       expect(flow.body).toMatchObject({ status: "completed", jobStatus: "COMPLETED", progress: 1, error: null, completedAt: expect.any(String) })
-      // Each recorded resource is then made on the local edge in a step of its own (decision 0297).
+      // The billing email told to billing (decision 0578); each recorded resource is then made on the
+      // local edge in a step of its own (decision 0297).
       expect(flow.body.steps.map((step: { name: string; status: string }) => [step.name, step.status])).toEqual([
-        ["platform", "completed"], ["stack", "completed"],
+        ["platform", "completed"], ["billing-contact", "completed"], ["stack", "completed"],
         ["create:acme-shop-prod-site", "completed"], ["create:acme-shop-prod-main", "completed"], ["create:acme-shop-dev-cache", "completed"]
       ])
       expect(flow.body.result).toMatchObject({ platformId: started.body.platformId, stackVersion: "1.1.0", resourceIds: expect.any(Array) })

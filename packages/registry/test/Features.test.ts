@@ -157,7 +157,7 @@ for (const driver of TestDatabase.drivers) {
       expect((await h.fetch(`${base()}/features?cursor=garbage`, { token: "usr_member" })).status).toBe(400)
     })
 
-    it("answers 400 VALIDATION_ERROR naming the field, never 500", async () => {
+    it("answers 400 VALIDATION_ERROR naming the field, never 500 (a malformed activation id names nothing: 404)", async () => {
       const cases: Array<[unknown, string]> = [
         [{ version: "1", environment: "prod" }, "featureId"],
         [{ featureId: "", version: "1", environment: "prod" }, "featureId"],
@@ -175,7 +175,7 @@ for (const driver of TestDatabase.drivers) {
       }
       const manifest = await h.fetch(`${base()}/manifest?environment=live`, { token: "usr_owner" })
       expect(manifest.status).toBe(400)
-      expect((await h.fetch(`${base()}/features/act_nope`, { token: "usr_owner" })).status).toBe(400)
+      expect((await h.fetch(`${base()}/features/act_nope`, { token: "usr_owner" })).status).toBe(404)
     })
 
     it("another tenant gets 404 on every route (never 403); members read but cannot activate; unknown entities are 404", async () => {

@@ -1,9 +1,16 @@
 import { defineRoutes } from "../Routes.js"
-import { McpAnswer, McpMessage, ProtectedResourceMetadata } from "./schemas.js"
+import { McpAnswer, McpErrorAnswer, McpMessage, ProtectedResourceMetadata } from "./schemas.js"
 
 const tags = ["vault"]
 
 const SESSION = { "Mcp-Session-Id": "The session issued by initialize; send it back on every later request" }
+
+/** `/mcp`'s errors are JSON-RPC errors, not the error envelope (decision 0605). */
+const rpcError = (description: string) => ({ schema: McpErrorAnswer, description })
+const RPC_UNAUTHORIZED = {
+  ...rpcError("No credential, or a bad one (a JSON-RPC error, `data.code` `UNAUTHORIZED`)"),
+  headers: { "WWW-Authenticate": "`Bearer realm=\"core\", resource_metadata=\"<root>/.well-known/oauth-protected-resource/mcp\"`" }
+}
 
 /**
  * The vault tool server (seed 002, "Vault tool server"; DESIGN §9): MCP Streamable HTTP at `/mcp`,
@@ -21,10 +28,10 @@ export const VaultRoutes = defineRoutes({
     responses: {
       200: { schema: McpAnswer, headers: SESSION },
       202: null,
-      400: null,
-      401: null,
-      404: null,
-      406: null
+      400: rpcError("Not a JSON-RPC message, a batch on a protocol version without batches, or a second initialize"),
+      401: RPC_UNAUTHORIZED,
+      404: rpcError("The session named by `Mcp-Session-Id` is not live"),
+      406: rpcError("The client accepts neither JSON nor an event stream")
     },
     tags
   },
@@ -34,7 +41,7 @@ export const VaultRoutes = defineRoutes({
     summary: "Server-to-client stream (not offered: 405, as the transport allows)",
     description: "The Streamable HTTP transport's server-to-client stream, which this server does not offer: 405, as the MCP specification allows; clients then use POST responses only.",
     auth: "caller",
-    responses: { 200: null, 401: null, 405: null },
+    responses: { 200: null, 401: RPC_UNAUTHORIZED, 405: rpcError("No server-initiated stream is offered") },
     tags
   },
   mcpDelete: {
@@ -43,7 +50,7 @@ export const VaultRoutes = defineRoutes({
     summary: "End an MCP session",
     description: "Ends the MCP session named by `Mcp-Session-Id`: later requests with it answer 404. A missing session id is 400.",
     auth: "caller",
-    responses: { 204: null, 400: null, 401: null, 404: null },
+    responses: { 204: null, 400: rpcError("No `Mcp-Session-Id`"), 401: RPC_UNAUTHORIZED, 404: rpcError("The session is not live") },
     tags
   },
   protectedResourceMetadata: {

@@ -99,6 +99,20 @@ export const McpAnswer = z.object({
   error: z.object({ code: z.number(), message: z.string(), data: z.unknown().optional() }).optional()
 })
 
+/**
+ * How `/mcp` answers an error, its refusals by the gateway included (decision 0605): a JSON-RPC
+ * error without an id, `data` naming Core's error code and the request id.
+ */
+export const McpErrorAnswer = z.object({
+  jsonrpc: z.literal("2.0"),
+  id: z.union([z.string(), z.number(), z.null()]),
+  error: z.object({
+    code: z.number(),
+    message: z.string(),
+    data: z.object({ code: z.string(), requestId: z.string() }).partial().optional()
+  })
+})
+
 /** What a tool's handler receives: its arguments parsed, defaults applied. */
 export type ToolArgs<N extends ToolName> = z.output<(typeof ToolArguments)[N]>
 
