@@ -67,7 +67,7 @@ for (const driver of TestDatabase.drivers) {
         expect((await refused.json()).error.code).toBe("NOT_FOUND")
       }
       expect((await as(bob.token, "/api/v1/provisioning/jobs/job_01JABCDEFGHJKMNPQRSTVWXYZ0")).status).toBe(404)
-      expect((await as(ada.token, "/api/v1/provisioning/jobs/not-a-job")).status).toBe(400)
+      expect((await as(ada.token, "/api/v1/provisioning/jobs/not-a-job")).status).toBe(404)
     }, SLOW)
 
     it("POST /api/v1/provisioning/internal/platform-status takes the service key only", async () => {

@@ -129,9 +129,9 @@ export type AuthSessionList = z.infer<typeof AuthSessionList>
 /** Answer of `POST /api/auth/sign-out`. */
 /**
  * The body of sign-out: none, or an empty object, which better-auth's client sends
- * (`authClient.signOut()` posts `{}`); fields are ignored.
+ * (`authClient.signOut()` posts `{}`); a field is 400 (there is nothing to say to sign-out).
  */
-export const SignOutRequest = z.object({}).optional()
+export const SignOutRequest = z.object({}).strict().optional()
 export type SignOutRequest = z.input<typeof SignOutRequest>
 
 export const SignOutResponse = z.object({ success: z.literal(true) })
