@@ -124,7 +124,8 @@ const AUTH_TEXT: Record<RouteSpec["auth"], string> = {
  * (`underGatewayPrefix`): `{param}` placeholders under its service's prefix.
  */
 export const gatewayPath = (route: RouteSpec, service: GatewayService): string =>
-  toOpenApiPath(underGatewayPrefix(GATEWAY_PREFIXES[service], route.path))
+  // The vault is forwarded whole (its catalogue declares `/mcp` and its root well-known document), as the document lists it.
+  toOpenApiPath(service === "vault" ? route.path : underGatewayPrefix(GATEWAY_PREFIXES[service], route.path))
 
 const authLine = (route: RouteSpec): string => {
   const parts = [AUTH_TEXT[route.auth]]
