@@ -60,7 +60,14 @@ export const packAll = async ({ clone, out, jobs = 2, only }) => {
   const tarballs = {}
   const worker = async () => {
     for (let next = pending.shift(); next !== undefined; next = pending.shift()) {
-      await run("npm", ["pack", "--pack-destination", out], { cwd: join(clone, "packages", next.dir), env: { ...process.env, npm_config_update_notifier: "false" } })
+      const pack = () => run("npm", ["pack", "--pack-destination", out], { cwd: join(clone, "packages", next.dir), env: { ...process.env, npm_config_update_notifier: "false" } })
+      await pack().catch((error) => {
+        // Seen once in CI under load (cause not found): a prepack's tsup declaration worker did not
+        // resolve typescript, which is installed. Retried once, and said; any other failure stands.
+        if (!String(error.message).includes('You need to install "typescript"')) throw error
+        process.stderr.write(`npm pack in packages/${next.dir}: tsup's declaration build did not find typescript; packing it again\n`)
+        return pack()
+      })
       const tarball = join(out, `${next.name.replace(/^@/, "").replace("/", "-")}-${next.version}.tgz`)
       if (!existsSync(tarball)) throw new Error(`npm pack in packages/${next.dir} wrote no ${tarball}`)
       tarballs[next.name] = tarball
