@@ -1,3 +1,4 @@
+import { Database } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Config, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { addMonth } from "./adapters/PaymentProviderLocal.js"
@@ -187,7 +188,7 @@ export const scheduled = (every: Duration.DurationInput = Duration.minutes(1)) =
   Layer.scopedDiscard(
     Effect.flatMap(BillingCycle, (cycle) =>
       cycle.tick.pipe(
-        Effect.catchAllCause((cause) => Effect.logWarning("billing cycle turn failed", cause)),
+        Effect.catchAllCause((cause) => Database.logFailure("billing cycle turn failed", cause, "Warning")),
         Effect.repeat(Schedule.spaced(every)),
         Effect.delay(Duration.seconds(5)),
         Effect.forkScoped

@@ -1,3 +1,4 @@
+import { Database } from "@core/kernel"
 import { Duration, Effect, Schedule, type Scope } from "effect"
 import type { Guard, Frame } from "./Middleware.js"
 
@@ -87,7 +88,7 @@ export const make = (options: RequestUsageOptions): Effect.Effect<RequestUsage, 
         options.sink(batch).pipe(
           Effect.catchAllCause((cause) =>
             Effect.sync(() => void pending.push(batch)).pipe(
-              Effect.zipRight(Effect.logWarning("request usage not flushed; kept for the next flush").pipe(Effect.annotateLogs({ events: batch.length, cause: String(cause) })))
+              Effect.zipRight(Database.logFailure("request usage not flushed; kept for the next flush", cause, "Warning").pipe(Effect.annotateLogs({ events: batch.length })))
             )
           )
         ), { discard: true })

@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import type * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
@@ -132,6 +133,31 @@ export const layerConfig: Layer.Layer<
  * "Failed to execute statement" (decision 0187).
  */
 export const failureOf = DatabaseFailure.failureOf
+
+/**
+ * Why `cause` failed because the database could not be reached (`ECONNREFUSED`, `57P01`,
+ * `connection lost`) — never its address — or `undefined` when a statement failed instead.
+ */
+export const unreachableOf = DatabaseFailure.unreachableOf
+
+/**
+ * The log line of a background loop's failed turn (a worker, a flush, a tick): while the database
+ * cannot be reached, one warning naming the reason — never the address, host or stack the driver's
+ * error carries; any other failure, at `level`, with its cause and the failed statement's own message.
+ */
+export const logFailure = (
+  message: string,
+  cause: Cause.Cause<unknown>,
+  level: "Warning" | "Error" = "Error"
+): Effect.Effect<void> => {
+  const unreachable = DatabaseFailure.unreachableOf(cause)
+  if (unreachable !== undefined) {
+    return Effect.logWarning(`${message}: database unavailable`).pipe(Effect.annotateLogs({ reason: unreachable }))
+  }
+  const database = DatabaseFailure.failureOf(cause)
+  const line = level === "Error" ? Effect.logError(message, cause) : Effect.logWarning(message, cause)
+  return database === undefined ? line : line.pipe(Effect.annotateLogs({ database }))
+}
 
 /** Readiness: the database answers `SELECT 1`. */
 export const ping: Effect.Effect<void, SqlError, SqlClient.SqlClient> = Effect.flatMap(

@@ -1,3 +1,4 @@
+import { Database } from "@core/kernel"
 import { Duration, Effect, Layer, Schedule } from "effect"
 import { LiveResources } from "./ports/LiveResources.js"
 import { type ResourceHourEvent, UsageReporter } from "./ports/UsageReporter.js"
@@ -49,7 +50,7 @@ export const layer = (options: { readonly every?: Duration.DurationInput } = {})
           yield* reportHour(next)
           next += HOUR_MS
         }
-      }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("resource-hours not reported; retried at the next tick").pipe(Effect.annotateLogs({ cause: String(cause) }))))
+      }).pipe(Effect.catchAllCause((cause) => Database.logFailure("resource-hours not reported; retried at the next tick", cause, "Warning")))
       yield* Effect.forkScoped(Effect.repeat(tick, Schedule.spaced(Duration.decode(options.every ?? Duration.minutes(1)))))
     })
   )

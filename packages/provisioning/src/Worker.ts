@@ -181,6 +181,8 @@ export const run = (options: WorkerOptions = {}) =>
     // Stopping (decision 0306): no more claims; the running jobs get `drainMs` to finish.
     const stopping = yield* Deferred.make<void>()
     const running = yield* Ref.make(0)
+    /** Whether the last failed turn found the database unreachable (one warning per outage). */
+    const outage = yield* Ref.make(false)
     /**
      * One loop of the worker. A job that succeeded is completed by the statement that claims the
      * next one (one round trip per job; decision 0330), so the loop runs uninterruptibly but for the
@@ -212,6 +214,8 @@ export const run = (options: WorkerOptions = {}) =>
         const claimed = done === undefined
           ? yield* queue.claim(workerId, at, until)
           : yield* durable(queue.completeAndClaim(done.id, workerId, done.result, at, until))
+        // A claim that reached the database after an outage says so, once for the worker.
+        if (yield* Ref.getAndSet(outage, false)) yield* Effect.logInfo("provisioning worker: database reachable again")
         if (done !== undefined) {
           finishing.delete(done.id)
           finished = undefined
@@ -232,10 +236,14 @@ export const run = (options: WorkerOptions = {}) =>
         yield* restore(Effect.raceFirst(wake.take, Effect.sleep(Duration.millis(pollMs))))
       })
       return cycle.pipe(
-        Effect.catchAllCause((cause) =>
-          Cause.isInterruptedOnly(cause)
-            ? Effect.failCause(cause)
-            : Effect.zipRight(Effect.logError("provisioning worker", cause), restore(Effect.sleep(Duration.millis(pollMs))))),
+        Effect.catchAllCause((cause) => {
+          if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+          // While the database is down, one warning for the worker (no address), not a stack per slot per poll.
+          const log = Database.unreachableOf(cause) === undefined
+            ? Database.logFailure("provisioning worker", cause)
+            : Effect.flatMap(Ref.getAndSet(outage, true), (was) => was ? Effect.void : Database.logFailure("provisioning worker", cause))
+          return Effect.zipRight(log, restore(Effect.sleep(Duration.millis(pollMs))))
+        }),
         Effect.forever
       )
     })
