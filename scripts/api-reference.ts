@@ -14,7 +14,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import * as Contracts from "@core/contracts"
 import { z } from "zod"
 import { CATALOGUES, exportedCatalogues } from "../packages/contracts/scripts/route-table.js"
-import { GATEWAY_PREFIXES, type GatewayService, underGatewayPrefix } from "../packages/contracts/src/GatewayPrefixes.js"
+import { publicPathOf, serviceDeclaration, type ServiceDeclaration, type ServiceName } from "../packages/contracts/src/ServiceDeclarations.js"
 import { acceptedCallers, type ResponseSpec, type RouteResponse, type RouteSpec, toOpenApiPath } from "../packages/contracts/src/Routes.js"
 
 /** Where the pages go. */
@@ -22,22 +22,22 @@ export const API_DIR = fileURLToPath(new URL("../docs/api/", import.meta.url))
 
 type JsonSchema = { readonly [key: string]: any }
 
-/** A page: the services (gateway prefixes) whose catalogues it documents. */
+/** A page: the service (`ServiceDeclarations.ts`) whose catalogues it documents. */
 interface Page {
   readonly file: string
   readonly title: string
   readonly intro: string
-  readonly services: ReadonlyArray<GatewayService>
+  readonly service: ServiceName
 }
 
 export const PAGES: ReadonlyArray<Page> = [
-  { file: "identity.md", title: "Identity", intro: "Accounts, sessions, organizations, roles and grants, API keys, device login, the web pages. Served under `/api/v1/iam`.", services: ["identity"] },
-  { file: "registry.md", title: "Registry", intro: "Platforms and their lifecycle, entities, resources (two path families), lookups, features and manifests, DNS records, resource secrets, onboarding.", services: ["registry", "resources", "lookup", "onboarding"] },
-  { file: "stacks.md", title: "Stack registry", intro: "Stack templates and their published, versioned definitions. Served under `/api/v1/stacks`.", services: ["stacks"] },
-  { file: "provisioning.md", title: "Provisioning", intro: "Provisioning jobs, their events and dead letters, domains. Served under `/api/v1/provisioning`.", services: ["provisioning"] },
-  { file: "billing.md", title: "Billing", intro: "Plans, subscriptions, invoices, payment methods, usage, the operator tools and the payment provider's webhooks. Served under `/api/v1/billing`.", services: ["billing"] },
-  { file: "cli.md", title: "Command-line backend", intro: "Repositories, features, deploys and deployments, secrets. Served under `/api/v1/cli`.", services: ["cli"] },
-  { file: "vault.md", title: "Vault tool server", intro: "The architecture vault's tools over JSON-RPC (MCP) at `/mcp`.", services: ["vault"] }
+  { file: "identity.md", title: "Identity", intro: "Accounts, sessions, organizations, roles and grants, API keys, device login, the web pages. Served under `/api/v1/iam`.", service: "iam" },
+  { file: "registry.md", title: "Registry", intro: "Platforms and their lifecycle, entities, resources (two path families), lookups, features and manifests, DNS records, resource secrets, onboarding.", service: "registry" },
+  { file: "stacks.md", title: "Stack registry", intro: "Stack templates and their published, versioned definitions. Served under `/api/v1/stacks`.", service: "stacks" },
+  { file: "provisioning.md", title: "Provisioning", intro: "Provisioning jobs, their events and dead letters, domains. Served under `/api/v1/provisioning`.", service: "provisioning" },
+  { file: "billing.md", title: "Billing", intro: "Plans, subscriptions, invoices, payment methods, usage, the operator tools and the payment provider's webhooks. Served under `/api/v1/billing`.", service: "billing" },
+  { file: "cli.md", title: "Command-line backend", intro: "Repositories, features, deploys and deployments, secrets. Served under `/api/v1/cli`.", service: "cli" },
+  { file: "vault.md", title: "Vault tool server", intro: "The architecture vault's tools over JSON-RPC (MCP) at `/mcp`.", service: "vault" }
 ]
 
 const toJson = (schema: z.ZodType, io: "input" | "output"): JsonSchema =>
@@ -121,11 +121,9 @@ const AUTH_TEXT: Record<RouteSpec["auth"], string> = {
 
 /**
  * The route's path as clients call it through the gateway, and as the OpenAPI document lists it
- * (`underGatewayPrefix`): `{param}` placeholders under its service's prefix.
+ * (`publicPathOf`): `{param}` placeholders under its service's prefix.
  */
-export const gatewayPath = (route: RouteSpec, service: GatewayService): string =>
-  // The vault is forwarded whole (its catalogue declares `/mcp` and its root well-known document), as the document lists it.
-  toOpenApiPath(service === "vault" ? route.path : underGatewayPrefix(GATEWAY_PREFIXES[service], route.path))
+export const gatewayPath = (route: RouteSpec, service: ServiceDeclaration): string => toOpenApiPath(publicPathOf(service, route.path))
 
 const authLine = (route: RouteSpec): string => {
   const parts = [AUTH_TEXT[route.auth]]
@@ -158,7 +156,7 @@ const responseBody = (status: number, response: RouteResponse): Array<string> =>
 }
 
 /** One route's section. */
-export const renderRoute = (name: string, route: RouteSpec, service: GatewayService): Array<string> => {
+export const renderRoute = (name: string, route: RouteSpec, service: ServiceDeclaration): Array<string> => {
   const lines = [`### \`${route.method} ${gatewayPath(route, service)}\``, "", `\`${route.operationId ?? name}\` — ${route.summary}${route.deprecated === true ? " (deprecated)" : ""}`, ""]
   if (route.description !== undefined) lines.push(route.description, "")
   lines.push(`Authentication: ${authLine(route)}.`, "")
@@ -192,7 +190,7 @@ export const renderRoute = (name: string, route: RouteSpec, service: GatewayServ
   return lines
 }
 
-const catalogueFor = (service: GatewayService) => {
+const catalogueFor = (service: ServiceDeclaration) => {
   const exported = exportedCatalogues(Contracts as unknown as Record<string, unknown>)
   return CATALOGUES.filter((entry) => entry.service === service).map((entry) => ({
     name: entry.name,
@@ -209,13 +207,12 @@ export const renderApiReference = (): ReadonlyMap<string, string> => {
   for (const page of PAGES) {
     const lines = [GENERATED, "", `# ${page.title}`, "", page.intro, ""]
     let count = 0
-    for (const service of page.services) {
-      for (const { name, routes } of catalogueFor(service)) {
-        lines.push(`## ${name}`, "")
-        for (const [routeName, route] of Object.entries(routes)) {
-          lines.push(...renderRoute(routeName, route, service))
-          count++
-        }
+    const service = serviceDeclaration(page.service)!
+    for (const { name, routes } of catalogueFor(service)) {
+      lines.push(`## ${name}`, "")
+      for (const [routeName, route] of Object.entries(routes)) {
+        lines.push(...renderRoute(routeName, route, service))
+        count++
       }
     }
     pages.set(page.file, `${lines.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}\n`)

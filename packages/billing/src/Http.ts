@@ -1,4 +1,4 @@
-import { Billing } from "@core/contracts"
+import { Billing, BillingService } from "@core/contracts"
 import { Route } from "@core/kernel"
 import { Effect } from "effect"
 import { subscriptionCreationReserved } from "./Errors.js"
@@ -25,7 +25,7 @@ export const BillingCoreHandlers = [
 export const BillingHandlers = [...BillingCoreHandlers, ...UsageHandlers]
 
 /** The base the billing routes are documented under and served without (DESIGN §3). */
-export const BILLING_BASE = "/api/billing"
+export const BILLING_BASE = BillingService.base
 
 /** Billing as an app: its routes under `/api/billing` and at the paths the gateway forwards. */
 export const BillingRouter = Route.router(BillingHandlers, { base: BILLING_BASE })

@@ -11,47 +11,44 @@
 import { writeFileSync } from "node:fs"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as Contracts from "../src/index.js"
-import { GATEWAY_PREFIXES, isUnderPrefix, type GatewayService } from "../src/GatewayPrefixes.js"
 import { routeRef, type RouteRef } from "../src/RouteRefs.js"
 import type { RouteSpec } from "../src/Routes.js"
+import { GATEWAY_PREFIXES, publicPrefixOf, SERVICE_DECLARATIONS, type ServiceDeclaration } from "../src/ServiceDeclarations.js"
 
 type Catalogue = Readonly<Record<string, RouteSpec>>
 
 /** One catalogue of the table: where the contracts export it and the service that serves it. */
-interface CatalogueEntry {
+export interface CatalogueEntry {
   /** The namespace of `@core/contracts` that exports it (`Iam`, `Registry`), `""` for the root. */
   readonly namespace: string
   readonly name: string
-  readonly service: GatewayService
+  /** The declaration of the service that serves it (`ServiceDeclarations.ts`). */
+  readonly service: ServiceDeclaration
 }
 
 /**
- * The catalogues of the table, each route once. Another exported catalogue must be made of their
- * routes (as `Iam.IdentityRoutes` and `Registry.RegistryRoutes` are); a new service's catalogue is
- * added here, else generating fails naming it.
+ * The catalogues of the table, each route once: every catalogue of every service's declaration
+ * (`src/ServiceDeclarations.ts`), named as `@core/contracts` exports it. Another exported catalogue
+ * must be made of their routes (as `Iam.IdentityRoutes` and `Registry.RegistryRoutes` are), else
+ * generating fails naming it.
+ *
+ * @throws Error when a declared catalogue is not exported from `@core/contracts`.
  */
-export const CATALOGUES: ReadonlyArray<CatalogueEntry> = [
-  { namespace: "Iam", name: "AccountRoutes", service: "identity" },
-  { namespace: "Iam", name: "OrganizationRoutes", service: "identity" },
-  { namespace: "Iam", name: "AuthorizationRoutes", service: "identity" },
-  { namespace: "Iam", name: "DeviceRoutes", service: "identity" },
-  { namespace: "Iam", name: "WebRoutes", service: "identity" },
-  { namespace: "Iam", name: "ServiceRoutes", service: "identity" },
-  { namespace: "Registry", name: "PlatformRoutes", service: "registry" },
-  { namespace: "Registry", name: "EntityRoutes", service: "registry" },
-  { namespace: "Registry", name: "FeatureRoutes", service: "registry" },
-  { namespace: "Registry", name: "ResourceRoutes", service: "registry" },
-  { namespace: "Registry", name: "ResourceFamilyRoutes", service: "resources" },
-  { namespace: "Registry", name: "LookupRoutes", service: "lookup" },
-  { namespace: "Registry", name: "DnsRecordRoutes", service: "registry" },
-  { namespace: "Registry", name: "SecretRoutes", service: "registry" },
-  { namespace: "Registry", name: "OnboardingRoutes", service: "onboarding" },
-  { namespace: "Provisioning", name: "ProvisioningRoutes", service: "provisioning" },
-  { namespace: "Stacks", name: "StackRoutes", service: "stacks" },
-  { namespace: "Deploy", name: "CliRoutes", service: "cli" },
-  { namespace: "Billing", name: "BillingRoutes", service: "billing" },
-  { namespace: "Vault", name: "VaultRoutes", service: "vault" }
-]
+export const cataloguesOf = (
+  contracts: Readonly<Record<string, unknown>> = Contracts,
+  services: ReadonlyArray<ServiceDeclaration> = SERVICE_DECLARATIONS
+): ReadonlyArray<CatalogueEntry> => {
+  const names = new Map<unknown, string>()
+  for (const [name, catalogue] of exportedCatalogues(contracts)) if (!names.has(catalogue)) names.set(catalogue, name)
+  return services.flatMap((service) =>
+    service.catalogues.map((catalogue): CatalogueEntry => {
+      const qualified = names.get(catalogue)
+      if (qualified === undefined) throw new Error(`route-table: a catalogue of the ${service.name} service is not exported from @core/contracts`)
+      const dot = qualified.indexOf(".")
+      return dot === -1 ? { namespace: "", name: qualified, service } : { namespace: qualified.slice(0, dot), name: qualified.slice(dot + 1), service }
+    })
+  )
+}
 
 /** Where the generated file goes. */
 export const ROUTE_TABLE_FILE = fileURLToPath(new URL("../src/generated/routeTable.ts", import.meta.url))
@@ -80,14 +77,18 @@ export const exportedCatalogues = (contracts: Readonly<Record<string, unknown>>)
   return found
 }
 
+/** The catalogues of the table, from the services' declarations. */
+export const CATALOGUES: ReadonlyArray<CatalogueEntry> = cataloguesOf()
+
 const qualified = (entry: CatalogueEntry): string => (entry.namespace === "" ? entry.name : `${entry.namespace}.${entry.name}`)
 
 /** The export name of a catalogue's refs: `AccountRoutes` → `AccountRouteRefs`. */
 export const refsName = (name: string): string => (name.endsWith("Routes") ? `${name.slice(0, -"Routes".length)}RouteRefs` : `${name}Refs`)
 
-/** A route's gateway prefix: its service's, unless its declared path already lies under it. */
-const prefixOf = (route: RouteSpec, service: GatewayService): string =>
-  isUnderPrefix(route.path, GATEWAY_PREFIXES[service]) ? "" : GATEWAY_PREFIXES[service]
+/** The name of the `GATEWAY_PREFIXES` key of a prefix, for the generated constants. */
+const PREFIX_NAMES: ReadonlyMap<string, string> = new Map(
+  Object.entries(GATEWAY_PREFIXES).reverse().map(([name, prefix]) => [prefix as string, name])
+)
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 const key = (name: string): string => (IDENTIFIER.test(name) ? name : JSON.stringify(name))
@@ -108,7 +109,7 @@ const literal = (ref: RouteRef, prefixes: ReadonlyMap<string, string>): string =
  */
 export const renderRouteTable = (
   contracts: Readonly<Record<string, unknown>> = Contracts,
-  catalogues: ReadonlyArray<CatalogueEntry> = CATALOGUES
+  catalogues: ReadonlyArray<CatalogueEntry> = cataloguesOf(contracts)
 ): string => {
   const exported = exportedCatalogues(contracts)
   const listed = catalogues.map((entry) => {
@@ -128,39 +129,50 @@ export const renderRouteTable = (
     const missing = Object.keys(catalogue).filter((routeName) => !covered.has(catalogue[routeName]))
     if (missing.length > 0) {
       throw new Error(
-        `route-table: ${name} (${missing.join(", ")}) is in no catalogue of the table: add it to CATALOGUES in packages/contracts/scripts/route-table.ts`
+        `route-table: ${name} (${missing.join(", ")}) is in no catalogue of the table: add it to its service's declaration in packages/contracts/src/ServiceDeclarations.ts`
       )
     }
   }
 
   const tables = listed.map(({ entry, catalogue }) => ({
     entry,
-    refs: Object.entries(catalogue).map(([name, route]) => [name, routeRef(route, prefixOf(route, entry.service))] as const)
+    refs: Object.entries(catalogue).map(([name, route]) => [name, routeRef(route, publicPrefixOf(entry.service, route.path))] as const)
   }))
-  const used = new Set(tables.flatMap(({ refs }) => refs.map(([, ref]) => ref.prefix)))
-  const services = [...new Set(listed.map(({ entry }) => entry.service))].filter((service) => used.has(GATEWAY_PREFIXES[service]))
-  const prefixes = new Map(services.map((service) => [GATEWAY_PREFIXES[service] as string, service]))
+  const used = new Set(tables.flatMap(({ refs }) => refs.map(([, ref]) => ref.prefix)).filter((prefix) => prefix !== ""))
+  const prefixes = new Map([...used].map((prefix) => [prefix, PREFIX_NAMES.get(prefix) ?? prefix.replace(/\W+/g, "_")]))
   const namespaces = [...new Set(listed.map(({ entry }) => entry.namespace))]
 
   const lines: Array<string> = [
-    "// Generated by packages/contracts/scripts/route-table.ts from the route catalogue: do not edit.",
-    "// After changing a catalogue, run `npm run generate -w @core/contracts` (test/RouteTable.test.ts checks).",
+    "// Generated by packages/contracts/scripts/route-table.ts from the services' declarations",
+    "// (src/ServiceDeclarations.ts) and their route catalogues: do not edit. After changing either, run",
+    "// `npm run generate -w @core/contracts` (test/RouteTable.test.ts checks).",
     "// Only types come from the catalogue, so this module (and `@core/contracts/routes`) carries no zod.",
-    `import { GATEWAY_PREFIXES } from "../GatewayPrefixes.js"`,
     ...(namespaces.includes("") ? [`import type * as Root from "../index.js"`] : []),
     ...(namespaces.some((namespace) => namespace !== "")
       ? [`import type { ${namespaces.filter((namespace) => namespace !== "").join(", ")} } from "../index.js"`]
       : []),
     `import type { RouteRefs } from "../RouteRefs.js"`,
     "",
-    ...services.map((service) => `const ${service} = GATEWAY_PREFIXES.${service}`)
+    "/**",
+    " * The prefix the gateway serves each service under, as `ServiceDeclarations.ts` declares it: a request",
+    " * to `<prefix>/<rest>` reaches the service as `/<rest>` (the vault's and the registry's further",
+    " * prefixes are forwarded whole).",
+    " */",
+    "export const GATEWAY_PREFIXES = {",
+    Object.entries(GATEWAY_PREFIXES).map(([name, prefix]) => `  ${key(name)}: ${JSON.stringify(prefix)}`).join(",\n"),
+    "} as const",
+    "",
+    "/** A key of `GATEWAY_PREFIXES`. */",
+    "export type GatewayService = keyof typeof GATEWAY_PREFIXES",
+    "",
+    ...[...prefixes].map(([prefix, name]) => `const ${name} = ${PREFIX_NAMES.has(prefix) ? `GATEWAY_PREFIXES.${name}` : JSON.stringify(prefix)}`)
   ]
 
   for (const { entry, refs } of tables) {
     const declared = entry.namespace === "" ? `Root.${entry.name}` : qualified(entry)
     lines.push(
       "",
-      `/** \`${qualified(entry)}\` without its schemas (${entry.service}, ${GATEWAY_PREFIXES[entry.service]}). */`,
+      `/** \`${qualified(entry)}\` without its schemas (${entry.service.name}, ${entry.service.prefix}). */`,
       `export const ${refsName(entry.name)}: RouteRefs<typeof ${declared}> = {`,
       refs.map(([name, ref]) => `  ${key(name)}: ${literal(ref, prefixes)}`).join(",\n"),
       "} as const"

@@ -11,7 +11,7 @@
  * `${ref.prefix}${buildPath(ref.path, { id: "grt_1" })}` // "/api/v1/iam/api/core/grants/grt_1"
  */
 export * from "./generated/routeTable.js"
-export { GATEWAY_PREFIXES, isUnderPrefix, type GatewayService } from "./GatewayPrefixes.js"
+export { isUnderPrefix } from "./GatewayPrefixes.js"
 export { routeRef, type RouteOf, type RouteRef, type RouteRefs } from "./RouteRefs.js"
 export {
   buildPath,

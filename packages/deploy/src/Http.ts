@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events"
 import type { Readable } from "node:stream"
-import { Deploy } from "@core/contracts"
+import { CliService, Deploy } from "@core/contracts"
 import { Body, Route, UnsupportedMediaType, Validation } from "@core/kernel"
 import { HttpServerRequest } from "@effect/platform"
 import { Effect, Stream } from "effect"
@@ -87,4 +87,4 @@ export const DeployHandlers = [
 ]
 
 /** The routes as an app: at their gateway paths under `/api/v1/cli` and with that prefix stripped. */
-export const DeployRouter = Route.router(DeployHandlers, { base: "/api/v1/cli" })
+export const DeployRouter = Route.router(DeployHandlers, { base: CliService.base })

@@ -1,5 +1,6 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
-import { Billing, defineRoutes, Deploy, ErrorEnvelope, Iam, type OpenApiDocument, OpenApiDocumentBody, Provisioning, Readiness, Registry, type RouteSpec, Stacks, toOpenApi, underGatewayPrefix, Vault } from "@core/contracts"
+import type * as Contracts from "@core/contracts"
+import { defineRoutes, ErrorEnvelope, type OpenApiDocument, OpenApiDocumentBody, publicPathOf, Readiness, type RouteSpec, SERVICE_DECLARATIONS, type ServiceDeclaration, toOpenApi, underGatewayPrefix, type UpstreamName } from "@core/contracts"
 import { Effect } from "effect"
 import { isUnder, type ServiceName } from "./Routes.js"
 
@@ -10,7 +11,7 @@ export const PATH = "/api/v1/openapi.json"
 export const CACHE_CONTROL = "public, max-age=300"
 
 /** A catalogue of routes: a list, or a named record whose names become operation ids. */
-export type Catalogue = ReadonlyArray<RouteSpec> | Readonly<Record<string, RouteSpec>>
+export type Catalogue = Contracts.Catalogue
 
 /**
  * One service's contract as the gateway publishes it: its routes under its gateway `prefix`, each
@@ -27,6 +28,10 @@ export interface ServiceContract {
   /** The service's tag: its routes' own tags are namespaced under it, untagged routes get it. */
   readonly tag: { readonly name: string; readonly description: string }
   readonly catalogues: ReadonlyArray<Catalogue>
+  /** The service's further prefixes, forwarded whole (its declaration's `alsoAt`). */
+  readonly alsoAt?: Readonly<Record<string, string>>
+  /** The service's declaration, whose further prefixes keep their routes' paths whole. */
+  readonly declaration?: ServiceDeclaration
 }
 
 /**
@@ -91,80 +96,21 @@ export const GatewayRoutes = defineRoutes({
   }
 })
 
-/** Every contract the merged document describes; a service's catalogues join here as they are written. */
+/**
+ * Every contract the merged document describes: the gateway's own routes, then each service as its
+ * declaration in `@core/contracts` gives it (`ServiceDeclarations.ts`).
+ */
 export const CONTRACTS: ReadonlyArray<ServiceContract> = [
-  {
-    service: "GATEWAY",
-    prefix: "",
-    tag: { name: "gateway", description: "The gateway's own routes" },
-    catalogues: [GatewayRoutes]
-  },
-  {
-    service: "IAM",
-    prefix: "/api/v1/iam",
-    tag: { name: "identity", description: "Identity service (/api/v1/iam): sessions, organizations, roles, grants, keys, device login" },
-    catalogues: [Iam.IdentityRoutes]
-  },
-  {
-    service: "REGISTRY",
-    prefix: "/api/v1/platforms",
-    base: "/api/v1/platforms",
-    tag: { name: "registry", description: "Registry (/api/v1/platforms): platforms" },
-    catalogues: [
-      Registry.PlatformRoutes,
-      Registry.EntityRoutes,
-      Registry.FeatureRoutes,
-      Registry.ResourceRoutes,
-      Registry.DnsRecordRoutes,
-      Registry.SecretRoutes
-    ]
-  },
-  {
-    // The registry's other public paths: the resource family under /api/v1/resources, the
-    // lookups and onboarding (/api/v1/onboarding), declared at their gateway paths and forwarded
-    // whole (decision 0242).
-    service: "REGISTRY",
-    prefix: "",
-    tag: { name: "registry", description: "Registry (/api/v1/platforms): platforms" },
-    catalogues: [Registry.ResourceFamilyRoutes, Registry.LookupRoutes, Registry.OnboardingRoutes]
-  },
-  {
-    service: "STACKS",
-    prefix: "/api/v1/stacks",
-    base: "/api/v1/stacks",
-    tag: { name: "stacks", description: "Stack catalogue (/api/v1/stacks): templates and their versioned definitions" },
-    catalogues: [Stacks.StackRoutes]
-  },
-  {
-    service: "PROVISIONING",
-    prefix: "/api/v1/provisioning",
-    base: "/api/v1/provision",
-    tag: { name: "provisioning", description: "Provisioning (/api/v1/provisioning): jobs and the platform-status hook" },
-    catalogues: [Provisioning.ProvisioningRoutes]
-  },
-  {
-    service: "CLI",
-    prefix: "/api/v1/cli",
-    base: "/api/v1/cli",
-    tag: { name: "cli", description: "Command-line backend (/api/v1/cli): source repositories, features, deploys, secrets" },
-    catalogues: [Deploy.CliRoutes]
-  },
-  {
-    // Served at `/api/billing<path>` and `<path>`: the gateway strips its prefix, so the billing
-    // routes declared under `/api/billing` appear once, at `/api/v1/billing<path>`.
-    service: "BILLING",
-    prefix: "/api/v1/billing",
-    base: "/api/billing",
-    tag: { name: "billing", description: "Billing (/api/v1/billing): plans, subscriptions, usage, invoices, payments, operator tools" },
-    catalogues: [Billing.BillingRoutes]
-  },
-  {
-    // MCP Streamable HTTP, forwarded whole (decision 0403).
-    service: "VAULT",
-    prefix: "",
-    tag: { name: "vault", description: "Vault (/mcp): the MCP tool server over Core's architecture docs" },
-    catalogues: [Vault.VaultRoutes]
-  }
+  { service: "GATEWAY", prefix: "", tag: { name: "gateway", description: "The gateway's own routes" }, catalogues: [GatewayRoutes] },
+  ...SERVICE_DECLARATIONS.map((declaration: ServiceDeclaration & { readonly upstream: UpstreamName }): ServiceContract => ({
+    service: declaration.upstream,
+    prefix: declaration.prefix,
+    ...(declaration.base === undefined ? {} : { base: declaration.base }),
+    tag: declaration.tag,
+    catalogues: declaration.catalogues,
+    ...(declaration.alsoAt === undefined ? {} : { alsoAt: declaration.alsoAt }),
+    declaration
+  }))
 ]
 
 /** The path of a service's route as the gateway publishes it. */
@@ -191,7 +137,7 @@ const entriesOf = (catalogue: Catalogue): Array<readonly [string | undefined, Ro
 const routesOf = (contract: ServiceContract): Array<RouteSpec> =>
   contract.catalogues.flatMap(entriesOf).map(([operationId, route]) => ({
     ...route,
-    path: underGatewayPrefix(contract.prefix, route.path),
+    path: contract.declaration === undefined ? underGatewayPrefix(contract.prefix, route.path) : publicPathOf(contract.declaration, route.path),
     tags: namespaced(contract, route.tags),
     ...(operationId === undefined ? {} : { operationId })
   }))

@@ -48,6 +48,11 @@ export interface Mount {
   readonly prefix: string
   readonly base?: string
   readonly catalogues: ReadonlyArray<Catalogue>
+  /**
+   * The service's further prefixes, forwarded whole: a route declared under one is reached at its
+   * declared path too (the registry's `/api/v1/resources/…`, identity's root RFC 8414 metadata).
+   */
+  readonly alsoAt?: Readonly<Record<string, string>>
 }
 
 /**
@@ -57,13 +62,11 @@ export interface Mount {
 export const PAGES: Mount = { prefix: "", catalogues: [Iam.WebRoutes] }
 
 /**
- * Identity's RFC 8414 metadata for the gateway's issuer (`<root>/api/v1/iam`), which the gateway
- * also serves at the root, where the RFC puts it (decision 0606): public there too.
+ * Every mount the gateway's table is compiled from by default: `CONTRACTS` (the gateway's own routes
+ * and each service's declaration, whose further prefixes bring the root's well-known documents) and
+ * `PAGES`.
  */
-export const WELL_KNOWN: Mount = { prefix: "", catalogues: [[Iam.DeviceRoutes.gatewayAuthorizationServerMetadata]] }
-
-/** Every mount the gateway's table is compiled from by default: `CONTRACTS`, `PAGES` and `WELL_KNOWN`. */
-export const MOUNTS: ReadonlyArray<Mount> = [...CONTRACTS, PAGES, WELL_KNOWN]
+export const MOUNTS: ReadonlyArray<Mount> = [...CONTRACTS, PAGES]
 
 const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"])
 
@@ -168,31 +171,41 @@ export const compile = (mounts: ReadonlyArray<Mount> = MOUNTS, routes: ReadonlyA
   const exact = new Map<string, Map<string, Rule>>()
   /** Per mount prefix with parameterized routes: method → its patterns, in declaration order. */
   const groups: Array<{ readonly prefix: string; readonly byMethod: Map<string, Array<Pattern>> }> = []
+  const groupOf = new Map<string, Map<string, Array<Pattern>>>()
   for (const mount of mounts) {
     const contract: Pick<ServiceContract, "prefix" | "base"> = mount
+    const further = Object.values(mount.alsoAt ?? {})
     const specs = [...mount.catalogues.flatMap(entriesOf), ...(mount.prefix === "" ? [] : [OPENAPI_ROUTE])]
-    const patterns = new Map<string, Array<Pattern>>()
     for (const route of specs) {
-      const path = gatewayPath(contract, route.path)
-      const rule = ruleOfRoute(route, path, exemptPrefixes)
-      // A service's `/` is its prefix with or without the slash: the pages link `/api/v1/iam/`,
-      // the OpenAPI document lists `/api/v1/iam` (decision 0610).
-      if (route.path === "/" && mount.prefix !== "") exact.set(mount.prefix, new Map([...(exact.get(mount.prefix) ?? []), [route.method, rule]]))
-      if (HAS_PLACEHOLDER.test(path)) {
-        const ofMethod = patterns.get(route.method)
-        if (ofMethod === undefined) patterns.set(route.method, [patternOf(path, rule)])
-        else ofMethod.push(patternOf(path, rule))
-        continue
+      // Under the mount's prefix (the base replaced), and at its declared path when that lies under
+      // one of the service's further prefixes, forwarded whole.
+      const whole = further.find((prefix) => isUnder(route.path, prefix))
+      const places = [{ path: gatewayPath(contract, route.path), group: mount.prefix }, ...(whole === undefined ? [] : [{ path: route.path, group: whole }])]
+      for (const { path, group } of places) {
+        const rule = ruleOfRoute(route, path, exemptPrefixes)
+        // A service's `/` is its prefix with or without the slash: the pages link `/api/v1/iam/`,
+        // the OpenAPI document lists `/api/v1/iam` (decision 0610).
+        if (route.path === "/" && mount.prefix !== "" && group === mount.prefix) exact.set(mount.prefix, new Map([...(exact.get(mount.prefix) ?? []), [route.method, rule]]))
+        if (HAS_PLACEHOLDER.test(path)) {
+          let patterns = groupOf.get(group)
+          if (patterns === undefined) {
+            groupOf.set(group, (patterns = new Map()))
+            groups.push({ prefix: group, byMethod: patterns })
+          }
+          const ofMethod = patterns.get(route.method)
+          if (ofMethod === undefined) patterns.set(route.method, [patternOf(path, rule)])
+          else ofMethod.push(patternOf(path, rule))
+          continue
+        }
+        let byMethod = exact.get(path)
+        if (byMethod === undefined) exact.set(path, (byMethod = new Map()))
+        const known = byMethod.get(route.method)
+        if (known !== undefined && !sameRule(known, rule)) {
+          throw new Error(`${route.method} ${path} is declared twice with different auth or rate-limit classes (or suspension or tenant flags)`)
+        }
+        byMethod.set(route.method, known ?? rule)
       }
-      let byMethod = exact.get(path)
-      if (byMethod === undefined) exact.set(path, (byMethod = new Map()))
-      const known = byMethod.get(route.method)
-      if (known !== undefined && !sameRule(known, rule)) {
-        throw new Error(`${route.method} ${path} is declared twice with different auth or rate-limit classes (or suspension or tenant flags)`)
-      }
-      byMethod.set(route.method, known ?? rule)
     }
-    if (patterns.size > 0) groups.push({ prefix: mount.prefix, byMethod: patterns })
   }
 
   const inPatterns = (method: string, pathname: string): Rule | undefined => {

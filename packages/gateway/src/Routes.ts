@@ -1,10 +1,10 @@
-import { GATEWAY_PREFIXES, Iam, Vault } from "@core/contracts"
+import { serviceMounts, UPSTREAM_NAMES, type UpstreamName } from "@core/contracts"
 
-/** The internal services the gateway can forward to (`CORE_UPSTREAM_<SERVICE>_URL`). */
-export const SERVICES = ["IAM", "REGISTRY", "STACKS", "PROVISIONING", "BILLING", "CLI", "VAULT"] as const
+/** The internal services the gateway can forward to (`CORE_UPSTREAM_<SERVICE>_URL`), from their declarations. */
+export const SERVICES: ReadonlyArray<UpstreamName> = UPSTREAM_NAMES
 
 /** One internal service name. */
-export type ServiceName = (typeof SERVICES)[number]
+export type ServiceName = UpstreamName
 
 /** Whether a string names an internal service (case-sensitive, upper case). */
 export const isServiceName = (value: string): value is ServiceName => (SERVICES as ReadonlyArray<string>).includes(value)
@@ -43,28 +43,11 @@ export interface Route {
 /** The public base every routed path starts with. */
 export const API_BASE = "/api/v1"
 
-/** The gateway's routing table (seed 000 "Gateway routing"). */
-export const ROUTES: ReadonlyArray<Route> = [
-  { prefix: "/api/v1/iam", service: "IAM" },
-  { prefix: "/api/v1/platforms", service: "REGISTRY" },
-  { prefix: "/api/v1/billing", service: "BILLING", suspensionExempt: true },
-  { prefix: "/api/v1/provisioning", service: "PROVISIONING" },
-  { prefix: "/api/v1/stacks", service: "STACKS" },
-  { prefix: "/api/v1/cli", service: "CLI" },
-  { prefix: "/api/v1/onboarding", service: "REGISTRY", keepPrefix: true },
-  { prefix: "/api/v1/resources", service: "REGISTRY", keepPrefix: true },
-  { prefix: "/api/v1/lookup", service: "REGISTRY", keepPrefix: true },
-  {
-    prefix: GATEWAY_PREFIXES.vault,
-    service: "VAULT",
-    keepPrefix: true,
-    resourceMetadata: Vault.VaultRoutes.protectedResourceMetadata.path,
-    checksHost: true
-  },
-  // Well-known documents at the root, where RFC 8414 and RFC 9728 clients look for them (decision 0606).
-  { prefix: Iam.DeviceRoutes.gatewayAuthorizationServerMetadata.path, service: "IAM", keepPrefix: true },
-  { prefix: Vault.VaultRoutes.protectedResourceMetadata.path, service: "VAULT", keepPrefix: true }
-]
+/**
+ * The gateway's routing table: every public prefix of every service, as the services' declarations
+ * in `@core/contracts` give them (`ServiceDeclarations.ts`; the specification's "Gateway routing").
+ */
+export const ROUTES: ReadonlyArray<Route> = serviceMounts().map(({ upstream, ...mount }) => ({ ...mount, service: upstream }))
 
 /** A request target split into its normalized path and its raw query (with the `?`, or empty). */
 export interface Target {

@@ -39,10 +39,11 @@ describe("OpenApiDocument.document", () => {
     expect(OpenApiDocument.document()).toBe(document)
   })
 
-  it("has every identity route under /api/v1/iam, with its operation id and identity tags", () => {
+  it("has every identity route under /api/v1/iam (the root's RFC 8414 metadata at its root path), with its operation id and identity tags", () => {
     const document = OpenApiDocument.document()
     for (const [name, route] of identityRoutes) {
-      const op = document.paths[toOpenApiPath(underGatewayPrefix("/api/v1/iam", route.path))]?.[route.method.toLowerCase()] as Operation | undefined
+      const path = route.path.startsWith("/.well-known/oauth-authorization-server/") ? route.path : underGatewayPrefix("/api/v1/iam", route.path)
+      const op = document.paths[toOpenApiPath(path)]?.[route.method.toLowerCase()] as Operation | undefined
       expect(op, `${route.method} ${route.path}`).toBeDefined()
       expect(op?.operationId).toBe(name)
       expect(op?.summary).toBe(route.summary)
@@ -128,9 +129,9 @@ describe("OpenApiDocument.document", () => {
       { name: "registry", tags: [...new Set(registryRoutes.flatMap(([, route]) => route.tags ?? []))] },
       { name: "stacks", tags: ["stacks"] },
       { name: "provisioning", tags: ["provisioning: domains", "provisioning: jobs", "provisioning: operator", "provisioning: internal"] },
-      { name: "cli", tags: ["cli"] },
       { name: "billing", tags: [...new Set(billingRoutes.flatMap(([, route]) => route.tags ?? []))] },
-      { name: "vault", tags: [...new Set(vaultRoutes.flatMap(([, route]) => route.tags ?? ["vault"]))] }
+      { name: "vault", tags: [...new Set(vaultRoutes.flatMap(([, route]) => route.tags ?? ["vault"]))] },
+      { name: "cli", tags: ["cli"] }
     ])
   })
 

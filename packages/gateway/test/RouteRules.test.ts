@@ -260,8 +260,8 @@ describe("RouteRules.compile", () => {
     })
   })
 
-  it("is compiled from the published contracts, the pages and the root's well-known documents", () => {
-    expect(RouteRules.MOUNTS).toEqual([...OpenApiDocument.CONTRACTS, RouteRules.PAGES, RouteRules.WELL_KNOWN])
+  it("is compiled from the published contracts (the services' declarations, with their further prefixes) and the pages", () => {
+    expect(RouteRules.MOUNTS).toEqual([...OpenApiDocument.CONTRACTS, RouteRules.PAGES])
   })
 
   it("leaves the device approval's cross-site check to identity, which answers it in OAuth's words; the root metadata is public", () => {
@@ -270,6 +270,8 @@ describe("RouteRules.compile", () => {
     expect(rules.ruleOf("POST", "/api/v1/iam/oauth/device/deny")).toMatchObject({ public: false, crossSiteCheck: false })
     expect(rules.ruleOf("POST", "/api/v1/iam/api/auth/sign-out")).toMatchObject({ crossSiteCheck: true })
     expect(rules.ruleOf("GET", "/.well-known/oauth-authorization-server/api/v1/iam")).toMatchObject({ public: true })
+    // The same route under identity's prefix (the gateway strips it) stays public.
+    expect(rules.ruleOf("GET", "/api/v1/iam/.well-known/oauth-authorization-server/api/v1/iam")).toMatchObject({ public: true })
     expect(rules.ruleOf("GET", "/.well-known/oauth-protected-resource/mcp")).toMatchObject({ public: true })
   })
 })

@@ -3,19 +3,24 @@ import { isServiceName, match, ROUTES, targetOf } from "../src/Routes.js"
 
 describe("Routes", () => {
   it("maps every seed prefix to its service", () => {
+    // Derived from the services' declarations (@core/contracts ServiceDeclarations.ts), in their order.
     expect(ROUTES.map((route) => [route.prefix, route.service])).toEqual([
       ["/api/v1/iam", "IAM"],
+      ["/.well-known/oauth-authorization-server/api/v1/iam", "IAM"],
       ["/api/v1/platforms", "REGISTRY"],
-      ["/api/v1/billing", "BILLING"],
-      ["/api/v1/provisioning", "PROVISIONING"],
-      ["/api/v1/stacks", "STACKS"],
-      ["/api/v1/cli", "CLI"],
       ["/api/v1/onboarding", "REGISTRY"],
       ["/api/v1/resources", "REGISTRY"],
       ["/api/v1/lookup", "REGISTRY"],
+      ["/api/v1/stacks", "STACKS"],
+      ["/api/v1/provisioning", "PROVISIONING"],
+      ["/api/v1/billing", "BILLING"],
       ["/mcp", "VAULT"],
-      ["/.well-known/oauth-authorization-server/api/v1/iam", "IAM"],
-      ["/.well-known/oauth-protected-resource/mcp", "VAULT"]
+      ["/.well-known/oauth-protected-resource/mcp", "VAULT"],
+      ["/api/v1/cli", "CLI"]
+    ])
+    expect(ROUTES.filter((route) => route.suspensionExempt === true).map((route) => route.prefix)).toEqual(["/api/v1/billing"])
+    expect(ROUTES.filter((route) => route.keepPrefix === true).map((route) => route.prefix)).toEqual([
+      "/.well-known/oauth-authorization-server/api/v1/iam", "/api/v1/onboarding", "/api/v1/resources", "/api/v1/lookup", "/mcp", "/.well-known/oauth-protected-resource/mcp"
     ])
   })
 
@@ -37,8 +42,10 @@ describe("Routes", () => {
     expect(match(ROUTES, "/api/v1/lookups")).toBeUndefined()
   })
 
+  const at = (prefix: string) => ROUTES.find((route) => route.prefix === prefix)
+
   it("strips the prefix and keeps the query verbatim", () => {
-    expect(match(ROUTES, "/api/v1/platforms/abc?x=1")).toEqual({ route: ROUTES[1], url: "/abc?x=1" })
+    expect(match(ROUTES, "/api/v1/platforms/abc?x=1")).toEqual({ route: at("/api/v1/platforms"), url: "/abc?x=1" })
     expect(match(ROUTES, "/api/v1/platforms/a/b/c?x=1&y=%20z&x=2")?.url).toBe("/a/b/c?x=1&y=%20z&x=2")
   })
 
@@ -62,8 +69,8 @@ describe("Routes", () => {
   })
 
   it("resolves dot segments before matching, as an HTTP upstream would", () => {
-    expect(match(ROUTES, "/api/v1/platforms/../iam/x")).toEqual({ route: ROUTES[0], url: "/x" })
-    expect(match(ROUTES, "/api/v1/iam/%2e%2e/billing/y")).toEqual({ route: ROUTES[2], url: "/y" })
+    expect(match(ROUTES, "/api/v1/platforms/../iam/x")).toEqual({ route: at("/api/v1/iam"), url: "/x" })
+    expect(match(ROUTES, "/api/v1/iam/%2e%2e/billing/y")).toEqual({ route: at("/api/v1/billing"), url: "/y" })
     expect(match(ROUTES, "/api/v1/iam/../../v2/iam")).toBeUndefined()
   })
 
@@ -73,7 +80,7 @@ describe("Routes", () => {
   })
 
   it("reads absolute-form request targets", () => {
-    expect(match(ROUTES, "http://localhost:8787/api/v1/stacks/s1?v=2")).toEqual({ route: ROUTES[4], url: "/s1?v=2" })
+    expect(match(ROUTES, "http://localhost:8787/api/v1/stacks/s1?v=2")).toEqual({ route: at("/api/v1/stacks"), url: "/s1?v=2" })
   })
 
   it("knows the service names", () => {

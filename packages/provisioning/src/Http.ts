@@ -1,4 +1,4 @@
-import { Provisioning } from "@core/contracts"
+import { Provisioning, ProvisioningService } from "@core/contracts"
 import { Route } from "@core/kernel"
 import { Effect } from "effect"
 import { JobCreationHandlers } from "./CreationHttp.js"
@@ -20,4 +20,4 @@ export const ProvisioningHandlers = [
 ]
 
 /** Provisioning as an app: its routes under `/api/v1/provision` and at the paths the gateway forwards. */
-export const ProvisioningRouter = Route.router(ProvisioningHandlers, { base: "/api/v1/provision" })
+export const ProvisioningRouter = Route.router(ProvisioningHandlers, { base: ProvisioningService.base })

@@ -1,4 +1,4 @@
-import { Registry } from "@core/contracts"
+import { Registry, RegistryService } from "@core/contracts"
 import { Route } from "@core/kernel"
 import type { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
@@ -105,4 +105,4 @@ export const RegistryHandlers = [
  * paths the gateway forwards with that prefix stripped (DESIGN §3). The resource family under
  * `/api/v1/resources` and the lookups are served at their whole paths, which the gateway forwards as they are.
  */
-export const RegistryRouter = Route.router(RegistryHandlers, { base: "/api/v1/platforms" })
+export const RegistryRouter = Route.router(RegistryHandlers, { base: RegistryService.base })

@@ -1,8 +1,9 @@
-import { BillingHandlers, BILLING_BASE, BillingServices, PaymentProviderLive, Plans, scheduledBillingCycle, UsageAccountsLive, UsageIngest, UsageReads, UsageTotalsLive } from "@core/billing"
+import { BillingHandlers, BillingServices, PaymentProviderLive, Plans, scheduledBillingCycle, UsageAccountsLive, UsageIngest, UsageReads, UsageTotalsLive } from "@core/billing"
+import { BillingService } from "@core/contracts"
 import { ForwardedCallers, Ids } from "@core/kernel"
 import { Layer } from "effect"
 import { BillingPlatformsLive } from "./BillingPlatformsLive.js"
-import type { ServiceDefinition } from "./Services.js"
+import { implement } from "./ServiceDefinition.js"
 
 /**
  * Billing: plans, subscriptions, invoices, the upgrade and the operator tools, behind the gateway
@@ -12,11 +13,8 @@ import type { ServiceDefinition } from "./Services.js"
  * scope; invoices read metering's daily rollups (`UsageTotalsLive`); metering ingests and reads usage
  * (`UsageIngest`, `UsageReads`).
  */
-export const billing: ServiceDefinition = {
-  name: "billing",
-  upstream: "BILLING",
+export const billing = implement(BillingService, {
   handlers: BillingHandlers,
-  base: BILLING_BASE,
   layer: scheduledBillingCycle().pipe(
     Layer.provideMerge(Layer.mergeAll(BillingServices, UsageIngest.Default, UsageReads.Default)),
     Layer.provideMerge(UsageAccountsLive),
@@ -24,4 +22,4 @@ export const billing: ServiceDefinition = {
     Layer.provideMerge(ForwardedCallers.layer),
     Layer.provideMerge(Ids.layer)
   )
-}
+})

@@ -3,6 +3,7 @@ import type { SqlClient } from "@effect/sql"
 import type { Routes } from "@core/gateway"
 import { HttpUpstream, Upstream } from "@core/gateway"
 import { IdentityHandlers, IdentityLive } from "@core/auth"
+import { CliService, IdentityService, ProvisioningService, RegistryService, SERVICE_DECLARATIONS, type ServiceName, StacksService, VaultService } from "@core/contracts"
 import { type Configuration, CoreConfig, ForwardedCallers, ForwardedIdentity, Ids, Route } from "@core/kernel"
 import { FeatureActivationsLive, FeatureRecordsLive, Features, OnboardingFlowsLive, OnboardingRepo, OnboardJobLive, Onboarding, PlatformDirectoryLive, Platforms, RegistryHandlers, RegistryServices, Resources } from "@core/registry"
 import { AuthJobsLive, EdgeProviderLocal, FeatureJobsLive, JobCreation, JobHandlers, JobQueue, PlatformStatuses, ProvisioningHandlers, TestJobsIfEnabled, Worker } from "@core/provisioning"
@@ -14,11 +15,12 @@ import { PlatformsRepo, ResourcesLive } from "@core/registry"
 import { Catalogue, StacksHandlers } from "@core/stacks"
 import { DeployHandlers, DeployJobs, DeployLive } from "@core/deploy"
 import { VaultHandlers, VaultLive } from "@core/vault"
-import { Context, Duration, Effect, Layer, type Scope } from "effect"
+import { Context, Duration, Effect, Layer } from "effect"
 import { OnboardingOrganizationsLive } from "./OnboardingOrganizationsLive.js"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
 import { StackDefinitionsLive } from "./StackDefinitionsLive.js"
 import { billing } from "./BillingService.js"
+import { implement, type ServiceDefinition, type ServiceRequirements } from "./ServiceDefinition.js"
 import { PlatformCreatedLive } from "./PlatformCreatedLive.js"
 import { PlatformBillingContactLive } from "./PlatformBillingContactLive.js"
 import { PlatformStatusSinkLive } from "./PlatformStatusSinkLive.js"
@@ -26,25 +28,7 @@ import { UsageIngestLive } from "./UsageIngestLive.js"
 import { BuildReporterLive, LiveResourcesLive, UsageReporterLive } from "./UsageReportingLive.js"
 import type { DomainSettings } from "./Settings.js"
 
-/**
- * What a service's app may need when it is built: the process's database, the shared configuration
- * and every domain's own settings.
- */
-export type ServiceRequirements = SqlClient.SqlClient | CoreConfig | DomainSettings | Scope.Scope
-
-/** A service this build can run, in the all-in-one server or alone with `serve --service`. */
-export interface ServiceDefinition {
-  /** The name `serve --service` takes, as in `CORE_UPSTREAM_<NAME>_URL` (`iam`, `registry`, …). */
-  readonly name: string
-  /** The gateway upstream it answers for. */
-  readonly upstream: Routes.ServiceName
-  /** Its catalogued routes, one handler each. */
-  readonly handlers: ReadonlyArray<Route.Handler<any, any>>
-  /** The documented base its routes are also served without (`/api/v1/platforms`). */
-  readonly base?: string
-  /** Its services, built once at start over the process's database and configuration. */
-  readonly layer: Layer.Layer<any, unknown, ServiceRequirements>
-}
+export { implement, type ServiceDefinition, type ServiceRequirements } from "./ServiceDefinition.js"
 
 /**
  * The context a service's handlers run in: its layer built once (its services live as long as the
@@ -58,42 +42,34 @@ const contextOf = (service: ServiceDefinition): Effect.Effect<Context.Context<ne
   })
 
 /** The identity service: accounts, sessions, organizations, authorization, keys, audit. */
-const iam: ServiceDefinition = {
-  name: "iam",
-  upstream: "IAM",
+const iam = implement(IdentityService, {
   handlers: IdentityHandlers,
   layer: IdentityLive.pipe(Layer.provide(PlatformSetupLive), Layer.provideMerge(Ids.layer))
-}
+})
 
 /**
  * The registry: platforms. It sits behind the gateway, which signs the caller for it
  * (`ForwardedCallers`: no identity database needed, in process or alone with `serve --service registry`).
  * Its suspensions reach identity's platform status on a shared database (`PlatformStatusSinkLive`).
  */
-const registry: ServiceDefinition = {
-  name: "registry",
-  upstream: "REGISTRY",
+const registry = implement(RegistryService, {
   handlers: RegistryHandlers,
-  base: "/api/v1/platforms",
   layer: RegistryServices.pipe(
     // An onboarded platform is its user's new organization's (decision 0576).
     Layer.provide(Layer.mergeAll(StackDefinitionsLive, OnboardingOrganizationsLive)),
     Layer.provideMerge(Layer.mergeAll(Layer.fresh(Platforms.Default).pipe(Layer.provide(PlatformStatusSinkLive), Layer.provide(PlatformCreatedLive)), ForwardedCallers.layer)),
     Layer.provideMerge(Ids.layer)
   )
-}
+})
 
 /**
  * The stack catalogue: templates and versions, platform-wide. Behind the gateway like the registry
  * (`ForwardedCallers`), in process or alone with `serve --service stacks`.
  */
-const stacks: ServiceDefinition = {
-  name: "stacks",
-  upstream: "STACKS",
+const stacks = implement(StacksService, {
   handlers: StacksHandlers,
-  base: "/api/v1/stacks",
   layer: Layer.mergeAll(Catalogue.Default, ForwardedCallers.layer).pipe(Layer.provideMerge(Ids.layer))
-}
+})
 
 /**
  * Provisioning's onboard route over the registry's onboarding (decision 0575): the flow, its user's
@@ -115,11 +91,8 @@ const onboardingFlows = OnboardingFlowsLive.pipe(
  * before the database closes; decision 0200). Feature jobs deploy on the local edge provider and
  * move the registry's activations on the shared database (`FeatureActivationsLive`).
  */
-const provisioning: ServiceDefinition = {
-  name: "provisioning",
-  upstream: "PROVISIONING",
+const provisioning = implement(ProvisioningService, {
   handlers: ProvisioningHandlers,
-  base: "/api/v1/provision",
   layer: Layer.mergeAll(
     JobQueue.Default,
     // Cancel and force-complete move the registry's activations and resources their job owns (decision 0312).
@@ -147,40 +120,41 @@ const provisioning: ServiceDefinition = {
       Layer.provide(Platforms.Default)
     )
   ).pipe(Layer.provideMerge(ForwardedCallers.layer), Layer.provideMerge(EdgeProviderCloudflare.whenConfigured(EdgeProviderLocal)), Layer.provideMerge(Ids.layer))
-}
+})
 
 /**
  * The vault tool server: MCP at `/mcp` (DESIGN §9), behind the gateway, which authenticates the
  * caller and signs it for the vault (`ForwardedCallers`), in process or alone with
  * `serve --service vault`. It reads `CORE_VAULT_DIR` (default: this repository's `docs/vault/`).
  */
-const vault: ServiceDefinition = {
-  name: "vault",
-  upstream: "VAULT",
+const vault = implement(VaultService, {
   handlers: VaultHandlers,
   layer: Layer.mergeAll(VaultLive, ForwardedCallers.layer)
-}
+})
 
 /**
  * The command-line backend (`/api/v1/cli`): repositories, features, deploys, secrets. Behind the
  * gateway (`ForwardedCallers`), in process or alone with `serve --service cli`; its deployments run
  * as the provisioning worker's `deploy.site` jobs (registered above with `DeployJobs`).
  */
-const cli: ServiceDefinition = {
-  name: "cli",
-  upstream: "CLI",
+const cli = implement(CliService, {
   handlers: DeployHandlers,
-  base: "/api/v1/cli",
   layer: DeployLive.pipe(
     // Secrets are set on the platform's worker at the edge too (decision 0490).
     Layer.provide(Layer.mergeAll(ResourcesLive, Features.DefaultWithoutDependencies, EdgeProviderCloudflare.whenConfigured(EdgeProviderLocal))),
     Layer.provideMerge(Layer.mergeAll(Platforms.Default.pipe(Layer.provide(PlatformStatusSinkLive)), PlatformsRepo.Default, ForwardedCallers.layer)),
     Layer.provideMerge(Ids.layer)
   )
-}
+})
 
-/** The services of this build; each domain's issue adds its own. */
-export const SERVICES: ReadonlyArray<ServiceDefinition> = [iam, registry, stacks, provisioning, billing, vault, cli]
+/**
+ * How this build implements each declared service: one entry per name of `SERVICE_DECLARATIONS`
+ * (`@core/contracts`), which the type demands, so a declared service cannot go unbuilt.
+ */
+const IMPLEMENTATIONS: { readonly [Name in ServiceName]: ServiceDefinition } = { iam, registry, stacks, provisioning, billing, vault, cli }
+
+/** The services of this build, in their declarations' order. */
+export const SERVICES: ReadonlyArray<ServiceDefinition> = SERVICE_DECLARATIONS.map((declaration) => IMPLEMENTATIONS[declaration.name])
 
 /** The definition named `name`, if this build has it. */
 export const find = (name: string): ServiceDefinition | undefined =>

@@ -1,4 +1,4 @@
-import { Stacks } from "@core/contracts"
+import { Stacks, StacksService } from "@core/contracts"
 import { Route } from "@core/kernel"
 import { Effect } from "effect"
 import { Catalogue, toVersionRecord } from "./Catalogue.js"
@@ -27,4 +27,4 @@ export const StacksHandlers = [
  * The catalogue as an app: its routes at their documented paths under `/api/v1/stacks`, and at the
  * paths the gateway forwards with that prefix stripped (DESIGN §3).
  */
-export const StacksRouter = Route.router(StacksHandlers, { base: "/api/v1/stacks" })
+export const StacksRouter = Route.router(StacksHandlers, { base: StacksService.base })

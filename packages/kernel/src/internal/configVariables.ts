@@ -2,12 +2,16 @@
  * The environment variables of the shared configuration: the values each accepts, the check and
  * the message of each, and reading them all from an environment (a blank value counts as unset).
  */
+import { SERVICE_NAMES, type ServiceName } from "@core/contracts"
 import { z } from "zod"
 import type { ConfigIssue, Env } from "../Config.js"
 
-/** The services the gateway can reach over HTTP, named as in `CORE_UPSTREAM_<SERVICE>_URL`. */
-export const UPSTREAM_SERVICES = ["iam", "registry", "stacks", "provisioning", "billing", "cli", "vault"] as const
-export type UpstreamService = (typeof UPSTREAM_SERVICES)[number]
+/**
+ * The services the gateway can reach over HTTP, named as in `CORE_UPSTREAM_<SERVICE>_URL`: every
+ * service declared in `@core/contracts` (`ServiceDeclarations.ts`).
+ */
+export const UPSTREAM_SERVICES: ReadonlyArray<ServiceName> = SERVICE_NAMES
+export type UpstreamService = ServiceName
 
 /** Accepted values of `CORE_LOG_LEVEL` (and its older name `LOG_LEVEL`). */
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "none"] as const
