@@ -1,78 +1,74 @@
-import { usageError, type CliError } from "./errors.js"
-import { commands } from "./command-list.js"
-import { closest, didYouMean } from "./suggest.js"
-import type { Ui } from "./ui.js"
+import { type CliError } from "./errors.js"
+import { spec as helpSpec } from "./commands/help.spec.js"
+import { spec as loginSpec } from "./commands/login.spec.js"
+import { spec as logoutSpec } from "./commands/logout.spec.js"
+import { spec as whoamiSpec } from "./commands/whoami.spec.js"
+import { spec as orgsSpec } from "./commands/orgs.spec.js"
+import { spec as membersSpec } from "./commands/members.spec.js"
+import { spec as invitationsSpec } from "./commands/invitations.spec.js"
+import { spec as keysSpec } from "./commands/keys.spec.js"
+import { spec as rolesSpec } from "./commands/roles.spec.js"
+import { spec as grantsSpec } from "./commands/grants.spec.js"
+import { spec as auditSpec } from "./commands/audit.spec.js"
+import { spec as stacksSpec } from "./commands/stacks.spec.js"
+import { spec as billingSpec } from "./commands/billing.spec.js"
+import { spec as platformsSpec } from "./commands/platforms.spec.js"
+import { spec as tenantsSpec } from "./commands/tenants.spec.js"
+import { spec as resourcesSpec } from "./commands/resources.spec.js"
+import { spec as featuresSpec } from "./commands/features.spec.js"
+import { spec as jobsSpec } from "./commands/jobs.spec.js"
+import { spec as dlqSpec } from "./commands/dlq.spec.js"
+import { spec as vaultSpec } from "./commands/vault.spec.js"
+import { spec as deploySpec } from "./commands/deploy.spec.js"
+import { spec as deploymentsSpec } from "./commands/deployments.spec.js"
+import { spec as secretsSpec } from "./commands/secrets.spec.js"
+import { type CommandSpec, unknownCommandIn } from "./spec.js"
+import { closest } from "./suggest.js"
 
-/** What a command receives when it runs. */
-export interface CommandContext {
-  /** The arguments after the command name, without the global options. */
-  readonly argv: ReadonlyArray<string>
-  readonly ui: Ui
-  readonly env: Readonly<Record<string, string | undefined>>
-}
+export {
+  type CommandContext,
+  type CommandHelp,
+  type CommandModule,
+  type CommandSpec,
+  type EnvironmentHelp,
+  globalEnvironment,
+  globalOptions,
+  type OptionHelp,
+  type SubcommandSpec,
+  unknownSubcommand,
+  usageIn
+} from "./spec.js"
 
-/** A command's implementation, loaded only when the command runs. */
-export interface CommandModule {
-  /** Runs the command and answers its exit code. */
-  readonly run: (context: CommandContext) => Promise<number>
-}
-
-/** One option in a command's help. */
-export interface OptionHelp {
-  readonly flags: string
-  readonly description: string
-}
-
-/** One environment variable in a command's help. */
-export interface EnvironmentHelp {
-  readonly name: string
-  readonly description: string
-}
-
-/** One subcommand of a group (`keys create`): its own usage, options and examples. */
-export interface SubcommandSpec {
-  readonly name: string
-  readonly summary: string
-  /** The full usage, e.g. `core keys revoke <key id> [--yes]`; the command's parser reports it. */
-  readonly usage: string
-  /** Its own options; the group's and the global ones are added in its help. */
-  readonly options: ReadonlyArray<OptionHelp>
-  readonly examples?: ReadonlyArray<string>
-}
-
-/** A command group: its help, and a lazy loader for its code (one file under `commands/`). */
-export interface CommandSpec {
-  readonly name: string
-  /** One line for `core --help`. */
-  readonly summary: string
-  /** E.g. `core help [command]`. */
-  readonly usage: string
-  /** Options every subcommand takes (or the command's own, without subcommands). */
-  readonly options: ReadonlyArray<OptionHelp>
-  readonly subcommands?: ReadonlyArray<SubcommandSpec>
-  readonly examples: ReadonlyArray<string>
-  /** The environment variables the command reads. */
-  readonly environment: ReadonlyArray<EnvironmentHelp>
-  readonly load: () => Promise<CommandModule>
-}
-
-/** The options every command understands. */
-export const globalOptions: ReadonlyArray<OptionHelp> = [
-  { flags: "-h, --help", description: "Show help (also: core <command> --help)" },
-  { flags: "-v, --version", description: "Print the version of core" },
-  { flags: "--json", description: "Print JSON on stdout instead of text, for scripts" }
+/**
+ * Every command, in the order `core --help` lists them: each one's help from its
+ * `commands/<name>.spec.ts`, its code loaded only when it runs. A new command is its two files and
+ * one line here.
+ */
+export const commands: ReadonlyArray<CommandSpec> = [
+  { ...helpSpec, load: () => import("./commands/help.js") },
+  { ...loginSpec, load: () => import("./commands/login.js") },
+  { ...logoutSpec, load: () => import("./commands/logout.js") },
+  { ...whoamiSpec, load: () => import("./commands/whoami.js") },
+  { ...orgsSpec, load: () => import("./commands/orgs.js") },
+  { ...membersSpec, load: () => import("./commands/members.js") },
+  { ...invitationsSpec, load: () => import("./commands/invitations.js") },
+  { ...keysSpec, load: () => import("./commands/keys.js") },
+  { ...rolesSpec, load: () => import("./commands/roles.js") },
+  { ...grantsSpec, load: () => import("./commands/grants.js") },
+  { ...auditSpec, load: () => import("./commands/audit.js") },
+  { ...stacksSpec, load: () => import("./commands/stacks.js") },
+  { ...billingSpec, load: () => import("./commands/billing.js") },
+  { ...platformsSpec, load: () => import("./commands/platforms.js") },
+  { ...tenantsSpec, load: () => import("./commands/tenants.js") },
+  { ...resourcesSpec, load: () => import("./commands/resources.js") },
+  { ...featuresSpec, load: () => import("./commands/features.js") },
+  { ...jobsSpec, load: () => import("./commands/jobs.js") },
+  { ...dlqSpec, load: () => import("./commands/dlq.js") },
+  { ...vaultSpec, load: () => import("./commands/vault.js") },
+  { ...deploySpec, load: () => import("./commands/deploy.js") },
+  { ...deploymentsSpec, load: () => import("./commands/deployments.js") },
+  { ...secretsSpec, load: () => import("./commands/secrets.js") }
 ]
-
-/** The environment variables of `core --help`. */
-export const globalEnvironment: ReadonlyArray<EnvironmentHelp> = [
-  { name: "CORE_API_URL", description: "The gateway address core login uses (default: http://localhost:8787)" },
-  { name: "CORE_IAM_URL", description: "The identity service address core login uses (default: $CORE_API_URL/api/v1/iam)" },
-  { name: "CORE_ORG", description: "The organization of members, invitations, keys, roles, grants and audit when --org is not given" },
-  { name: "CI, TERM=dumb", description: "No spinners, prompts or browser (as when output is piped)" },
-  { name: "HOME", description: "Credentials live in $HOME/.core/credentials.json" }
-]
-
-export { commands }
 
 /** The command called `name`, if there is one. */
 export const findCommand = (name: string): CommandSpec | undefined => commands.find((command) => command.name === name)
@@ -80,27 +76,5 @@ export const findCommand = (name: string): CommandSpec | undefined => commands.f
 /** The closest command name to a mistyped one (at most two edits away), if any. */
 export const suggestCommand = (name: string): string | undefined => closest(name, commands.map((command) => command.name))
 
-/** The subcommand `sub` of the command `name` (which must exist: a programming error otherwise). */
-export const subcommandOf = (name: string, sub: string): SubcommandSpec => {
-  const found = findCommand(name)?.subcommands?.find((candidate) => candidate.name === sub)
-  if (found === undefined) throw new Error(`No subcommand ${name} ${sub} in the command list`)
-  return found
-}
-
-/** The usage line of `core <name> <sub>`, as its help prints it. */
-export const usageOf = (name: string, sub: string): string => subcommandOf(name, sub).usage
-
-/** The usage error for a subcommand that does not exist, with a suggestion when one is close. */
-export const unknownSubcommand = (command: CommandSpec, name: string): CliError =>
-  usageError(
-    `Unknown subcommand '${name}' of core ${command.name}.${didYouMean(name, (command.subcommands ?? []).map((sub) => sub.name))} Run 'core help ${command.name}' for its subcommands.`,
-    "UNKNOWN_COMMAND"
-  )
-
 /** The usage error for a command that does not exist, with a suggestion when one is close. */
-export const unknownCommand = (name: string): CliError => {
-  return usageError(
-    `Unknown command '${name}'.${didYouMean(name, commands.map((command) => command.name))} Run 'core --help' for the list of commands.`,
-    "UNKNOWN_COMMAND"
-  )
-}
+export const unknownCommand = (name: string): CliError => unknownCommandIn(commands, name)

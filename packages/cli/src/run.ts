@@ -1,5 +1,5 @@
 import { CliError, ExitCode, usageError } from "./errors.js"
-import { findCommand, unknownCommand } from "./registry.js"
+import { commands, findCommand, unknownCommand } from "./registry.js"
 import { createUi, type Output, type Ui } from "./ui.js"
 import { version } from "./version.js"
 
@@ -74,12 +74,12 @@ export const run = async (argv: ReadonlyArray<string>, io: Io): Promise<number> 
     const help = await import("./commands/help.js")
     if (invocation.command === undefined) {
       if (invocation.help) {
-        help.printOverview(ui)
+        help.printOverview(ui, commands)
         return ExitCode.ok
       }
       // `core` alone asked for nothing: the usage on stderr and exit 2, so a script that lost its
       // command fails instead of reading the overview as a result (decision 0616).
-      help.printOverview(createUi({ ...io, stdout: io.stderr, json: invocation.json }))
+      help.printOverview(createUi({ ...io, stdout: io.stderr, json: invocation.json }), commands)
       return ExitCode.usage
     }
     const command = findCommand(invocation.command)
@@ -92,7 +92,7 @@ export const run = async (argv: ReadonlyArray<string>, io: Io): Promise<number> 
       return ExitCode.ok
     }
     const module = await command.load()
-    return await module.run({ argv: invocation.rest, ui, env: io.env })
+    return await module.run({ argv: invocation.rest, ui, env: io.env, commands })
   } catch (error) {
     return report(ui, error)
   }

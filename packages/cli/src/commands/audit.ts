@@ -1,7 +1,8 @@
 import type { Iam } from "@core/contracts"
 import { expectPositionals, limitOf, parseOptions, verbOf } from "../args.js"
 import { ExitCode } from "../errors.js"
-import { findCommand, usageOf, type CommandContext } from "../registry.js"
+import { type CommandContext, usageIn } from "../spec.js"
+import { spec } from "./audit.spec.js"
 import { organizationIdOf, withSession } from "../session.js"
 
 /** The audit list's largest page. */
@@ -13,8 +14,8 @@ const MAX_PAGE = 100
  * caller's own entries (what the service answers a user without `organizationId`).
  */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const usage = usageOf("audit", "list")
-  const { rest } = verbOf(argv, ["list"], findCommand("audit")!.usage)
+  const usage = usageIn(spec, "list")
+  const { rest } = verbOf(argv, ["list"], spec.usage)
   const { values, positionals } = parseOptions(
     rest,
     {

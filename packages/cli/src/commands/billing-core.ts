@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { expectPositionals, limitOf, parseOptions } from "../args.js"
 import { ExitCode, usageError } from "../errors.js"
-import type { CommandContext } from "../registry.js"
+import type { CommandContext } from "../spec.js"
 import { withSession } from "../session.js"
 
 const money = (minor: number, currency = "usd") => `${currency === "usd" ? "$" : `${currency.toUpperCase()} `}${(minor / 100).toFixed(2)}`

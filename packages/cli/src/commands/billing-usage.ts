@@ -2,7 +2,7 @@ import type { Billing } from "@core/contracts"
 import { BillingRouteRefs } from "@core/contracts/routes"
 import { expectPositionals, parseOptions } from "../args.js"
 import { ExitCode, usageError } from "../errors.js"
-import type { CommandContext } from "../registry.js"
+import type { CommandContext } from "../spec.js"
 import { withSession } from "../session.js"
 
 const METERS = ["requests", "resource_hours", "builds"] as const

@@ -1,5 +1,6 @@
 import { verbOf } from "../args.js"
-import { findCommand, usageOf, type CommandContext } from "../registry.js"
+import { type CommandContext, usageIn } from "../spec.js"
+import { spec } from "./billing.spec.js"
 import { runInvoices, runPlans, runStatus, runUpgrade } from "./billing-core.js"
 import { runUsage } from "./billing-usage.js"
 
@@ -11,8 +12,8 @@ const VERBS = ["status", "plans", "usage", "invoices", "upgrade"] as const
  * first; `upgrade`: a free platform to a paid plan.
  */
 export const run = async (context: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(context.argv, VERBS, findCommand("billing")!.usage)
-  const usage = usageOf("billing", verb)
+  const { verb, rest } = verbOf(context.argv, VERBS, spec.usage)
+  const usage = usageIn(spec, verb)
   switch (verb) {
     case "status":
       return runStatus(context, rest, usage)

@@ -1,10 +1,11 @@
+import { packDirectory, scanDirectory } from "@core/sdk"
 import type { Deploy } from "@core/contracts"
 import * as Fs from "node:fs/promises"
 import { setTimeout as sleep } from "node:timers/promises"
 import { parseOptions } from "../args.js"
-import { packSite, scanSite } from "../deploy/site.js"
 import { CliError, ExitCode, usageError } from "../errors.js"
-import { type CommandContext, findCommand } from "../registry.js"
+import { type CommandContext } from "../spec.js"
+import { spec } from "./deploy.spec.js"
 import { withSession } from "../session.js"
 import type { Ui } from "../ui.js"
 import { platformOf, platformOption } from "./resources.js"
@@ -15,7 +16,7 @@ const FOLLOW_LIMIT_MS = 10 * 60_000
 const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(bytes < 1024 * 1024 ? 2 : 1)} MiB`
 
 /** The body as a stream that reports how much has gone out: a progress bar (bytes and rate) on a terminal. */
-const withProgress = (ui: Ui, body: Buffer): ReadableStream<Uint8Array> => {
+const withProgress = (ui: Ui, body: Uint8Array): ReadableStream<Uint8Array> => {
   const started = Date.now()
   const step = 64 * 1024
   let sent = 0
@@ -47,7 +48,7 @@ const withProgress = (ui: Ui, body: Buffer): ReadableStream<Uint8Array> => {
  * ends, print its URL; `--json` prints the final deployment record. Exit 1 when it fails.
  */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const usage = findCommand("deploy")!.usage
+  const usage = spec.usage
   const { values, positionals } = parseOptions(argv, { ...platformOption, branch: { type: "string" }, "no-follow": { type: "boolean" } }, usage)
   if (positionals.length !== 1) throw usageError(`Give one directory to deploy. Usage: ${usage}`)
   const dir = positionals[0]!
@@ -56,7 +57,7 @@ export const run = async ({ argv, ui, env }: CommandContext): Promise<number> =>
   return withSession(env, async (session) => {
     const platformId = platformOf(session, values.platform, usage)
     const { client } = session
-    const files = await scanSite(dir)
+    const files = await scanDirectory(dir)
     if (files.length === 0) throw new CliError(`${dir} holds no files to deploy.`, ExitCode.failure, "EMPTY_SITE")
     await client.deploy.createRepo({ platformId, displayName: platformId, planTier: "starter" }).catch(() => undefined)
     const { missing } = await client.deploy.missing(platformId, [...new Set(files.map((file) => file.hash))])
@@ -65,7 +66,7 @@ export const run = async ({ argv, ui, env }: CommandContext): Promise<number> =>
     const kept = files.filter((file) => !lacking.has(file.hash))
     const total = files.reduce((sum, file) => sum + file.size, 0)
     if (!ui.json) ui.line(`Deploying ${files.length} ${files.length === 1 ? "file" : "files"} (${mib(total)}): ${sending.length} to upload, ${kept.length} already on the server.`)
-    const archive = await packSite(sending, kept)
+    const archive = await packDirectory(sending, kept)
     const accepted = await client.deploy.upload(platformId, withProgress(ui, archive), values.branch === undefined ? {} : { branch: values.branch })
     if (!ui.json) ui.line(`Deployment ${accepted.deploymentId} ${accepted.status} (project ${accepted.projectName}).`)
     if (values["no-follow"] === true) {

@@ -1,7 +1,8 @@
 import type { Deploy } from "@core/contracts"
 import { expectPositionals, limitOf, parseOptions, verbOf } from "../args.js"
 import { ExitCode } from "../errors.js"
-import { type CommandContext, findCommand, usageOf } from "../registry.js"
+import { type CommandContext, usageIn } from "../spec.js"
+import { spec } from "./deployments.spec.js"
 import { withSession } from "../session.js"
 import type { Column } from "../ui.js"
 import { platformOf, platformOption } from "./resources.js"
@@ -17,8 +18,8 @@ const columns: ReadonlyArray<Column<Deploy.DeploymentRecord>> = [
 
 /** `core deployments list|show|rollback`: a platform's deployments (docs/deploy.md). */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "show", "rollback"], findCommand("deployments")!.usage)
-  const usage = usageOf("deployments", verb)
+  const { verb, rest } = verbOf(argv, ["list", "show", "rollback"], spec.usage)
+  const usage = usageIn(spec, verb)
   if (verb === "list") {
     const { values } = parseOptions(rest, { ...platformOption, limit: { type: "string" }, cursor: { type: "string" } }, usage)
     const limit = limitOf(values.limit, usage, 100)

@@ -1,7 +1,8 @@
 import type { Provisioning } from "@core/contracts"
 import { expectPositionals, limitOf, parseOptions, verbOf } from "../args.js"
 import { ExitCode } from "../errors.js"
-import { findCommand, usageOf, type CommandContext } from "../registry.js"
+import { type CommandContext, usageIn } from "../spec.js"
+import { spec } from "./dlq.spec.js"
 import { withSession } from "../session.js"
 import type { Column } from "../ui.js"
 import { defined, pageOptions } from "./resources.js"
@@ -21,8 +22,8 @@ const columns: ReadonlyArray<Column<Entry>> = [
 
 /** `core dlq list|replay` (operators): the jobs that failed for good, and their replay as new jobs (docs/provisioning.md). */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "replay"], findCommand("dlq")!.usage)
-  const usage = usageOf("dlq", verb)
+  const { verb, rest } = verbOf(argv, ["list", "replay"], spec.usage)
+  const usage = usageIn(spec, verb)
   if (verb === "list") {
     const { values, positionals } = parseOptions(rest, pageOptions, usage)
     expectPositionals(positionals, [], usage)

@@ -2,7 +2,8 @@ import type { Registry } from "@core/contracts"
 import { setTimeout as sleep } from "node:timers/promises"
 import { expectPositionals, limitOf, parseOptions, verbOf } from "../args.js"
 import { CliError, ExitCode, usageError } from "../errors.js"
-import { findCommand, usageOf, type CommandContext } from "../registry.js"
+import { type CommandContext, usageIn } from "../spec.js"
+import { spec } from "./features.spec.js"
 import { withSession, type Session } from "../session.js"
 import type { Column } from "../ui.js"
 import { defined, listPages, oneOf, pageOptions, platformOf, platformOption } from "./resources.js"
@@ -55,8 +56,8 @@ const timeoutOf = (text: string | undefined, usage: string): number => {
 
 /** `core features list|activate|deactivate|show|manifest`: an entity's feature activations and its manifest (docs/registry.md). */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "activate", "deactivate", "show", "manifest"], findCommand("features")!.usage)
-  const usage = usageOf("features", verb)
+  const { verb, rest } = verbOf(argv, ["list", "activate", "deactivate", "show", "manifest"], spec.usage)
+  const usage = usageIn(spec, verb)
   const common = { ...platformOption, entity: { type: "string" }, environment: { type: "string" } } as const
   const api = (session: Session) => session.client.registry.features
   if (verb === "list") {

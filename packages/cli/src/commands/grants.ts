@@ -1,7 +1,8 @@
 import type { Iam } from "@core/contracts"
 import { confirmDestructive, expectPositionals, limitOf, parseOptions, verbOf, yesOption } from "../args.js"
 import { ExitCode, usageError } from "../errors.js"
-import { findCommand, usageOf, type CommandContext } from "../registry.js"
+import { type CommandContext, usageIn } from "../spec.js"
+import { spec } from "./grants.spec.js"
 import { currentUserId, resolveOrganization, withSession } from "../session.js"
 
 /** Epoch seconds from `--expires`: a number of seconds, or an ISO 8601 time. */
@@ -13,8 +14,8 @@ const expirySeconds = (value: string, usage: string): number => {
 
 /** `core grants list [--user u]`, `core grants create --user u --permission p [--deny] [--expires t]`, `core grants delete <id>`. */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "create", "delete"], findCommand("grants")!.usage)
-  const usage = usageOf("grants", verb)
+  const { verb, rest } = verbOf(argv, ["list", "create", "delete"], spec.usage)
+  const usage = usageIn(spec, verb)
   if (verb === "delete") {
     const { values, positionals } = parseOptions(rest, yesOption, usage)
     const [id] = expectPositionals(positionals, ["grant id"], usage)

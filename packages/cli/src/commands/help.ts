@@ -1,17 +1,15 @@
 import { usageError } from "../errors.js"
 import {
-  commands,
-  findCommand,
   globalEnvironment,
   globalOptions,
-  unknownCommand,
+  unknownCommandIn,
   unknownSubcommand,
   type CommandContext,
-  type CommandSpec,
+  type CommandHelp,
   type EnvironmentHelp,
   type OptionHelp,
   type SubcommandSpec
-} from "../registry.js"
+} from "../spec.js"
 import { formatColumns, type Ui } from "../ui.js"
 import { version } from "../version.js"
 
@@ -22,7 +20,7 @@ const environmentRows = (environment: ReadonlyArray<EnvironmentHelp>) =>
   formatColumns(environment.map((variable) => [variable.name, variable.description]), "  ")
 
 /** `revoke <key id>` from `core keys revoke <key id> [--yes]`: the name and its arguments, no options. */
-const synopsis = (command: CommandSpec, sub: SubcommandSpec): string => {
+const synopsis = (command: CommandHelp, sub: SubcommandSpec): string => {
   const words = sub.usage.replace(`core ${command.name} `, "").split(" ")
   const end = words.findIndex((word) => word.startsWith("[--") || word.startsWith("--"))
   return (end === -1 ? words : words.slice(0, end)).join(" ")
@@ -37,7 +35,7 @@ const section = (ui: Ui, heading: string, lines: ReadonlyArray<string>): void =>
 }
 
 /** Prints the overview: usage, commands, global options, environment. */
-export const printOverview = (ui: Ui): void =>
+export const printOverview = (ui: Ui, commands: ReadonlyArray<CommandHelp>): void =>
   ui.result(
     {
       name: "core",
@@ -60,7 +58,7 @@ export const printOverview = (ui: Ui): void =>
   )
 
 /** Prints one command's usage, subcommands, options (each subcommand's own too), examples and environment. */
-export const printCommandHelp = (ui: Ui, command: CommandSpec): void => {
+export const printCommandHelp = (ui: Ui, command: CommandHelp): void => {
   const subcommands = command.subcommands ?? []
   ui.result(
     {
@@ -90,7 +88,7 @@ export const printCommandHelp = (ui: Ui, command: CommandSpec): void => {
 }
 
 /** Prints one subcommand's usage, its options (with the group's and the global ones), examples and environment. */
-export const printSubcommandHelp = (ui: Ui, command: CommandSpec, sub: SubcommandSpec): void => {
+export const printSubcommandHelp = (ui: Ui, command: CommandHelp, sub: SubcommandSpec): void => {
   const options = [...sub.options, ...command.options, ...globalOptions]
   const examples = sub.examples ?? command.examples.filter((example) => example.startsWith(`core ${command.name} ${sub.name}`))
   ui.result(
@@ -110,7 +108,7 @@ export const printSubcommandHelp = (ui: Ui, command: CommandSpec, sub: Subcomman
  * Prints the help `core help <name> [sub]` asks for (also `core <name> [sub] --help`): a
  * subcommand's when `sub` names one of the command's, else the command's.
  */
-export const printHelpOf = (ui: Ui, command: CommandSpec, sub: string | undefined): void => {
+export const printHelpOf = (ui: Ui, command: CommandHelp, sub: string | undefined): void => {
   if (sub === undefined || command.subcommands === undefined) return printCommandHelp(ui, command)
   const found = command.subcommands.find((candidate) => candidate.name === sub)
   if (found === undefined) throw unknownSubcommand(command, sub)
@@ -118,15 +116,15 @@ export const printHelpOf = (ui: Ui, command: CommandSpec, sub: string | undefine
 }
 
 /** `core help [command] [subcommand]`. */
-export const run = async ({ argv, ui }: CommandContext): Promise<number> => {
+export const run = async ({ argv, ui, commands }: CommandContext): Promise<number> => {
   const [name, sub, ...extra] = argv
   if (extra.length > 0) throw usageError(`Too many arguments: core help takes at most a command and a subcommand.`)
   if (name === undefined) {
-    printOverview(ui)
+    printOverview(ui, commands)
     return 0
   }
-  const command = findCommand(name)
-  if (command === undefined) throw unknownCommand(name)
+  const command = commands.find((candidate) => candidate.name === name)
+  if (command === undefined) throw unknownCommandIn(commands, name)
   if (sub !== undefined && command.subcommands === undefined) throw usageError(`core ${name} has no subcommands. Run 'core help ${name}'.`)
   printHelpOf(ui, command, sub)
   return 0

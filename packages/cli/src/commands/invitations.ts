@@ -1,7 +1,8 @@
 import type { Iam } from "@core/contracts"
 import { confirmDestructive, expectPositionals, limitOf, parseOptions, verbOf } from "../args.js"
 import { ExitCode, usageError } from "../errors.js"
-import { findCommand, usageOf, type CommandContext } from "../registry.js"
+import { type CommandContext, usageIn } from "../spec.js"
+import { spec } from "./invitations.spec.js"
 import { resolveOrganization, withSession } from "../session.js"
 
 /** The invitations list's page size (the server's maximum). */
@@ -11,8 +12,8 @@ const iso = (epochMs: number) => new Date(epochMs).toISOString()
 
 /** `core invitations list`, `core invitations create <email> [--role r]`, `core invitations revoke <id>`. */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "create", "revoke"], findCommand("invitations")!.usage)
-  const usage = usageOf("invitations", verb)
+  const { verb, rest } = verbOf(argv, ["list", "create", "revoke"], spec.usage)
+  const usage = usageIn(spec, verb)
   const { values, positionals } = parseOptions(
     rest,
     { org: { type: "string" }, role: { type: "string" }, limit: { type: "string" }, yes: { type: "boolean" } },

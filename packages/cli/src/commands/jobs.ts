@@ -1,7 +1,8 @@
 import type { Provisioning } from "@core/contracts"
 import { confirmDestructive, expectPositionals, limitOf, parseOptions, verbOf, yesOption } from "../args.js"
 import { CliError, ExitCode, usageError } from "../errors.js"
-import { findCommand, usageOf, type CommandContext } from "../registry.js"
+import { type CommandContext, usageIn } from "../spec.js"
+import { spec } from "./jobs.spec.js"
 import { withSession, type Session } from "../session.js"
 import type { Column, Ui } from "../ui.js"
 import { defined, oneOf, pageOptions, platformOption } from "./resources.js"
@@ -108,8 +109,8 @@ const timeoutOf = (text: string | undefined, usage: string): number | undefined 
 
 /** `core jobs list|show|watch|retry|cancel`: provisioning jobs (docs/provisioning.md). */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "show", "watch", "retry", "cancel"], findCommand("jobs")!.usage)
-  const usage = usageOf("jobs", verb)
+  const { verb, rest } = verbOf(argv, ["list", "show", "watch", "retry", "cancel"], spec.usage)
+  const usage = usageIn(spec, verb)
   if (verb === "list") {
     const { values, positionals } = parseOptions(rest, { ...platformOption, ...pageOptions, status: { type: "string" } }, usage)
     expectPositionals(positionals, [], usage)

@@ -1,7 +1,8 @@
 import type { Iam } from "@core/contracts"
 import { confirmDestructive, expectPositionals, limitOf, parseOptions, verbOf, yesOption } from "../args.js"
 import { ExitCode } from "../errors.js"
-import { findCommand, usageOf, type CommandContext } from "../registry.js"
+import { type CommandContext, usageIn } from "../spec.js"
+import { spec } from "./keys.spec.js"
 import { resolveOrganization, withSession } from "../session.js"
 
 /** What the created key holds, saying when it is the default (decision 0595). */
@@ -12,8 +13,8 @@ const permissionsLine = (permissions: ReadonlyArray<string>, defaulted: boolean)
 
 /** `core keys list`, `core keys create [--name n] [--permission p]… [--expires iso]`, `core keys revoke <id>`. */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "create", "revoke"], findCommand("keys")!.usage)
-  const usage = usageOf("keys", verb)
+  const { verb, rest } = verbOf(argv, ["list", "create", "revoke"], spec.usage)
+  const usage = usageIn(spec, verb)
   if (verb === "revoke") {
     const { values, positionals } = parseOptions(rest, yesOption, usage)
     const [id] = expectPositionals(positionals, ["key id"], usage)

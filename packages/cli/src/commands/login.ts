@@ -16,7 +16,7 @@ import {
   type Outcome,
   type Tokens
 } from "../oauth.js"
-import type { CommandContext } from "../registry.js"
+import type { CommandContext } from "../spec.js"
 import type { Spinner, Ui } from "../ui.js"
 
 type Env = CommandContext["env"]

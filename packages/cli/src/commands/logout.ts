@@ -2,7 +2,7 @@ import { expectPositionals, parseOptions } from "../args.js"
 import { clearCredentials, credentialPaths, readCredentials } from "../credentials.js"
 import { ExitCode } from "../errors.js"
 import { isApiKey, signOut } from "../oauth.js"
-import type { CommandContext } from "../registry.js"
+import type { CommandContext } from "../spec.js"
 
 const USAGE = "core logout"
 

@@ -1,6 +1,7 @@
 import { confirmDestructive, expectPositionals, limitOf, parseOptions, verbOf } from "../args.js"
 import { ExitCode } from "../errors.js"
-import { findCommand, usageOf, type CommandContext } from "../registry.js"
+import { type CommandContext, usageIn } from "../spec.js"
+import { spec } from "./members.spec.js"
 import { resolveOrganization, withSession } from "../session.js"
 
 /** The most members one `members list` asks for (the server's maximum page). */
@@ -8,8 +9,8 @@ const ALL_MEMBERS = 1000
 
 /** `core members list`, `core members remove <member id or email>`, `core members role <member id> <role>`. */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "remove", "role"], findCommand("members")!.usage)
-  const usage = usageOf("members", verb)
+  const { verb, rest } = verbOf(argv, ["list", "remove", "role"], spec.usage)
+  const usage = usageIn(spec, verb)
   const { values, positionals } = parseOptions(
     rest,
     { org: { type: "string" }, ...(verb === "list" ? { limit: { type: "string" } } : {}), ...(verb === "remove" ? { yes: { type: "boolean" } } : {}) },

@@ -1,6 +1,7 @@
 import { expectPositionals, limitOf, parseOptions, verbOf } from "../args.js"
 import { ExitCode } from "../errors.js"
-import { findCommand, usageOf, type CommandContext } from "../registry.js"
+import { type CommandContext, usageIn } from "../spec.js"
+import { spec } from "./orgs.spec.js"
 import { withSession } from "../session.js"
 
 /** A slug from a name: lower case, runs of other characters as one dash, at most 63 characters. */
@@ -9,8 +10,8 @@ export const slugOf = (name: string): string =>
 
 /** `core orgs list`, `core orgs create <name> [--slug s]`, `core orgs get <slug>`. */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "create", "get"], findCommand("orgs")!.usage)
-  const usage = usageOf("orgs", verb)
+  const { verb, rest } = verbOf(argv, ["list", "create", "get"], spec.usage)
+  const usage = usageIn(spec, verb)
   if (verb === "list") {
     const { values, positionals } = parseOptions(rest, { limit: { type: "string" } }, usage)
     expectPositionals(positionals, [], usage)

@@ -1,7 +1,8 @@
 import type { Registry } from "@core/contracts"
 import { confirmDestructive, expectPositionals, limitOf, parseOptions, verbOf, yesOption } from "../args.js"
 import { ExitCode, usageError } from "../errors.js"
-import { findCommand, usageOf, type CommandContext } from "../registry.js"
+import { type CommandContext, usageIn } from "../spec.js"
+import { spec } from "./platforms.spec.js"
 import { withSession } from "../session.js"
 
 /** The registry's largest page. */
@@ -33,8 +34,8 @@ const ACTIONS = {
 
 /** `core platforms list|show|create|suspend|restore|cancel|delete`: the platform registry (docs/registry.md). */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "show", "create", "suspend", "restore", "cancel", "delete"], findCommand("platforms")!.usage)
-  const usage = usageOf("platforms", verb)
+  const { verb, rest } = verbOf(argv, ["list", "show", "create", "suspend", "restore", "cancel", "delete"], spec.usage)
+  const usage = usageIn(spec, verb)
   if (verb === "list") {
     const options = { limit: { type: "string" }, status: { type: "string" }, tier: { type: "string" }, cursor: { type: "string" }, all: { type: "boolean" } } as const
     const { values, positionals } = parseOptions(rest, options, usage)

@@ -2,7 +2,8 @@ import type { Registry } from "@core/contracts"
 import { readFileSync } from "node:fs"
 import { confirmDestructive, expectPositionals, limitOf, parseOptions, verbOf, yesOption } from "../args.js"
 import { CliError, ExitCode, usageError } from "../errors.js"
-import { findCommand, usageOf, type CommandContext } from "../registry.js"
+import { type CommandContext, usageIn } from "../spec.js"
+import { spec } from "./resources.spec.js"
 import { withSession, type Session } from "../session.js"
 import type { Column, Ui } from "../ui.js"
 
@@ -112,7 +113,7 @@ const SECRET_USAGE = {
 
 /** `core resources secrets list|set|delete`. */
 const secrets = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "set", "delete"], usageOf("resources", "secrets"))
+  const { verb, rest } = verbOf(argv, ["list", "set", "delete"], usageIn(spec, "secrets"))
   const usage = `core resources secrets ${verb} <resource-id>${SECRET_USAGE[verb]}`
   if (verb === "list") {
     const { values, positionals } = parseOptions(rest, { ...platformOption, ...pageOptions, status: { type: "string" } }, usage)
@@ -147,9 +148,9 @@ const secrets = async ({ argv, ui, env }: CommandContext): Promise<number> => {
 /** `core resources list|show|create|set-status|delete|lookup|secrets`: a platform's resources (docs/registry.md). */
 export const run = async (context: CommandContext): Promise<number> => {
   const { argv, ui, env } = context
-  const { verb, rest } = verbOf(argv, ["list", "show", "create", "set-status", "delete", "lookup", "secrets"], findCommand("resources")!.usage)
+  const { verb, rest } = verbOf(argv, ["list", "show", "create", "set-status", "delete", "lookup", "secrets"], spec.usage)
   if (verb === "secrets") return secrets({ ...context, argv: rest })
-  const usage = usageOf("resources", verb)
+  const usage = usageIn(spec, verb)
   const api = (session: Session) => session.client.registry.resources
   if (verb === "list") {
     const options = { ...platformOption, ...pageOptions, entity: { type: "string" }, type: { type: "string" }, environment: { type: "string" }, status: { type: "string" } } as const

@@ -1,13 +1,14 @@
 import type { Iam } from "@core/contracts"
 import { confirmDestructive, expectPositionals, limitOf, parseOptions, verbOf } from "../args.js"
 import { ExitCode, usageError } from "../errors.js"
-import { findCommand, usageOf, type CommandContext } from "../registry.js"
+import { type CommandContext, usageIn } from "../spec.js"
+import { spec } from "./roles.spec.js"
 import { resolveOrganization, withSession } from "../session.js"
 
 /** `core roles list`, `core roles set <role> [permission…]`, `core roles delete <role>`. */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "set", "delete"], findCommand("roles")!.usage)
-  const usage = usageOf("roles", verb)
+  const { verb, rest } = verbOf(argv, ["list", "set", "delete"], spec.usage)
+  const usage = usageIn(spec, verb)
   const { values, positionals } = parseOptions(rest, { org: { type: "string" }, limit: { type: "string" }, yes: { type: "boolean" } }, usage)
   const misplaced = ([["limit", "list"], ["yes", "delete"]] as const).find(([name, only]) => values[name] !== undefined && verb !== only)
   if (misplaced !== undefined) throw usageError(`Unknown option '--${misplaced[0]}'. Usage: ${usage}`, "UNKNOWN_OPTION")

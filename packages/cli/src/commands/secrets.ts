@@ -1,6 +1,7 @@
 import { parseOptions, verbOf } from "../args.js"
 import { CliError, ExitCode, usageError } from "../errors.js"
-import { type CommandContext, findCommand, usageOf } from "../registry.js"
+import { type CommandContext, usageIn } from "../spec.js"
+import { spec } from "./secrets.spec.js"
 import { withSession } from "../session.js"
 import { platformOf, platformOption } from "./resources.js"
 
@@ -17,8 +18,8 @@ const readStdin = async (): Promise<string> => {
  * `set NAME` with the value on stdin (kept out of the shell's history); values are never printed.
  */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["set", "list"], findCommand("secrets")!.usage)
-  const usage = usageOf("secrets", verb)
+  const { verb, rest } = verbOf(argv, ["set", "list"], spec.usage)
+  const usage = usageIn(spec, verb)
   const { values, positionals } = parseOptions(rest, platformOption, usage)
   if (verb === "list") {
     return withSession(env, async (session) => {

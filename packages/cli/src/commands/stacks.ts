@@ -2,7 +2,8 @@ import type { Stacks } from "@core/contracts"
 import { readFileSync } from "node:fs"
 import { confirmDestructive, expectPositionals, limitOf, parseOptions, verbOf, yesOption } from "../args.js"
 import { CliError, ExitCode, usageError } from "../errors.js"
-import { findCommand, usageOf, type CommandContext } from "../registry.js"
+import { type CommandContext, usageIn } from "../spec.js"
+import { spec } from "./stacks.spec.js"
 import { withSession } from "../session.js"
 
 /** A stack definition file's JSON (`-` reads stdin). */
@@ -27,8 +28,8 @@ const required = (value: string | undefined, flag: string, usage: string): strin
 
 /** `core stacks list|show|create|publish|deprecate`: the stack catalogue (docs/stacks.md). */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "show", "create", "publish", "deprecate"], findCommand("stacks")!.usage)
-  const usage = usageOf("stacks", verb)
+  const { verb, rest } = verbOf(argv, ["list", "show", "create", "publish", "deprecate"], spec.usage)
+  const usage = usageIn(spec, verb)
   if (verb === "list") {
     const { values, positionals } = parseOptions(rest, { limit: { type: "string" } }, usage)
     expectPositionals(positionals, [], usage)

@@ -1,7 +1,8 @@
 import type { Registry } from "@core/contracts"
 import { confirmDestructive, expectPositionals, limitOf, parseOptions, verbOf, yesOption } from "../args.js"
 import { ExitCode, usageError } from "../errors.js"
-import { findCommand, usageOf, type CommandContext } from "../registry.js"
+import { type CommandContext, usageIn } from "../spec.js"
+import { spec } from "./tenants.spec.js"
 import { withSession, type Session } from "../session.js"
 
 type Entity = Registry.EntityRecord
@@ -54,8 +55,8 @@ const drawTree = (nodes: ReadonlyArray<Node>, line: (text: string) => void, inde
 
 /** `core tenants list|show|create|rename|delete|tree`: a platform's tenants and subtenants (docs/registry.md). */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "show", "create", "rename", "delete", "tree"], findCommand("tenants")!.usage)
-  const usage = usageOf("tenants", verb)
+  const { verb, rest } = verbOf(argv, ["list", "show", "create", "rename", "delete", "tree"], spec.usage)
+  const usage = usageIn(spec, verb)
   const entities = (session: Session) => session.client.registry.entities
   if (verb === "list") {
     const options = { ...platform, type: { type: "string" }, status: { type: "string" }, parent: { type: "string" }, limit: { type: "string" }, cursor: { type: "string" }, all: { type: "boolean" } } as const

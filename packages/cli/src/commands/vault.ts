@@ -1,7 +1,8 @@
 import { VaultToolError } from "@core/sdk"
 import { expectPositionals, limitOf, parseOptions, verbOf } from "../args.js"
 import { CliError, ExitCode, usageError } from "../errors.js"
-import { findCommand, usageOf, type CommandContext } from "../registry.js"
+import { type CommandContext, usageIn } from "../spec.js"
+import { spec } from "./vault.spec.js"
 import { withSession } from "../session.js"
 
 const CATEGORIES = ["services", "concepts", "cross-cutting", "guides", "rules", "decisions", "implementation"] as const
@@ -14,8 +15,8 @@ const toolFailure = (error: unknown): never => {
 
 /** `core vault search|read`: Core's architecture docs through the vault tool server (docs/vault-server.md). */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["search", "read"], findCommand("vault")!.usage)
-  const usage = usageOf("vault", verb)
+  const { verb, rest } = verbOf(argv, ["search", "read"], spec.usage)
+  const usage = usageIn(spec, verb)
   if (verb === "search") {
     const { values, positionals } = parseOptions(rest, { limit: { type: "string" }, category: { type: "string" } }, usage)
     if (positionals.length === 0) throw usageError(`Missing <query>. Usage: ${usage}`)

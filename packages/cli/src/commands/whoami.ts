@@ -1,7 +1,7 @@
 import { expectPositionals, parseOptions } from "../args.js"
 import { credentialPaths, readCredentials } from "../credentials.js"
 import { CliError, ExitCode } from "../errors.js"
-import type { CommandContext } from "../registry.js"
+import type { CommandContext } from "../spec.js"
 
 const USAGE = "core whoami [--json]"
 
