@@ -132,7 +132,7 @@ export const parseDecision = (file: string, text: string): Decision => {
   }
   const statusNote = statusLine[2]!.trim()
   // What amends or supersedes it: the numbers and links before any parenthesis or sentence.
-  const targets = logStatus.endsWith(" by") ? statusNote.split(/[(.;]\s/)[0]! : ""
+  const targets = logStatus.endsWith(" by") ? statusNote.split(/\s\(|[.;]\s/)[0]! : ""
   const by = [...targets.matchAll(/\[[^\]]*\]\(([^)\s]+)\)|\b(\d{4})\b/g)].map((m) =>
     m[2] ?? (/^\d{4}-/.test(m[1]!) ? m[1]!.slice(0, 4) : posix.join("docs/decisions", m[1]!))
   )

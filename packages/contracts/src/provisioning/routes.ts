@@ -9,7 +9,7 @@ const tags = ["provisioning: jobs"]
 /**
  * The provisioning service's routes, documented under
  * `/api/v1/provision`; through the gateway at `/api/v1/provisioning/<path>` (the service serves its
- * documented paths and the stripped ones, decision 0255), with the job-creating and operator routes.
+ * documented paths and the stripped ones, docs/provisioning.md), with the job-creating and operator routes.
  */
 export const ProvisioningRoutes = defineRoutes({
   ...DomainRoutes,
