@@ -52,7 +52,7 @@ export const AREAS: Record<string, string> = {
   cli: "docs/vault/guides/cli.md",
   server: "docs/operations.md",
   examples: "docs/vault/guides/embedding.md",
-  tests: "README.md#test-it",
+  tests: "docs/testing.md",
   docs: "docs/vault/guides/writing-vault-documents.md"
 }
 
