@@ -150,7 +150,7 @@ const creating = <B extends z.ZodType>(path: string, summary: string, body: B) =
 })
 
 /**
- * Seed 001's job-creating routes: a platform's owner and admins for their own platform (another
+ * The job-creating routes (docs/provisioning.md): a platform's owner and admins for their own platform (another
  * tenant: 404), operators and the service key for every platform. Each enqueues the job of its
  * type with the parsed body (and `platformId`) as its payload.
  */
