@@ -237,7 +237,8 @@ export const renderIndex = (decisions: ReadonlyArray<Decision> = readAll()): str
     "|---|---|---|---|---|",
     ...decisions.map((d) => {
       const number = String(d.number).padStart(4, "0")
-      const status = d.logStatus === "amended by" ? `amended by ${d.by.map(link).join(", ")}` : d.logStatus
+      const status =
+        d.logStatus === "amended by" ? `amended by ${d.by.map(link).join(", ")}` : d.logStatus === "superseded by" ? "superseded" : d.logStatus
       const superseded = d.logStatus === "superseded by" ? d.by.map(link).join(", ") : ""
       return `| [${number}](${d.file}) | ${cell(d.title)} | ${status} | ${d.area} | ${superseded} |`
     }),
