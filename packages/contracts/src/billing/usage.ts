@@ -5,7 +5,7 @@ import { naming, pathInput } from "../PathRecords.js"
 import { defineRoutes } from "../Routes.js"
 
 /**
- * Usage metering (the usage rows; docs/billing.md; decisions 0460–0468):
+ * Usage metering (docs/billing.md, "Metering"; decisions 0460–0468):
  * events ingested idempotently by id, rolled up by day, read per period, tenant, stack and day.
  */
 
