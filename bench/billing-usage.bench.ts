@@ -14,7 +14,7 @@ import type { Figures } from "./Figures.js"
  * `ON CONFLICT DO NOTHING`, the daily rollups upserted, the alerts checked), in batches of 1,000
  * from 4 concurrent callers, beside a plain `COPY … FROM STDIN` of the same rows into the same
  * table (no rollups, no idempotency: the physical limit), in the same run. `BENCH_USAGE_EVENTS`
- * events (default 200,000) over 20 platforms, 100 tenants, 3 meters. Target (issue 14): ≥ 10,000/s.
+ * events (default 200,000) over 20 platforms, 100 tenants, 3 meters. Target: ≥ 10,000/s.
  */
 const EVENTS = Number(process.env.BENCH_USAGE_EVENTS ?? 200_000)
 const BATCH = 1000

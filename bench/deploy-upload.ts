@@ -1,5 +1,5 @@
 /**
- * The deploy upload benchmark (issue 15), one run:
+ * The deploy upload benchmark, one run:
  *
  *   node --conditions=source --import tsx bench/deploy-upload.ts
  *
@@ -187,7 +187,7 @@ export const run = async (): Promise<Figures> => {
     const share = (second / first) * 100
 
     return {
-      title: "Deploy uploads (issue 15): 50 MiB through the gateway vs bare node:http to disk; memory; an incremental redeploy",
+      title: "Deploy uploads: 50 MiB through the gateway vs bare node:http to disk; memory; an incremental redeploy",
       columns: ["measure", "value"],
       rows: [
         ["tarball (MiB)", (bytes / MiB).toFixed(1)],

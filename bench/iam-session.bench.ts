@@ -68,7 +68,7 @@ const measure = async (target: string, path: string): Promise<Measured> => {
 /**
  * `GET /api/core/session` with a valid bearer (one statement on the token hash's index, permissions
  * cached) against the foundation's trivial route, in the same run; on PostgreSQL too when
- * `CORE_TEST_DATABASE_URL` is set. Issue 3 asks for at least 0.5 of the trivial route's throughput.
+ * `CORE_TEST_DATABASE_URL` is set. Target: at least 0.5 of the trivial route's throughput.
  * Throughput swings with whatever else the machine runs; the server process's CPU time per request
  * does not, so both ratios are printed (throughput, and trivial CPU / session CPU: the throughput
  * ratio the routes would have if each had the machine to itself).

@@ -20,7 +20,7 @@ import { cpuMs, localPorts } from "./ProcessCpu.js"
  * while the workers run, and times from the first enqueue to the last completion; latency is from
  * the enqueuer's clock before the insert to the job's start (ours: `created_at` to `started_at`;
  * graphile's: the task's first line). Each queue runs twice, A-B-B-A, and the figures are the
- * means. Target (issue 13): ours ≥ 1.0× graphile-worker.
+ * means. Target: ours ≥ 1.0× graphile-worker.
  */
 const JOBS = Number(process.env.BENCH_JOBS ?? 5_000)
 const WORKERS = 4

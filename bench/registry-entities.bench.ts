@@ -14,7 +14,7 @@ import { type Figures, median } from "./Figures.js"
  * printed without a target). The tree has a varying fan-out (1 to 7 children, 4 on average, breadth
  * first), so 9 levels (at most 16 allowed);
  * another platform holds a tree as large, so the table is not the tree alone. PGlite, and PostgreSQL
- * when `CORE_TEST_DATABASE_URL` is set. Target (issue 12): within 1.5x.
+ * when `CORE_TEST_DATABASE_URL` is set. Target: within 1.5x.
  */
 const NODES = Number(process.env.BENCH_ENTITIES ?? 10_000)
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 50)

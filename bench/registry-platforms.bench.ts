@@ -9,7 +9,7 @@ import { type Figures, median } from "./Figures.js"
  * One page of platforms among 100,000 with a filter (`tier=growth`, 25 rows, a cursor half-way),
  * through `Platforms.list` as an operator calls it (policy, keyset page, `total`), against the same
  * two statements hand-written on the same database: the page and the count. PGlite, and PostgreSQL
- * when `CORE_TEST_DATABASE_URL` is set. Target (issue 12): within 1.5x.
+ * when `CORE_TEST_DATABASE_URL` is set. Target: within 1.5x.
  */
 const ROWS = Number(process.env.BENCH_PLATFORMS ?? 100_000)
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200)

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url"
 import { build } from "esbuild"
 import type { Figures } from "./Figures.js"
 
-/** The target of issue 17: the core client with one namespace, minified and gzipped. */
+/** The target (decision 0511): the core client with one namespace, minified and gzipped. */
 const TARGET_GZIP_BYTES = 15_000
 
 const source = fileURLToPath(new URL("../packages/sdk/src/index.ts", import.meta.url))
@@ -40,7 +40,7 @@ const kb = (bytes: number) => (bytes / 1000).toFixed(1)
 
 /**
  * Bundle size of `@core/sdk`: `createCoreClient` alone, with each namespace alone, and
- * `createClient` (every namespace), against issue 17's 15 kB gzipped target for the core client
+ * `createClient` (every namespace), against the 15 kB gzipped target (decision 0511) for the core client
  * with one namespace; each ratio is to `createClient` measured in the same run. Sizes do not
  * depend on the machine's load (no A-B-B-A needed).
  */

@@ -12,7 +12,7 @@ import { stem, words } from "../packages/vault/src/internal/text.js"
 import { durations, type Figures, median } from "./Figures.js"
 
 /**
- * The vault's search (issue 16, decision 0400) over a generated vault of `BENCH_VAULT_DOCS`
+ * The vault's search (decision 0400) over a generated vault of `BENCH_VAULT_DOCS`
  * (10,000) documents of about 1,000 words, beside MiniSearch 7 on the same documents and queries in
  * the same run (title ×3, headings ×2, the same stems, prefix on the last word, OR; MiniSearch
  * expands a prefix to every completion, ours to the most frequent within a budget, decision 0400): index build

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Lints packed tarballs the way a registry user receives them (decision 0531):
 // - publint, every suggestion, warning and error counted (strict);
-// - @arethetypeswrong/cli with the `esm-only` profile (the packages are ESM only, DESIGN §2;
+// - @arethetypeswrong/cli with the `esm-only` profile (the packages are ESM only, decision 0530;
 //   Node ≥ 20.19 `require`s them as ESM), for every package that ships types.
 //
 //   node scripts/check-packages.mjs <tarball.tgz>...        (exit 1 when any package has a problem)

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// How long each test file took, so that the next slow file is seen the day it lands (issue 26).
+// How long each test file took, so that the next slow file is seen the day it lands.
 //
 // As a vitest reporter (vitest.config.ts adds it when CORE_TEST_TIMES names a file): appends one
 // JSON line per test file to that file — { pass, file, project, state, ms, collectMs, runMs } where

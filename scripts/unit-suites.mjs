@@ -3,7 +3,7 @@
 // pattern, scripts/ci-database-suites.mjs) and start no process, thread, server, browser or
 // embedded database — directly or through a test-support module they import. vitest.config.ts runs
 // them as the `unit` project (threads, one module graph per worker: they share no state but their
-// sources), first; `npm run test:quick` runs that project alone (issue 26, decision 0590).
+// sources), first; `npm run test:quick` runs that project alone (decision 0590).
 //
 //   node scripts/unit-suites.mjs            one path a line
 import { relative } from "node:path"

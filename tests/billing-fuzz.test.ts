@@ -72,7 +72,7 @@ for (const driver of TestDatabase.drivers) {
       }
       const cases = casesFor(ROUTES, known, { seed: SEED, last: LAST, path: (path) => `${PREFIX}${path}`, atLeast: 500 })
       const findings = await sendCases(`billing fuzz on ${driver}`, server, cases, await sendersOf(base, a, STATIC_KEY))
-      // By design: the reserved `POST /api/billing/subscription` answers 501 to every request (seed 001),
+      // By design: the reserved `POST /api/billing/subscription` answers 501 to every request,
       // and the customer portal's pages answer their errors as a short HTML page (decision 0441).
       const expected = (finding: string) =>
         (finding.startsWith("createSubscription (POST /api/billing/subscription)") && finding.includes(": 501 ") && finding.includes("NOT_IMPLEMENTED")) ||

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { launch, migratedDataDir, ready, type Running, stop } from "../packages/server/test/ServerProcess.js"
 
 /**
- * The all-in-one server's pages as a person sees them in Debian's Chromium (issue 28): a path
+ * The all-in-one server's pages as a person sees them in Debian's Chromium: a path
  * nothing serves is an HTML "Page not found" for the browser while API clients keep the JSON
  * envelope (decision 0617), and the home page names each session's device ("Chrome on Linux"), not
  * its whole user agent. Screenshots go to `$CORE_TEST_SCREENSHOTS` (default: a temporary folder).

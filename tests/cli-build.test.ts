@@ -24,12 +24,8 @@ describe("core (bundled by tsup into dist/core.js)", () => {
     const imported = [...code.matchAll(/^import\b[\s\w{},*$]*?from\s+"([^"]+)"/gm)].map((match) => match[1])
     const builtins = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)])
     expect(imported.filter((specifier) => !builtins.has(specifier))).toEqual([])
-    // The catalogue's zod schemas never ship with the CLI; its route table (about 15 KB) does. Issue 12's
-    // command groups cost about 11 KB each (`core tenants`: 11.4 KB; 301 KB with it) and `core resources`
-    // and `core features` are still to come: the budget is 340 KB (decision 0267). Issue 13's `core jobs` and
-    // `core dlq` with `client.provisioning` cost 18 KB (356 KB with them): the budget is 370 KB (decision 0311).
-    // Vault's and billing's commands brought it to 380 KB; issue 15's `core deploy`, `core deployments`,
-    // `core secrets` and `client.deploy` cost 17.5 KB (397 KB): the budget is 420 KB (decision 0488).
+    // The catalogue's zod schemas never ship with the CLI; its route table (about 15 KB) does. A command
+    // group costs about 11-18 KB; the budget, its measurements and their history: decision 0488.
     expect(code).not.toContain("safeParse")
     expect(statSync(bundle).size).toBeLessThan(420_000)
   })

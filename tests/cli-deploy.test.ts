@@ -11,8 +11,8 @@ import { type Tenant, tenantOf } from "./support/tenants.js"
 import { site } from "./support/sites.js"
 
 /**
- * `core deploy` with the real built binary through the gateway of the real all-in-one server
- * (issue 15): a directory deployed and answering at `<project>.localhost`, an unchanged redeploy
+ * `core deploy` with the real built binary through the gateway of the real all-in-one server:
+ * a directory deployed and answering at `<project>.localhost`, an unchanged redeploy
  * sending no file again, a preview beside production, `core deployments list|rollback`, and
  * `core secrets set|list` — on PGlite and PostgreSQL.
  */

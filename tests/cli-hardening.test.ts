@@ -3,7 +3,7 @@ import { startIdentityStack, type IdentityStack } from "../packages/cli/test/ide
 import { core, spawnCore, tempHome, type TempHome } from "../packages/cli/test/login-support.js"
 
 /**
- * Issue 11, "First hour of a new user" (CLI), against the real identity service behind the real
+ * The CLI in a new user's first hour, against the real identity service behind the real
  * gateway: validation details, `--limit`, empty lists, `audit list --org <slug>`, the causes of
  * login failures and unknown API keys.
  */

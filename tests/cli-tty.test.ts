@@ -6,7 +6,7 @@ import { baseEnv, core, spawnCore, tempHome, type TempHome } from "../packages/c
 import { launcher } from "../packages/cli/test/run-core.js"
 
 /**
- * Issue 11 (CLI) on a terminal: destructive commands ask first, and wide tables fit the terminal's
+ * The CLI on a terminal: destructive commands ask first, and wide tables fit the terminal's
  * width. The real binary runs under a pseudo-terminal (util-linux `script`) against the real
  * identity service; answers are typed on the terminal.
  */

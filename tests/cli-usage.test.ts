@@ -5,7 +5,7 @@ import { core, tempHome, type TempHome } from "../packages/cli/test/login-suppor
 import { closedAddress } from "../packages/cli/test/scripted-identity.js"
 
 /**
- * Issue 11, "First hour of a new user" (CLI): usage errors, help, confirmation of destructive
+ * The CLI in a new user's first hour: usage errors, help, confirmation of destructive
  * commands and the causes of login failures, on the real `core` binary without a Core server.
  */
 const homes: Array<TempHome> = []

@@ -7,7 +7,7 @@ import { tcpProxy, type TcpProxy } from "./support/tcpProxy.js"
 import { call, type Tenant, tenantOf, until } from "./support/tenants.js"
 
 /**
- * The all-in-one server while its PostgreSQL refuses connections (issue 27): every request that
+ * The all-in-one server while its PostgreSQL refuses connections: every request that
  * needs the database answers 503 `UNAVAILABLE` with `Retry-After` — the gateway's own dependency
  * (identity, and identity's database) is down, no upstream failed — and the server serves again
  * once the database is back. The database is reached through a TCP proxy the test takes down.

@@ -9,7 +9,7 @@ import { tarball } from "./support/tarballs.js"
 import { call, type Tenant, tenantOf, until } from "./support/tenants.js"
 
 /**
- * A new platform's first deploys arriving together (issue 27): its repository is made once, every
+ * A new platform's first deploys arriving together: its repository is made once, every
  * deploy is its own deployment and succeeds, and no answer names a server path — on PGlite and
  * PostgreSQL, through the gateway of the real all-in-one server.
  */

@@ -13,7 +13,7 @@ import { casesFor, sendCases, sendersOf, SLOW, useFuzzServer } from "./fuzz/suit
 /**
  * Every command-line backend route of the catalogue (`Deploy.CliRoutes`), through the real
  * all-in-one server's gateway (`/api/v1/cli/...`), on PGlite and on PostgreSQL when
- * `CORE_TEST_DATABASE_URL` is set (issue 15):
+ * `CORE_TEST_DATABASE_URL` is set:
  *
  * - tenancy: a platform's owner sends every route with another platform's id and real deployment:
  *   404 `NOT_FOUND` each time, never 403, and nothing of the other platform changes;

@@ -13,7 +13,7 @@ import { tarball } from "./support/tarballs.js"
 import { call, type Tenant, tenantOf, until } from "./support/tenants.js"
 
 /**
- * The command-line backend through the gateway of the real all-in-one server (issue 15): the
+ * The command-line backend through the gateway of the real all-in-one server: the
  * source repository, uploads and their deployments served at `<project>.localhost` and previews at
  * `<branch>.<project>.localhost`, rollbacks, paging, idempotency, archive safety, secrets,
  * features, and another tenant's 404 — on PGlite and PostgreSQL.

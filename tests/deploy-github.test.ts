@@ -6,7 +6,7 @@ import { call, type Tenant, tenantOf, until } from "./support/tenants.js"
 import { site } from "./support/sites.js"
 
 /**
- * The command-line backend on the GitHub source host (issue 15, decision 0489), through the gateway
+ * The command-line backend on the GitHub source host (decision 0489), through the gateway
  * of the real all-in-one server configured with `GITHUB_TOKEN`, `GITHUB_OWNER`, `GITHUB_TEMPLATE` and
  * `GITHUB_API_URL` pointing at a local stand-in that answers GitHub's documented shapes: `POST
  * /platforms` generates the repository from the template (`created`, then `exists` with the same

@@ -11,7 +11,7 @@ import { call, type Tenant, tenantOf, until } from "./support/tenants.js"
 import { site } from "./support/sites.js"
 
 /**
- * `client.deploy.upload(platformId, "<directory>")` in Node (issue 15, decision 0491): the SDK hashes
+ * `client.deploy.upload(platformId, "<directory>")` in Node (decision 0491): the SDK hashes
  * the directory, asks which hashes the server lacks and uploads only those with a manifest of the
  * rest — through the real server's gateway; and where there is no file system, a clear error.
  */

@@ -12,7 +12,7 @@ import { useServer } from "../packages/server/test/ServerProcess.js"
 import { type Tenant, tenantOf } from "./support/tenants.js"
 
 /**
- * The plant store of seed 002 (examples/plant-store) in front of the real all-in-one Core server:
+ * The plant store (examples/plant-store, decision 0550) in front of the real all-in-one Core server:
  * bearer credentials (a session token, a Core API key) checked by Core's identity service, the
  * seed's 200/400 bodies and its `Error` schema, plants kept per organization in the store's own
  * schema (surviving a restart), and the OpenAPI 3.0.1 document checked by a validator.

@@ -7,7 +7,7 @@ import { environment, root } from "../packages/server/test/ServerProcess.js"
 import { runsOncePerCi } from "./support/once.js"
 
 /**
- * The READMEs of examples/hono-host and examples/express-host as a newcomer follows them (issue 28):
+ * The READMEs of examples/hono-host and examples/express-host as a newcomer follows them:
  * each example started as `npm start` starts it (its `src/main.ts`, in its own process, on PGlite),
  * then the README's `sh` block in bash with `BASE` set to it — sign-up, organization setup, the
  * active organization, `/me` — ending with the user's platform and subscription, not

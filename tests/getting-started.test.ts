@@ -132,7 +132,7 @@ describe.runIf(runsOncePerCi)("docs/getting-started.md, run as written", () => {
     expect(commands).toEqual(expect.arrayContaining(["core login", "core deploy my-site --branch preview"]))
     expect(Object.fromEntries(commands.map((command) => [command, commandProblem(command) ?? "ok"])))
       .toEqual(Object.fromEntries(commands.map((command) => [command, "ok"])))
-    // The check can fail: the command the guide named before issue 28 lacked two required options.
+    // The check can fail: the command the guide once named lacked two required options.
     expect(commandProblem("core billing upgrade growth")).toMatch(/^missing --payment-method, --email /)
     expect(commandProblem("core organizations")).toBe("no command 'organizations'")
   })

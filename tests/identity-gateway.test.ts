@@ -108,7 +108,7 @@ describe("identity through the all-in-one server's gateway", () => {
     expect([unauthorized.status, unauthorized.code]).toEqual([401, "UNAUTHORIZED"])
   }, SLOW)
 
-  it("refuses the poisoned reset link and every open redirect at the gateway (issue 27, decision 0555)", async () => {
+  it("refuses the poisoned reset link and every open redirect at the gateway (decision 0555)", async () => {
     const victim = await signUp("Vic", "victim@example.com")
     const post = (path: string, body: unknown) =>
       fetch(`${server.base}/api/v1/iam${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })

@@ -4,7 +4,7 @@ import { call, type Tenant, tenantOf } from "./support/tenants.js"
 import { useServer } from "../packages/server/test/ServerProcess.js"
 
 /**
- * The identity attacks of issue 27's security section, as an attacker sends them: the real
+ * The identity attacks of the security review (decisions 0555–0562), as an attacker sends them: the real
  * all-in-one server, its gateway at `/api/v1`, real sessions and real API keys.
  * - keys minted by a key outlived it (decision 0560);
  * - the owner of a suspended platform created a new organization with a new active platform (0561);

@@ -12,7 +12,7 @@ import { runsOncePerCi } from "./support/once.js"
 import { type Tenant, tenantOf } from "./support/tenants.js"
 
 /**
- * The gateway's OpenAPI document against what a real server answers (issue 28): Redocly CLI's lint
+ * The gateway's OpenAPI document against what a real server answers: Redocly CLI's lint
  * finds no problem, and a recorded set of real exchanges — several routes of every service,
  * successes and errors, through the gateway of `core-server start` — matches the document: each
  * path and method is an operation, each status one of its responses, each body its schema, and

@@ -1,5 +1,5 @@
 /**
- * The job queue's reliability (issue 13), on PostgreSQL only (`CORE_TEST_DATABASE_URL`): real
+ * The job queue's reliability, on PostgreSQL only (`CORE_TEST_DATABASE_URL`): real
  * `core-server worker` processes on a scratch database, running the TEST-ONLY job types that
  * `CORE_TEST_JOB_TYPES=1` registers (`packages/provisioning/src/TestJobs.ts`), whose side effect —
  * one row per run in `public.core_test_job_runs` — counts how often each job ran. The tests run in
@@ -206,7 +206,7 @@ describe.skipIf(TestDatabase.url === undefined)("provisioning reliability (Postg
     }, 30_000)
     expect(job).toEqual({ status: "FAILED", attempts: 3, error: "test.fail always fails" })
     expect(await runsOf("failing")).toHaveLength(3)
-    // The dead-letter list, once the queue keeps one (issue 13's operator routes).
+    // The dead-letter list, once the queue keeps one.
     const [{ table }] = await query<{ table: string | null }>(`SELECT to_regclass('provisioning.dead_letters')::text AS table`)
     if (table !== null) {
       const letters = await query<{ n: string }>(`SELECT count(*) AS n FROM provisioning.dead_letters WHERE job_id = $1`, [jobId])

@@ -8,8 +8,8 @@ import { runsOncePerCi } from "./support/once.js"
 import { eventuallyDefined } from "./support/poll.js"
 
 /**
- * The release as a user outside this repository gets it (issue 17, decisions 0530–0533; issue 28,
- * decisions 0600–0602): every public package packed by `npm pack` (its `prepack` builds it) from a
+ * The release as a user outside this repository gets it (decisions 0530–0533,
+ * 0600–0602): every public package packed by `npm pack` (its `prepack` builds it) from a
  * copy of the working tree, linted with publint and attw, installed from the tarballs into a fresh
  * project under the system's temporary folder (no workspace, no links), and the SDK's tarball alone
  * into another, then used: the SDK and the contracts from ESM and from TypeScript (`bundler` and

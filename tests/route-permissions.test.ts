@@ -7,7 +7,7 @@ import { useServer } from "../packages/server/test/ServerProcess.js"
 import { call, type Tenant, tenantOf } from "./support/tenants.js"
 
 /**
- * Every route of the catalogue that declares a `permission` demands exactly that one (issue 28):
+ * Every route of the catalogue that declares a `permission` demands exactly that one:
  * through the real server's gateway, an API key holding only that permission is not refused (no
  * 403), and a key holding every other permission of the catalogue is refused with 403 `FORBIDDEN`
  * naming it. Routes that change or remove the platform or the organization run on a tenant of

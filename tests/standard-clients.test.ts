@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest"
 import { useServer } from "../packages/server/test/ServerProcess.js"
 
 /**
- * Standard clients against the real all-in-one server, as they are used (issue 28): OAuth
+ * Standard clients against the real all-in-one server, as they are used: OAuth
  * discovery from the issuer URL alone (`openid-client`, RFC 8414 path insertion) and the device
  * grant with what it discovered; every 401 with its challenge (RFC 7235), `/mcp`'s in JSON-RPC and
  * naming its protected resource metadata (RFC 9728), which the official MCP client finds; the MCP

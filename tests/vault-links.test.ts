@@ -1,7 +1,7 @@
 /**
  * The vault (`docs/vault/`) stays true: every relative link resolves (file and heading anchor),
  * every document's front matter is valid (the categories, ADR statuses, rule domains and tiers of
- * seed 002's tool table), every `METHOD /path` a services document names outside its "planned"
+ * the vault's tools, docs/vault-server.md), every `METHOD /path` a services document names outside its "planned"
  * sections is a route of the `@core/contracts` catalogues, and the generated decision records match
  * `docs/decisions/` (decision 0421).
  */

@@ -7,7 +7,7 @@ import { core, tempHome, writeLogin } from "../packages/cli/test/login-support.j
 import { useServer } from "../packages/server/test/ServerProcess.js"
 
 /**
- * The vault tool server at `/mcp` of the real all-in-one server (DESIGN §9), over the fixture vault:
+ * The vault tool server at `/mcp` of the real all-in-one server (docs/vault-server.md), over the fixture vault:
  * the official MCP client (`@modelcontextprotocol/sdk`, Streamable HTTP) calling every tool and
  * reading a resource, then the transport's rules with raw requests.
  */

@@ -7,7 +7,7 @@ import { useServer } from "../packages/server/test/ServerProcess.js"
 import { tenantOf } from "./support/tenants.js"
 
 /**
- * docs/vault-server.md's client configurations as a user copies them (issue 28): every `json` block
+ * docs/vault-server.md's client configurations as a user copies them: every `json` block
  * parses, is an `mcpServers` entry of a type some client takes (`url`, the specification's form;
  * `http`, the inspector's and most clients'), and connects — its address moved to the test's
  * server, its `core_…` replaced by a real API key — with the official TypeScript client, which lists

@@ -1,5 +1,5 @@
 /**
- * The one way a test waits for something another process, thread or timer does (issue 26): read
+ * The one way a test waits for something another process, thread or timer does: read
  * again every `interval` ms until the value holds or the deadline passes, then fail with a message
  * that says what was awaited and what was last seen — never a bare sleep, never an unbounded loop.
  * Time-based logic itself uses `TestClock` or an injected clock instead.

@@ -22,7 +22,7 @@ import { CliError } from "./errors.js"
 /** The `audience` of every credential record. */
 export const AUDIENCE = "core-cli"
 
-/** The credential record of seed 000 ("Credential record"), plus the gateway address `apiUrl`. */
+/** The credential record (docs/guides/cli-login.md), plus the gateway address `apiUrl`. */
 export interface Credentials {
   /** Access token: a session token from device login, or the token given to `core login --token`. */
   readonly token: string

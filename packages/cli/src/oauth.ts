@@ -1,6 +1,6 @@
 import { version } from "./version.js"
 
-/** The OAuth client id of the `core` command (seed 000). */
+/** The OAuth client id of the `core` command. */
 export const CLIENT_ID = "core-cli"
 
 /** The device code grant type of RFC 8628. */

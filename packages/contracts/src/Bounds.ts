@@ -1,14 +1,14 @@
 import { z } from "zod"
 
 /**
- * The input bounds of DESIGN §3: every string a request may carry has a maximum length, so that no
+ * The input bounds (decision 0186): every string a request may carry has a maximum length, so that no
  * contract accepts unbounded text. The seed's own limits (an organization name of 100 characters)
  * are stricter and win where it gives them.
  */
 
 /** Names: of a user, an API key, a role. */
 export const NAME_MAX_LENGTH = 200
-/** Slugs (seed 000, Limits). */
+/** Slugs. */
 export const SLUG_MAX_LENGTH = 63
 /** Ids, and the opaque tokens and codes that name one record (session, reset and device tokens). */
 export const ID_MAX_LENGTH = 128

@@ -2,7 +2,7 @@ import { z } from "zod"
 import { PathRecords } from "./PathRecords.js"
 
 /**
- * The id prefixes of DESIGN §3: users, organizations, sessions, API keys, grants, invitations,
+ * The id prefixes (decision 0030): users, organizations, sessions, API keys, grants, invitations,
  * platforms, entities, resources, feature activations, jobs, dead letters, stacks, stack versions,
  * deployments, secrets; and organization memberships (`mem`), one-time verification tokens (`vrf`),
  * outgoing mail (`eml`), audit log entries (`aud`), device codes (`dvc`), refresh tokens (`rft`) and

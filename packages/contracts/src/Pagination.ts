@@ -2,7 +2,7 @@ import { z } from "zod"
 
 /** The page size when a list request names none. */
 export const DEFAULT_LIMIT = 25
-/** The page size of the invitation list when the request names none (seed 000). */
+/** The page size of the invitation list when the request names none. */
 export const INVITATIONS_DEFAULT_LIMIT = 50
 /** The largest page size any list accepts. */
 export const MAX_LIMIT = 100
@@ -41,7 +41,7 @@ export const PagePagination = z
   })
   .meta({ id: "PagePagination" })
 
-/** A registry page (seed 002): `{ data: [T], pagination: { hasMore, nextCursor, total } }`. */
+/** A registry page: `{ data: [T], pagination: { hasMore, nextCursor, total } }`. */
 export interface Page<T> {
   readonly data: ReadonlyArray<T>
   readonly pagination: z.output<typeof PagePagination>
@@ -64,7 +64,7 @@ export interface CursorPage<T> {
 export const cursorPage = <T extends z.ZodType>(item: T) =>
   z.object({ data: z.array(item), hasMore: z.boolean(), nextCursor: z.string().nullable() })
 
-/** The invitation list (seed 000): `{ data, cursor }`, `cursor` empty (`""`) on the last page. */
+/** The invitation list: `{ data, cursor }`, `cursor` empty (`""`) on the last page. */
 export interface CursorList<T> {
   readonly data: ReadonlyArray<T>
   readonly cursor: string
@@ -74,7 +74,7 @@ export interface CursorList<T> {
 export const cursorList = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), cursor: z.string() })
 
 /**
- * The `pagination` of the provisioning job list (seed 001): the `limit` used, the `cursor` asked
+ * The `pagination` of the provisioning job list: the `limit` used, the `cursor` asked
  * for (`""` on the first page), the `nextCursor` (`""` on the last page) and the `count` returned.
  */
 export const JobPagination = z
@@ -90,7 +90,7 @@ export const JobPagination = z
 export const jobPage = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), pagination: JobPagination })
 
 /**
- * The `pagination` of the dead-letter list (seed 001): the `limit` used and the `cursor` of the
+ * The `pagination` of the dead-letter list: the `limit` used and the `cursor` of the
  * next page (`""` on the last page).
  */
 export const DeadLetterPagination = z
@@ -101,9 +101,9 @@ export const DeadLetterPagination = z
 export const deadLetterPage = <T extends z.ZodType>(item: T) =>
   z.object({ data: z.array(item), pagination: DeadLetterPagination })
 
-/** The schema of a whole list with its size (stack templates and versions, seed 002): `{ data, total }`. */
+/** The schema of a whole list with its size (stack templates and versions): `{ data, total }`. */
 export const totalList = <T extends z.ZodType>(item: T) =>
   z.object({ data: z.array(item), total: z.number().int().min(0) })
 
-/** The schema of a whole, unpaged list (entity ancestors and descendants, seed 002): `{ data }`. */
+/** The schema of a whole, unpaged list (entity ancestors and descendants): `{ data }`. */
 export const dataList = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) })

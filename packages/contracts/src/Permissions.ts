@@ -114,7 +114,7 @@ export const DEFAULT_ROLES = ["owner", "admin", "member"] as const
 export type DefaultRole = (typeof DEFAULT_ROLES)[number]
 
 /**
- * The role mappings a new organization starts with (DESIGN §5): owner `*`; admin every concrete
+ * The role mappings a new organization starts with (docs/identity/permissions.md): owner `*`; admin every concrete
  * permission except `org:delete` and `billing:manage`; member every `:read` permission.
  */
 export const DEFAULT_ROLE_PERMISSIONS: Readonly<Record<DefaultRole, ReadonlyArray<Permission>>> = {

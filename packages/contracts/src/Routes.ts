@@ -93,7 +93,7 @@ export interface RouteSpec {
   readonly rateLimit?: RateLimitClass
   /**
    * `"exempt"`: the route stays open to the callers of a suspended platform, so that a suspended
-   * tenant can still leave and pay (identity's sign-out and get-session; DESIGN §6, decision 0163).
+   * tenant can still leave and pay (identity's sign-out and get-session; docs/gateway.md; decision 0163).
    * Absent: such callers get 451 `PLATFORM_SUSPENDED` at the gateway. A whole service without a
    * catalogue (billing) is exempt by its entry in the gateway's routing table instead.
    */

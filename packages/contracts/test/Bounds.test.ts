@@ -43,7 +43,7 @@ const catalogues: ReadonlyArray<readonly [string, Readonly<Record<string, RouteS
   ["registry", Registry.RegistryRoutes]
 ]
 
-describe("Bounds: every string and array a request may carry has a maximum (DESIGN §3)", () => {
+describe("Bounds: every string and array a request may carry has a maximum (decision 0186)", () => {
   for (const [catalogue, routes] of catalogues) {
     it(`holds for every ${catalogue} route's params, query and body`, () => {
       const found = Object.entries(routes).flatMap(([name, route]) =>

@@ -30,7 +30,7 @@ describe("Iam.IdentityRoutes", () => {
     expect(repeated).toEqual([])
   })
 
-  it("bounds every string a request may carry (DESIGN §3)", () => {
+  it("bounds every string a request may carry (decision 0186)", () => {
     expect(unboundedStrings(z.toJSONSchema(z.object({ a: z.string(), b: z.string().max(1), c: z.enum(["x"]) })), "s"))
       .toEqual(["s.properties.a"])
     const problems = routes.flatMap(([name, route]) =>

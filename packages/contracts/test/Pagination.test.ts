@@ -31,7 +31,7 @@ describe("Pagination", () => {
     expect(cursorQuery(10).parse({}).limit).toBe(10)
   })
 
-  it("shapes a registry page with nested pagination (seed 002)", () => {
+  it("shapes a registry page with nested pagination", () => {
     const schema = page(Item)
     const value = { data: [{ id: "a" }], pagination: { hasMore: true, nextCursor: "c", total: 3 } }
     expect(schema.parse(value)).toEqual(value)

@@ -31,7 +31,7 @@ describe("Permissions", () => {
     expect(PermissionSchema.safeParse("billing:steal").success).toBe(false)
   })
 
-  it("maps the default roles as DESIGN §5 says", () => {
+  it("maps the default roles as docs/identity/permissions.md says", () => {
     expect(DEFAULT_ROLE_PERMISSIONS.owner).toEqual(["*"])
     expect(DEFAULT_ROLE_PERMISSIONS.admin).not.toContain("org:delete")
     expect(DEFAULT_ROLE_PERMISSIONS.admin).not.toContain("billing:manage")

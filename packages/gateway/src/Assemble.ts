@@ -84,7 +84,7 @@ const gatewayOptions = (options: AssembleOptions): Gateway.GatewayOptions => ({
 })
 
 /**
- * The whole gateway of DESIGN §6 from configuration (`REDIS_URL` → a shared Redis for rate
+ * The whole gateway (docs/gateway.md) from configuration (`REDIS_URL` → a shared Redis for rate
  * limits and the credential cache, else memory): routing to the upstreams inside the chain
  * of the seed (security headers, errors, request id, logger, timing, rate limiter, CORS, tracing,
  * authentication, suspension), as a `node:http` listener. Without `CORE_STATIC_API_KEY` it runs

@@ -57,7 +57,7 @@ export const presented = (headers: Headers.Headers): Presented => {
 }
 
 /**
- * Whether a request comes from another site (DESIGN §6): its `Origin` is neither the gateway's own
+ * Whether a request comes from another site (docs/gateway.md): its `Origin` is neither the gateway's own
  * nor an allowed one, or the browser says `Sec-Fetch-Site: cross-site`. Clients sending neither
  * header are not browsers acting for another site.
  */
@@ -98,7 +98,7 @@ export interface AuthenticationOptions {
   readonly hostRefusal?: (request: Exchange) => string | undefined
 }
 
-/** The seed's forwarded header facts of a principal (DESIGN §6). */
+/** The seed's forwarded header facts of a principal (docs/gateway.md). */
 export const identityOf = (principal: Principal): ForwardedIdentity.Identity => ForwardedIdentity.identityOf(principal)
 
 const SERVICE: Principal = { kind: "service" }

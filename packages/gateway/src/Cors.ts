@@ -2,7 +2,7 @@ import { Forbidden } from "@core/kernel"
 import { Effect } from "effect"
 import type { Exchange, Guard } from "./Middleware.js"
 
-/** The request headers a browser may send (seed 000, step 7), exactly. */
+/** The request headers a browser may send, exactly. */
 export const ALLOWED_HEADERS: ReadonlyArray<string> = ["Content-Type", "Authorization", "X-Request-Id"]
 
 const ALLOWED_HEADER_NAMES = new Set(ALLOWED_HEADERS.map((name) => name.toLowerCase()))
@@ -63,7 +63,7 @@ const corsHeaders = (origin: string): Record<string, string> => ({
  * the allowed methods and exactly the seed's request headers, and other requests get the
  * `Access-Control-Allow-Origin` header. A disallowed origin, or a preflight asking for another
  * header or method, is refused with 403 `FORBIDDEN` and never forwarded. No credentials mode: a
- * browser authenticates cross-origin with the session bearer (DESIGN §6).
+ * browser authenticates cross-origin with the session bearer (docs/gateway.md).
  */
 export const middleware = (isAllowed: (origin: string, request: Exchange) => boolean): Guard => (request, frame) => {
   const origin = request.headers.origin

@@ -56,7 +56,7 @@ export interface CredentialCache {
 /**
  * How long an answer is kept. With the identity service's own one-second session cache a
  * suspension reaches every gateway within three seconds even when no invalidation arrives
- * (DESIGN §6 asks for five; docs/decisions/0163).
+ * (the bound is five seconds: docs/decisions/0163).
  */
 export const TTL_MILLIS = 2_000
 

@@ -13,7 +13,7 @@ export const CORE_HEADERS = /^x-core-/
 
 /**
  * The client `X-Core-*` headers that are options of a request, not identity, and so pass through:
- * the deploy route's `x-core-deploy-branch` (seed 002; decision 0481).
+ * the deploy route's `x-core-deploy-branch` (decision 0481).
  */
 export const CLIENT_CORE_HEADERS: ReadonlySet<string> = new Set(["x-core-deploy-branch"])
 

@@ -20,7 +20,7 @@ export {
 export const WINDOW_MILLIS = 60_000
 
 /**
- * The thresholds. Which requests they apply to is the route catalogue's (`RouteRules`, DESIGN §3):
+ * The thresholds. Which requests they apply to is the route catalogue's (`RouteRules`; docs/architecture.md):
  * a route of rate-limit class `credentials` (sign-up, sign-in with password or magic link,
  * password-reset requests, the pages' sign-in and sign-up posts at both addresses) has
  * `authPerMinute`, one of class `exempt` (the device token poll and the token endpoint, which

@@ -3,7 +3,7 @@ import { type Catalogue, CONTRACTS, gatewayPath, type ServiceContract } from "./
 import { isUnder, type Route, ROUTES } from "./Routes.js"
 
 /**
- * What the route catalogue (DESIGN §3) says the gateway does with one request: whether it passes
+ * What the route catalogue (docs/architecture.md) says the gateway does with one request: whether it passes
  * without credentials, its rate-limit class, whether a write authenticated by the session cookie
  * is checked for another site's origin, whether a suspended platform's callers may still use it,
  * and whether a successful answer changes the caller's tenant.

@@ -15,7 +15,7 @@ export interface Route {
   readonly service: ServiceName
   /**
    * Everything under the prefix stays open to a suspended platform's callers, declared or not (a
-   * service without a catalogue, such as billing: a suspended tenant can still pay; DESIGN §6).
+   * service without a catalogue, such as billing: a suspended tenant can still pay; docs/gateway.md).
    * A single route is exempted by its declaration (`suspension: "exempt"`) instead. `RouteRules`
    * folds both into each request's rule.
    */

@@ -95,7 +95,7 @@ const forwardOf = <E, R, C>(app: HttpApp.Default<E, R>, context: Context.Context
  * An in-process service given as its catalogued handlers, behind the identity guard (`trust`): the
  * Effect transport runs them as an app (`Route.router`), the gateway's Node path on the kernel's
  * route runner (`RouteNode.listener`), which serves them on Node's own request and response
- * (DESIGN §3). Both see only identity headers the gateway signed for the service.
+ * (docs/architecture.md). Both see only identity headers the gateway signed for the service.
  */
 export const fromHandlers = <const H extends ReadonlyArray<Route.Handler<any, any>>>(
   service: ServiceName,

@@ -4,7 +4,7 @@ import type { z } from "zod"
 import { InvalidJson, PayloadTooLarge, UnsupportedMediaType, type ValidationError } from "./Errors.js"
 import { decode } from "./Validation.js"
 
-/** The default body limit of a route: 1 MiB (DESIGN §3). */
+/** The default body limit of a route: 1 MiB (decision 0020). */
 export const DEFAULT_LIMIT = 1024 * 1024
 
 /** Per-route reading options. */

@@ -29,7 +29,7 @@ export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000
 export type SecretSource = "env" | "file" | "memory"
 
 /**
- * The typed configuration every Core service shares (DESIGN §10). Credentials are `Redacted`. A
+ * The typed configuration every Core service shares (docs/configuration.md). Credentials are `Redacted`. A
  * domain's own settings (`SMTP_URL`, Stripe, Cloudflare, `GITHUB_TOKEN`) live in its package's
  * `src/Config.ts`, read with Effect's `Config` through `setting`.
  */
@@ -58,7 +58,7 @@ export interface Configuration {
   readonly upstreams: Readonly<Partial<Record<UpstreamService, string>>>
   /** `CORE_TRUST_PROXY`: take the client address from `X-Forwarded-For`. @default false */
   readonly trustProxy: boolean
-  /** Requests a minute per `{ip}:{path}`, and for the sign-up, sign-in and reset routes (DESIGN §6). */
+  /** Requests a minute per `{ip}:{path}`, and for the sign-up, sign-in and reset routes (docs/gateway.md). */
   readonly rateLimits: { readonly perMinute: number; readonly authPerMinute: number }
   /** How long the gateway waits for an HTTP upstream's response headers. */
   readonly upstreamTimeoutMs: number

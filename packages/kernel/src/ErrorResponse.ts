@@ -39,7 +39,7 @@ export const BEARER_CHALLENGE = 'Bearer realm="core"'
 export const bearerChallenge = (resourceMetadata?: string): string =>
   resourceMetadata === undefined ? BEARER_CHALLENGE : `${BEARER_CHALLENGE}, resource_metadata="${resourceMetadata.replace(/["\\]/g, "")}"`
 
-/** The one table from tagged errors to status and code (DESIGN §3). */
+/** The one table from tagged errors to status and code (docs/architecture.md). */
 export const describe = (error: CoreError): ErrorDescription => {
   switch (error._tag) {
     case "ValidationError":

@@ -4,7 +4,7 @@ import type { Unauthorized } from "./Errors.js"
 import { callerOf } from "./ForwardedIdentity.js"
 
 /**
- * `Callers` for a service behind the gateway (DESIGN §3 "One caller"): the caller is the one the
+ * `Callers` for a service behind the gateway (docs/architecture.md, "One caller"): the caller is the one the
  * gateway signed into `X-Core-Identity` (read with `ForwardedIdentity.callerOf`, so the service's
  * app must run inside `ForwardedIdentity.guard`, as `Assemble.trusted` and the server do). A
  * request without one falls back to `fallback` (identity's `Callers`, when the service runs in

@@ -7,7 +7,7 @@ import { decode, LIFETIME_SECONDS } from "./internal/identityToken.js"
 export { LIFETIME_SECONDS, MAX_TOKEN_LENGTH, sign } from "./internal/identityToken.js"
 
 /**
- * The caller the gateway forwards to a service (DESIGN §3 "One caller", §6): the whole kernel
+ * The caller the gateway forwards to a service (docs/architecture.md, "One caller"; docs/gateway.md): the whole kernel
  * `Caller`, signed as `X-Core-Identity` (a 60-second HS256 JWT for one audience, under a key derived
  * from `CORE_SECRET`), with the seed's three plain headers derived from it. A service reads it
  * with `callerOf` after `guard`, or through `ForwardedCallers`.

@@ -255,7 +255,7 @@ export interface RouterOptions {
   readonly renderer?: ErrorResponse.Renderer
   /**
    * The documented base of a service behind the gateway (`/api/v1/platforms`): its routes are also
-   * served with the base stripped, the path the gateway forwards (DESIGN §3).
+   * served with the base stripped, the path the gateway forwards (docs/architecture.md).
    */
   readonly base?: string
 }

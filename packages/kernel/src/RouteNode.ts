@@ -1,5 +1,5 @@
 /**
- * The kernel's route runner on Node (DESIGN §3): catalogued routes served on Node's own request and
+ * The kernel's route runner on Node (docs/architecture.md): catalogued routes served on Node's own request and
  * response, without converting to web `Request`/`Response` and without the platform's per-request
  * machinery. Decision 0170 says what it does and what it skips, with the figures.
  */

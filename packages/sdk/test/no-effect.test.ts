@@ -8,7 +8,7 @@ const entry = join(import.meta.dirname, "..", "src", "index.ts")
 const isEffect = (file: string): boolean => /[\\/]node_modules[\\/](effect|@effect)[\\/]/.test(file)
 
 /**
- * Issue 17: no Effect in the SDK's public API or its bundle. The declarations every export's type
+ * No Effect in the SDK's public API or its bundle. The declarations every export's type
  * is made of come from the program rooted at `src/index.ts`; the bundle from esbuild.
  */
 describe("@core/sdk has no Effect", () => {

@@ -11,13 +11,10 @@ const importsOf = (file: string): Array<string> =>
     .map((match) => match[1] ?? match[2])
 
 /**
- * The most bytes the minified browser bundle may have besides the generated route table (35 KB in
- * all when written, 528 KB with zod; 28.5 KB without the table at issue 12). The table holds every
- * catalogued route's ref (the SDK maps a declaration to its gateway prefix with it) and grows with
- * the catalogues, so it is bounded per route instead (about 106 bytes each): decision 0268. Issue 13's
- * `client.provisioning` (jobs, their event stream, dead letters, job creation) brought the code to
- * 33.5 KB: decision 0310. `client.billing`, `client.deploy` and `client.vault` brought it to 38 KB:
- * decision 0334.
+ * The most bytes the minified browser bundle may have besides the generated route table The table holds
+ * every catalogued route's ref (the SDK maps a declaration to its gateway prefix with it) and grows
+ * with the catalogues, so it is bounded per route instead. The budget, its measurements and their
+ * history: decision 0334.
  */
 const CODE_LIMIT = 42 * 1024
 const BYTES_PER_ROUTE = 140

@@ -5,7 +5,7 @@ import { PlatformCreatedLive } from "./PlatformCreatedLive.js"
 
 /**
  * Identity's `PlatformSetup` port served by the registry in process: `Platforms.create` runs on the
- * same `SqlClient`, inside identity's setup transaction (DESIGN §5: the organization and its
+ * same `SqlClient`, inside identity's setup transaction (decision 0111: the organization and its
  * platform are created together or not at all).
  */
 const setup = Layer.effect(

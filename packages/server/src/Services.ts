@@ -123,7 +123,7 @@ const provisioning = implement(ProvisioningService, {
 })
 
 /**
- * The vault tool server: MCP at `/mcp` (DESIGN §9), behind the gateway, which authenticates the
+ * The vault tool server: MCP at `/mcp` (docs/vault-server.md), behind the gateway, which authenticates the
  * caller and signs it for the vault (`ForwardedCallers`), in process or alone with
  * `serve --service vault`. It reads `CORE_VAULT_DIR` (default: this repository's `docs/vault/`).
  */
@@ -180,7 +180,7 @@ export const trustedApp = (service: ServiceDefinition): Effect.Effect<HttpApp.De
 /**
  * The gateway's upstreams: over HTTP for each service with a `CORE_UPSTREAM_<SERVICE>_URL`
  * (keep-alive pools closed with the scope), in process for every other service of this build — its
- * handlers on the kernel's Node runner for the gateway's Node listener (DESIGN §3), as an app for
+ * handlers on the kernel's Node runner for the gateway's Node listener (docs/architecture.md), as an app for
  * the Effect transport.
  */
 export const upstreams = (

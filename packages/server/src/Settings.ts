@@ -35,7 +35,7 @@ export const layer = (env: KernelConfig.Env): Layer.Layer<DomainSettings, Effect
   Layer.effectContext(Effect.withConfigProvider(domains, KernelConfig.provider(env)))
 
 /**
- * Read the whole configuration from `env` once, at start (DESIGN §10): the kernel's and every
+ * Read the whole configuration from `env` once, at start (docs/configuration.md): the kernel's and every
  * domain's. A bad value anywhere fails with one `ConfigError` whose message names each bad variable
  * (`Invalid configuration: STRIPE_SECRET_KEY must be a Stripe secret key (sk_… or rk_…)`); nothing is
  * written (no development secret file) while any value is bad.

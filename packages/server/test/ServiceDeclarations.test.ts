@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest"
 import * as Services from "../src/Services.js"
 
 /**
- * A service is declared once, in `@core/contracts` (`ServiceDeclarations.ts`; issue 29): the
+ * A service is declared once, in `@core/contracts` (`ServiceDeclarations.ts`): the
  * gateway's table, its rules, the OpenAPI document, the zod-free route table, the configuration's
  * upstream variables and the server's composition are all read from the declarations.
  */

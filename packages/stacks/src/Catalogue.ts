@@ -5,7 +5,7 @@ import { templateExists, templateNotFound, unorderableVersion, versionExists, ve
 import { descending, isOrderable, latestOf } from "./LatestVersion.js"
 import { type TemplateChanges, type TemplateRow, StacksRepo, type VersionRow } from "./StacksRepo.js"
 
-/** A version as the catalogue answers it (seed 002's version record). */
+/** A version as the catalogue answers it (docs/stacks.md). */
 export const toVersionRecord = (row: VersionRow): Stacks.StackVersionRecord => ({
   id: row.id,
   template_id: row.templateId,
@@ -17,7 +17,7 @@ export const toVersionRecord = (row: VersionRow): Stacks.StackVersionRecord => (
   created_at: row.createdAt
 })
 
-/** A template as the catalogue answers it (seed 002's template summary), with its latest version. */
+/** A template as the catalogue answers it (docs/stacks.md), with its latest version. */
 export const toSummary = (row: TemplateRow, latest: VersionRow | undefined): Stacks.StackTemplateSummary => ({
   id: row.id,
   name: row.name,

@@ -25,6 +25,6 @@ export const StacksHandlers = [
 
 /**
  * The catalogue as an app: its routes at their documented paths under `/api/v1/stacks`, and at the
- * paths the gateway forwards with that prefix stripped (DESIGN §3).
+ * paths the gateway forwards with that prefix stripped (docs/architecture.md).
  */
 export const StacksRouter = Route.router(StacksHandlers, { base: StacksService.base })

@@ -38,7 +38,7 @@ export interface TemplateChanges {
 
 type Raw = Record<string, unknown>
 
-// bigint columns: `pg` answers strings, PGlite numbers (DESIGN §4); both become numbers.
+// bigint columns: `pg` answers strings, PGlite numbers (decision 0010); both become numbers.
 const toTemplate = (raw: Raw): TemplateRow => ({
   id: raw.id as string,
   name: raw.name as string,

@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url"
 import { Config as KernelConfig } from "@core/kernel"
 import { Config, type ConfigError, Context, Layer, Option } from "effect"
 
-/** The vault's own settings (DESIGN §9, §10). */
+/** The vault's own settings (docs/vault-server.md, docs/configuration.md). */
 export interface VaultSettings {
   /** `CORE_VAULT_DIR`: the folder of Markdown files served. @default this repository's `docs/vault/` */
   readonly dir: string

@@ -1,18 +1,18 @@
 import { parse as parseYaml } from "yaml"
 
-/** The categories of a vault document (DESIGN §9, seed 002 `search_docs`). */
+/** The categories of a vault document (docs/vault-server.md, `search_docs`). */
 export const CATEGORIES = ["services", "concepts", "cross-cutting", "guides", "rules", "decisions", "implementation"] as const
 export type Category = (typeof CATEGORIES)[number]
 
-/** The statuses of a decision record (seed 002 `list_adrs`). */
+/** The statuses of a decision record (docs/vault-server.md, `list_adrs`). */
 export const ADR_STATUSES = ["accepted", "proposed", "deprecated", "superseded"] as const
 export type AdrStatus = (typeof ADR_STATUSES)[number]
 
-/** The domains of a rule document (seed 002 `get_rules`). */
+/** The domains of a rule document (docs/vault-server.md, `get_rules`). */
 export const RULE_DOMAINS = ["database", "authentication", "frontend", "backend", "security", "module", "package"] as const
 export type RuleDomain = (typeof RULE_DOMAINS)[number]
 
-/** The tiers of a rule document (seed 002 `get_rules_by_tier`). */
+/** The tiers of a rule document (docs/vault-server.md, `get_rules_by_tier`). */
 export const RULE_TIERS = { 1: "Foundation", 2: "Architecture", 3: "Technology", 4: "Project" } as const
 
 /** One heading of a document and the lines it spans (up to the next heading of its level or above). */

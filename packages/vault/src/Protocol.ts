@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { callTool, isTool, TOOLS } from "./Tools.js"
 import type { Snapshot } from "./Snapshot.js"
 
-/** The MCP protocol versions served, newest first (DESIGN §9). */
+/** The MCP protocol versions served, newest first (docs/vault-server.md). */
 export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const
 /** The version of a request that names none (the transport's own rule for a missing header). */
 export const DEFAULT_PROTOCOL_VERSION = "2025-03-26"

@@ -1,5 +1,5 @@
 /**
- * @core/vault — the MCP tool server over Core's architecture docs (DESIGN §9): `Vault` (the served
+ * @core/vault — the MCP tool server over Core's architecture docs (docs/vault-server.md): `Vault` (the served
  * snapshot, reloaded on file changes), `Loader`/`Document`/`SearchIndex` (reading and ranking),
  * `Tools` (the 11 tools), `Protocol` (JSON-RPC), `Http` (`/mcp`), `Sessions`.
  */

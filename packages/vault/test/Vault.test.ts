@@ -28,7 +28,7 @@ afterAll(async () => {
 
 const snapshot = () => runtime.runPromise(Effect.flatMap(Vault, (vault) => vault.snapshot))
 
-/** Poll the snapshot until `check` holds; fails after one second (the promise of DESIGN §9). */
+/** Poll the snapshot until `check` holds; fails after one second (docs/vault-server.md). */
 const within1s = async (check: (paths: Array<string>, titles: Map<string, string>) => boolean) => {
   const started = Date.now()
   for (;;) {

@@ -16,7 +16,7 @@ import {
 const tags = ["billing: operator"]
 
 /**
- * The operator tools (seed 001, root path): every `/operator/...` route is for operators and the
+ * The operator tools: every `/operator/...` route is for operators and the
  * service key only (403 for anyone else). Each action is kept in the operator log (decision 0437),
  * read at `GET /operator/log`.
  */

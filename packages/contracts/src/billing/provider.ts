@@ -21,7 +21,7 @@ import {
 const tags = ["billing: provider"]
 
 /**
- * The payment provider's objects at the root path (seed 001): customers, their subscriptions and
+ * The payment provider's objects at the root path: customers, their subscriptions and
  * payment methods. A tenant reaches its own platform's customer (`billing:read` / `billing:manage`;
  * another's: 404); operators and the service key reach every one and create detached customers
  * (decision 0442).

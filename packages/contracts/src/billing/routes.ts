@@ -31,7 +31,7 @@ const invoices = ["billing: invoices"]
 const payments = ["billing: payments"]
 
 /**
- * The billing routes of seed 001 served at both `/api/billing<path>` and `<path>` (the service's
+ * The billing routes (docs/billing.md) served at both `/api/billing<path>` and `<path>` (the service's
  * base is `/api/billing`), the upgrade (only at `/api/billing/upgrade`) and `GET /plans`. Through
  * the gateway: `/api/v1/billing/<path>`. Routes that take `platformId` check that the caller may
  * read that platform (another tenant's: 404); the others act on the caller's own platform.

@@ -4,11 +4,11 @@ import { cursorPage, cursorParam } from "../Pagination.js"
 import { naming } from "../PathRecords.js"
 
 /**
- * Billing's records and inputs (seed 001, "Billing input fields"; the record fields are "not
- * shown" there and decided in decisions 0430–0459). Money is always integer minor units (`…Minor`).
+ * Billing's records and inputs (docs/billing.md; the fields the specification leaves open are
+ * decided in decisions 0430–0459). Money is always integer minor units (`…Minor`).
  */
 
-/** A paid tier (seed 001: `tier` is one of `starter`, `growth`, `scale`). */
+/** A paid tier (`tier` is one of `starter`, `growth`, `scale`). */
 export const PaidTier = z.enum(["starter", "growth", "scale"])
 export type PaidTier = z.infer<typeof PaidTier>
 
@@ -270,7 +270,7 @@ export const CreateProviderSubscriptionRequest = z.object({
   quantity: z.number().int().positive().max(1_000_000).optional(),
   metadata: Metadata.optional()
 })
-/** `PATCH /subscriptions/{id}`: the seed's unnamed fields are `priceId`, `quantity`, `paymentMethodId` (DESIGN §7). */
+/** `PATCH /subscriptions/{id}`: the seed's unnamed fields are `priceId`, `quantity`, `paymentMethodId` (docs/billing.md). */
 export const UpdateProviderSubscriptionRequest = z.object({
   priceId: BoundedId.optional(),
   quantity: z.number().positive().int().max(1_000_000).optional(),

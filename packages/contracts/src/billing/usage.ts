@@ -5,7 +5,7 @@ import { naming, pathInput } from "../PathRecords.js"
 import { defineRoutes } from "../Routes.js"
 
 /**
- * Usage metering (seed 001, "Billing routes", the usage rows; DESIGN §7; decisions 0460–0468):
+ * Usage metering (docs/billing.md, "Metering"; decisions 0460–0468):
  * events ingested idempotently by id, rolled up by day, read per period, tenant, stack and day.
  */
 

@@ -28,7 +28,7 @@ const tags = ["cli"]
 export const DEPLOY_MAX_UPLOAD_BYTES = 100 * 1024 * 1024
 
 /**
- * The command-line backend (seed 002) at its gateway paths under `/api/v1/cli` (the gateway strips
+ * The command-line backend at its gateway paths under `/api/v1/cli` (the gateway strips
  * the prefix; the service serves both, decision 0480). Every route is a platform's: its owner and
  * admins write, members read, another tenant gets 404.
  */

@@ -9,7 +9,7 @@ export const CliPlatformParams = z.object({ platformId: PlatformId })
 /** The path of one deployment of a platform. */
 export const CliDeploymentParams = z.object({ platformId: PlatformId, deploymentId: DeploymentId })
 
-/** `POST /platforms` (seed 002): the platform's source repository is created once. */
+/** `POST /platforms`: the platform's source repository is created once. */
 export const CreateRepoRequest = z.object({
   platformId: PlatformId,
   displayName: z.string().min(1).max(NAME_MAX_LENGTH),
@@ -25,7 +25,7 @@ export const CreateRepoResponse = z.object({
 })
 export type CreateRepoResponse = z.infer<typeof CreateRepoResponse>
 
-/** The repo record (seed 002); `createdAt` in epoch milliseconds. */
+/** The repo record; `createdAt` in epoch milliseconds. */
 export const RepoRecord = z.object({
   platformId: z.string(),
   repoFullName: z.string(),
@@ -63,11 +63,11 @@ export type FeatureActivated = z.infer<typeof FeatureActivated>
 export const FeatureDeactivated = z.object({ status: z.literal("deactivated"), featureId: z.string() })
 export type FeatureDeactivated = z.infer<typeof FeatureDeactivated>
 
-/** Deployment statuses (DESIGN §7). */
+/** Deployment statuses (docs/deploy.md). */
 export const DeploymentStatus = z.enum(["queued", "building", "deploying", "success", "failure"])
 export type DeploymentStatus = z.infer<typeof DeploymentStatus>
 
-/** The upload form's answer (seed 002). */
+/** The upload form's answer. */
 export const DeployAccepted = z.object({
   deploymentId: z.string(),
   status: DeploymentStatus,
@@ -76,7 +76,7 @@ export const DeployAccepted = z.object({
 })
 export type DeployAccepted = z.infer<typeof DeployAccepted>
 
-/** The deployment status record (seed 002), plus its branch and whether it is live now. */
+/** The deployment status record, plus its branch and whether it is live now. */
 export const DeploymentRecord = z.object({
   deploymentId: z.string(),
   status: DeploymentStatus,
@@ -97,7 +97,7 @@ export const ListDeploymentsQuery = cursorQuery()
 export const DeploymentList = cursorPage(DeploymentRecord)
 export type DeploymentList = z.infer<typeof DeploymentList>
 
-/** `GET .../build-status` (seed 002). */
+/** `GET .../build-status`. */
 export const BuildStatus = z.object({
   platformId: z.string(),
   edgePagesProjectName: z.string(),
@@ -120,7 +120,7 @@ export type MissingResponse = z.infer<typeof MissingResponse>
 /** A secret's name. */
 export const SecretName = z.string().min(1).max(128).regex(/^[A-Z_][A-Z0-9_]*$/, { error: "Secret names match ^[A-Z_][A-Z0-9_]*$" })
 
-/** `POST .../secrets` (seed 002): name → value. */
+/** `POST .../secrets`: name → value. */
 export const SetSecretsRequest = z.object({
   secrets: z.record(SecretName, z.string().max(65_536)).refine((value) => Object.keys(value).length >= 1 && Object.keys(value).length <= LIST_MAX_ITEMS, {
     message: `From 1 to ${LIST_MAX_ITEMS} secrets`
@@ -134,7 +134,7 @@ export type SetSecretsResponse = z.infer<typeof SetSecretsResponse>
 export const SecretList = z.object({ data: z.array(z.object({ name: z.string(), lastSetAt: z.number() })) })
 export type SecretList = z.infer<typeof SecretList>
 
-/** The upload form's optional headers (seed 002). */
+/** The upload form's optional headers. */
 export const DeployHeaders = z.object({
   "idempotency-key": BoundedId.optional(),
   "x-core-deploy-branch": z.string().min(1).max(63).regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, {

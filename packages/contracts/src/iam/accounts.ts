@@ -146,7 +146,7 @@ export type RevokeSessionRequest = z.infer<typeof RevokeSessionRequest>
 /** Image of a profile: a URI, or `null` to remove it. */
 export const ProfileImage = z.url().max(TEXT_MAX_LENGTH).nullable()
 
-/** `PATCH /api/auth/profile` (seed 000). */
+/** `PATCH /api/auth/profile`. */
 export const UpdateProfileRequest = z.object({
   name: z.string().min(1).max(NAME_MAX_LENGTH).optional(),
   image: ProfileImage.optional()

@@ -29,7 +29,7 @@ import {
 const tags = ["identity: authorization"]
 const guarded = { 400: null, 401: null, 403: null, 404: null } as const
 
-/** The audit log, served at three paths (`GET /api/audit/*`, seed 000): one route each. */
+/** The audit log, served at three paths (`GET /api/audit/*`): one route each. */
 const audit = {
   method: "GET",
   summary: "Read the audit log, newest first",

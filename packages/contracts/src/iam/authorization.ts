@@ -8,10 +8,10 @@ import { PlatformStatusValue } from "./accounts.js"
 /** A non-empty string PostgreSQL can store: NUL characters are refused (400) instead of failing in SQL. */
 export const NonEmptyText = z.string().min(1).regex(/^[^\u0000]*$/, "Must not contain NUL characters")
 
-/** An id in a request: non-empty, without NUL, at most 128 characters (DESIGN §3). */
+/** An id in a request: non-empty, without NUL, at most 128 characters (decision 0186). */
 export const NonEmptyId = NonEmptyText.max(ID_MAX_LENGTH)
 
-/** A name in a request (a role): non-empty, without NUL, at most 200 characters (DESIGN §3). */
+/** A name in a request (a role): non-empty, without NUL, at most 200 characters (decision 0186). */
 export const NonEmptyName = NonEmptyText.max(NAME_MAX_LENGTH)
 
 /** A permission of the catalogue (`packages/contracts/src/Permissions.ts`); anything else is a 400. */
@@ -21,10 +21,10 @@ export const CataloguePermission = z
   .max(ID_MAX_LENGTH)
   .refine(isPermission, { message: "Unknown permission (see the permission catalogue)" })
 
-/** An ISO 8601 timestamp with its offset, at most 64 characters (DESIGN §3). */
+/** An ISO 8601 timestamp with its offset, at most 64 characters (decision 0186). */
 export const IsoTimestamp = z.iso.datetime({ offset: true }).max(64)
 
-/** Grant `expiresAt`: epoch seconds, greater than 0 and less than 10^11 (seed 000, Limits). */
+/** Grant `expiresAt`: epoch seconds, greater than 0 and less than 10^11. */
 export const GrantExpiry = z.number().int().gt(0).lt(100_000_000_000)
 
 /** `POST /api/core/roles`: create or replace the permissions of a role in an organization. */

@@ -3,7 +3,7 @@
  * SDK) can use them without zod. `device.ts` re-exports them (`Iam.DEVICE_CLIENT_ID`, …).
  */
 
-/** The one OAuth client of the device flow: the `core` command (seed 000). */
+/** The one OAuth client of the device flow: the `core` command. */
 export const DEVICE_CLIENT_ID = "core-cli"
 
 /** The device code grant type of RFC 8628 §3.4. */

@@ -140,7 +140,7 @@ export const AuthorizationServerMetadata = z.object({
 export type AuthorizationServerMetadata = z.infer<typeof AuthorizationServerMetadata>
 
 /**
- * Answer of `POST /api/v1/cli/whoami` (seed "Identity (whoami result)"). For a session: its user's
+ * Answer of `POST /api/v1/cli/whoami` (decision 0134). For a session: its user's
  * email, its tenant's platform (`null` without one), its effective role (`user` without a tenant)
  * and its expiry. For an API key: its creator's email (else its name, else its id), its platform,
  * role `apikey` and its expiry (`null` when it has none).

@@ -6,7 +6,7 @@ import { DeviceRoutes } from "./device.js"
 import { OrganizationRoutes } from "./organizations-routes.js"
 import { WebRoutes } from "./web-routes.js"
 
-/** Answer of the identity service's `GET /health` (seed 000): 200 when healthy, 503 when degraded. */
+/** Answer of the identity service's `GET /health`: 200 when healthy, 503 when degraded. */
 export const IdentityHealth = z.object({
   status: z.enum(["healthy", "degraded"]),
   checks: z.record(z.string(), z.enum(["ok", "error"]))

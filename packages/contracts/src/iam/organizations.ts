@@ -3,10 +3,10 @@ import { BoundedId, EmailAddress, SLUG_MAX_LENGTH } from "../Bounds.js"
 import { cursorList, InvitationsCursorQuery } from "../Pagination.js"
 import { naming } from "../PathRecords.js"
 
-/** Organization name: 1 to 100 characters (seed 000, Limits). */
+/** Organization name: 1 to 100 characters. */
 export const OrganizationName = z.string().min(1).max(100)
 
-/** Organization slug: 1 to 63 characters of `a-z`, `0-9` and `-` (seed 000, Limits). */
+/** Organization slug: 1 to 63 characters of `a-z`, `0-9` and `-`. */
 export const OrganizationSlug = z.string().min(1).max(63).regex(/^[a-z0-9-]+$/, "Must match ^[a-z0-9-]+$")
 
 /** Roles a member holds inside an organization. */

@@ -4,7 +4,7 @@ import { defineRoutes } from "../Routes.js"
 import { OnboardingReference } from "../registry/onboarding.js"
 import { PlatformTier, Slug } from "../registry/schemas.js"
 
-/** An environment of seed 001's provisioning fields; `prod` where it is optional. */
+/** An environment of provisioning's job fields; `prod` where it is optional. */
 export const ProvisionEnvironment = z.enum(["dev", "stg", "prod"])
 export type ProvisionEnvironment = z.infer<typeof ProvisionEnvironment>
 
@@ -86,7 +86,7 @@ export const ProvisionOnboardRequest = z.object({
 })
 export type ProvisionOnboardRequest = z.input<typeof ProvisionOnboardRequest>
 
-/** An app's name (seed 001): a DNS label of lower-case letters, digits and dashes. */
+/** An app's name: a DNS label of lower-case letters, digits and dashes. */
 export const AppName = z.string().min(2).max(63).regex(/^[a-z][a-z0-9-]*[a-z0-9]$/, {
   error: "Must match ^[a-z][a-z0-9-]*[a-z0-9]$"
 })
@@ -125,11 +125,11 @@ export type ProvisionPlatformDeprovisionRequest = z.input<typeof ProvisionPlatfo
 export const AuthUpgradeRequest = z.object({ platformId: BoundedId })
 export type AuthUpgradeRequest = z.input<typeof AuthUpgradeRequest>
 
-/** What every job-creating route answers (seed 001); the same `Idempotency-Key` answers it again. */
+/** What every job-creating route answers; the same `Idempotency-Key` answers it again. */
 export const JobCreated = z.object({ jobId: z.string(), status: z.literal("QUEUED") })
 export type JobCreated = z.infer<typeof JobCreated>
 
-/** What `POST /api/v1/provision/auth/upgrade` answers (seed 001). */
+/** What `POST /api/v1/provision/auth/upgrade` answers. */
 export const AuthUpgradeResponse = z.object({ jobId: z.string(), platformId: z.string() })
 export type AuthUpgradeResponse = z.infer<typeof AuthUpgradeResponse>
 
@@ -150,7 +150,7 @@ const creating = <B extends z.ZodType>(path: string, summary: string, body: B) =
 })
 
 /**
- * Seed 001's job-creating routes: a platform's owner and admins for their own platform (another
+ * The job-creating routes (docs/provisioning.md): a platform's owner and admins for their own platform (another
  * tenant: 404), operators and the service key for every platform. Each enqueues the job of its
  * type with the parsed body (and `platformId`) as its payload.
  */

@@ -37,7 +37,7 @@ export const DomainParams = z.object({ id: naming(BoundedId, "Domain not found")
 
 const tags = ["provisioning: domains"]
 
-/** The custom domains of seed 001's `domain/add`, listed and removed. */
+/** The custom domains of `domain/add`, listed and removed. */
 export const DomainRoutes = defineRoutes({
   listDomains: {
     method: "GET",

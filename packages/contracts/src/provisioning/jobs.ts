@@ -6,7 +6,7 @@ import { defineRoutes } from "../Routes.js"
 import { JobParams, JobRecord, JobStatus, JobStep } from "./schemas.js"
 
 /**
- * The job API of seed 001 beyond reading one job: the list, the event stream, the operator
+ * The job API (docs/provisioning.md) beyond reading one job: the list, the event stream, the operator
  * controls (retry, cancel, force-complete) and the dead-letter list with replay (decisions 0280–0285).
  */
 
@@ -48,15 +48,15 @@ export type JobEvent = z.infer<typeof JobEvent>
 export const OperatorActionRequest = z.object({ reason: z.string().min(1).max(TEXT_MAX_LENGTH).optional() }).optional()
 export type OperatorActionRequest = z.input<typeof OperatorActionRequest>
 
-/** What retry and force-complete answer (seed 001). */
+/** What retry and force-complete answer. */
 export const JobStatusResponse = z.object({ jobId: z.string(), status: JobStatus })
 export type JobStatusResponse = z.infer<typeof JobStatusResponse>
 
-/** What cancel answers (seed 001): always `FAILED`, with the reason. */
+/** What cancel answers: always `FAILED`, with the reason. */
 export const JobCancelResponse = z.object({ jobId: z.string(), status: z.literal("FAILED"), reason: z.string() })
 export type JobCancelResponse = z.infer<typeof JobCancelResponse>
 
-/** A dead-letter entry (seed 001 leaves it open): the job that failed for good, its last error, its replays. */
+/** A dead-letter entry (decision 0282): the job that failed for good, its last error, its replays. */
 export const DeadLetterEntry = z.looseObject({
   entryId: z.string(),
   jobId: z.string(),
@@ -83,7 +83,7 @@ export type DeadLetterList = z.infer<typeof DeadLetterList>
 /** The path of one dead-letter entry. */
 export const DeadLetterParams = z.object({ entryId: DeadLetterId })
 
-/** What replay answers (seed 001): the new job, queued, and the entry it replays. */
+/** What replay answers: the new job, queued, and the entry it replays. */
 export const ReplayResponse = z.object({ jobId: z.string(), status: z.literal("QUEUED"), entryId: z.string() })
 export type ReplayResponse = z.infer<typeof ReplayResponse>
 

@@ -7,9 +7,9 @@ import { JobParams, JobRecord, PlatformStatusRequest, PlatformStatusResponse } f
 const tags = ["provisioning: jobs"]
 
 /**
- * The provisioning service's routes (seed 001, "Provisioning routes"), documented under
+ * The provisioning service's routes, documented under
  * `/api/v1/provision`; through the gateway at `/api/v1/provisioning/<path>` (the service serves its
- * documented paths and the stripped ones, DESIGN §3). Issue 13 adds the job-creating and operator routes.
+ * documented paths and the stripped ones, docs/provisioning.md), with the job-creating and operator routes.
  */
 export const ProvisioningRoutes = defineRoutes({
   ...DomainRoutes,

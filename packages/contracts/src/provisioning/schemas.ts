@@ -3,8 +3,7 @@ import { BoundedId } from "../Bounds.js"
 import { JobId } from "../Ids.js"
 
 /**
- * A provisioning job's status (seed 001 shows `QUEUED`, `FAILED`, `COMPLETED`; DESIGN §7 adds
- * `RUNNING`): `QUEUED → RUNNING → COMPLETED | FAILED`, back to `QUEUED` between attempts.
+ * A provisioning job's status (docs/provisioning.md): `QUEUED → RUNNING → COMPLETED | FAILED`, back to `QUEUED` between attempts.
  */
 export const JobStatus = z.enum(["QUEUED", "RUNNING", "COMPLETED", "FAILED"])
 export type JobStatus = z.infer<typeof JobStatus>
@@ -46,7 +45,7 @@ export type JobRecord = z.infer<typeof JobRecord>
 /** The path of one job. */
 export const JobParams = z.object({ jobId: JobId })
 
-/** `POST /internal/platform-status` (seed 001): whether a platform's edge resources serve. */
+/** `POST /internal/platform-status`: whether a platform's edge resources serve. */
 export const PlatformStatusRequest = z.object({
   platformId: BoundedId,
   status: z.enum(["suspended", "active"])

@@ -4,12 +4,12 @@ import { ActivationId, EntityId, PlatformId } from "../Ids.js"
 import { cursorParam, limitParam, page } from "../Pagination.js"
 import { defineRoutes } from "../Routes.js"
 
-/** An environment a feature is activated in (seed 001/002: `dev`, `stg`, `prod`). */
+/** An environment a feature is activated in (`dev`, `stg`, `prod`). */
 export const Environment = z.enum(["dev", "stg", "prod"])
 export type Environment = z.infer<typeof Environment>
 
 /**
- * An activation's status (DESIGN §7): `pending` until its provisioning job completes, then
+ * An activation's status (docs/registry.md): `pending` until its provisioning job completes, then
  * `active` or `failed`; `deactivating` until the deactivation job completes, then `deactivated`.
  */
 export const FeatureActivationStatus = z.enum(["pending", "active", "failed", "deactivating", "deactivated"])
@@ -18,7 +18,7 @@ export type FeatureActivationStatus = z.infer<typeof FeatureActivationStatus>
 /** A feature id or version: free-form text (no feature catalogue), at least one character. */
 const FeatureText = z.string().min(1).max(ID_MAX_LENGTH)
 
-/** A feature activation as the registry answers it (seed 002, FeatureActivationRecord). */
+/** A feature activation as the registry answers it (FeatureActivationRecord). */
 export const FeatureActivationRecord = z.object({
   id: z.string(),
   platformId: z.string(),
@@ -38,7 +38,7 @@ export type FeatureActivationRecord = z.infer<typeof FeatureActivationRecord>
 export const FeatureActivationPage = page(FeatureActivationRecord)
 
 /**
- * `POST .../features/activate` (seed 002: `featureId`, `version`, `environment`). `config` is
+ * `POST .../features/activate` (`featureId`, `version`, `environment`). `config` is
  * optional (decision 0251): it may name the manifest's `package` and `serviceUrl`.
  */
 export const ActivateFeatureRequest = z.object({
@@ -59,7 +59,7 @@ export const ActivateFeatureResponse = z.object({
 })
 export type ActivateFeatureResponse = z.infer<typeof ActivateFeatureResponse>
 
-/** `POST .../features/deactivate` (seed 002). */
+/** `POST .../features/deactivate`. */
 export const DeactivateFeatureRequest = z.object({ featureId: FeatureText, environment: Environment })
 export type DeactivateFeatureRequest = z.input<typeof DeactivateFeatureRequest>
 
@@ -86,7 +86,7 @@ export type ListFeaturesQuery = z.output<typeof ListFeaturesQuery>
 /** `GET .../manifest`: `environment`, default `prod`. */
 export const ManifestQuery = z.object({ environment: Environment.default("prod") })
 
-/** An entity's manifest (seed 002): its active features in one environment. */
+/** An entity's manifest: its active features in one environment. */
 export const Manifest = z.object({
   platformId: z.string(),
   entityId: z.string(),
@@ -108,7 +108,7 @@ const read = { auth: "caller", permission: "features:read", tenant: "organizatio
 const write = { auth: "caller", permission: "features:manage", tenant: "organization", tags: ["registry: features"] } as const
 
 /**
- * An entity's feature activations and its manifest (seed 002). Activation enqueues a
+ * An entity's feature activations and its manifest. Activation enqueues a
  * provisioning job in the same transaction; the job moves the activation's status.
  */
 export const FeatureRoutes = defineRoutes({

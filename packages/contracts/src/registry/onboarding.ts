@@ -69,7 +69,7 @@ export const OnboardingParams = z.object({ onboardingId: naming(OnboardingRefere
 const tags = ["registry: onboarding"]
 
 /**
- * Onboarding (DESIGN §7): start a flow that creates a platform and drives provisioning's `onboard`
+ * Onboarding (docs/registry.md): start a flow that creates a platform and drives provisioning's `onboard`
  * job; read its steps and progress. Served by the registry at `/api/v1/onboarding`.
  */
 export const OnboardingRoutes = defineRoutes({

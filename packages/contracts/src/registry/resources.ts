@@ -6,22 +6,22 @@ import { pathInput } from "../PathRecords.js"
 import { defineRoutes } from "../Routes.js"
 
 /**
- * Registry resources (seed 002, "Registry: resources (two path families)"), their DNS records and
+ * Registry resources (docs/registry.md), their DNS records and
  * their secret records. The resource routes exist twice, under `/api/v1/platforms/{platformId}`
  * (`ResourceRoutes`) and under `/api/v1/resources/platforms/{platformId}` (`ResourceFamilyRoutes`),
  * with the same schemas and the same answers; the lookup by edge name at `/api/v1/lookup`
  * (`LookupRoutes`) and `/api/v1/resources/lookup`. Decisions 0240–0247.
  */
 
-/** What a resource is on the edge (seed 002). */
+/** What a resource is on the edge. */
 export const ResourceType = z.enum(["worker", "pages", "sql_db", "object_store", "kv", "queue"])
 export type ResourceType = z.infer<typeof ResourceType>
 
-/** The environment a resource serves (seed 002). */
+/** The environment a resource serves. */
 export const ResourceEnvironment = z.enum(["dev", "stg", "prod"])
 export type ResourceEnvironment = z.infer<typeof ResourceEnvironment>
 
-/** A resource's status (seed 002); provisioning moves it `pending → provisioning → active | failed`. */
+/** A resource's status; provisioning moves it `pending → provisioning → active | failed`. */
 export const ResourceStatus = z.enum(["pending", "provisioning", "active", "failed", "deleted"])
 export type ResourceStatus = z.infer<typeof ResourceStatus>
 
@@ -32,7 +32,7 @@ export const EdgeUrl = z.url().max(TEXT_MAX_LENGTH)
 export const EdgeName = z.string().min(1).max(NAME_MAX_LENGTH)
 
 /**
- * A resource as the registry answers it (seed 002, ResourceRecord). `stackId` is kept as given
+ * A resource as the registry answers it (ResourceRecord). `stackId` is kept as given
  * at creation (decision 0240); fields the edge has not filled yet are `null`.
  */
 export const ResourceRecord = z.object({
@@ -55,7 +55,7 @@ export const ResourceRecord = z.object({
 })
 export type ResourceRecord = z.infer<typeof ResourceRecord>
 
-/** `POST .../entities/{entityId}/resources` (seed 002): every string at least one character. */
+/** `POST .../entities/{entityId}/resources`: every string at least one character. */
 export const CreateResourceRequest = z.object({
   stackId: BoundedId,
   resourceType: ResourceType,
@@ -195,7 +195,7 @@ export const SecretName = z.string().min(1).max(100).regex(/^[A-Za-z_][A-Za-z0-9
 export const SecretStatus = z.enum(["active", "deleted"])
 export type SecretStatus = z.infer<typeof SecretStatus>
 
-/** A resource's secret as the registry answers it (seed 002, SecretRecord): never its value. */
+/** A resource's secret as the registry answers it (SecretRecord): never its value. */
 export const SecretRecord = z.object({
   id: z.string(),
   resourceId: z.string(),
@@ -317,14 +317,14 @@ const lookupRoute = <const P extends string>(path: P, operationId?: string) => (
   responses: { 200: taggedResource, 400: null, 401: null, 403: null, 404: null }
 })
 
-/** The resource routes under `/api/v1/platforms/{platformId}` (seed 002, the second family). */
+/** The resource routes under `/api/v1/platforms/{platformId}` (the second family). */
 export const ResourceRoutes = resourceRoutes("/api/v1", () => undefined)
 
 /** `GET /api/v1/lookup?edgeName=`: the lookup of the `/api/v1` family. */
 export const LookupRoutes = defineRoutes({ lookupResource: lookupRoute("/api/v1/lookup") })
 
 /**
- * The same resource routes and lookup under `/api/v1/resources` (seed 002, the first family): the
+ * The same resource routes and lookup under `/api/v1/resources` (the first family): the
  * same handlers, the same answers. Their operation ids end in `InResourcesFamily`.
  */
 export const ResourceFamilyRoutes = defineRoutes({
@@ -382,7 +382,7 @@ export const DnsRecordRoutes = defineRoutes({
 const secretTags = ["registry: secrets"]
 const secrets = "/api/v1/platforms/{platformId}/resources/{resourceId}/secrets"
 
-/** A resource's secret records (seed 002; setting and removing one: decision 0245). Values are never answered. */
+/** A resource's secret records (setting and removing one: decision 0245). Values are never answered. */
 export const SecretRoutes = defineRoutes({
   listResourceSecrets: {
     method: "GET",

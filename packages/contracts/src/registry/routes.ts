@@ -148,7 +148,7 @@ const writeEntity = { auth: "caller", permission: "entities:manage", tenant: "or
 const taggedEntity = { schema: EntityRecord, headers: { etag: "The entity's version, for If-Match" } }
 
 /**
- * A platform's tenants and subtenants (seed 002): a tree of depth at most 16, slugs unique among
+ * A platform's tenants and subtenants: a tree of depth at most 16, slugs unique among
  * siblings; the owner and admins write, members read, operators and the service key do all.
  */
 export const EntityRoutes = defineRoutes({

@@ -3,19 +3,19 @@ import { NAME_MAX_LENGTH, SLUG_MAX_LENGTH, TEXT_MAX_LENGTH } from "../Bounds.js"
 import { EntityId, PlatformId, UserId } from "../Ids.js"
 import { cursorParam, limitParam, page } from "../Pagination.js"
 
-/** Tiers a platform can be on (seed 002: `starter`, `growth`, `scale`; DESIGN §5 adds identity's `free`). */
+/** Tiers a platform can be on (`starter`, `growth`, `scale`; identity adds `free`, docs/identity/organizations.md). */
 export const PlatformTier = z.enum(["free", "starter", "growth", "scale"])
 export type PlatformTier = z.infer<typeof PlatformTier>
 
-/** Lifecycle states of a platform (DESIGN §7). */
+/** Lifecycle states of a platform (docs/registry.md). */
 export const PlatformStatus = z.enum(["active", "suspended", "cancelled", "deleted"])
 export type PlatformStatus = z.infer<typeof PlatformStatus>
 
-/** A platform or entity slug: lower-case letters, digits and dashes (seed 002, Limits). */
+/** A platform or entity slug: lower-case letters, digits and dashes. */
 export const Slug = z.string().min(1).max(SLUG_MAX_LENGTH).regex(/^[a-z0-9-]+$/, { error: "Use lower-case letters, digits and dashes" })
 
 /**
- * A platform as the registry answers it (seed 002, PlatformRecord). Timestamps are ISO 8601 text;
+ * A platform as the registry answers it (PlatformRecord). Timestamps are ISO 8601 text;
  * fields not set (no suspension, no cancellation, not deleted, no edge account yet) are `null`.
  */
 export const PlatformRecord = z.object({
@@ -40,7 +40,7 @@ export const PlatformRecord = z.object({
 })
 export type PlatformRecord = z.infer<typeof PlatformRecord>
 
-/** `POST /api/v1/platforms`: the seed's unnamed optional string is `ownerUserId` (DESIGN §7). */
+/** `POST /api/v1/platforms`: the seed's unnamed optional string is `ownerUserId` (docs/registry.md). */
 export const CreatePlatformRequest = z.object({
   name: z.string().min(1).max(NAME_MAX_LENGTH),
   slug: Slug,
@@ -69,10 +69,10 @@ export type ListPlatformsQuery = z.output<typeof ListPlatformsQuery>
 export const PlatformPage = page(PlatformRecord)
 export type PlatformPage = z.infer<typeof PlatformPage>
 
-/** The statuses `PATCH` may set (seed 002: `active`, `suspended`, `deleted`). */
+/** The statuses `PATCH` may set (`active`, `suspended`, `deleted`). */
 export const SettablePlatformStatus = z.enum(["active", "suspended", "deleted"])
 
-/** `PATCH /api/v1/platforms/{platformId}`: the seed's unnamed string is `name` (DESIGN §7). */
+/** `PATCH /api/v1/platforms/{platformId}`: the seed's unnamed string is `name` (docs/registry.md). */
 export const UpdatePlatformRequest = z.object({
   name: z.string().min(1).max(NAME_MAX_LENGTH).optional(),
   tier: PlatformTier.optional(),
@@ -88,7 +88,7 @@ export type LifecycleActionRequest = z.input<typeof LifecycleActionRequest>
 export const TriggerType = z.enum(["user", "operator", "service", "system"])
 export type TriggerType = z.infer<typeof TriggerType>
 
-/** One change of a platform's status (seed 002, LifecycleEvent). */
+/** One change of a platform's status (LifecycleEvent). */
 export const LifecycleEvent = z.object({
   id: z.string(),
   platformId: z.string(),
@@ -112,15 +112,15 @@ export type LifecyclePage = z.infer<typeof LifecyclePage>
 /** `{ success: true }`, the answer of a soft delete. */
 export const SuccessResponse = z.object({ success: z.literal(true) })
 
-/** An entity's type: a `tenant` at the root of a platform's tree, a `subtenant` below (seed 002). */
+/** An entity's type: a `tenant` at the root of a platform's tree, a `subtenant` below. */
 export const EntityType = z.enum(["tenant", "subtenant"])
 export type EntityType = z.infer<typeof EntityType>
 
-/** An entity's status (seed 002: `active`, `suspended`, `deleted`). */
+/** An entity's status (`active`, `suspended`, `deleted`). */
 export const EntityStatus = z.enum(["active", "suspended", "deleted"])
 export type EntityStatus = z.infer<typeof EntityStatus>
 
-/** A tenant or subtenant as the registry answers it (seed 002, EntityRecord). */
+/** A tenant or subtenant as the registry answers it (EntityRecord). */
 export const EntityRecord = z.object({
   id: z.string(),
   platformId: z.string(),

@@ -16,7 +16,7 @@ import {
 const tags = ["stacks"]
 
 /**
- * The stack catalogue (seed 002, "Stack registry") under `/api/v1/stacks` (the gateway strips that
+ * The stack catalogue under `/api/v1/stacks` (the gateway strips that
  * prefix; the service serves both). Platform-wide: every authenticated caller reads it, operators
  * and the static key write it (decision 0220).
  */

@@ -3,11 +3,11 @@ import { NAME_MAX_LENGTH } from "../Bounds.js"
 import { naming } from "../PathRecords.js"
 
 /**
- * The stack catalogue's records and requests (seed 002, "Stack registry"). Its records keep the
+ * The stack catalogue's records and requests. Its records keep the
  * seed's snake_case fields and epoch-millisecond numbers; its requests are camelCase.
  */
 
-/** A template's name: 1 to 64 characters, `^[a-z0-9-]+$` (seed 002, Limits). */
+/** A template's name: 1 to 64 characters, `^[a-z0-9-]+$`. */
 export const StackName = z.string().min(1).max(64).regex(/^[a-z0-9-]+$/, { error: "Use lower-case letters, digits and dashes" })
 
 /** The longest version string accepted (three integers and a suffix). */
@@ -31,11 +31,11 @@ export const StackVersion = z
   .max(STACK_VERSION_MAX_LENGTH)
   .regex(STACK_VERSION_PATTERN, { error: "Use three dot-separated integers, optionally followed by -suffix (e.g. 1.2.0 or 1.2.0-beta.1)" })
 
-/** Template statuses (seed 002). */
+/** Template statuses. */
 export const StackTemplateStatus = z.enum(["active", "deprecated"])
 export type StackTemplateStatus = z.infer<typeof StackTemplateStatus>
 
-/** Version statuses (DESIGN §7). */
+/** Version statuses (docs/stacks.md). */
 export const StackVersionStatus = z.enum(["published", "deprecated"])
 export type StackVersionStatus = z.infer<typeof StackVersionStatus>
 
@@ -107,7 +107,7 @@ export const STACK_DEFINITION_MAX_BYTES = 65536
 
 const utf8Length = (value: unknown): number => new TextEncoder().encode(JSON.stringify(value)).byteLength
 
-/** One resource a stack creates (DESIGN §7: type, name, environment, config). */
+/** One resource a stack creates (type, name, environment, config). */
 export const StackResource = z.strictObject({
   type: z.string().min(1).max(NAME_MAX_LENGTH),
   name: z.string().min(1).max(NAME_MAX_LENGTH),

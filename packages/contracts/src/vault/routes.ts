@@ -13,7 +13,7 @@ const RPC_UNAUTHORIZED = {
 }
 
 /**
- * The vault tool server (seed 002, "Vault tool server"; DESIGN §9): MCP Streamable HTTP at `/mcp`,
+ * The vault tool server (docs/vault-server.md): MCP Streamable HTTP at `/mcp`,
  * with the gateway's credentials (any caller: a session bearer, an API key, the static key).
  */
 export const VaultRoutes = defineRoutes({

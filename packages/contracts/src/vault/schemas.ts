@@ -1,7 +1,7 @@
 import { z } from "zod"
 
 /**
- * The vault tool server's messages (seed 002, "Vault tool server"; DESIGN §9): the arguments of its
+ * The vault tool server's messages (docs/vault-server.md): the arguments of its
  * 11 tools, and the JSON-RPC envelope of `POST /mcp`. Every string is bounded.
  */
 
@@ -77,7 +77,7 @@ export type ToolName = keyof typeof ToolArguments
 /** What a caller passes to a tool. */
 export type ToolInput<N extends ToolName> = z.input<(typeof ToolArguments)[N]>
 
-/** One `search_docs` result (seed 002, "Vault tool result"). */
+/** One `search_docs` result. */
 export const SearchHit = z.object({ path: z.string(), title: z.string(), snippet: z.string(), score: z.number() })
 export type SearchHit = z.infer<typeof SearchHit>
 

@@ -156,7 +156,7 @@ export interface ProvisioningDeadLetters {
 }
 
 /**
- * The job-creating routes of seed 001 (`client.provisioning.create`): each answers
+ * The job-creating routes (docs/provisioning.md; `client.provisioning.create`): each answers
  * `{ jobId, status: "QUEUED" }` (202). Pass `idempotencyKey` to make a call safe to repeat: the same
  * key answers the first job (the SDK otherwise sends a fresh key per call, reused by its retries).
  */

@@ -30,7 +30,7 @@ interface Answer {
 }
 
 /**
- * The vault tool server (`client.vault`, MCP at `/mcp`): one method per tool of seed 002, each a
+ * The vault tool server (`client.vault`, MCP at `/mcp`): one method per tool (docs/vault-server.md), each a
  * stateless `tools/call` (decision 0403), answering the tool's text parsed as JSON where it is JSON.
  * A tool error throws `VaultToolError`; an HTTP failure the usual `CoreApiError`.
  */

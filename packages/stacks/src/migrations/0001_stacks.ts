@@ -4,7 +4,7 @@ import { Effect } from "effect"
 /**
  * The stack catalogue: templates and their versions. `latest_version` is not stored: it is derived
  * from the published versions by semantic-version order when read (decision 0221), so no write
- * can leave it stale. Times are epoch milliseconds (seed 002's numbers).
+ * can leave it stale. Times are epoch milliseconds (numbers in the records, docs/stacks.md).
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
