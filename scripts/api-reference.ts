@@ -14,7 +14,7 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import * as Contracts from "@core/contracts"
 import { z } from "zod"
 import { CATALOGUES, exportedCatalogues } from "../packages/contracts/scripts/route-table.js"
-import { publicPathOf, serviceDeclaration, type ServiceDeclaration, type ServiceName } from "../packages/contracts/src/ServiceDeclarations.js"
+import { publicPathOf, SERVICE_DECLARATIONS, serviceDeclaration, type ServiceDeclaration, type ServiceName } from "../packages/contracts/src/ServiceDeclarations.js"
 import { acceptedCallers, type ResponseSpec, type RouteResponse, type RouteSpec, toOpenApiPath } from "../packages/contracts/src/Routes.js"
 
 /** Where the pages go. */
@@ -30,15 +30,13 @@ interface Page {
   readonly service: ServiceName
 }
 
-export const PAGES: ReadonlyArray<Page> = [
-  { file: "identity.md", title: "Identity", intro: "Accounts, sessions, organizations, roles and grants, API keys, device login, the web pages. Served under `/api/v1/iam`.", service: "iam" },
-  { file: "registry.md", title: "Registry", intro: "Platforms and their lifecycle, entities, resources (two path families), lookups, features and manifests, DNS records, resource secrets, onboarding.", service: "registry" },
-  { file: "stacks.md", title: "Stack registry", intro: "Stack templates and their published, versioned definitions. Served under `/api/v1/stacks`.", service: "stacks" },
-  { file: "provisioning.md", title: "Provisioning", intro: "Provisioning jobs, their events and dead letters, domains. Served under `/api/v1/provisioning`.", service: "provisioning" },
-  { file: "billing.md", title: "Billing", intro: "Plans, subscriptions, invoices, payment methods, usage, the operator tools and the payment provider's webhooks. Served under `/api/v1/billing`.", service: "billing" },
-  { file: "cli.md", title: "Command-line backend", intro: "Repositories, features, deploys and deployments, secrets. Served under `/api/v1/cli`.", service: "cli" },
-  { file: "vault.md", title: "Vault tool server", intro: "The architecture vault's tools over JSON-RPC (MCP) at `/mcp`.", service: "vault" }
-]
+/** One page per declared service, in their order: `<tag>.md`, with the declaration's title and summary. */
+export const PAGES: ReadonlyArray<Page> = SERVICE_DECLARATIONS.map((service) => ({
+  file: `${service.tag.name}.md`,
+  title: service.title,
+  intro: service.summary,
+  service: service.name
+}))
 
 const toJson = (schema: z.ZodType, io: "input" | "output"): JsonSchema =>
   z.toJSONSchema(schema, { target: "draft-2020-12", unrepresentable: "any", io, cycles: "ref", reused: "inline" }) as JsonSchema

@@ -24,7 +24,10 @@ export interface ServiceDeclaration {
   readonly name: string
   /** The gateway's name of the upstream (`IAM`, `REGISTRY`, …): the name upper-case. */
   readonly upstream: string
-  /** Its group in the OpenAPI document and the API reference. */
+  /** Its name and a paragraph about it, for its page of the API reference (`docs/api/<tag>.md`). */
+  readonly title: string
+  readonly summary: string
+  /** Its group in the OpenAPI document, and its page's file name in the API reference. */
   readonly tag: { readonly name: string; readonly description: string }
   /**
    * The public prefix: a request to `<prefix>/<rest>` reaches the service as `/<rest>` (or whole,
@@ -59,6 +62,8 @@ const declare = <const D extends ServiceDeclaration>(declaration: D): D => decla
 /** Identity: accounts, sessions, organizations, authorization, keys, device login, its pages. */
 export const IdentityService = declare({
   name: "iam",
+  title: "Identity",
+  summary: "Accounts, sessions, organizations, roles and grants, API keys, device login, the web pages. Served under `/api/v1/iam`.",
   upstream: "IAM",
   tag: { name: "identity", description: "Identity service (/api/v1/iam): sessions, organizations, roles, grants, keys, device login" },
   prefix: "/api/v1/iam",
@@ -70,6 +75,8 @@ export const IdentityService = declare({
 /** The registry: platforms, their entities, features, resources, DNS records, secrets, onboarding. */
 export const RegistryService = declare({
   name: "registry",
+  title: "Registry",
+  summary: "Platforms and their lifecycle, entities, resources (two path families), lookups, features and manifests, DNS records, resource secrets, onboarding.",
   upstream: "REGISTRY",
   tag: { name: "registry", description: "Registry (/api/v1/platforms): platforms" },
   prefix: "/api/v1/platforms",
@@ -92,6 +99,8 @@ export const RegistryService = declare({
 /** The stack catalogue: templates and their versioned definitions. */
 export const StacksService = declare({
   name: "stacks",
+  title: "Stack registry",
+  summary: "Stack templates and their published, versioned definitions. Served under `/api/v1/stacks`.",
   upstream: "STACKS",
   tag: { name: "stacks", description: "Stack catalogue (/api/v1/stacks): templates and their versioned definitions" },
   prefix: "/api/v1/stacks",
@@ -102,6 +111,8 @@ export const StacksService = declare({
 /** Provisioning: jobs, custom domains and the platform-status hook. */
 export const ProvisioningService = declare({
   name: "provisioning",
+  title: "Provisioning",
+  summary: "Provisioning jobs, their events and dead letters, domains. Served under `/api/v1/provisioning`.",
   upstream: "PROVISIONING",
   tag: { name: "provisioning", description: "Provisioning (/api/v1/provisioning): jobs and the platform-status hook" },
   prefix: "/api/v1/provisioning",
@@ -112,6 +123,8 @@ export const ProvisioningService = declare({
 /** Billing: plans, subscriptions, usage, invoices, payments, operator tools. */
 export const BillingService = declare({
   name: "billing",
+  title: "Billing",
+  summary: "Plans, subscriptions, invoices, payment methods, usage, the operator tools and the payment provider's webhooks. Served under `/api/v1/billing`.",
   upstream: "BILLING",
   tag: { name: "billing", description: "Billing (/api/v1/billing): plans, subscriptions, usage, invoices, payments, operator tools" },
   prefix: "/api/v1/billing",
@@ -123,6 +136,8 @@ export const BillingService = declare({
 /** The vault: the MCP tool server over Core's architecture docs. */
 export const VaultService = declare({
   name: "vault",
+  title: "Vault tool server",
+  summary: "The architecture vault's tools over JSON-RPC (MCP) at `/mcp`.",
   upstream: "VAULT",
   tag: { name: "vault", description: "Vault (/mcp): the MCP tool server over Core's architecture docs" },
   // MCP Streamable HTTP, forwarded whole (decision 0403).
@@ -137,6 +152,8 @@ export const VaultService = declare({
 /** The command line's backend: source repositories, features, deploys, secrets. */
 export const CliService = declare({
   name: "cli",
+  title: "Command-line backend",
+  summary: "Repositories, features, deploys and deployments, secrets. Served under `/api/v1/cli`.",
   upstream: "CLI",
   tag: { name: "cli", description: "Command-line backend (/api/v1/cli): source repositories, features, deploys, secrets" },
   prefix: "/api/v1/cli",
