@@ -252,7 +252,15 @@ export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platf
       }
     )
 
-    return { create, get, read, list, update, changeLifecycle, events } as const
+    /**
+     * The registry's reads for the other domains (no caller: the reading domain applies its own
+     * rule): one platform by id, an organization's platform, every platform not deleted.
+     */
+    const find = (id: string): Effect.Effect<Option.Option<PlatformRow>> => repo.findById(id)
+    const ofOrganization = (organizationId: string): Effect.Effect<Option.Option<PlatformRow>> => repo.findByOrganization(organizationId)
+    const listLive = (): Effect.Effect<ReadonlyArray<PlatformRow>> => repo.listLive()
+
+    return { create, get, read, list, update, changeLifecycle, events, find, ofOrganization, listLive } as const
   }),
   dependencies: [PlatformsRepo.Default]
 }) {}

@@ -1,10 +1,11 @@
 import type { Registry } from "@core/contracts"
 import { Ids, InvalidState, NotFound } from "@core/kernel"
-import { FeatureRecords, OnboardingFlows, PlatformDirectory } from "@core/provisioning"
+import { FeatureRecords, LiveResources, OnboardingFlows, PlatformDirectory } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
 import { makeFeaturesRepo } from "./FeaturesRepo.js"
 import { Onboarding } from "./Onboarding.js"
+import { ResourcesRepo } from "./ResourcesRepo.js"
 
 const entityNotFound = new NotFound({ message: "Entity not found" })
 
@@ -91,3 +92,12 @@ export const OnboardingFlowsLive: Layer.Layer<OnboardingFlows, never, Onboarding
   OnboardingFlows,
   Effect.map(Onboarding, (onboarding) => OnboardingFlows.of({ onboard: onboarding.onboard }))
 )
+
+/**
+ * Provisioning's `LiveResources` over the registry's resources: those live at some time in
+ * `[from, to)` (decision 0465), for the resource-hours report.
+ */
+export const LiveResourcesLive: Layer.Layer<LiveResources, never, SqlClient.SqlClient> = Layer.effect(
+  LiveResources,
+  Effect.map(ResourcesRepo, (repo) => LiveResources.of({ during: repo.liveDuring }))
+).pipe(Layer.provide(ResourcesRepo.Default))

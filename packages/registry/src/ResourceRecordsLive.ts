@@ -74,12 +74,7 @@ export const ResourceRecordsLive: Layer.Layer<ResourceRecords, never, SqlClient.
       stackVersion: (stackId, version) =>
         Option.isNone(stacks) || stacks.value.version === undefined
           ? Effect.succeed(Option.none())
-          : Effect.gen(function*() {
-            const named = yield* sql<{ name: string }>`SELECT name FROM stacks.templates WHERE id = ${stackId}`.pipe(
-              Effect.orElseSucceed(() => [] as ReadonlyArray<{ name: string }>)
-            )
-            return yield* stacks.value.version!(named[0]?.name ?? stackId, version)
-          }),
+          : stacks.value.version(stackId, version),
       record: (resource) =>
         Effect.gen(function*() {
           const existing = yield* liveByEdgeName(resource.edgeName)

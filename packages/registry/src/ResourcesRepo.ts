@@ -75,6 +75,15 @@ export class ResourcesRepo extends Effect.Service<ResourcesRepo>()("@core/regist
     }
 
     return {
+      /**
+       * The resources live at some time in `[from, to)` — created before its end, not deleted
+       * before its start, never failed nor stuck pending (provisioning's resource-hours).
+       */
+      liveDuring: (from: Date, to: Date) =>
+        sql<{ id: string; platformId: string; entityId: string; stackId: string }>`SELECT id, platform_id AS "platformId",
+          entity_id AS "entityId", stack_id AS "stackId" FROM registry.resources
+          WHERE status IN ('active', 'deleted') AND created_at < ${to} AND (deleted_at IS NULL OR deleted_at > ${from})
+          ORDER BY id`.pipe(Effect.orDie, Effect.withSpan("ResourcesRepo.liveDuring")),
       /** Insert a resource; `none` when a live resource already has its edge name (the partial unique index). */
       insert: (row: ResourceRow) =>
         first(sql<Record<string, unknown>>`INSERT INTO registry.resources

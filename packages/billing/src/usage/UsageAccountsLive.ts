@@ -10,17 +10,20 @@ const allowancesOf = (plan: Plan): UsagePeriod["allowances"] => ({
   builds: plan.allowances.builds
 })
 
+/** The registry's reads that metering needs: `BillingPlatforms`' `find` and `ofOrganization`. */
+export type PlatformReads = Pick<BillingPlatforms["Type"], "find" | "ofOrganization">
+
 /**
- * `UsageAccounts` over billing's own records (decision 0461): ownership from the registry through
- * `BillingPlatforms`, the period and plan from the platform's subscription — a platform without
- * one (created before billing ran, say) meters by calendar month (UTC) on the plan of its tier.
+ * `UsageAccounts` over billing's own records (decision 0461) and the registry's reads: ownership
+ * from the registry, the period and plan from the platform's subscription — a platform without one
+ * (created before billing ran, say) meters by calendar month (UTC) on the plan of its tier. For a
+ * producer's context (the gateway's meter, provisioning's resource-hours, deploy's builds), which
+ * reads the registry without billing's writes to it.
  */
-export const UsageAccountsLive: Layer.Layer<UsageAccounts, never, SqlClient.SqlClient | Plans | BillingPlatforms> = Layer.effect(
-  UsageAccounts,
+export const usageAccountsOver = (platforms: PlatformReads): Effect.Effect<UsageAccounts["Type"], never, SqlClient.SqlClient | Plans> =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const plans = yield* Plans
-    const platforms = yield* BillingPlatforms
     return UsageAccounts.of({
       owner: (platformId) => Effect.map(platforms.find(platformId), Option.map((platform) => platform.organizationId)),
       platformOf: (organizationId) => Effect.map(platforms.ofOrganization(organizationId), Option.map((platform) => platform.id)),
@@ -38,4 +41,9 @@ export const UsageAccountsLive: Layer.Layer<UsageAccounts, never, SqlClient.SqlC
         }).pipe(Effect.orDie)
     })
   })
+
+/** `usageAccountsOver` the registry as billing sees it (`BillingPlatforms`). */
+export const UsageAccountsLive: Layer.Layer<UsageAccounts, never, SqlClient.SqlClient | Plans | BillingPlatforms> = Layer.effect(
+  UsageAccounts,
+  Effect.flatMap(BillingPlatforms, usageAccountsOver)
 )
