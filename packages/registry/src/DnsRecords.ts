@@ -1,5 +1,5 @@
 import type { Registry } from "@core/contracts"
-import { type Caller, Conflict, Ids, NotFound, Rows } from "@core/kernel"
+import { type Caller, Ids, Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { keysetPage } from "./internal/keysetPage.js"
@@ -8,6 +8,7 @@ import { canUseArea } from "./Policy.js"
 
 const canUse = canUseArea("resources")
 import { DnsApplier } from "./ports/DnsApplier.js"
+import { dnsRecordDuplicate, dnsRecordNotFound } from "./Errors.js"
 
 const toRecord = (raw: Record<string, unknown>): Registry.DnsRecord => ({
   id: raw.id as string,
@@ -22,8 +23,7 @@ const toRecord = (raw: Record<string, unknown>): Registry.DnsRecord => ({
   updatedAt: Rows.iso(raw.updatedAt)
 })
 
-export const dnsRecordNotFound = new NotFound({ message: "DNS record not found" })
-const duplicate = new Conflict({ message: "The platform already has this DNS record (type, name and content)", details: { field: "content" } })
+export { dnsRecordNotFound }
 
 /**
  * A platform's DNS records (decision 0244): kept in the registry, applied through the edge
@@ -72,7 +72,7 @@ export class DnsRecords extends Effect.Service<DnsRecords>()("@core/registry/Dns
           VALUES (${id}, ${platformId}, ${body.type}, ${body.name}, ${body.content}, ${body.ttl ?? 1}, ${body.proxied ?? false},
             ${body.priority ?? null}, ${at}, ${at})
           ON CONFLICT DO NOTHING RETURNING ${columns}`.pipe(Effect.orDie)
-        if (inserted[0] === undefined) return yield* duplicate
+        if (inserted[0] === undefined) return yield* dnsRecordDuplicate
         const record = toRecord(inserted[0])
         yield* applier.apply(record)
         return record

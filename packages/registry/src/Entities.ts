@@ -1,9 +1,10 @@
 import type { Registry } from "@core/contracts"
-import { type Caller, Conflict, Cursor, Ids, InvalidState, NotFound, PreconditionFailed, Rows, ValidationError } from "@core/kernel"
+import { type Caller, Cursor, Ids, Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { Platforms, type RowPage } from "./Platforms.js"
 import { canUseArea } from "./Policy.js"
+import { deletedEntityCannotChange, entityHasChildren, entityNotFound, entitySlugTaken, entityStale, invalidEntityBody, parentEntityNotFound } from "./Errors.js"
 
 const canUse = canUseArea("entities")
 
@@ -69,11 +70,7 @@ export const entityMatches = (ifMatch: string | undefined, row: EntityRow): bool
   return ifMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === current)
 }
 
-const staleEntity = new PreconditionFailed({ message: "The entity has changed since it was read (If-Match does not match its ETag)" })
-
-export const entityNotFound = new NotFound({ message: "Entity not found" })
-const slugTaken = new Conflict({ message: "Entity slug already taken among its siblings", details: { field: "slug" } })
-const invalid = (path: string, message: string) => new ValidationError({ message: "Invalid request body", issues: [{ path, message }] })
+export { entityNotFound }
 
 /** The SQL of `registry.entities` (one recursive query each for ancestors and descendants). */
 const makeRepo = (sql: SqlClient.SqlClient) => {
@@ -177,20 +174,20 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
       yield* platformFor(caller, platformId, true)
       return yield* inTransaction(Effect.gen(function*() {
         let depth = 0
-        if (body.type === "tenant" && body.parentId !== undefined) return yield* invalid("parentId", "A tenant sits at the root: no parentId")
+        if (body.type === "tenant" && body.parentId !== undefined) return yield* invalidEntityBody("parentId", "A tenant sits at the root: no parentId")
         if (body.type === "subtenant") {
-          if (body.parentId === undefined) return yield* invalid("parentId", "A subtenant needs a parentId")
+          if (body.parentId === undefined) return yield* invalidEntityBody("parentId", "A subtenant needs a parentId")
           const parent = yield* repo.lock(platformId, body.parentId)
-          if (Option.isNone(parent) || parent.value.deletedAt !== null) return yield* new NotFound({ message: "Parent entity not found" })
+          if (Option.isNone(parent) || parent.value.deletedAt !== null) return yield* parentEntityNotFound
           depth = parent.value.depth + 1
-          if (depth >= MAX_ENTITY_DEPTH) return yield* invalid("parentId", `An entity tree is at most ${MAX_ENTITY_DEPTH} levels deep`)
+          if (depth >= MAX_ENTITY_DEPTH) return yield* invalidEntityBody("parentId", `An entity tree is at most ${MAX_ENTITY_DEPTH} levels deep`)
         }
         const at = yield* now
         const inserted = yield* repo.insert({
           id: yield* ids.make("ent"), platformId, parentId: body.parentId ?? null, type: body.type, name: body.name,
           slug: body.slug, status: "active", depth, version: 1, createdAt: at, updatedAt: at, deletedAt: null
         })
-        return Option.isSome(inserted) ? inserted.value : yield* slugTaken
+        return Option.isSome(inserted) ? inserted.value : yield* entitySlugTaken
       }))
     })
 
@@ -212,7 +209,7 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
     const softDelete = (entity: EntityRow, cascade: boolean, at: Date) =>
       Effect.gen(function*() {
         if (!cascade && (yield* repo.liveChildren(entity.id)) > 0) {
-          return yield* new Conflict({ message: "The entity has live children (delete with cascade=true)", details: { field: "children" } })
+          return yield* entityHasChildren
         }
         yield* repo.deleteTree(entity.id, at)
       })
@@ -220,7 +217,7 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
     /** The entity under its row lock, if `If-Match` names its current `ETag` (412 otherwise). */
     const lockMatching = (platformId: string, id: string, ifMatch: string | undefined) =>
       Effect.flatMap(Effect.flatMap(repo.lock(platformId, id), found), (entity) =>
-        entityMatches(ifMatch, entity) ? Effect.succeed(entity) : Effect.fail(staleEntity))
+        entityMatches(ifMatch, entity) ? Effect.succeed(entity) : Effect.fail(entityStale))
 
     const update = Effect.fn("Entities.update")(function*(
       caller: Caller,
@@ -233,7 +230,7 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
       return yield* inTransaction(Effect.gen(function*() {
         const entity = yield* lockMatching(platformId, id, ifMatch)
         if (entity.status === "deleted") {
-          return yield* new InvalidState({ message: "A deleted entity cannot change", from: "deleted", to: body.status ?? "deleted" })
+          return yield* deletedEntityCannotChange(body.status ?? "deleted")
         }
         const name = body.name ?? entity.name
         const status = body.status ?? entity.status

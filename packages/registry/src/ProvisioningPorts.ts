@@ -1,13 +1,12 @@
 import type { Registry } from "@core/contracts"
-import { Ids, InvalidState, NotFound } from "@core/kernel"
+import { Ids } from "@core/kernel"
 import { FeatureRecords, LiveResources, OnboardingFlows, PlatformDirectory } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
 import { makeFeaturesRepo } from "./FeaturesRepo.js"
 import { Onboarding } from "./Onboarding.js"
 import { ResourcesRepo } from "./ResourcesRepo.js"
-
-const entityNotFound = new NotFound({ message: "Entity not found" })
+import { entityNotFound, featureDeactivating, featureNotActive } from "./Errors.js"
 
 /**
  * Provisioning's `PlatformDirectory` over the registry's platforms (same database): who owns a
@@ -53,7 +52,7 @@ export const FeatureRecordsLive: Layer.Layer<FeatureRecords, never, SqlClient.Sq
           const at = yield* now
           if (Option.isSome(live)) {
             if (live.value.status === "deactivating") {
-              return yield* new InvalidState({ message: "The feature is being deactivated; activate it once that ends", from: "deactivating", to: "pending" })
+              return yield* featureDeactivating
             }
             yield* sql`UPDATE registry.feature_activations SET status = 'pending', feature_version = ${target.featureVersion}, updated_at = ${at}
               WHERE id = ${live.value.id}`.pipe(Effect.orDie)
@@ -70,7 +69,7 @@ export const FeatureRecordsLive: Layer.Layer<FeatureRecords, never, SqlClient.Sq
         Effect.gen(function*() {
           if (!(yield* repo.lockEntity(target.platformId, target.entityId))) return yield* entityNotFound
           const live = yield* repo.live(target.entityId, target.featureId, target.environment)
-          if (Option.isNone(live)) return yield* new NotFound({ message: "The feature is not active in that environment" })
+          if (Option.isNone(live)) return yield* featureNotActive
           if (live.value.status !== "deactivating") yield* repo.setStatus(live.value.id, "deactivating", null, yield* now)
           return { activationId: live.value.id, featureVersion: live.value.featureVersion }
         }),

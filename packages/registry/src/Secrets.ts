@@ -1,9 +1,10 @@
 import type { Registry } from "@core/contracts"
-import { type Caller, CoreConfig, Crypto, Ids, NotFound, Rows } from "@core/kernel"
+import { type Caller, CoreConfig, Crypto, Ids, Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { keysetPage } from "./internal/keysetPage.js"
 import { Resources } from "./Resources.js"
+import { secretNotFound } from "./Errors.js"
 
 /** The purpose the secrets' key is derived for from `CORE_SECRET` (HKDF, `Crypto.deriveKey`). */
 export const SECRETS_KEY_PURPOSE = "registry-secrets-at-rest"
@@ -18,7 +19,7 @@ const toRecord = (raw: Record<string, unknown>): Registry.SecretRecord => ({
   updatedAt: Rows.iso(raw.updatedAt)
 })
 
-export const secretNotFound = new NotFound({ message: "Secret not found" })
+export { secretNotFound }
 
 /** What binds a ciphertext to its row: a value copied to another resource or name does not decrypt. */
 const associatedData = (resourceId: string, secretName: string) => `registry.secrets/${resourceId}/${secretName}`
