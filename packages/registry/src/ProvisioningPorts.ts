@@ -5,6 +5,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
 import { makeFeaturesRepo } from "./FeaturesRepo.js"
 import { Onboarding } from "./Onboarding.js"
+import { PlatformsRepo } from "./PlatformsRepo.js"
 import { ResourcesRepo } from "./ResourcesRepo.js"
 import { entityNotFound, featureDeactivating, featureNotActive } from "./Errors.js"
 
@@ -14,22 +15,16 @@ import { entityNotFound, featureDeactivating, featureNotActive } from "./Errors.
  */
 export const PlatformDirectoryLive: Layer.Layer<PlatformDirectory, never, SqlClient.SqlClient> = Layer.effect(
   PlatformDirectory,
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    type Row = { readonly id: string; readonly organizationId: string | null; readonly status: string; readonly deletedAt: unknown }
-    const toOwnership = (rows: ReadonlyArray<Row>) =>
-      Option.map(Option.fromNullable(rows[0]), (row) => ({
-        platformId: row.id,
-        organizationId: row.organizationId ?? null,
-        deleted: row.status === "deleted" || (row.deletedAt !== null && row.deletedAt !== undefined)
-      }))
-    return PlatformDirectory.of({
+  Effect.map(PlatformsRepo, (repo) =>
+    PlatformDirectory.of({
       platform: (platformId) =>
-        sql<Row>`SELECT id, organization_id AS "organizationId", status, deleted_at AS "deletedAt"
-          FROM registry.platforms WHERE id = ${platformId}`.pipe(Effect.map(toOwnership), Effect.orDie)
-    })
-  })
-)
+        Effect.map(repo.findById(platformId), Option.map((row) => ({
+          platformId: row.id,
+          organizationId: row.organizationId ?? null,
+          deleted: row.status === "deleted" || row.deletedAt !== null
+        })))
+    }))
+).pipe(Layer.provide(PlatformsRepo.Default))
 
 /**
  * Provisioning's `FeatureRecords` over the registry's activations: a direct `feature/activate`
@@ -54,8 +49,7 @@ export const FeatureRecordsLive: Layer.Layer<FeatureRecords, never, SqlClient.Sq
             if (live.value.status === "deactivating") {
               return yield* featureDeactivating
             }
-            yield* sql`UPDATE registry.feature_activations SET status = 'pending', feature_version = ${target.featureVersion}, updated_at = ${at}
-              WHERE id = ${live.value.id}`.pipe(Effect.orDie)
+            yield* repo.setPendingVersion(live.value.id, target.featureVersion, at)
             return live.value.id
           }
           const inserted = yield* repo.insert({
@@ -74,11 +68,7 @@ export const FeatureRecordsLive: Layer.Layer<FeatureRecords, never, SqlClient.Sq
           return { activationId: live.value.id, featureVersion: live.value.featureVersion }
         }),
       attachJob: (activationId, jobId) =>
-        Effect.flatMap(now, (at) =>
-          sql`UPDATE registry.feature_activations SET provision_job_id = ${jobId}, updated_at = ${at} WHERE id = ${activationId}`.pipe(
-            Effect.asVoid,
-            Effect.orDie
-          ))
+        Effect.flatMap(now, (at) => repo.attachJob(activationId, jobId, at))
     })
   })
 )

@@ -83,11 +83,7 @@ export class Resources extends Effect.Service<Resources>()("@core/registry/Resou
     const listForEntity = Effect.fn("Resources.listForEntity")(
       function*(caller: Caller, platformId: string, entityId: string, query: Registry.ListEntityResourcesQuery) {
         yield* platformFor(caller, platformId, false)
-        const exists = yield* sql`SELECT 1 FROM registry.entities WHERE platform_id = ${platformId} AND id = ${entityId}`.pipe(
-          Effect.map((rows) => rows.length > 0),
-          Effect.orDie
-        )
-        if (!exists) return yield* entityNotFound
+        if (!(yield* repo.entityExists(platformId, entityId))) return yield* entityNotFound
         const { cursor: _, limit: __, ...filter } = query
         return yield* page(platformId, { ...filter, entityId }, query)
       }
@@ -174,7 +170,10 @@ export class Resources extends Effect.Service<Resources>()("@core/registry/Resou
       return resource.deletedAt === null ? resource : yield* resourceNotFound
     })
 
-    return { list, listForEntity, create, get, update, remove, lookup, liveFor } as const
+    /** The ids of the platform's live resources of a stack template, oldest first (the onboard job's). */
+    const liveIdsOfStack = (platformId: string, stackId: string) => repo.liveIdsOfStack(platformId, stackId)
+
+    return { list, listForEntity, create, get, update, remove, lookup, liveFor, liveIdsOfStack } as const
   }),
   dependencies: [ResourcesRepo.Default]
 }) {}

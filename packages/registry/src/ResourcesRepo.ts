@@ -105,6 +105,19 @@ export class ResourcesRepo extends Effect.Service<ResourcesRepo>()("@core/regist
         first(sql<Record<string, unknown>>`UPDATE registry.resources SET status = ${status}, edge_url = ${edgeUrl},
             version = version + 1, updated_at = ${now}, deleted_at = ${status === "deleted" ? now : null}
           WHERE id = ${id} RETURNING ${columns}`).pipe(Effect.map(Option.getOrThrow)),
+      /** Whether the entity exists in the platform (live or deleted). */
+      entityExists: (platformId: string, entityId: string) =>
+        sql`SELECT 1 FROM registry.entities WHERE platform_id = ${platformId} AND id = ${entityId}`.pipe(
+          Effect.map((found) => found.length > 0),
+          Effect.orDie
+        ),
+      /** The ids of the platform's live resources of a stack template, oldest first. */
+      liveIdsOfStack: (platformId: string, stackId: string) =>
+        sql<{ id: string }>`SELECT id FROM registry.resources
+          WHERE platform_id = ${platformId} AND stack_id = ${stackId} AND deleted_at IS NULL ORDER BY created_at, id`.pipe(
+          Effect.map((found) => found.map((row) => row.id)),
+          Effect.orDie
+        ),
       /** Whether the entity exists in the platform and is live. */
       liveEntity: (platformId: string, entityId: string) =>
         sql<{ id: string }>`SELECT id FROM registry.entities
