@@ -4,7 +4,7 @@ import { mirroredLines, totalOf } from "./InvoiceLines.js"
 import type { Invoices } from "./Invoices.js"
 import type { PlanId, PlanTable } from "./Plans.js"
 import type { PaymentProvider, ProviderInvoice } from "./ports/PaymentProvider.js"
-import type { ProrationQuotes } from "./ProrationQuotes.js"
+import type { ProrationQuotesRepo } from "./ProrationQuotesRepo.js"
 import { makeProviderStart } from "./ProviderStart.js"
 import type { SubscriptionRow } from "./SubscriptionsRepo.js"
 import { noPaymentMethod, subscriptionGoneAtProvider } from "./Errors.js"
@@ -37,7 +37,7 @@ export const makeProviderTierChange = (deps: {
   readonly provider: PaymentProvider["Type"]
   readonly invoices: Invoices
   readonly plans: PlanTable
-  readonly quotes: ProrationQuotes
+  readonly quotes: ProrationQuotesRepo
   readonly save: (row: SubscriptionRow, before: SubscriptionRow) => Effect.Effect<SubscriptionRow>
   readonly record: (row: SubscriptionRow) => Billing.SubscriptionRecord
   readonly paymentMethodOf: (row: SubscriptionRow) => Effect.Effect<string | null>

@@ -10,7 +10,7 @@ import { actorName, OperatorLog } from "./OperatorLog.js"
 import { type PlanId, Plans } from "./Plans.js"
 import { BillingPlatforms, type PlatformView } from "./ports/BillingPlatforms.js"
 import { PaymentProvider } from "./ports/PaymentProvider.js"
-import { ProrationQuotes } from "./ProrationQuotes.js"
+import { ProrationQuotesRepo } from "./ProrationQuotesRepo.js"
 import { makeProviderTierChange } from "./ProviderTierChange.js"
 import { type SubscriptionRow, SubscriptionsRepo } from "./SubscriptionsRepo.js"
 import { addMonth } from "./adapters/PaymentProviderLocal.js"
@@ -45,7 +45,7 @@ const cancelled = (row: SubscriptionRow, to: string) => subscriptionCancelled(ro
  * the registry platform's tier. Statuses `trialing`, `active`, `past_due`, `cancelled` (decision 0431).
  */
 export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billing/Subscriptions", {
-  dependencies: [ProrationQuotes.Default],
+  dependencies: [ProrationQuotesRepo.Default],
   effect: Effect.gen(function*() {
     const repo = yield* SubscriptionsRepo
     const sql = yield* SqlClient.SqlClient
@@ -54,7 +54,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
     const platforms = yield* BillingPlatforms
     const invoices = yield* Invoices
     const log = yield* OperatorLog
-    const quotes = yield* ProrationQuotes
+    const quotes = yield* ProrationQuotesRepo
     const finals = yield* FinalInvoices
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
     const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
