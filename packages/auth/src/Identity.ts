@@ -1,7 +1,6 @@
 import { HttpServerResponse } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
 import { Iam } from "@core/contracts"
-import { Route } from "@core/kernel"
+import { Database, Route } from "@core/kernel"
 import { Effect, Layer } from "effect"
 import { AccountsHandlers, AccountsLive } from "./accounts/Http.js"
 import { AuthorizationHandlers, AuthorizationLive } from "./authorization/Http.js"
@@ -14,8 +13,7 @@ import * as MailerLive from "./mail/MailerLive.js"
 const HealthHandlers = [
   Route.handle(Iam.ServiceRoutes.identityHealth, () =>
     Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
-      const database = yield* sql`SELECT 1`.pipe(
+      const database = yield* Database.ping.pipe(
         Effect.timeout("2 seconds"),
         Effect.as("ok" as const),
         Effect.catchAllCause(() => Effect.succeed("error" as const))

@@ -1,14 +1,13 @@
 import type { Billing } from "@core/contracts"
 import { type Caller, Policy } from "@core/kernel"
 import { Effect, Option } from "effect"
-import { customerNotFound, paymentMethodNotFound, subscriptionNotFound } from "./Errors.js"
+import { customerNotFound, noSuchPrice, paymentMethodNotFound, subscriptionNotFound } from "./Errors.js"
 import { isPlanId } from "./Plans.js"
 import { canAccess, ownPlatform } from "./Policy.js"
 import { BillingPlatforms } from "./ports/BillingPlatforms.js"
 import { type Customer, PaymentProvider } from "./ports/PaymentProvider.js"
 import { Payments, toCustomerRecord, toPaymentMethodRecord, toProviderSubscriptionRecord } from "./Payments.js"
 import { Plans } from "./Plans.js"
-import { PaymentFailed } from "@core/kernel"
 
 type Need = "billing:read" | "billing:manage"
 
@@ -54,7 +53,7 @@ export class Customers extends Effect.Service<Customers>()("@core/billing/Custom
     /** A price is a plan id (`starter`) or `price_<plan>`. */
     const checkPrice = (priceId: string) => {
       const plan = priceId.replace(/^price_/, "")
-      return isPlanId(plan) ? Effect.succeed(plans.get(plan)) : Effect.fail(new PaymentFailed({ message: `No such price: ${priceId.slice(0, 64)}` }))
+      return isPlanId(plan) ? Effect.succeed(plans.get(plan)) : Effect.fail(noSuchPrice(priceId))
     }
 
     return {

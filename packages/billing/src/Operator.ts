@@ -1,8 +1,8 @@
 import type { Billing } from "@core/contracts"
-import { type Caller, InvalidState } from "@core/kernel"
+import { type Caller } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
-import { customerNotFound, subscriptionNotFound } from "./Errors.js"
+import { customerNotFound, subscriptionCancelled, subscriptionNotFound } from "./Errors.js"
 import { Invoices } from "./Invoices.js"
 import { periodLines } from "./InvoiceLines.js"
 import { actorName, OperatorLog } from "./OperatorLog.js"
@@ -122,7 +122,7 @@ export class Operator extends Effect.Service<Operator>()("@core/billing/Operator
         if (Option.isNone(found)) return yield* subscriptionNotFound
         const row = found.value
         if (row.status === "cancelled") {
-          return yield* new InvalidState({ message: "The subscription is cancelled", from: row.status, to: "trialing" })
+          return yield* subscriptionCancelled(row.status, "trialing")
         }
         const at = yield* now
         const saved = yield* subscriptions.save({ ...row, status: "trialing", trialEnd: new Date(at.getTime() + body.trialDays * DAY) }, row)

@@ -1,13 +1,13 @@
 import type { Billing } from "@core/contracts"
-import { NotFound, PaymentFailed } from "@core/kernel"
 import { Clock, Effect, Option } from "effect"
 import { mirroredLines, totalOf } from "./InvoiceLines.js"
 import type { Invoices } from "./Invoices.js"
 import type { PlanId, PlanTable } from "./Plans.js"
 import type { PaymentProvider, ProviderInvoice } from "./ports/PaymentProvider.js"
-import type { ProrationQuotes } from "./ProrationQuotes.js"
+import type { ProrationQuotesRepo } from "./ProrationQuotesRepo.js"
 import { makeProviderStart } from "./ProviderStart.js"
 import type { SubscriptionRow } from "./SubscriptionsRepo.js"
+import { noPaymentMethod, subscriptionGoneAtProvider } from "./Errors.js"
 
 /** The proration lines of a Stripe invoice (Stripe's advice: the lines whose `proration` is true), as billing's lines. */
 const prorationOf = (invoice: ProviderInvoice) => {
@@ -16,7 +16,6 @@ const prorationOf = (invoice: ProviderInvoice) => {
   return { lines, amountMinor: totalOf(lines) }
 }
 
-const goneAtProvider = new NotFound({ message: "The subscription at the payment provider was not found" })
 
 /** Whole seconds: Stripe's proration dates are epoch seconds. */
 const toSecond = (at: Date) => new Date(Math.floor(at.getTime() / 1000) * 1000)
@@ -38,7 +37,7 @@ export const makeProviderTierChange = (deps: {
   readonly provider: PaymentProvider["Type"]
   readonly invoices: Invoices
   readonly plans: PlanTable
-  readonly quotes: ProrationQuotes
+  readonly quotes: ProrationQuotesRepo
   readonly save: (row: SubscriptionRow, before: SubscriptionRow) => Effect.Effect<SubscriptionRow>
   readonly record: (row: SubscriptionRow) => Billing.SubscriptionRecord
   readonly paymentMethodOf: (row: SubscriptionRow) => Effect.Effect<string | null>
@@ -54,7 +53,7 @@ export const makeProviderTierChange = (deps: {
     Effect.gen(function*() {
       const at = toSecond(yield* now)
       const invoice = yield* provider.previewPriceChange(providerSubscriptionId, tier, at)
-      if (Option.isNone(invoice)) return yield* goneAtProvider
+      if (Option.isNone(invoice)) return yield* subscriptionGoneAtProvider
       const { amountMinor, lines } = prorationOf(invoice.value)
       yield* quotes.keep(row, tier, at, amountMinor)
       return {
@@ -84,7 +83,7 @@ export const makeProviderTierChange = (deps: {
         prorationDate,
         `core-tier-${row.id}-${row.planId}-${tier}-${Math.floor(prorationDate.getTime() / 1000)}`
       )
-      if (Option.isNone(changed)) return yield* goneAtProvider
+      if (Option.isNone(changed)) return yield* subscriptionGoneAtProvider
       const proration = Option.map(changed.value.invoice, prorationOf)
       const invoice = Option.isNone(changed.value.invoice)
         ? Option.none<Billing.InvoiceRecord>()
@@ -104,7 +103,7 @@ export const makeProviderTierChange = (deps: {
   const changeFromFree = (row: SubscriptionRow, tier: PlanId) =>
     Effect.gen(function*() {
       const paymentMethodId = yield* deps.paymentMethodOf(row)
-      if (paymentMethodId === null) return yield* new PaymentFailed({ message: "No payment method on file" })
+      if (paymentMethodId === null) return yield* noPaymentMethod
       const plan = plans.get(tier)
       const started = yield* start.start({
         row,
@@ -135,7 +134,7 @@ export const makeProviderTierChange = (deps: {
       if (id !== null) return Option.some(yield* previewKept(row, id, tier))
       if (!fromFree(row)) return Option.none<Billing.ProrationPreview>()
       const previewed = yield* start.preview(row, plans.get(tier))
-      if (Option.isNone(previewed)) return yield* goneAtProvider
+      if (Option.isNone(previewed)) return yield* subscriptionGoneAtProvider
       return previewed
     })
 

@@ -1,5 +1,4 @@
 import type { Billing } from "@core/contracts"
-import { Conflict, InvalidState, PaymentFailed } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { billingId } from "./internal/ids.js"
@@ -11,10 +10,11 @@ import { actorName, OperatorLog } from "./OperatorLog.js"
 import { type PlanId, Plans } from "./Plans.js"
 import { BillingPlatforms, type PlatformView } from "./ports/BillingPlatforms.js"
 import { PaymentProvider } from "./ports/PaymentProvider.js"
-import { ProrationQuotes } from "./ProrationQuotes.js"
+import { ProrationQuotesRepo } from "./ProrationQuotesRepo.js"
 import { makeProviderTierChange } from "./ProviderTierChange.js"
 import { type SubscriptionRow, SubscriptionsRepo } from "./SubscriptionsRepo.js"
 import { addMonth } from "./adapters/PaymentProviderLocal.js"
+import { alreadyOnTier, noPaymentMethod, subscriptionCancelled } from "./Errors.js"
 
 /** A subscription as the routes answer it. */
 export const toSubscriptionRecord = (row: SubscriptionRow, priceMinor: number): Billing.SubscriptionRecord => ({
@@ -37,8 +37,7 @@ export const toSubscriptionRecord = (row: SubscriptionRow, priceMinor: number): 
   updatedAt: row.updatedAt.toISOString()
 })
 
-const cancelled = (row: SubscriptionRow, to: string) =>
-  new InvalidState({ message: "The subscription is cancelled", from: row.status, to })
+const cancelled = (row: SubscriptionRow, to: string) => subscriptionCancelled(row.status, to)
 
 /**
  * Subscriptions (DESIGN §7): one per platform, made on the platform's tier with a customer at the
@@ -46,7 +45,7 @@ const cancelled = (row: SubscriptionRow, to: string) =>
  * the registry platform's tier. Statuses `trialing`, `active`, `past_due`, `cancelled` (decision 0431).
  */
 export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billing/Subscriptions", {
-  dependencies: [ProrationQuotes.Default],
+  dependencies: [ProrationQuotesRepo.Default],
   effect: Effect.gen(function*() {
     const repo = yield* SubscriptionsRepo
     const sql = yield* SqlClient.SqlClient
@@ -55,7 +54,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
     const platforms = yield* BillingPlatforms
     const invoices = yield* Invoices
     const log = yield* OperatorLog
-    const quotes = yield* ProrationQuotes
+    const quotes = yield* ProrationQuotesRepo
     const finals = yield* FinalInvoices
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
     const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -231,7 +230,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
       row.status === "cancelled"
         ? Effect.fail(cancelled(row, tier))
         : row.planId === tier
-        ? Effect.fail(new Conflict({ message: `The subscription is already on ${tier}`, details: { tier } }))
+        ? Effect.fail(alreadyOnTier(tier))
         : Effect.void
 
     /** The payment method to charge: the subscription's, else the customer's default. */
@@ -268,7 +267,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
         if (change.lines.length > 0) {
           if (change.amountMinor > 0) {
             const paymentMethodId = yield* paymentMethodOf(row)
-            if (paymentMethodId === null) return yield* new PaymentFailed({ message: "No payment method on file" })
+            if (paymentMethodId === null) return yield* noPaymentMethod
             yield* provider.charge({ customerId: row.customerId, paymentMethodId, amountMinor: change.amountMinor, currency: "usd", description: `Change to ${tier}` })
           } else if (change.amountMinor < 0) {
             yield* provider.adjustBalance(row.customerId, -change.amountMinor, "usd", `Proration credit for the change to ${tier}`)

@@ -1,8 +1,8 @@
 import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Billing } from "@core/contracts"
-import { CoreConfig, type ErrorResponse, InvalidRedirect, PublicUrl, RedirectTarget, Route } from "@core/kernel"
+import { CoreConfig, type ErrorResponse, PublicUrl, RedirectTarget, Route } from "@core/kernel"
 import { Effect, Option } from "effect"
-import { invoiceNotFound } from "./Errors.js"
+import { invoiceNotFound, untrustedReturnUrl } from "./Errors.js"
 import { Invoices } from "./Invoices.js"
 import { Payments } from "./Payments.js"
 import { namedPlatform, ownPlatform } from "./Policy.js"
@@ -103,10 +103,7 @@ export const SubscriptionHandlers = [
       })
       const returnUrl = RedirectTarget.check(body.returnUrl, policy)
       if (returnUrl === undefined) {
-        return yield* new InvalidRedirect({
-          message: "returnUrl must be an address on this site or on a trusted origin (CORE_CORS_ORIGINS)",
-          field: "returnUrl"
-        })
+        return yield* untrustedReturnUrl
       }
       return yield* Effect.flatMap(Payments, (payments) => payments.portal(platform, returnUrl.href, base))
     }))

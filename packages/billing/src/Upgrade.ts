@@ -1,5 +1,5 @@
 import type { Billing } from "@core/contracts"
-import { Conflict, type NotFound, PaymentFailed, Unauthorized, ValidationError } from "@core/kernel"
+import { type Conflict, type NotFound, type PaymentFailed, type Unauthorized, type ValidationError } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Option } from "effect"
 import { createHash } from "node:crypto"
@@ -11,6 +11,7 @@ import { PaymentProvider } from "./ports/PaymentProvider.js"
 import { makeProviderStart } from "./ProviderStart.js"
 import { Subscriptions } from "./Subscriptions.js"
 import { SubscriptionsRepo } from "./SubscriptionsRepo.js"
+import { alreadyOnPaidPlan, replayedUpgradeError, upgradeKeyInProgress, upgradeKeyReused, upgradePaymentMethodUnknown } from "./Errors.js"
 
 /** How long an idempotency key is kept (Stripe's 24 hours). */
 export const KEY_TTL = Duration.hours(24)
@@ -26,14 +27,7 @@ type UpgradeError = PaymentFailed | Conflict | NotFound
 
 /** The error an answer kept under a key stands for, so a replay answers the same status and body. */
 const replayError = (stored: Extract<Stored, { ok: false }>): UpgradeError | Unauthorized | ValidationError => {
-  switch (stored.status) {
-    case 402:
-      return new PaymentFailed({ message: stored.message })
-    case 409:
-      return new Conflict({ message: stored.message })
-    default:
-      return new Conflict({ message: stored.message })
-  }
+  return replayedUpgradeError(stored.status, stored.message)
 }
 
 const statusOf = (error: UpgradeError): number => (error._tag === "PaymentFailed" ? 402 : error._tag === "Conflict" ? 409 : 404)
@@ -66,12 +60,12 @@ export class Upgrade extends Effect.Service<Upgrade>()("@core/billing/Upgrade", 
         yield* subscriptions.ensure(platform)
         const row = Option.getOrThrow(yield* repo.byPlatform(platform.id, true))
         if (row.planId !== "free" && row.status !== "cancelled") {
-          return yield* new Conflict({ message: `The platform is already on the ${row.planId} plan; change tiers instead` })
+          return yield* alreadyOnPaidPlan(row.planId)
         }
         const plan = plans.get(body.planId as Billing.PaidTier)
         yield* provider.updateCustomer(row.customerId, { email: body.billingEmail })
         const method = yield* provider.attachPaymentMethod(row.customerId, body.paymentMethodId).pipe(
-          Effect.mapError(() => new PaymentFailed({ message: "The payment method is not known to the payment provider" }))
+          Effect.mapError(() => upgradePaymentMethodUnknown)
         )
         // With Stripe the platform's subscription lives there: started by `ProviderStart` (the code path
         // a change of tier from free shares; decisions 0448/0449) under a key of the upgrade's own, so a
@@ -151,13 +145,13 @@ export class Upgrade extends Effect.Service<Upgrade>()("@core/billing/Upgrade", 
         while (Date.now() - started < WAIT_LIMIT_MS) {
           const row = yield* read(scope, key)
           if (row === undefined) return Option.none<Stored>()
-          if (row.request_hash !== hash) return yield* new Conflict({ message: "This idempotency key was used with other parameters" })
+          if (row.request_hash !== hash) return yield* upgradeKeyReused
           if (row.status !== null && row.status !== undefined) {
             return Option.some((typeof row.body === "string" ? JSON.parse(row.body) : row.body) as Stored)
           }
           yield* Effect.sleep(Duration.millis(25))
         }
-        return yield* new Conflict({ message: "A request with this idempotency key is still in progress" })
+        return yield* upgradeKeyInProgress
       })
 
     const upgrade = Effect.fn("Upgrade.upgrade")(function*(platform: PlatformView, body: Billing.UpgradeRequest): Effect.fn.Return<Billing.UpgradeResult, UpgradeError | Unauthorized | ValidationError> {
@@ -179,7 +173,7 @@ export class Upgrade extends Effect.Service<Upgrade>()("@core/billing/Upgrade", 
         const existing = yield* awaitAnswer(scope, key, hash)
         if (Option.isSome(existing)) return yield* answer(existing.value)
       }
-      return yield* new Conflict({ message: "A request with this idempotency key is still in progress" })
+      return yield* upgradeKeyInProgress
     })
 
     return { upgrade }

@@ -1,4 +1,3 @@
-import { NotFound, ValidationError } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option, Redacted } from "effect"
 import Stripe from "stripe"
@@ -12,6 +11,7 @@ import { Invoices } from "./Invoices.js"
 import { ProviderOverage } from "./ProviderOverage.js"
 import { Subscriptions } from "./Subscriptions.js"
 import { type SubscriptionRow, SubscriptionsRepo } from "./SubscriptionsRepo.js"
+import { badWebhookSignature, webhooksNotConfigured } from "./Errors.js"
 
 /** What a webhook delivery answers. */
 export interface WebhookAck {
@@ -22,9 +22,6 @@ export interface WebhookAck {
   readonly duplicate: boolean
 }
 
-const notConfigured = new NotFound({ message: "Stripe webhooks are not configured (STRIPE_WEBHOOK_SECRET)" })
-const badSignature = (message: string) =>
-  new ValidationError({ message: "The webhook signature does not verify", issues: [{ path: "stripe-signature", message: message.slice(0, 200) }] })
 
 /** Stripe's subscription statuses as billing's (decision 0431); `incomplete` and `paused` change nothing. */
 const STATUSES: Readonly<Record<string, SubscriptionRow["status"] | undefined>> = {
@@ -254,12 +251,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("@core/billing/Webhooks
     }
 
     const receive = Effect.fn("Webhooks.receive")(function*(raw: Uint8Array, signature: string | undefined) {
-      if (Option.isNone(config.stripeWebhookSecret)) return yield* notConfigured
-      if (signature === undefined || signature === "") return yield* badSignature("missing")
+      if (Option.isNone(config.stripeWebhookSecret)) return yield* webhooksNotConfigured
+      if (signature === undefined || signature === "") return yield* badWebhookSignature("missing")
       const secret = Redacted.value(config.stripeWebhookSecret.value)
       const event = yield* Effect.try({
         try: () => Stripe.webhooks.constructEvent(Buffer.from(raw), signature, secret),
-        catch: (error) => badSignature(error instanceof Error ? error.message : "invalid")
+        catch: (error) => badWebhookSignature(error instanceof Error ? error.message : "invalid")
       })
       const object = (typeof event.data?.object === "object" && event.data.object !== null ? event.data.object : {}) as unknown as Record<string, unknown>
       const objectId = stringField(object, "id")

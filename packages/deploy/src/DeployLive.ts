@@ -13,7 +13,7 @@ import { DeployStorage } from "./Storage.js"
  * Every service behind `DeployHandlers`, on the source host configuration selects (GitHub with
  * `GITHUB_TOKEN`, else local) and the data directory's storage. The host provides the database,
  * `CoreConfig`, `DeployConfig`, `Ids`, the callers, the `EdgeProvider` (secrets), and the registry's
- * `PlatformsRepo`, `Features`, `Resources` and `Secrets`.
+ * `Platforms`, `Features`, `Resources` and `Secrets` services.
  */
 export const DeployLive = Layer.mergeAll(Deployments.Default, CliFeatures.Default, CliSecrets.Default).pipe(
   Layer.provideMerge(Repos.Default),

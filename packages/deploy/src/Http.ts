@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events"
 import type { Readable } from "node:stream"
 import { CliService, Deploy } from "@core/contracts"
-import { Body, Route, UnsupportedMediaType, Validation } from "@core/kernel"
+import { Body, Route, Validation } from "@core/kernel"
 import { HttpServerRequest } from "@effect/platform"
 import { Effect, Stream } from "effect"
 import { CliFeatures } from "./CliFeatures.js"
@@ -9,6 +9,7 @@ import { CliSecrets } from "./CliSecrets.js"
 import { Deployments } from "./Deployments.js"
 import { Repos } from "./Repos.js"
 import { DeployStorage, type UploadBody } from "./Storage.js"
+import { uploadNotGzip } from "./Errors.js"
 
 const routes = Deploy.CliRoutes
 
@@ -52,7 +53,7 @@ const deploy = Route.handle(routes.deploy, ({ caller, params, request }) =>
       return yield* deployments.fromRepository(caller, params.platformId, headers["x-core-deploy-branch"])
     }
     if (type !== "application/gzip" && type !== "application/x-gzip") {
-      return yield* new UnsupportedMediaType({ message: "The upload is a gzip tarball: Content-Type must be application/gzip (or no body at all)" })
+      return yield* uploadNotGzip
     }
     const storage = yield* DeployStorage
     return yield* deployments.upload(caller, params.platformId, {

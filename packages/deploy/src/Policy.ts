@@ -1,5 +1,5 @@
 import { type Caller, type Callers, type Forbidden, type NotFound, Policy } from "@core/kernel"
-import { type PlatformRow, PlatformsRepo } from "@core/registry"
+import { type PlatformRow, Platforms } from "@core/registry"
 import { Effect, Option } from "effect"
 import { platformNotFound } from "./Errors.js"
 
@@ -13,10 +13,11 @@ export const platformFor = (
   caller: Caller,
   platformId: string,
   write: boolean
-): Effect.Effect<PlatformRow, NotFound | Forbidden, Callers | PlatformsRepo> =>
+): Effect.Effect<PlatformRow, NotFound | Forbidden, Callers | Platforms> =>
   Effect.gen(function*() {
-    const platforms = yield* PlatformsRepo
-    const found = yield* platforms.findById(platformId)
+    // Through the registry's service, not its tables: deploy applies its own rule below.
+    const platforms = yield* Platforms
+    const found = yield* platforms.find(platformId)
     if (Option.isNone(found) || found.value.status === "deleted") return yield* platformNotFound
     const platform = found.value
     if (platform.organizationId === null) {

@@ -4,10 +4,10 @@ import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { PassThrough, type Readable } from "node:stream"
-import { CoreConfig, PayloadTooLarge, type ValidationError } from "@core/kernel"
+import { CoreConfig, type PayloadTooLarge, type ValidationError } from "@core/kernel"
 import { LocalEdge } from "@core/provisioning"
 import { Config, Context, Effect, Exit, Layer, Stream } from "effect"
-import { badArchive } from "./Errors.js"
+import { badArchive, uploadTooLarge } from "./Errors.js"
 import { ArchiveRefused, type Inspected, inspect } from "./internal/archive.js"
 
 /** Where the command-line backend keeps its files (decision 0482). */
@@ -160,7 +160,7 @@ class Receiver {
     if (this.size === 0 && chunk.byteLength >= 2 && (chunk[0] !== 0x1f || chunk[1] !== 0x8b)) return Effect.fail(notGzip())
     this.size += chunk.byteLength
     const limit = this.limits.maxUploadBytes
-    if (this.size > limit) return Effect.fail(new PayloadTooLarge({ message: `The upload exceeds the limit of ${limit} bytes`, limit }))
+    if (this.size > limit) return Effect.fail(uploadTooLarge(limit))
     this.hash?.update(chunk)
     const written = this.out.write(chunk)
     const checked = this.feed.destroyed || this.feed.write(chunk)

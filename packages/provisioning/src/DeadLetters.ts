@@ -1,12 +1,13 @@
 import type { Provisioning } from "@core/contracts"
-import { type Caller, Cursor, Ids, NotFound, Rows } from "@core/kernel"
+import { type Caller, Cursor, Ids, Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import { actorName, asActor } from "./JobControls.js"
 import { enqueue } from "./Jobs.js"
+import { deadLetterNotFound } from "./Errors.js"
 
 /** A dead letter that does not exist. */
-export const deadLetterNotFound = new NotFound({ message: "Dead-letter entry not found" })
+export { deadLetterNotFound }
 
 const COLUMNS = `id, job_id AS "jobId", type, platform_id AS "platformId", organization_id AS "organizationId", payload,
   attempts, max_attempts AS "maxAttempts", error, failed_at AS "failedAt", replay_count AS "replayCount",

@@ -1,12 +1,11 @@
 import type { Provisioning } from "@core/contracts"
-import { type Caller, NotFound, Policy, Rows, UpstreamUnavailable } from "@core/kernel"
+import { type Caller, NotFound, Policy, Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { EdgeProvider } from "./ports/EdgeProvider.js"
 import { PlatformDirectory } from "./ports/PlatformDirectory.js"
+import { domainNotFound, domainRemovalFailed, platformNotFound } from "./Errors.js"
 
-const domainNotFound = new NotFound({ message: "Domain not found" })
-const platformNotFound = new NotFound({ message: "Platform not found" })
 
 const COLUMNS = `id, platform_id AS "platformId", hostname, target_dns_record_id AS "targetDnsRecordId", target, edge_id AS "edgeId",
   status, verification_status AS "verificationStatus", job_id AS "jobId", created_at AS "createdAt", updated_at AS "updatedAt",
@@ -66,7 +65,7 @@ export class Domains extends Effect.Service<Domains>()("@core/provisioning/Domai
       if (domain.edgeId !== null) {
         yield* edge.removeCustomHostname({ platformId: domain.platformId, edgeId: domain.edgeId }).pipe(
           // The edge refused or could not be reached: 502, the domain left as it was (retry the removal).
-          Effect.mapError((error) => new UpstreamUnavailable({ message: `The edge provider could not remove ${domain.hostname}: ${error.message}`, upstream: "edge" }))
+          Effect.mapError((error) => domainRemovalFailed(domain.hostname, error.message))
         )
       }
       const at = new Date(yield* Clock.currentTimeMillis)

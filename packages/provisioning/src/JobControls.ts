@@ -1,8 +1,8 @@
 import type { Provisioning } from "@core/contracts"
-import { type Caller, InvalidState, Policy } from "@core/kernel"
+import { type Caller, Policy } from "@core/kernel"
 import { SqlClient, type Statement } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
-import { jobNotFound } from "./Errors.js"
+import { jobNotFound, jobTransitionInvalid } from "./Errors.js"
 import { FEATURE_ACTIVATE, FEATURE_DEACTIVATE } from "./FeatureJobs.js"
 import { CHANNEL } from "./Jobs.js"
 import { FeatureActivations } from "./ports/FeatureActivations.js"
@@ -90,7 +90,7 @@ export class JobControls extends Effect.Service<JobControls>()("@core/provisioni
         if (row === undefined) return yield* jobNotFound
         const from = row.status
         if (!transition.from.includes(from)) {
-          return yield* new InvalidState({ message: `A ${from} job cannot become ${transition.to}`, from, to: transition.to })
+          return yield* jobTransitionInvalid(from, transition.to)
         }
         yield* sql`UPDATE provisioning.jobs SET status = ${transition.to}, ${transition.set(sql, now)}, updated_at = ${now}
           WHERE id = ${jobId}`

@@ -1,14 +1,14 @@
 import { Provisioning } from "@core/contracts"
-import { type Caller, type Callers, Conflict, type Forbidden, Crypto, Ids, NotFound, Policy, ValidationError } from "@core/kernel"
+import { type Caller, type Callers, type Conflict, type Forbidden, Crypto, Ids, type NotFound, Policy, type ValidationError } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Data, Effect, Option } from "effect"
 import { enqueue } from "./Jobs.js"
 import { type PlatformOwnership, PlatformDirectory } from "./ports/PlatformDirectory.js"
+import { idempotencyMismatch, invalidIdempotencyKey, platformNotFound } from "./Errors.js"
 
 /** How long an `Idempotency-Key` answers its first job (decision 0287). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 
-const platformNotFound = new NotFound({ message: "Platform not found" })
 /** Whose job it is: a platform (by id; a deleted one only when `allowDeleted`). */
 export type Owner = { readonly platformId: string; readonly allowDeleted?: boolean }
 
@@ -62,10 +62,7 @@ export const idempotencyKeyOf = (headers: Readonly<Record<string, string | undef
   const parsed = Provisioning.IdempotencyKey.safeParse(raw)
   return parsed.success
     ? Effect.succeed(parsed.data)
-    : Effect.fail(new ValidationError({
-      message: "Invalid request headers",
-      issues: [{ path: "idempotency-key", message: parsed.error.issues[0]?.message ?? "Invalid Idempotency-Key" }]
-    }))
+    : Effect.fail(invalidIdempotencyKey(parsed.error.issues[0]?.message ?? "Invalid Idempotency-Key"))
 }
 
 /**
@@ -94,10 +91,7 @@ export class JobCreation extends Effect.Service<JobCreation>()("@core/provisioni
         const row = rows[0]
         if (row === undefined) return Option.none<Record<string, unknown>>()
         if (row.requestHash !== hash) {
-          return yield* new Conflict({
-            message: "This Idempotency-Key was used with another request; use a new key for a new request",
-            details: { idempotencyKey: key }
-          })
+          return yield* idempotencyMismatch(key)
         }
         const response = typeof row.response === "string" ? JSON.parse(row.response) : row.response
         return Option.some(response as Record<string, unknown>)

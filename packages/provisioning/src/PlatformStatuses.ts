@@ -1,6 +1,6 @@
-import { UpstreamUnavailable } from "@core/kernel"
 import { Clock, Effect } from "effect"
 import { EdgeProvider } from "./ports/EdgeProvider.js"
+import { platformStatusNotApplied } from "./Errors.js"
 
 /**
  * Provisioning's view of whether a platform is served (seed 001, `/internal/platform-status`): a
@@ -13,7 +13,7 @@ export class PlatformStatuses extends Effect.Service<PlatformStatuses>()("@core/
     const set = Effect.fn("PlatformStatuses.set")(function*(platformId: string, status: "active" | "suspended") {
       // The edge refused or could not be reached: 502, so that the caller (the registry, an operator) retries.
       yield* edge.setPlatformStatus(platformId, status).pipe(
-        Effect.mapError((error) => new UpstreamUnavailable({ message: `The edge provider did not take the platform's status: ${error.message}`, upstream: "edge" }))
+        Effect.mapError((error) => platformStatusNotApplied(error.message))
       )
       return { platformId, status, updatedAt: new Date(yield* Clock.currentTimeMillis).toISOString() }
     })

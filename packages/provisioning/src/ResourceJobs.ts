@@ -26,8 +26,8 @@ const EDGE_NAME_MAX = 63
 const label = (text: string) => text.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/-+/g, "-")
 
 /**
- * A resource's edge name: `<platform slug>-<environment>-<name>` as a DNS label, as the registry's
- * onboarding names them (`@core/registry`'s `edgeNameOf`: the same resource, the same name). For
+ * A resource's edge name: `<platform slug>-<environment>-<name>` as a DNS label, deterministic so
+ * that a retried step finds what it made (the one definition: the registry's onboard job uses it). For
  * an entity other than the platform's default tenant, 6 hexadecimal characters of its id follow.
  */
 export const edgeNameOf = (slug: string, environment: string, name: string, entitySuffix?: string): string => {

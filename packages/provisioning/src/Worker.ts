@@ -3,7 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Queue, Random, Ref, Schedule, Stream } from "effect"
 import { type JobContext, JobFailed, JobHandlers } from "./JobHandlers.js"
 import { CHANNEL, type JobRow, type JobStep } from "./Jobs.js"
-import { makeQueue } from "./Queue.js"
+import { makeQueueRepo } from "./QueueRepo.js"
 import { WORKER_DEFAULTS, WorkerConfig } from "./WorkerConfig.js"
 
 /** How a worker runs (decision 0252). */
@@ -73,7 +73,7 @@ export const run = (options: WorkerOptions = {}) =>
     const sql = yield* SqlClient.SqlClient
     const handlers = yield* JobHandlers
     const info = yield* Effect.serviceOption(Database.Info)
-    const queue = makeQueue(sql)
+    const queue = makeQueueRepo(sql)
     const workerId = options.workerId ?? `worker-${(yield* Random.nextInt).toString(36)}`
     const leaseMs = options.leaseMs ?? 15_000
     const pollMs = options.pollMs ?? (Option.isSome(info) && info.value.driver === "pg" ? 1_000 : 250)

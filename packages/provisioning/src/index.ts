@@ -28,6 +28,7 @@ export {
   APP_CREATE,
   DOMAIN_ADD,
   domainIdOf,
+  edgeNameOf,
   PLATFORM_DEPROVISION,
   PLATFORM_PROVISION,
   ResourceJobsLive,

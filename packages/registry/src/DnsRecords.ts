@@ -1,29 +1,16 @@
 import type { Registry } from "@core/contracts"
-import { type Caller, Conflict, Ids, NotFound, Rows } from "@core/kernel"
+import { type Caller, Ids } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
-import { keysetPage } from "./internal/keysetPage.js"
+import { makeDnsRecordsRepo } from "./DnsRecordsRepo.js"
 import { Platforms } from "./Platforms.js"
 import { canUseArea } from "./Policy.js"
 
 const canUse = canUseArea("resources")
 import { DnsApplier } from "./ports/DnsApplier.js"
+import { dnsRecordDuplicate, dnsRecordNotFound } from "./Errors.js"
 
-const toRecord = (raw: Record<string, unknown>): Registry.DnsRecord => ({
-  id: raw.id as string,
-  platformId: raw.platformId as string,
-  type: raw.type as Registry.DnsRecordType,
-  name: raw.name as string,
-  content: raw.content as string,
-  ttl: Number(raw.ttl),
-  proxied: raw.proxied === true || raw.proxied === "t",
-  priority: Rows.int8(raw.priority),
-  createdAt: Rows.iso(raw.createdAt),
-  updatedAt: Rows.iso(raw.updatedAt)
-})
-
-export const dnsRecordNotFound = new NotFound({ message: "DNS record not found" })
-const duplicate = new Conflict({ message: "The platform already has this DNS record (type, name and content)", details: { field: "content" } })
+export { dnsRecordNotFound }
 
 /**
  * A platform's DNS records (decision 0244): kept in the registry, applied through the edge
@@ -40,25 +27,15 @@ export class DnsRecords extends Effect.Service<DnsRecords>()("@core/registry/Dns
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
     const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as Effect.Effect<A, E, R>
-    const columns = sql.literal(`id, platform_id AS "platformId", type, name, content, ttl, proxied, priority,
-      created_at AS "createdAt", updated_at AS "updatedAt"`)
+    const repo = makeDnsRecordsRepo(sql)
     const platformFor = (caller: Caller, platformId: string, write: boolean) =>
       Effect.flatMap(platforms.get(platformId), (platform) => Effect.as(canUse(caller, platform, write), platform))
     const findOne = (platformId: string, id: string) =>
-      sql<Record<string, unknown>>`SELECT ${columns} FROM registry.dns_records WHERE platform_id = ${platformId} AND id = ${id}`.pipe(
-        Effect.orDie,
-        Effect.flatMap((rows) => (rows[0] === undefined ? Effect.fail(dnsRecordNotFound) : Effect.succeed(toRecord(rows[0]))))
-      )
-    const clausesOf = (platformId: string, query: Registry.ListDnsRecordsQuery) => {
-      const clauses = [sql`platform_id = ${platformId}`]
-      if (query.type !== undefined) clauses.push(sql`type = ${query.type}`)
-      if (query.name !== undefined) clauses.push(sql`lower(name) = ${query.name.toLowerCase()}`)
-      return clauses
-    }
+      Effect.flatMap(repo.find(platformId, id), Option.match({ onNone: () => Effect.fail(dnsRecordNotFound), onSome: Effect.succeed }))
 
     const list = Effect.fn("DnsRecords.list")(function*(caller: Caller, platformId: string, query: Registry.ListDnsRecordsQuery) {
       yield* platformFor(caller, platformId, false)
-      return yield* keysetPage(sql, { table: "registry.dns_records", columns }, clausesOf(platformId, query), query, toRecord)
+      return yield* repo.list(platformId, query)
     })
 
     /** Record and apply a DNS record; the same type, name and content again: 409. */
@@ -67,13 +44,12 @@ export class DnsRecords extends Effect.Service<DnsRecords>()("@core/registry/Dns
       const id = yield* ids.make("dns")
       const at = yield* now
       return yield* inTransaction(Effect.gen(function*() {
-        const inserted = yield* sql<Record<string, unknown>>`INSERT INTO registry.dns_records
-            (id, platform_id, type, name, content, ttl, proxied, priority, created_at, updated_at)
-          VALUES (${id}, ${platformId}, ${body.type}, ${body.name}, ${body.content}, ${body.ttl ?? 1}, ${body.proxied ?? false},
-            ${body.priority ?? null}, ${at}, ${at})
-          ON CONFLICT DO NOTHING RETURNING ${columns}`.pipe(Effect.orDie)
-        if (inserted[0] === undefined) return yield* duplicate
-        const record = toRecord(inserted[0])
+        const inserted = yield* repo.insert({
+          id, platformId, type: body.type, name: body.name, content: body.content, ttl: body.ttl ?? 1, proxied: body.proxied ?? false,
+          priority: body.priority ?? null, at
+        })
+        if (Option.isNone(inserted)) return yield* dnsRecordDuplicate
+        const record = inserted.value
         yield* applier.apply(record)
         return record
       }))
@@ -88,11 +64,9 @@ export class DnsRecords extends Effect.Service<DnsRecords>()("@core/registry/Dns
     const remove = Effect.fn("DnsRecords.remove")(function*(caller: Caller, platformId: string, id: string) {
       yield* platformFor(caller, platformId, true)
       yield* inTransaction(Effect.gen(function*() {
-        const deleted = yield* sql<Record<string, unknown>>`DELETE FROM registry.dns_records
-          WHERE platform_id = ${platformId} AND id = ${id} RETURNING ${columns}`.pipe(Effect.orDie)
-        const record = Option.fromNullable(deleted[0])
+        const record = yield* repo.remove(platformId, id)
         if (Option.isNone(record)) return yield* dnsRecordNotFound
-        yield* applier.remove(toRecord(record.value))
+        yield* applier.remove(record.value)
       }))
     })
 

@@ -1,46 +1,16 @@
 import type { Registry } from "@core/contracts"
-import { type Caller, Conflict, Cursor, Ids, InvalidState, NotFound, PreconditionFailed, Rows, ValidationError } from "@core/kernel"
+import { type Caller, Cursor, Ids } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { Platforms, type RowPage } from "./Platforms.js"
 import { canUseArea } from "./Policy.js"
+import { type EntityRow, makeEntitiesRepo } from "./EntitiesRepo.js"
+import { deletedEntityCannotChange, entityHasChildren, entityNotFound, entitySlugTaken, entityStale, invalidEntityBody, parentEntityNotFound } from "./Errors.js"
 
 const canUse = canUseArea("entities")
 
 /** The deepest an entity may sit: a tree of at most 16 levels (depth 0 to 15). */
 export const MAX_ENTITY_DEPTH = 16
-
-/** A row of `registry.entities`. */
-export interface EntityRow {
-  readonly id: string
-  readonly platformId: string
-  readonly parentId: string | null
-  readonly type: Registry.EntityType
-  readonly name: string
-  readonly slug: string
-  readonly status: Registry.EntityStatus
-  readonly depth: number
-  /** Bumped by every change (migration 0008): the record's `ETag`. */
-  readonly version: number
-  readonly createdAt: Date
-  readonly updatedAt: Date
-  readonly deletedAt: Date | null
-}
-
-const toRow = (raw: Record<string, unknown>): EntityRow => ({
-  id: raw.id as string,
-  platformId: raw.platformId as string,
-  parentId: Rows.textOrNull(raw.parentId),
-  type: raw.type as Registry.EntityType,
-  name: raw.name as string,
-  slug: raw.slug as string,
-  status: raw.status as Registry.EntityStatus,
-  depth: Number(raw.depth),
-  version: Number(raw.version),
-  createdAt: Rows.toDate(raw.createdAt),
-  updatedAt: Rows.toDate(raw.updatedAt),
-  deletedAt: Rows.toDateOrNull(raw.deletedAt)
-})
 
 /** An entity as the registry answers it (seed 002's EntityRecord). */
 export const toEntityRecord = (row: EntityRow): Registry.EntityRecord => ({
@@ -69,91 +39,8 @@ export const entityMatches = (ifMatch: string | undefined, row: EntityRow): bool
   return ifMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === current)
 }
 
-const staleEntity = new PreconditionFailed({ message: "The entity has changed since it was read (If-Match does not match its ETag)" })
-
-export const entityNotFound = new NotFound({ message: "Entity not found" })
-const slugTaken = new Conflict({ message: "Entity slug already taken among its siblings", details: { field: "slug" } })
-const invalid = (path: string, message: string) => new ValidationError({ message: "Invalid request body", issues: [{ path, message }] })
-
-/** The SQL of `registry.entities` (one recursive query each for ancestors and descendants). */
-const makeRepo = (sql: SqlClient.SqlClient) => {
-  const columns = sql.literal(`id, platform_id AS "platformId", parent_id AS "parentId", type, name, slug, status, depth, version,
-    created_at AS "createdAt", updated_at AS "updatedAt", deleted_at AS "deletedAt"`)
-  const rows = <E, R>(query: Effect.Effect<ReadonlyArray<Record<string, unknown>>, E, R>) =>
-    query.pipe(Effect.map((found) => found.map(toRow)), Effect.orDie)
-  const first = <E, R>(query: Effect.Effect<ReadonlyArray<Record<string, unknown>>, E, R>) =>
-    Effect.map(rows(query), (found) => Option.fromNullable(found[0]))
-  const filterClauses = (platformId: string, query: Omit<Registry.ListEntitiesQuery, "cursor" | "limit">) => {
-    const clauses = [sql`platform_id = ${platformId}`]
-    clauses.push(query.status !== undefined ? sql`status = ${query.status}` : sql`status <> 'deleted'`)
-    if (query.type !== undefined) clauses.push(sql`type = ${query.type}`)
-    if (query.parentId !== undefined) clauses.push(sql`parent_id = ${query.parentId}`)
-    return clauses
-  }
-  return {
-    insert: (row: EntityRow) =>
-      first(sql<Record<string, unknown>>`INSERT INTO registry.entities
-          (id, platform_id, parent_id, type, name, slug, status, depth, created_at, updated_at)
-        VALUES (${row.id}, ${row.platformId}, ${row.parentId}, ${row.type}, ${row.name}, ${row.slug}, ${row.status},
-          ${row.depth}, ${row.createdAt}, ${row.updatedAt})
-        ON CONFLICT DO NOTHING RETURNING ${columns}`),
-    find: (platformId: string, id: string) =>
-      first(sql<Record<string, unknown>>`SELECT ${columns} FROM registry.entities WHERE platform_id = ${platformId} AND id = ${id}`),
-    lock: (platformId: string, id: string) =>
-      first(sql<Record<string, unknown>>`SELECT ${columns} FROM registry.entities
-        WHERE platform_id = ${platformId} AND id = ${id} FOR UPDATE`),
-    /** Rename or set the status, bumping the version once (not again after `deleteTree` in the same change). */
-    update: (id: string, name: string, status: Registry.EntityStatus, now: Date) =>
-      first(sql<Record<string, unknown>>`UPDATE registry.entities SET name = ${name}, status = ${status}, updated_at = ${now},
-          deleted_at = ${status === "deleted" ? now : null},
-          version = CASE WHEN deleted_at = ${now} THEN version ELSE version + 1 END
-        WHERE id = ${id} RETURNING ${columns}`),
-    liveChildren: (id: string) =>
-      sql<{ count: unknown }>`SELECT count(*) AS count FROM registry.entities WHERE parent_id = ${id} AND deleted_at IS NULL`.pipe(
-        Effect.map((found) => Number(found[0]?.count ?? 0)),
-        Effect.orDie
-      ),
-    /** Soft-delete an entity and every live descendant, in one recursive statement. */
-    deleteTree: (id: string, now: Date) =>
-      sql`WITH RECURSIVE tree AS (
-          SELECT id FROM registry.entities WHERE id = ${id}
-          UNION ALL
-          SELECT e.id FROM registry.entities e JOIN tree ON e.parent_id = tree.id WHERE e.deleted_at IS NULL
-        )
-        UPDATE registry.entities SET status = 'deleted', deleted_at = ${now}, updated_at = ${now}, version = version + 1
-        WHERE id IN (SELECT id FROM tree)`.pipe(Effect.asVoid, Effect.orDie),
-    ancestors: (id: string) =>
-      rows(sql<Record<string, unknown>>`WITH RECURSIVE up AS (
-          SELECT parent_id AS id FROM registry.entities WHERE id = ${id}
-          UNION ALL
-          SELECT e.parent_id FROM registry.entities e JOIN up ON e.id = up.id WHERE e.parent_id IS NOT NULL
-        )
-        SELECT ${columns} FROM registry.entities WHERE id IN (SELECT id FROM up) ORDER BY depth`),
-    /**
-     * The entity (first) and its live descendants (nearest level first), in one recursive statement
-     * carrying the rows (no second pass over the table: decision 0260); empty when the platform has
-     * no such entity.
-     */
-    subtree: (platformId: string, id: string) =>
-      rows(sql<Record<string, unknown>>`WITH RECURSIVE down AS (
-          SELECT * FROM registry.entities WHERE platform_id = ${platformId} AND id = ${id}
-          UNION ALL
-          SELECT e.* FROM registry.entities e JOIN down ON e.parent_id = down.id WHERE e.deleted_at IS NULL
-        )
-        SELECT ${columns} FROM down ORDER BY depth, created_at, id`),
-    list: (platformId: string, query: Registry.ListEntitiesQuery, after: { createdAt: Date; id: string } | undefined) => {
-      const clauses = filterClauses(platformId, query)
-      if (after !== undefined) clauses.push(sql`(created_at, id) > (${after.createdAt}, ${after.id})`)
-      return rows(sql<Record<string, unknown>>`SELECT ${columns} FROM registry.entities WHERE ${sql.and(clauses)}
-        ORDER BY created_at, id LIMIT ${query.limit + 1}`)
-    },
-    count: (platformId: string, query: Registry.ListEntitiesQuery) =>
-      sql<{ count: unknown }>`SELECT count(*) AS count FROM registry.entities WHERE ${sql.and(filterClauses(platformId, query))}`.pipe(
-        Effect.map((found) => Number(found[0]?.count ?? 0)),
-        Effect.orDie
-      )
-  }
-}
+export { entityNotFound }
+export type { EntityRow }
 
 /** The registry's entities: a platform's tenants and subtenants (seed 002; decision 0230). */
 export class Entities extends Effect.Service<Entities>()("@core/registry/Entities", {
@@ -161,7 +48,7 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
     const platforms = yield* Platforms
     const ids = yield* Ids.Ids
     const sql = yield* SqlClient.SqlClient
-    const repo = makeRepo(sql)
+    const repo = makeEntitiesRepo(sql)
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
     const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as Effect.Effect<A, E, R>
@@ -177,20 +64,20 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
       yield* platformFor(caller, platformId, true)
       return yield* inTransaction(Effect.gen(function*() {
         let depth = 0
-        if (body.type === "tenant" && body.parentId !== undefined) return yield* invalid("parentId", "A tenant sits at the root: no parentId")
+        if (body.type === "tenant" && body.parentId !== undefined) return yield* invalidEntityBody("parentId", "A tenant sits at the root: no parentId")
         if (body.type === "subtenant") {
-          if (body.parentId === undefined) return yield* invalid("parentId", "A subtenant needs a parentId")
+          if (body.parentId === undefined) return yield* invalidEntityBody("parentId", "A subtenant needs a parentId")
           const parent = yield* repo.lock(platformId, body.parentId)
-          if (Option.isNone(parent) || parent.value.deletedAt !== null) return yield* new NotFound({ message: "Parent entity not found" })
+          if (Option.isNone(parent) || parent.value.deletedAt !== null) return yield* parentEntityNotFound
           depth = parent.value.depth + 1
-          if (depth >= MAX_ENTITY_DEPTH) return yield* invalid("parentId", `An entity tree is at most ${MAX_ENTITY_DEPTH} levels deep`)
+          if (depth >= MAX_ENTITY_DEPTH) return yield* invalidEntityBody("parentId", `An entity tree is at most ${MAX_ENTITY_DEPTH} levels deep`)
         }
         const at = yield* now
         const inserted = yield* repo.insert({
           id: yield* ids.make("ent"), platformId, parentId: body.parentId ?? null, type: body.type, name: body.name,
           slug: body.slug, status: "active", depth, version: 1, createdAt: at, updatedAt: at, deletedAt: null
         })
-        return Option.isSome(inserted) ? inserted.value : yield* slugTaken
+        return Option.isSome(inserted) ? inserted.value : yield* entitySlugTaken
       }))
     })
 
@@ -212,7 +99,7 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
     const softDelete = (entity: EntityRow, cascade: boolean, at: Date) =>
       Effect.gen(function*() {
         if (!cascade && (yield* repo.liveChildren(entity.id)) > 0) {
-          return yield* new Conflict({ message: "The entity has live children (delete with cascade=true)", details: { field: "children" } })
+          return yield* entityHasChildren
         }
         yield* repo.deleteTree(entity.id, at)
       })
@@ -220,7 +107,7 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
     /** The entity under its row lock, if `If-Match` names its current `ETag` (412 otherwise). */
     const lockMatching = (platformId: string, id: string, ifMatch: string | undefined) =>
       Effect.flatMap(Effect.flatMap(repo.lock(platformId, id), found), (entity) =>
-        entityMatches(ifMatch, entity) ? Effect.succeed(entity) : Effect.fail(staleEntity))
+        entityMatches(ifMatch, entity) ? Effect.succeed(entity) : Effect.fail(entityStale))
 
     const update = Effect.fn("Entities.update")(function*(
       caller: Caller,
@@ -233,7 +120,7 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
       return yield* inTransaction(Effect.gen(function*() {
         const entity = yield* lockMatching(platformId, id, ifMatch)
         if (entity.status === "deleted") {
-          return yield* new InvalidState({ message: "A deleted entity cannot change", from: "deleted", to: body.status ?? "deleted" })
+          return yield* deletedEntityCannotChange(body.status ?? "deleted")
         }
         const name = body.name ?? entity.name
         const status = body.status ?? entity.status

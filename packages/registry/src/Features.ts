@@ -1,11 +1,12 @@
 import type { Registry } from "@core/contracts"
-import { type Caller, Cursor, Ids, InvalidState, NotFound } from "@core/kernel"
+import { type Caller, Cursor, Ids } from "@core/kernel"
 import { FEATURE_ACTIVATE, FEATURE_DEACTIVATE, type FeaturePayload, Jobs, Targets } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { type ActivationRow, makeFeaturesRepo } from "./FeaturesRepo.js"
 import { Platforms, type RowPage } from "./Platforms.js"
 import { canUseArea } from "./Policy.js"
+import { activationNotFound, entityNotFound, featureDeactivating, featureNotActive } from "./Errors.js"
 
 const canUse = canUseArea("features")
 
@@ -54,8 +55,6 @@ export const manifestEntry = (row: ActivationRow): Registry.Manifest["features"]
   status: row.status
 })
 
-const entityNotFound = new NotFound({ message: "Entity not found" })
-const activationNotFound = new NotFound({ message: "Feature activation not found" })
 
 /**
  * An entity's feature activations and its manifest (seed 002, DESIGN §7). Activation inserts a
@@ -107,7 +106,7 @@ export class Features extends Effect.Service<Features>()("@core/registry/Feature
         const live = yield* repo.live(entityId, body.featureId, body.environment)
         if (Option.isSome(live)) {
           if (live.value.status === "deactivating") {
-            return yield* new InvalidState({ message: "The feature is being deactivated; activate it once that ends", from: "deactivating", to: "pending" })
+            return yield* featureDeactivating
           }
           return { created: false, activation: live.value } satisfies Activated
         }
@@ -132,7 +131,7 @@ export class Features extends Effect.Service<Features>()("@core/registry/Feature
       return yield* inTransaction(Effect.gen(function*() {
         if (!(yield* repo.lockEntity(platformId, entityId))) return yield* entityNotFound
         const live = yield* repo.live(entityId, body.featureId, body.environment)
-        if (Option.isNone(live)) return yield* new NotFound({ message: "The feature is not active in that environment" })
+        if (Option.isNone(live)) return yield* featureNotActive
         if (live.value.status === "deactivating") return live.value
         const job = yield* enqueue(FEATURE_DEACTIVATE, live.value, platform.organizationId)
         return yield* repo.setStatus(live.value.id, "deactivating", job.jobId, yield* now)

@@ -86,6 +86,16 @@ export const makeFeaturesRepo = (sql: SqlClient.SqlClient) => {
           ${row.status}, ${JSON.stringify(row.config)}::jsonb, ${row.provisionJobId}, ${row.activatedAt}, ${row.deactivatedAt},
           ${row.createdAt}, ${row.updatedAt})
         RETURNING ${columns}`).pipe(Effect.map(Option.getOrThrow)),
+    /** Make a live activation `pending` again at another feature version. */
+    setPendingVersion: (id: string, featureVersion: string, now: Date) =>
+      sql`UPDATE registry.feature_activations SET status = 'pending', feature_version = ${featureVersion}, updated_at = ${now}
+        WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie),
+    /** Name the job now working on an activation. */
+    attachJob: (id: string, jobId: string, now: Date) =>
+      sql`UPDATE registry.feature_activations SET provision_job_id = ${jobId}, updated_at = ${now} WHERE id = ${id}`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      ),
     setStatus: (id: string, status: Registry.FeatureActivationStatus, jobId: string | null, now: Date) =>
       first(sql<Record<string, unknown>>`UPDATE registry.feature_activations
         SET status = ${status}, provision_job_id = COALESCE(${jobId}, provision_job_id), updated_at = ${now}

@@ -1,6 +1,7 @@
 import type { Registry } from "@core/contracts"
-import { type Caller, InvalidState } from "@core/kernel"
+import { type Caller, type InvalidState } from "@core/kernel"
 import type { PlatformChange, PlatformRow, PlatformStatus } from "./PlatformsRepo.js"
+import { platformTransitionInvalid } from "./Errors.js"
 
 /**
  * The platform lifecycle (DESIGN §7, docs/registry.md): which status each action may leave from,
@@ -42,7 +43,7 @@ export const actionForStatus = (status: Registry.PlatformStatus): LifecycleActio
 export const check = (action: LifecycleAction, from: PlatformStatus): InvalidState | undefined =>
   allowedFrom[action].includes(from)
     ? undefined
-    : new InvalidState({ message: `A ${from} platform cannot become ${targetOf[action]}`, from, to: targetOf[action] })
+    : platformTransitionInvalid(from, targetOf[action])
 
 /** The fields an allowed action writes on a platform. */
 export const apply = (platform: PlatformRow, action: LifecycleAction, reason: string | null, now: Date): PlatformChange => {

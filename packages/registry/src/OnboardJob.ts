@@ -1,25 +1,20 @@
 import type { Registry } from "@core/contracts"
 import { type Caller, Callers } from "@core/kernel"
-import { type JobHandler, JobFailed, JobHandlers, type JobRow, ResourceProvisioner } from "@core/provisioning"
+import { type JobHandler, JobFailed, JobHandlers, type JobRow, ResourceProvisioner, edgeNameOf } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { ONBOARD, ONBOARD_MAX_ATTEMPTS, type OnboardPayload, unbuildable } from "./Onboarding.js"
 import { Resources } from "./Resources.js"
 import { PlatformBillingContact } from "./ports/PlatformBillingContact.js"
 import { StackDefinitions } from "./ports/StackDefinitions.js"
+import { makeEntitiesRepo } from "./EntitiesRepo.js"
 
 /** Core's own jobs act as the service key. */
 const SYSTEM: Caller = { kind: "service" }
 
 /** The longest edge name (a DNS label). */
-const EDGE_NAME_MAX = 63
-
-/**
- * A resource's edge name: `<platform slug>-<environment>-<resource name>`, lower-cased to a DNS
- * label (deterministic, so a retried step finds what it made instead of making it twice).
- */
-export const edgeNameOf = (slug: string, environment: string, name: string): string =>
-  `${slug}-${environment}-${name}`.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/-+/g, "-").slice(0, EDGE_NAME_MAX).replace(/-+$/, "")
+/** A resource's edge name: provisioning's `edgeNameOf`, so the job and the resource jobs name it alike. */
+export { edgeNameOf }
 
 const payloadOf = (job: JobRow): Effect.Effect<OnboardPayload, JobFailed> => {
   const p = job.payload
@@ -52,10 +47,7 @@ export const makeOnboardJob = Effect.gen(function*() {
   const provisioner = yield* Effect.serviceOption(ResourceProvisioner)
   const billingContact = yield* Effect.serviceOption(PlatformBillingContact)
 
-  const defaultTenantOf = (platformId: string) =>
-    sql<{ id: string; status: string }>`SELECT e.id, p.status FROM registry.platforms p
-        JOIN registry.entities e ON e.platform_id = p.id AND e.parent_id IS NULL AND e.slug = 'default' AND e.deleted_at IS NULL
-      WHERE p.id = ${platformId}`.pipe(Effect.orDie, Effect.map((rows) => Option.fromNullable(rows[0])))
+  const defaultTenantOf = makeEntitiesRepo(sql).defaultTenantOf
 
   const handler: JobHandler = {
     maxAttempts: ONBOARD_MAX_ATTEMPTS,
@@ -105,9 +97,7 @@ export const makeOnboardJob = Effect.gen(function*() {
                 Effect.catchAll((error) => Effect.fail(fail(`Could not record ${resource.name}: ${error.message}`)))
               )
             }), { discard: true }))
-          const made = yield* sql<{ id: string }>`SELECT id FROM registry.resources
-            WHERE platform_id = ${flow.platformId} AND stack_id = ${version.templateId} AND deleted_at IS NULL ORDER BY created_at, id`.pipe(Effect.orDie)
-          stack = { version: version.version, resources: made.map((row) => row.id) }
+          stack = { version: version.version, resources: yield* resources.liveIdsOfStack(flow.platformId, version.templateId) }
           // 3. The recorded resources made on the edge (`pending → provisioning → active`), one
           //    memoized step each (provisioning's `ResourceProvisioner`, when the worker has it).
           if (Option.isSome(provisioner)) {

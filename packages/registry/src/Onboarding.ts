@@ -1,6 +1,6 @@
 import type { Registry } from "@core/contracts"
 import { Registry as Contracts } from "@core/contracts"
-import { type Caller, type Callers, Conflict, Forbidden, Ids, NotFound, Policy, type UpstreamUnavailable, type ValidationError } from "@core/kernel"
+import { type Caller, type Callers, type Conflict, type Forbidden, Ids, type NotFound, Policy, type UpstreamUnavailable, type ValidationError } from "@core/kernel"
 import { type JobRow, Jobs, type OnboardRequest, Targets } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
 import { Clock, Data, Effect, Option } from "effect"
@@ -10,6 +10,7 @@ import { Platforms } from "./Platforms.js"
 import { canRead } from "./Policy.js"
 import { OnboardingOrganizations } from "./ports/OnboardingOrganizations.js"
 import { type StackDefinitionVersion, StackDefinitions } from "./ports/StackDefinitions.js"
+import { flowMismatch, flowNotFound, onboardingOperatorsOnly, stackCatalogueUnavailable, templateNotFound, templateUnbuildable, templateUnpublished } from "./Errors.js"
 
 /** The job type that carries an onboarding out (seed 001's `POST /api/v1/provision/onboard`). */
 export const ONBOARD = "onboard"
@@ -67,8 +68,6 @@ export const toOnboardingRecord = (row: OnboardingRow, job: JobRow | undefined):
   completedAt: job?.status === "COMPLETED" ? job.finishedAt?.toISOString() ?? null : null
 })
 
-const flowNotFound = new NotFound({ message: "Onboarding flow not found" })
-const templateNotFound = new NotFound({ message: "Stack template not found" })
 
 /**
  * Why a stack version cannot be built as registry resources (a type or environment the registry
@@ -93,15 +92,15 @@ export const unbuildable = (stack: StackDefinitionVersion): string | undefined =
  */
 const checkTemplate = (stacks: Option.Option<StackDefinitions["Type"]>, name: string) =>
   Effect.gen(function*() {
-    if (Option.isNone(stacks)) return yield* new Conflict({ message: "The stack catalogue is not available to this registry", details: { field: "stackTemplateId" } })
+    if (Option.isNone(stacks)) return yield* stackCatalogueUnavailable
     const found = yield* stacks.value.latest(name)
     if (Option.isNone(found)) return yield* templateNotFound
     if (found.value === undefined) {
-      return yield* new Conflict({ message: `The stack template ${name} has no published version`, details: { field: "stackTemplateId" } })
+      return yield* templateUnpublished(name)
     }
     const why = unbuildable(found.value)
     if (why !== undefined) {
-      return yield* new Conflict({ message: `The stack template ${name} ${found.value.version} cannot be built: ${why}`, details: { field: "stackTemplateId" } })
+      return yield* templateUnbuildable(name, found.value.version, why)
     }
   })
 
@@ -125,7 +124,6 @@ export const differingFields = (row: OnboardingRow, input: FlowInput): ReadonlyA
 /** A flow of this id was written first (by a concurrent request). */
 class FlowExists extends Data.TaggedError("FlowExists")<{}> {}
 
-const onlyOperators = new Forbidden({ message: "Only operators and the service key start an onboarding" })
 
 type StartFailure = Conflict | NotFound | ValidationError | UpstreamUnavailable
 
@@ -208,10 +206,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("@core/registry/Onb
         }
         const fields = differingFields(flow, input)
         if (fields.length > 0) {
-          return yield* new Conflict({
-            message: `Onboarding flow ${flow.id} was started with another ${fields.join(", ")}; use a new onboardingId for another onboarding`,
-            details: { onboardingId: flow.id, fields }
-          })
+          return yield* flowMismatch(flow.id, fields)
         }
         return { jobId: flow.jobId }
       })
@@ -233,7 +228,7 @@ export class Onboarding extends Effect.Service<Onboarding>()("@core/registry/Onb
       }
       const existing = yield* repo.find(id)
       if (Option.isSome(existing)) return yield* replay(caller, existing.value, input)
-      if (!(yield* Policy.isPrivileged(caller))) return yield* onlyOperators
+      if (!(yield* Policy.isPrivileged(caller))) return yield* onboardingOperatorsOnly
       return yield* begin(caller, id, input, true).pipe(
         Effect.map((flow) => ({ jobId: flow.jobId })),
         Effect.catchAll((error) =>

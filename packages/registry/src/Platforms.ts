@@ -1,8 +1,8 @@
 import type { Registry } from "@core/contracts"
-import { type Caller, type Callers, type Conflict, Cursor, type Forbidden, Ids, type InvalidState, type NotFound, Policy, PreconditionFailed, type ValidationError } from "@core/kernel"
+import { type Caller, type Callers, type Conflict, Cursor, type Forbidden, Ids, type InvalidState, type NotFound, Policy, type PreconditionFailed, type ValidationError } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
-import { platformConflict, platformNotFound } from "./Errors.js"
+import { platformConflict, platformNotFound, platformStale } from "./Errors.js"
 import * as Lifecycle from "./Lifecycle.js"
 import { type LifecycleEventRow, type PlatformRow, PlatformsRepo, type PlatformTier } from "./PlatformsRepo.js"
 import { canManage, canOperate, canRead, canSee, listScope } from "./Policy.js"
@@ -79,8 +79,7 @@ export const matches = (ifMatch: string | undefined, row: PlatformRow): boolean 
 export const isBlocked = (row: Pick<PlatformRow, "status" | "suspendedAt">): boolean =>
   row.status === "suspended" || row.status === "deleted" || (row.status === "cancelled" && row.suspendedAt !== null)
 
-const stale = new PreconditionFailed({ message: "The platform has changed since it was read (If-Match does not match its ETag)" })
-const requireMatch = (ifMatch: string | undefined, row: PlatformRow) => (matches(ifMatch, row) ? Effect.void : Effect.fail(stale))
+const requireMatch = (ifMatch: string | undefined, row: PlatformRow) => (matches(ifMatch, row) ? Effect.void : Effect.fail(platformStale))
 
 /** The registry's platforms: creation, reads, updates and the lifecycle (DESIGN §7). */
 export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platforms", {
@@ -190,7 +189,7 @@ export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platf
     /**
      * Suspend, restore, cancel or delete a platform: under its row lock, so concurrent changes
      * serialize; the change and its LifecycleEvent in one transaction. Cancel is the owner's and
-     * admins' too; the rest the operators' and the service key's. A stale `If-Match`: 412.
+     * admins' too; the rest the operators' and the service key's. A platformStale `If-Match`: 412.
      */
     const changeLifecycle: (
       caller: Caller,
@@ -252,7 +251,15 @@ export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platf
       }
     )
 
-    return { create, get, read, list, update, changeLifecycle, events } as const
+    /**
+     * The registry's reads for the other domains (no caller: the reading domain applies its own
+     * rule): one platform by id, an organization's platform, every platform not deleted.
+     */
+    const find = (id: string): Effect.Effect<Option.Option<PlatformRow>> => repo.findById(id)
+    const ofOrganization = (organizationId: string): Effect.Effect<Option.Option<PlatformRow>> => repo.findByOrganization(organizationId)
+    const listLive = (): Effect.Effect<ReadonlyArray<PlatformRow>> => repo.listLive()
+
+    return { create, get, read, list, update, changeLifecycle, events, find, ofOrganization, listLive } as const
   }),
   dependencies: [PlatformsRepo.Default]
 }) {}

@@ -203,6 +203,15 @@ export class PlatformsRepo extends Effect.Service<PlatformsRepo>()("@core/regist
       )
     }
 
+    /** Every platform not deleted, oldest first (billing's reconciliation). */
+    const listLive = () =>
+      sql<Record<string, unknown>>`SELECT ${columns} FROM registry.platforms
+        WHERE deleted_at IS NULL AND status <> 'deleted' ORDER BY created_at, id`.pipe(
+        Effect.map((rows) => rows.map(toRow)),
+        Effect.orDie,
+        Effect.withSpan("PlatformsRepo.listLive")
+      )
+
     /** How many platforms match the filter (the page's `total`). */
     const count = (filter: Omit<PlatformListFilter, "after" | "limit">) =>
       sql<{ count: unknown }>`SELECT count(*) AS count FROM registry.platforms WHERE ${sql.and(filterClauses(filter))}`.pipe(
@@ -241,6 +250,6 @@ export class PlatformsRepo extends Effect.Service<PlatformsRepo>()("@core/regist
         Effect.withSpan("PlatformsRepo.countEvents")
       )
 
-    return { insert, insertDefaultTenant, findById, lockById, findBySlug, findByOrganization, update, list, count, insertEvent, listEvents, countEvents } as const
+    return { insert, insertDefaultTenant, findById, lockById, findBySlug, findByOrganization, update, list, listLive, count, insertEvent, listEvents, countEvents } as const
   })
 }) {}

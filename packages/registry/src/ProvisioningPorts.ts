@@ -1,12 +1,13 @@
 import type { Registry } from "@core/contracts"
-import { Ids, InvalidState, NotFound } from "@core/kernel"
-import { FeatureRecords, OnboardingFlows, PlatformDirectory } from "@core/provisioning"
+import { Ids } from "@core/kernel"
+import { FeatureRecords, LiveResources, OnboardingFlows, PlatformDirectory } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
 import { makeFeaturesRepo } from "./FeaturesRepo.js"
 import { Onboarding } from "./Onboarding.js"
-
-const entityNotFound = new NotFound({ message: "Entity not found" })
+import { PlatformsRepo } from "./PlatformsRepo.js"
+import { ResourcesRepo } from "./ResourcesRepo.js"
+import { entityNotFound, featureDeactivating, featureNotActive } from "./Errors.js"
 
 /**
  * Provisioning's `PlatformDirectory` over the registry's platforms (same database): who owns a
@@ -14,22 +15,16 @@ const entityNotFound = new NotFound({ message: "Entity not found" })
  */
 export const PlatformDirectoryLive: Layer.Layer<PlatformDirectory, never, SqlClient.SqlClient> = Layer.effect(
   PlatformDirectory,
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    type Row = { readonly id: string; readonly organizationId: string | null; readonly status: string; readonly deletedAt: unknown }
-    const toOwnership = (rows: ReadonlyArray<Row>) =>
-      Option.map(Option.fromNullable(rows[0]), (row) => ({
-        platformId: row.id,
-        organizationId: row.organizationId ?? null,
-        deleted: row.status === "deleted" || (row.deletedAt !== null && row.deletedAt !== undefined)
-      }))
-    return PlatformDirectory.of({
+  Effect.map(PlatformsRepo, (repo) =>
+    PlatformDirectory.of({
       platform: (platformId) =>
-        sql<Row>`SELECT id, organization_id AS "organizationId", status, deleted_at AS "deletedAt"
-          FROM registry.platforms WHERE id = ${platformId}`.pipe(Effect.map(toOwnership), Effect.orDie)
-    })
-  })
-)
+        Effect.map(repo.findById(platformId), Option.map((row) => ({
+          platformId: row.id,
+          organizationId: row.organizationId ?? null,
+          deleted: row.status === "deleted" || row.deletedAt !== null
+        })))
+    }))
+).pipe(Layer.provide(PlatformsRepo.Default))
 
 /**
  * Provisioning's `FeatureRecords` over the registry's activations: a direct `feature/activate`
@@ -52,10 +47,9 @@ export const FeatureRecordsLive: Layer.Layer<FeatureRecords, never, SqlClient.Sq
           const at = yield* now
           if (Option.isSome(live)) {
             if (live.value.status === "deactivating") {
-              return yield* new InvalidState({ message: "The feature is being deactivated; activate it once that ends", from: "deactivating", to: "pending" })
+              return yield* featureDeactivating
             }
-            yield* sql`UPDATE registry.feature_activations SET status = 'pending', feature_version = ${target.featureVersion}, updated_at = ${at}
-              WHERE id = ${live.value.id}`.pipe(Effect.orDie)
+            yield* repo.setPendingVersion(live.value.id, target.featureVersion, at)
             return live.value.id
           }
           const inserted = yield* repo.insert({
@@ -69,16 +63,12 @@ export const FeatureRecordsLive: Layer.Layer<FeatureRecords, never, SqlClient.Sq
         Effect.gen(function*() {
           if (!(yield* repo.lockEntity(target.platformId, target.entityId))) return yield* entityNotFound
           const live = yield* repo.live(target.entityId, target.featureId, target.environment)
-          if (Option.isNone(live)) return yield* new NotFound({ message: "The feature is not active in that environment" })
+          if (Option.isNone(live)) return yield* featureNotActive
           if (live.value.status !== "deactivating") yield* repo.setStatus(live.value.id, "deactivating", null, yield* now)
           return { activationId: live.value.id, featureVersion: live.value.featureVersion }
         }),
       attachJob: (activationId, jobId) =>
-        Effect.flatMap(now, (at) =>
-          sql`UPDATE registry.feature_activations SET provision_job_id = ${jobId}, updated_at = ${at} WHERE id = ${activationId}`.pipe(
-            Effect.asVoid,
-            Effect.orDie
-          ))
+        Effect.flatMap(now, (at) => repo.attachJob(activationId, jobId, at))
     })
   })
 )
@@ -91,3 +81,12 @@ export const OnboardingFlowsLive: Layer.Layer<OnboardingFlows, never, Onboarding
   OnboardingFlows,
   Effect.map(Onboarding, (onboarding) => OnboardingFlows.of({ onboard: onboarding.onboard }))
 )
+
+/**
+ * Provisioning's `LiveResources` over the registry's resources: those live at some time in
+ * `[from, to)` (decision 0465), for the resource-hours report.
+ */
+export const LiveResourcesLive: Layer.Layer<LiveResources, never, SqlClient.SqlClient> = Layer.effect(
+  LiveResources,
+  Effect.map(ResourcesRepo, (repo) => LiveResources.of({ during: repo.liveDuring }))
+).pipe(Layer.provide(ResourcesRepo.Default))

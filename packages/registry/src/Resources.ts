@@ -1,5 +1,5 @@
 import type { Registry } from "@core/contracts"
-import { type Caller, Conflict, Cursor, Ids, InvalidState, NotFound, PreconditionFailed } from "@core/kernel"
+import { type Caller, Cursor, Ids } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { Platforms, type RowPage } from "./Platforms.js"
@@ -9,6 +9,7 @@ const canUse = canUseArea("resources")
 /** The routes below a resource (its secrets) want `secrets:read` / `secrets:manage`. */
 const canUseSecrets = canUseArea("secrets")
 import { type ResourceFilter, type ResourceRow, ResourcesRepo } from "./ResourcesRepo.js"
+import { deletedResourceCannotChange, edgeNameTaken, entityNotFound, resourceNotFound, resourceStale } from "./Errors.js"
 
 /** A resource as the registry answers it (seed 002's ResourceRecord, with `stackId` as given). */
 export const toResourceRecord = (row: ResourceRow): Registry.ResourceRecord => ({
@@ -40,10 +41,7 @@ const matches = (ifMatch: string | undefined, row: ResourceRow): boolean => {
   return ifMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === current)
 }
 
-export const resourceNotFound = new NotFound({ message: "Resource not found" })
-const entityNotFound = new NotFound({ message: "Entity not found" })
-const edgeNameTaken = new Conflict({ message: "A live resource already has this edgeName", details: { field: "edgeName" } })
-const stale = new PreconditionFailed({ message: "The resource has changed since it was read (If-Match does not match its ETag)" })
+export { resourceNotFound }
 
 /**
  * The registry's resources (seed 002): a platform's edge resources, each of one live entity,
@@ -85,11 +83,7 @@ export class Resources extends Effect.Service<Resources>()("@core/registry/Resou
     const listForEntity = Effect.fn("Resources.listForEntity")(
       function*(caller: Caller, platformId: string, entityId: string, query: Registry.ListEntityResourcesQuery) {
         yield* platformFor(caller, platformId, false)
-        const exists = yield* sql`SELECT 1 FROM registry.entities WHERE platform_id = ${platformId} AND id = ${entityId}`.pipe(
-          Effect.map((rows) => rows.length > 0),
-          Effect.orDie
-        )
-        if (!exists) return yield* entityNotFound
+        if (!(yield* repo.entityExists(platformId, entityId))) return yield* entityNotFound
         const { cursor: _, limit: __, ...filter } = query
         return yield* page(platformId, { ...filter, entityId }, query)
       }
@@ -131,16 +125,16 @@ export class Resources extends Effect.Service<Resources>()("@core/registry/Resou
 
     /**
      * `PATCH`: any seed status and the edge URL, on a live resource (a deleted one: 409
-     * `INVALID_STATE`), under its row lock; a stale `If-Match`: 412. `deleted` soft-deletes it.
+     * `INVALID_STATE`), under its row lock; a resourceStale `If-Match`: 412. `deleted` soft-deletes it.
      */
     const update = Effect.fn("Resources.update")(
       function*(caller: Caller, platformId: string, id: string, body: Registry.UpdateResourceRequest, ifMatch?: string) {
         yield* platformFor(caller, platformId, true)
         return yield* inTransaction(Effect.gen(function*() {
           const resource = yield* Effect.flatMap(repo.lock(platformId, id), found)
-          if (!matches(ifMatch, resource)) return yield* stale
+          if (!matches(ifMatch, resource)) return yield* resourceStale
           if (resource.deletedAt !== null) {
-            return yield* new InvalidState({ message: "A deleted resource cannot change", from: "deleted", to: body.status ?? "deleted" })
+            return yield* deletedResourceCannotChange(body.status ?? "deleted")
           }
           const status = body.status ?? resource.status
           const edgeUrl = body.edgeUrl ?? resource.edgeUrl
@@ -176,7 +170,10 @@ export class Resources extends Effect.Service<Resources>()("@core/registry/Resou
       return resource.deletedAt === null ? resource : yield* resourceNotFound
     })
 
-    return { list, listForEntity, create, get, update, remove, lookup, liveFor } as const
+    /** The ids of the platform's live resources of a stack template, oldest first (the onboard job's). */
+    const liveIdsOfStack = (platformId: string, stackId: string) => repo.liveIdsOfStack(platformId, stackId)
+
+    return { list, listForEntity, create, get, update, remove, lookup, liveFor, liveIdsOfStack } as const
   }),
   dependencies: [ResourcesRepo.Default]
 }) {}

@@ -75,6 +75,15 @@ export class ResourcesRepo extends Effect.Service<ResourcesRepo>()("@core/regist
     }
 
     return {
+      /**
+       * The resources live at some time in `[from, to)` — created before its end, not deleted
+       * before its start, never failed nor stuck pending (provisioning's resource-hours).
+       */
+      liveDuring: (from: Date, to: Date) =>
+        sql<{ id: string; platformId: string; entityId: string; stackId: string }>`SELECT id, platform_id AS "platformId",
+          entity_id AS "entityId", stack_id AS "stackId" FROM registry.resources
+          WHERE status IN ('active', 'deleted') AND created_at < ${to} AND (deleted_at IS NULL OR deleted_at > ${from})
+          ORDER BY id`.pipe(Effect.orDie, Effect.withSpan("ResourcesRepo.liveDuring")),
       /** Insert a resource; `none` when a live resource already has its edge name (the partial unique index). */
       insert: (row: ResourceRow) =>
         first(sql<Record<string, unknown>>`INSERT INTO registry.resources
@@ -96,6 +105,19 @@ export class ResourcesRepo extends Effect.Service<ResourcesRepo>()("@core/regist
         first(sql<Record<string, unknown>>`UPDATE registry.resources SET status = ${status}, edge_url = ${edgeUrl},
             version = version + 1, updated_at = ${now}, deleted_at = ${status === "deleted" ? now : null}
           WHERE id = ${id} RETURNING ${columns}`).pipe(Effect.map(Option.getOrThrow)),
+      /** Whether the entity exists in the platform (live or deleted). */
+      entityExists: (platformId: string, entityId: string) =>
+        sql`SELECT 1 FROM registry.entities WHERE platform_id = ${platformId} AND id = ${entityId}`.pipe(
+          Effect.map((found) => found.length > 0),
+          Effect.orDie
+        ),
+      /** The ids of the platform's live resources of a stack template, oldest first. */
+      liveIdsOfStack: (platformId: string, stackId: string) =>
+        sql<{ id: string }>`SELECT id FROM registry.resources
+          WHERE platform_id = ${platformId} AND stack_id = ${stackId} AND deleted_at IS NULL ORDER BY created_at, id`.pipe(
+          Effect.map((found) => found.map((row) => row.id)),
+          Effect.orDie
+        ),
       /** Whether the entity exists in the platform and is live. */
       liveEntity: (platformId: string, entityId: string) =>
         sql<{ id: string }>`SELECT id FROM registry.entities

@@ -1,24 +1,15 @@
 import type { Registry } from "@core/contracts"
-import { type Caller, CoreConfig, Crypto, Ids, NotFound, Rows } from "@core/kernel"
+import { type Caller, CoreConfig, Crypto, Ids } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
-import { keysetPage } from "./internal/keysetPage.js"
+import { makeSecretsRepo } from "./SecretsRepo.js"
 import { Resources } from "./Resources.js"
+import { secretNotFound } from "./Errors.js"
 
 /** The purpose the secrets' key is derived for from `CORE_SECRET` (HKDF, `Crypto.deriveKey`). */
 export const SECRETS_KEY_PURPOSE = "registry-secrets-at-rest"
 
-const toRecord = (raw: Record<string, unknown>): Registry.SecretRecord => ({
-  id: raw.id as string,
-  resourceId: raw.resourceId as string,
-  secretName: raw.secretName as string,
-  status: raw.status as Registry.SecretStatus,
-  lastSetAt: Rows.isoOrNull(raw.lastSetAt),
-  createdAt: Rows.iso(raw.createdAt),
-  updatedAt: Rows.iso(raw.updatedAt)
-})
-
-export const secretNotFound = new NotFound({ message: "Secret not found" })
+export { secretNotFound }
 
 /** What binds a ciphertext to its row: a value copied to another resource or name does not decrypt. */
 const associatedData = (resourceId: string, secretName: string) => `registry.secrets/${resourceId}/${secretName}`
@@ -36,14 +27,12 @@ export class Secrets extends Effect.Service<Secrets>()("@core/registry/Secrets",
     const sql = yield* SqlClient.SqlClient
     const key = Crypto.deriveKey((yield* CoreConfig).secret, SECRETS_KEY_PURPOSE)
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
-    const columns = sql.literal(`id, resource_id AS "resourceId", secret_name AS "secretName", status,
-      last_set_at AS "lastSetAt", created_at AS "createdAt", updated_at AS "updatedAt"`)
+    const repo = makeSecretsRepo(sql)
 
     const list = Effect.fn("Secrets.list")(
       function*(caller: Caller, platformId: string, resourceId: string, query: Registry.ListSecretsQuery) {
         yield* resources.liveFor(caller, platformId, resourceId, false)
-        const clauses = [sql`resource_id = ${resourceId}`, sql`status = ${query.status ?? "active"}`]
-        return yield* keysetPage(sql, { table: "registry.secrets", columns }, clauses, query, toRecord)
+        return yield* repo.list(resourceId, query)
       }
     )
 
@@ -53,22 +42,14 @@ export class Secrets extends Effect.Service<Secrets>()("@core/registry/Secrets",
       const ciphertext = Crypto.encrypt(key, value, associatedData(resourceId, secretName))
       const at = yield* now
       const id = yield* ids.make("sec")
-      const rows = yield* sql<Record<string, unknown>>`INSERT INTO registry.secrets
-          (id, resource_id, secret_name, status, ciphertext, last_set_at, created_at, updated_at)
-        VALUES (${id}, ${resourceId}, ${secretName}, 'active', ${ciphertext}, ${at}, ${at}, ${at})
-        ON CONFLICT (resource_id, secret_name) DO UPDATE SET status = 'active', ciphertext = EXCLUDED.ciphertext,
-          last_set_at = EXCLUDED.last_set_at, updated_at = EXCLUDED.updated_at
-        RETURNING ${columns}`.pipe(Effect.orDie)
-      const record = toRecord(rows[0]!)
+      const record = yield* repo.upsert({ id, resourceId, secretName, ciphertext, at })
       return { record, created: record.id === id }
     })
 
     /** Remove a secret: its ciphertext erased, its record `deleted`; an unknown or removed name: 404. */
     const remove = Effect.fn("Secrets.remove")(function*(caller: Caller, platformId: string, resourceId: string, secretName: string) {
       yield* resources.liveFor(caller, platformId, resourceId, true)
-      const rows = yield* sql`UPDATE registry.secrets SET status = 'deleted', ciphertext = NULL, updated_at = ${yield* now}
-        WHERE resource_id = ${resourceId} AND secret_name = ${secretName} AND status = 'active' RETURNING id`.pipe(Effect.orDie)
-      if (rows.length === 0) return yield* secretNotFound
+      if (!(yield* repo.remove(resourceId, secretName, yield* now))) return yield* secretNotFound
     })
 
     /**
@@ -76,11 +57,9 @@ export class Secrets extends Effect.Service<Secrets>()("@core/registry/Secrets",
      * resource has no active secret of that name.
      */
     const reveal = Effect.fn("Secrets.reveal")(function*(resourceId: string, secretName: string) {
-      const rows = yield* sql<{ ciphertext: string | null }>`SELECT ciphertext FROM registry.secrets
-        WHERE resource_id = ${resourceId} AND secret_name = ${secretName} AND status = 'active'`.pipe(Effect.orDie)
-      const ciphertext = rows[0]?.ciphertext
-      if (ciphertext === undefined || ciphertext === null) return Option.none<string>()
-      return Option.some(yield* Effect.orDie(Crypto.decrypt(key, ciphertext, associatedData(resourceId, secretName))))
+      const ciphertext = yield* repo.ciphertext(resourceId, secretName)
+      if (Option.isNone(ciphertext)) return Option.none<string>()
+      return Option.some(yield* Effect.orDie(Crypto.decrypt(key, ciphertext.value, associatedData(resourceId, secretName))))
     })
 
     return { list, set, remove, reveal } as const

@@ -1,6 +1,6 @@
 import { PaymentProviderLive, Plans, Subscriptions, SubscriptionsServices, UsageTotalsLive } from "@core/billing"
 import { CoreConfig, ForwardedCallers } from "@core/kernel"
-import { BillingContactFailed, PlatformBillingContact, PlatformsRepo } from "@core/registry"
+import { BillingContactFailed, PlatformBillingContact, Platforms } from "@core/registry"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { BillingPlatformsLive, viewOf } from "./BillingPlatformsLive.js"
@@ -11,7 +11,7 @@ const inProcess = Layer.effect(
   PlatformBillingContact,
   Effect.gen(function*() {
     const subscriptions = yield* Subscriptions
-    const platforms = yield* PlatformsRepo
+    const platforms = yield* Platforms
     const sql = yield* SqlClient.SqlClient
     const billingPresent = sql<{ present: boolean }>`SELECT to_regclass('billing.subscriptions') IS NOT NULL AS present`.pipe(
       Effect.map((rows) => rows[0]?.present === true),
@@ -22,7 +22,7 @@ const inProcess = Layer.effect(
         Effect.gen(function*() {
           // A database without billing's schema (provisioning alone, without billing): nobody to tell.
           if (!(yield* billingPresent)) return yield* Effect.logWarning("onboarding: billing is not on this database; the billing email stays on the flow").pipe(Effect.annotateLogs({ platformId }))
-          const found = yield* Effect.orDie(platforms.findById(platformId))
+          const found = yield* platforms.find(platformId)
           if (Option.isNone(found)) return yield* Effect.fail(new BillingContactFailed(`Platform ${platformId} is not in the registry`))
           yield* subscriptions.withBillingEmail(viewOf(found.value), email)
         })
@@ -30,7 +30,7 @@ const inProcess = Layer.effect(
   })
 ).pipe(
   Layer.provide(SubscriptionsServices),
-  Layer.provide(Layer.mergeAll(Plans.layerConfig, PaymentProviderLive, BillingPlatformsLive, UsageTotalsLive, PlatformsRepo.Default)),
+  Layer.provide(Layer.mergeAll(Plans.layerConfig, PaymentProviderLive, BillingPlatformsLive, UsageTotalsLive, Platforms.Default)),
   Layer.provide(ForwardedCallers.layer)
 )
 

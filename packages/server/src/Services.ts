@@ -10,8 +10,8 @@ import { AuthJobsLive, EdgeProviderLocal, FeatureJobsLive, JobCreation, JobHandl
 import { EdgeProviderCloudflare } from "@core/provisioning"
 import { JobApiLive } from "@core/provisioning"
 import { Domains, ResourceHours, ResourceJobsLive, ResourceProvisioner } from "@core/provisioning"
-import { ResourceRecordsLive } from "@core/registry"
-import { PlatformsRepo, ResourcesLive } from "@core/registry"
+import { LiveResourcesLive, ResourceRecordsLive } from "@core/registry"
+import { ResourcesLive } from "@core/registry"
 import { Catalogue, StacksHandlers } from "@core/stacks"
 import { DeployHandlers, DeployJobs, DeployLive } from "@core/deploy"
 import { VaultHandlers, VaultLive } from "@core/vault"
@@ -25,7 +25,7 @@ import { PlatformCreatedLive } from "./PlatformCreatedLive.js"
 import { PlatformBillingContactLive } from "./PlatformBillingContactLive.js"
 import { PlatformStatusSinkLive } from "./PlatformStatusSinkLive.js"
 import { UsageIngestLive } from "./UsageIngestLive.js"
-import { BuildReporterLive, LiveResourcesLive, UsageReporterLive } from "./UsageReportingLive.js"
+import { BuildReporterLive, UsageReporterLive } from "./UsageReportingLive.js"
 import type { DomainSettings } from "./Settings.js"
 
 export { implement, type ServiceDefinition, type ServiceRequirements } from "./ServiceDefinition.js"
@@ -142,7 +142,7 @@ const cli = implement(CliService, {
   layer: DeployLive.pipe(
     // Secrets are set on the platform's worker at the edge too (decision 0490).
     Layer.provide(Layer.mergeAll(ResourcesLive, Features.DefaultWithoutDependencies, EdgeProviderCloudflare.whenConfigured(EdgeProviderLocal))),
-    Layer.provideMerge(Layer.mergeAll(Platforms.Default.pipe(Layer.provide(PlatformStatusSinkLive)), PlatformsRepo.Default, ForwardedCallers.layer)),
+    Layer.provideMerge(Layer.mergeAll(Platforms.Default.pipe(Layer.provide(PlatformStatusSinkLive)), ForwardedCallers.layer)),
     Layer.provideMerge(Ids.layer)
   )
 })

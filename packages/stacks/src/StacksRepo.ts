@@ -89,6 +89,14 @@ export class StacksRepo extends Effect.Service<StacksRepo>()("@core/stacks/Stack
         Effect.withSpan("StacksRepo.findTemplate")
       )
 
+    /** A template by its id (`stk_…`); `None` when there is none. */
+    const findTemplateById = (id: string) =>
+      sql<Raw>`SELECT ${templateColumns} FROM stacks.templates WHERE id = ${id}`.pipe(
+        Effect.map(firstTemplate),
+        Effect.orDie,
+        Effect.withSpan("StacksRepo.findTemplateById")
+      )
+
     /** The active templates, by name. */
     const listActiveTemplates = sql<Raw>`SELECT ${templateColumns} FROM stacks.templates
       WHERE status = 'active' ORDER BY name`.pipe(
@@ -144,6 +152,7 @@ export class StacksRepo extends Effect.Service<StacksRepo>()("@core/stacks/Stack
     return {
       insertTemplate,
       findTemplate,
+      findTemplateById,
       listActiveTemplates,
       updateTemplate,
       insertVersion,

@@ -1,8 +1,9 @@
-import { NotFound } from "@core/kernel"
+import { type NotFound } from "@core/kernel"
 import { Clock, Effect, Option } from "effect"
 import { AuditLog, type AuditRequestFacts } from "../audit/AuditLog.js"
 import { SessionCache } from "./SessionCache.js"
 import { type UserRecord, UsersRepo } from "./UsersRepo.js"
+import { userNotFound } from "../Errors.js"
 
 /** The fields of a profile change; absent fields stay, `image: null` removes the image. */
 export interface ProfileChange {
@@ -16,10 +17,9 @@ export class Profile extends Effect.Service<Profile>()("@core/auth/Profile", {
     const users = yield* UsersRepo
     const audit = yield* AuditLog
     const cache = yield* SessionCache
-    const gone = new NotFound({ message: "User not found" })
 
     const get = (userId: string): Effect.Effect<UserRecord, NotFound> =>
-      Effect.flatMap(users.findById(userId), Option.match({ onNone: () => Effect.fail(gone), onSome: Effect.succeed }))
+      Effect.flatMap(users.findById(userId), Option.match({ onNone: () => Effect.fail(userNotFound), onSome: Effect.succeed }))
 
     /** Apply a change (an empty one answers the profile as it is). */
     const update: (
@@ -35,7 +35,7 @@ export class Profile extends Effect.Service<Profile>()("@core/auth/Profile", {
           name: change.name ?? current.name,
           image: change.image === undefined ? current.image : change.image
         }, now)
-        if (Option.isNone(updated)) return yield* gone
+        if (Option.isNone(updated)) return yield* userNotFound
         yield* cache.clear
         yield* audit.record({
           action: "user.update",

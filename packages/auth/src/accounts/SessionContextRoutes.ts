@@ -1,11 +1,12 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Iam } from "@core/contracts"
-import { Route, Unauthorized } from "@core/kernel"
+import { Route, type Unauthorized } from "@core/kernel"
 import { Effect, Option } from "effect"
 import { sessionView, userView } from "./AccountViews.js"
 import { json } from "./BetterAuth.js"
 import { presentedToken } from "./CurrentSession.js"
 import { type DescribedSession, SessionContext } from "./SessionContext.js"
+import { invalidSession } from "../Errors.js"
 
 const Routes = Iam.AccountRoutes
 
@@ -15,8 +16,6 @@ const tenantView = (described: DescribedSession) => ({
   platformId: described.tenant.platformId,
   platformStatus: described.tenant.platformStatus
 })
-
-const invalidSession = new Unauthorized({ message: "Invalid or expired session" })
 
 const NO_STORE_JSON = { contentType: "application/json", headers: { "cache-control": "no-store" } } as const
 

@@ -1,5 +1,5 @@
 import { Iam } from "@core/contracts"
-import { NotFound, RequestContext, Route } from "@core/kernel"
+import { RequestContext, Route } from "@core/kernel"
 import { Effect, Option } from "effect"
 import { sessionView, userView } from "./AccountViews.js"
 import { json } from "./BetterAuth.js"
@@ -7,6 +7,7 @@ import { Profile } from "./Profile.js"
 import { cookieSettings, withoutSession } from "./SessionCookie.js"
 import { Sessions } from "./Sessions.js"
 import { invalidates } from "../internal/Invalidate.js"
+import { sessionNotFound } from "../Errors.js"
 
 const Routes = Iam.AccountRoutes
 
@@ -34,7 +35,7 @@ const deleteSession = Route.handle(Routes.deleteSession, ({ caller, params }) =>
   Effect.gen(function*() {
     const sessions = yield* Sessions
     const revoked = yield* sessions.revoke(caller.userId, params.id, yield* RequestContext.facts)
-    if (Option.isNone(revoked)) return yield* new NotFound({ message: "Session not found" })
+    if (Option.isNone(revoked)) return yield* sessionNotFound
     const response = params.id === caller.sessionId ? withoutSession(json({ id: params.id }), yield* cookieSettings) : json({ id: params.id })
     return invalidates(response, { sessionId: params.id })
   }))

@@ -1,7 +1,8 @@
-import { RateLimited } from "@core/kernel"
+import { type RateLimited } from "@core/kernel"
 import { Duration, Effect } from "effect"
 import { createHash } from "node:crypto"
 import { SharedState } from "../internal/SharedState.js"
+import { signInRateLimited } from "../Errors.js"
 
 /** At most `max` failed sign-ins per key within `window`. */
 export interface LimitPolicy {
@@ -75,13 +76,7 @@ export const make = (limits: SignInLimits = DEFAULT_LIMITS) =>
 
     const refuse = (policy: LimitPolicy, resetMillis: number): RateLimited => {
       const resetSeconds = Math.max(1, Math.ceil(resetMillis / 1000))
-      return new RateLimited({
-        message: "Too many failed sign-in attempts. Try again later.",
-        retryAfterSeconds: resetSeconds,
-        limit: policy.max,
-        remaining: 0,
-        resetSeconds
-      })
+      return signInRateLimited(policy.max, resetSeconds)
     }
 
     /**

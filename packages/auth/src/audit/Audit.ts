@@ -1,5 +1,5 @@
 import { Iam } from "@core/contracts"
-import { Cursor, Forbidden, Ids, Policy, RequestContext, ValidationError, type NotFound } from "@core/kernel"
+import { Cursor, type Forbidden, Ids, Policy, RequestContext, type ValidationError, type NotFound } from "@core/kernel"
 import { Clock, Effect, Layer } from "effect"
 import { z } from "zod"
 import { type AuditEvent, AuditLog, type AuditRequestFacts } from "./AuditLog.js"
@@ -7,6 +7,7 @@ import { AuditRepo } from "./AuditRepo.js"
 import type { Caller } from "@core/kernel"
 import { Access } from "../authorization/Access.js"
 import { Permissions } from "../authorization/Permissions.js"
+import { invalidQuery, ownAuditEntriesOnly } from "../Errors.js"
 
 const SECRET_KEYS = /^(password|newpassword|currentpassword|token|accesstoken|refreshtoken|secret|key|apikey|authorization|cookie|code|devicecode|usercode|hash)$/i
 
@@ -62,10 +63,7 @@ export class Audit extends Effect.Service<Audit>()("@core/auth/Audit", {
       Effect.gen(function*() {
         const self = caller.kind === "user" ? caller.userId : undefined
         if (query.actor === "me" && self === undefined) {
-          return yield* new ValidationError({
-            message: "Invalid request query",
-            issues: [{ path: "actor", message: "me needs a signed-in user" }]
-          })
+          return yield* invalidQuery("actor", "me needs a signed-in user")
         }
         const actorId = query.actor === "me" ? self : query.actor
         if (caller.kind === "service" || (yield* access.isPrivileged(caller))) {
@@ -86,7 +84,7 @@ export class Audit extends Effect.Service<Audit>()("@core/auth/Audit", {
           return { actorId, organizationId: query.organizationId }
         }
         if (actorId !== undefined && actorId !== caller.userId) {
-          return yield* new Forbidden({ message: "Without organizationId only your own entries can be read" })
+          return yield* ownAuditEntriesOnly
         }
         return { actorId: caller.userId, organizationId: undefined }
       })

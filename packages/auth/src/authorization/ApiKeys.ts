@@ -1,5 +1,5 @@
 import { CONCRETE_PERMISSIONS, Iam } from "@core/contracts"
-import { Conflict, CoreConfig, Crypto, type Forbidden, Ids, NotFound, Unauthorized, ValidationError } from "@core/kernel"
+import { type Conflict, CoreConfig, Crypto, type Forbidden, Ids, type NotFound, type Unauthorized, type ValidationError } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import { actorOf } from "../audit/Audit.js"
@@ -9,17 +9,14 @@ import { Access } from "./Access.js"
 import { Delegation } from "./Delegation.js"
 import { allows } from "./Permissions.js"
 import { ApiKeysRepo } from "./ApiKeysRepo.js"
+import { apiKeyNotFound, authenticationRequired, invalidApiKey, invalidBody, organizationNotFound, organizationWithoutPlatform } from "../Errors.js"
 
 /** Every API key starts with this. */
 export const API_KEY_PREFIX = "core_"
 /** How many characters of a key are kept in clear (`start`) to tell keys apart in lists. */
 const START_LENGTH = API_KEY_PREFIX.length + 6
 
-const invalidKey = new Unauthorized({ message: "Invalid API key" })
-const keyNotFound = new NotFound({ message: "API key not found" })
 
-const invalidBody = (path: string, message: string) =>
-  new ValidationError({ message: "Invalid request body", issues: [{ path, message }] })
 
 /**
  * What a key holds when created without `permissions`: every `:read` permission of the catalogue
@@ -64,8 +61,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@core/auth/ApiKeys", {
       Effect.gen(function*() {
         if (caller.kind !== "apikey") return null
         const parent = yield* repo.findForUpdate(caller.keyId)
-        if (parent === null || parent.revokedAt !== null) return yield* invalidKey
-        if (parent.expiresAt !== null && Date.parse(parent.expiresAt) <= now) return yield* invalidKey
+        if (parent === null || parent.revokedAt !== null) return yield* invalidApiKey
+        if (parent.expiresAt !== null && Date.parse(parent.expiresAt) <= now) return yield* invalidApiKey
         return parent
       })
 
@@ -86,9 +83,9 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@core/auth/ApiKeys", {
       function*(caller: Caller, input: Iam.CreateApiKeyRequest) {
         yield* delegation.requireInOrganization(caller, input.organizationId, "apikeys:manage")
         const platformId = yield* repo.platformOf(input.organizationId)
-        if (platformId === undefined) return yield* new NotFound({ message: "Organization not found" })
+        if (platformId === undefined) return yield* organizationNotFound
         if (platformId === null) {
-          return yield* new Conflict({ message: "The organization has no platform; API keys are bound to a platform" })
+          return yield* organizationWithoutPlatform
         }
         if (input.platformId !== undefined && input.platformId !== platformId) {
           return yield* invalidBody("platformId", "Must be the platform of the organization")
@@ -145,9 +142,9 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@core/auth/ApiKeys", {
     const revoke: (caller: Caller, id: string) => Effect.Effect<Revoked, Forbidden | NotFound> = Effect.fn("ApiKeys.revoke")(
       function*(caller: Caller, id: string) {
         const key = yield* repo.find(id)
-        if (key === null) return yield* keyNotFound
+        if (key === null) return yield* apiKeyNotFound
         yield* delegation.requireInOrganization(caller, key.organizationId, "apikeys:manage").pipe(
-          Effect.catchTag("NotFound", () => keyNotFound)
+          Effect.catchTag("NotFound", () => apiKeyNotFound)
         )
         const at = new Date(yield* Clock.currentTimeMillis).toISOString()
         const entry = (revoked: Iam.ApiKey, revokedWith?: string) =>
@@ -183,7 +180,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@core/auth/ApiKeys", {
      */
     const requireValidator = (caller: Caller | undefined): Effect.Effect<void, Unauthorized | Forbidden> => {
       if (config.staticApiKey === undefined) return Effect.void
-      if (caller === undefined) return Effect.fail(new Unauthorized({ message: "Authentication required" }))
+      if (caller === undefined) return Effect.fail(authenticationRequired)
       return access.requireOperatorOrService(caller)
     }
 
@@ -193,13 +190,13 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@core/auth/ApiKeys", {
      */
     const validate: (key: string) => Effect.Effect<Iam.ApiKeyValidation, Unauthorized> = Effect.fn("ApiKeys.validate")(
       function*(key: string) {
-        if (!Iam.API_KEY_PATTERN.test(key)) return yield* invalidKey
+        if (!Iam.API_KEY_PATTERN.test(key)) return yield* invalidApiKey
         const found = yield* repo.findByHash(Crypto.sha256Hex(key))
-        if (found === null) return yield* invalidKey
+        if (found === null) return yield* invalidApiKey
         const now = yield* Clock.currentTimeMillis
         const { key: record, platformStatus } = found
-        if (record.revokedAt !== null) return yield* invalidKey
-        if (record.expiresAt !== null && Date.parse(record.expiresAt) <= now) return yield* invalidKey
+        if (record.revokedAt !== null) return yield* invalidApiKey
+        if (record.expiresAt !== null && Date.parse(record.expiresAt) <= now) return yield* invalidApiKey
         yield* repo.touch(record.id, new Date(now).toISOString())
         return {
           valid: true as const,

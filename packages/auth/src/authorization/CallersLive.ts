@@ -1,11 +1,10 @@
 import type { HttpServerRequest } from "@effect/platform"
-import { type Caller, Callers, CoreConfig, Crypto, type ResolveOptions, Unauthorized } from "@core/kernel"
+import { type Caller, Callers, CoreConfig, Crypto, type ResolveOptions, type Unauthorized } from "@core/kernel"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { bearerOf, cookieOf, CurrentSession, sessionCaller } from "../accounts/CurrentSession.js"
 import { ApiKeys } from "./ApiKeys.js"
 import { Permissions } from "./Permissions.js"
-
-const invalidSession = new Unauthorized({ message: "Invalid or expired session" })
+import { invalidSession } from "../Errors.js"
 
 /**
  * Identity's implementation of the kernel's `Callers` port, so that every route of every service

@@ -1,10 +1,10 @@
-import { Forbidden, NotFound } from "@core/kernel"
+import type { Forbidden } from "@core/kernel"
 import { Effect } from "effect"
 import type { Caller } from "@core/kernel"
 import { Access } from "./Access.js"
 import { allows, Permissions } from "./Permissions.js"
+import { organizationNotFound, permissionsNotHeld } from "../Errors.js"
 
-const notFound = new NotFound({ message: "Organization not found" })
 
 /**
  * The checks shared by the routes that change who may do what in an organization (roles, grants,
@@ -19,7 +19,7 @@ export class Delegation extends Effect.Service<Delegation>()("@core/auth/Delegat
     /** `NotFound` for an unknown organization (also for the service key), then `Access.requirePermission`. */
     const requireInOrganization = (caller: Caller, organizationId: string, permission: string) =>
       Effect.gen(function*() {
-        if (!(yield* permissions.organizationExists(organizationId))) return yield* notFound
+        if (!(yield* permissions.organizationExists(organizationId))) return yield* organizationNotFound
         yield* access.requirePermission(caller, organizationId, permission)
       })
 
@@ -33,9 +33,7 @@ export class Delegation extends Effect.Service<Delegation>()("@core/auth/Delegat
         const held = (yield* access.permissionsIn(caller, organizationId)) ?? []
         const missing = wanted.filter((permission) => !allows(held, permission))
         if (missing.length > 0) {
-          return yield* new Forbidden({
-            message: `You cannot hand out permissions you do not hold: ${missing.join(", ")}`
-          })
+          return yield* permissionsNotHeld(missing)
         }
       })
 

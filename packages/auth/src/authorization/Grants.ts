@@ -1,5 +1,5 @@
 import type { Iam } from "@core/contracts"
-import { Forbidden, Ids, NotFound, ValidationError } from "@core/kernel"
+import { type Forbidden, Ids, type NotFound, type ValidationError } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import { actorOf } from "../audit/Audit.js"
@@ -9,6 +9,7 @@ import { Access } from "./Access.js"
 import { Delegation } from "./Delegation.js"
 import { type GrantRow, GrantsRepo } from "./GrantsRepo.js"
 import { MANAGE_PERMISSION, READ_PERMISSION } from "./RoleMappings.js"
+import { grantNotFound, invalidBody, notAMember, onlyOwnersLiftDenials } from "../Errors.js"
 
 const toGrant = (row: GrantRow, nowSeconds: number): Iam.Grant => ({
   ...row,
@@ -50,13 +51,10 @@ export class Grants extends Effect.Service<Grants>()("@core/auth/Grants", {
       function*(caller: Caller, input: Iam.CreateGrantRequest) {
         yield* delegation.requireInOrganization(caller, input.orgId, MANAGE_PERMISSION)
         if (caller.kind === "user" && input.grantedBy !== caller.userId) {
-          return yield* new ValidationError({
-            message: "Invalid request body",
-            issues: [{ path: "grantedBy", message: "Must be the id of the calling user" }]
-          })
+          return yield* invalidBody("grantedBy", "Must be the id of the calling user")
         }
         const role = yield* repo.memberRole(input.orgId, input.userId)
-        if (role === null) return yield* new NotFound({ message: "The user is not a member of this organization" })
+        if (role === null) return yield* notAMember
         yield* delegation.requireHolds(
           caller,
           input.orgId,
@@ -110,12 +108,12 @@ export class Grants extends Effect.Service<Grants>()("@core/auth/Grants", {
     const remove: (caller: Caller, id: string) => Effect.Effect<void, Forbidden | NotFound> = Effect.fn("Grants.remove")(
       function*(caller: Caller, id: string) {
         const grant = yield* repo.find(id)
-        if (grant === null) return yield* new NotFound({ message: "Grant not found" })
+        if (grant === null) return yield* grantNotFound
         yield* delegation.requireInOrganization(caller, grant.orgId, MANAGE_PERMISSION).pipe(
-          Effect.catchTag("NotFound", () => new NotFound({ message: "Grant not found" }))
+          Effect.catchTag("NotFound", () => grantNotFound)
         )
         if (!grant.granted && !(yield* mayLift(caller, grant.orgId, grant.userId))) {
-          return yield* new Forbidden({ message: "Only an owner can lift a denial of an owner or of oneself" })
+          return yield* onlyOwnersLiftDenials
         }
         yield* sql.withTransaction(Effect.zipRight(
           repo.remove(id),

@@ -1,5 +1,5 @@
 import type { Iam } from "@core/contracts"
-import { type Forbidden, NotFound } from "@core/kernel"
+import { type Forbidden, type NotFound } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import { actorOf } from "../audit/Audit.js"
@@ -8,6 +8,7 @@ import type { Caller } from "@core/kernel"
 import { Access } from "./Access.js"
 import { Delegation } from "./Delegation.js"
 import { RoleMappingsRepo } from "./RoleMappingsRepo.js"
+import { roleMappingNotFound } from "../Errors.js"
 
 /** Who may change an organization's role mappings and grants: its owner/admin, operators, the service. */
 export const MANAGE_PERMISSION = "members:manage"
@@ -69,7 +70,7 @@ export class RoleMappings extends Effect.Service<RoleMappings>()("@core/auth/Rol
       function*(caller: Caller, organizationId: string, role: string) {
         yield* delegation.requireInOrganization(caller, organizationId, MANAGE_PERMISSION)
         const previous = yield* repo.find(organizationId, role)
-        if (previous === null) return yield* new NotFound({ message: "Role mapping not found" })
+        if (previous === null) return yield* roleMappingNotFound
         if (role === OWNER_ROLE) yield* delegation.requireHolds(caller, organizationId, ["*"])
         yield* sql.withTransaction(Effect.zipRight(
           repo.remove(organizationId, role),

@@ -1,18 +1,17 @@
 import type { Iam } from "@core/contracts"
-import { Unauthorized } from "@core/kernel"
+import { type Unauthorized } from "@core/kernel"
 import { Effect, Option } from "effect"
 import { API_KEY_PREFIX, ApiKeys } from "../authorization/ApiKeys.js"
 import { ApiKeysRepo } from "../authorization/ApiKeysRepo.js"
 import { SessionContext } from "../accounts/SessionContext.js"
 import { UsersRepo } from "../accounts/UsersRepo.js"
+import { invalidCredentials } from "../Errors.js"
 
 /** The role `whoami` answers for a session without a tenant. */
 export const NO_TENANT_ROLE = "user"
 
 /** The role `whoami` answers for an API key (as the gateway forwards it). */
 export const API_KEY_ROLE = "apikey"
-
-const invalid = new Unauthorized({ message: "Invalid or expired credentials" })
 
 /**
  * The identity behind the credentials of the `core` command (`POST /api/v1/cli/whoami`): a session
@@ -28,7 +27,7 @@ export class CliIdentity extends Effect.Service<CliIdentity>()("@core/auth/CliId
     /** Email, platform, effective role and expiry of a live session; else `Unauthorized`. */
     const ofSession = (token: string): Effect.Effect<Iam.CliIdentity, Unauthorized> =>
       Effect.flatMap(sessions.describe(token), Option.match({
-        onNone: () => Effect.fail(invalid),
+        onNone: () => Effect.fail(invalidCredentials),
         onSome: (described) =>
           Effect.succeed({
             email: described.user.email,
@@ -44,7 +43,7 @@ export class CliIdentity extends Effect.Service<CliIdentity>()("@core/auth/CliId
      */
     const ofApiKey = (key: string): Effect.Effect<Iam.CliIdentity, Unauthorized> =>
       Effect.gen(function*() {
-        const valid = yield* Effect.mapError(apiKeys.validate(key), () => invalid)
+        const valid = yield* Effect.mapError(apiKeys.validate(key), () => invalidCredentials)
         const record = yield* keys.find(valid.keyId)
         const creator = record === null ? Option.none() : yield* users.findById(record.createdBy)
         return {

@@ -1,11 +1,10 @@
 import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Iam } from "@core/contracts"
-import { type ErrorResponse, Route, Unauthorized } from "@core/kernel"
+import { type ErrorResponse, Route } from "@core/kernel"
 import { Effect } from "effect"
 import { bearerOf, cookieOf } from "../accounts/CurrentSession.js"
 import { CliIdentity } from "./CliIdentity.js"
-
-const noCredentials = new Unauthorized({ message: "Authentication required" })
+import { authenticationRequired } from "../Errors.js"
 
 /**
  * The credential of a whoami request: the bearer, else `x-api-key`, else the session cookie. Read
@@ -20,7 +19,7 @@ const credentialOf = (request: HttpServerRequest.HttpServerRequest): string | un
 const whoami = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function*() {
     const credential = credentialOf(request)
-    if (credential === undefined) return yield* noCredentials
+    if (credential === undefined) return yield* authenticationRequired
     const identities = yield* CliIdentity
     return Route.json(yield* identities.identify(credential), { headers: { "cache-control": "no-store" } })
   })

@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql"
 import { CoreConfig, Ids } from "@core/kernel"
 import { Clock, Console, Effect, Layer } from "effect"
+import { MailOutboxRepo } from "./MailOutboxRepo.js"
 import { Mailer, type MailMessage } from "./Mailer.js"
 
 /**
@@ -10,7 +10,7 @@ import { Mailer, type MailMessage } from "./Mailer.js"
 export const layer = Layer.effect(
   Mailer,
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* MailOutboxRepo
     const ids = yield* Ids.Ids
     const config = yield* CoreConfig
     const printLinks = config.nodeEnv === "development"
@@ -19,8 +19,7 @@ export const layer = Layer.effect(
       function*(message: MailMessage) {
         const id = yield* ids.make("eml")
         const now = new Date(yield* Clock.currentTimeMillis)
-        yield* sql`INSERT INTO iam.mail_outbox (id, to_address, subject, text_body, html_body, created_at)
-          VALUES (${id}, ${message.to}, ${message.subject}, ${message.text}, ${message.html ?? null}, ${now})`.pipe(Effect.orDie)
+        yield* repo.insert({ id, to: message.to, subject: message.subject, text: message.text, html: message.html ?? null, createdAt: now })
         if (printLinks && message.link !== undefined) {
           yield* Console.error(`[core] mail to ${message.to}: ${message.subject}\n  ${message.link}`)
         }
@@ -29,4 +28,4 @@ export const layer = Layer.effect(
 
     return { send, printsLinks: printLinks }
   })
-)
+).pipe(Layer.provide(MailOutboxRepo.Default))

@@ -1,4 +1,4 @@
-import { type Forbidden, NotFound, type UpstreamUnavailable } from "@core/kernel"
+import { type Forbidden, type NotFound, type UpstreamUnavailable } from "@core/kernel"
 import { Effect, Option } from "effect"
 import { actorOf } from "../audit/Audit.js"
 import { AuditLog } from "../audit/AuditLog.js"
@@ -9,6 +9,7 @@ import { type MemberRow, MembersRepo } from "./MembersRepo.js"
 import { OrganizationError } from "./OrganizationErrors.js"
 import { type OrganizationRow, OrganizationsRepo } from "./OrganizationsRepo.js"
 import { type Actor, OPERATOR_SLUG, OrgSetup, SYSTEM_ACTOR } from "./OrgSetup.js"
+import { noUserWithEmail } from "../Errors.js"
 
 /** The operator organization's display name. */
 export const OPERATOR_NAME = "Core operators"
@@ -73,7 +74,7 @@ export class Bootstrap extends Effect.Service<Bootstrap>()("@core/auth/Bootstrap
     ) => Effect.Effect<Bootstrapped & { readonly member: MemberRow }, NotFound | UpstreamUnavailable> =
       Effect.fn("Bootstrap.makeOwner")(function*(email: string) {
         const user = yield* membersRepo.userByEmail(email)
-        if (Option.isNone(user)) return yield* new NotFound({ message: `No user has the email ${email}; sign up first` })
+        if (Option.isNone(user)) return yield* noUserWithEmail(email)
         const bootstrapped = yield* ensure(SYSTEM_ACTOR)
         const organizationId = bootstrapped.organization.id
         const membership = yield* membersRepo.find(organizationId, user.value.id)

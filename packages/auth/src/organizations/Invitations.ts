@@ -1,4 +1,4 @@
-import { Cursor, Ids, InvalidState, ValidationError } from "@core/kernel"
+import { Cursor, Ids, type InvalidState, type ValidationError } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { actorOf } from "../audit/Audit.js"
@@ -14,6 +14,7 @@ import { Members } from "./Members.js"
 import { type MemberRole, type MemberRow, MembersRepo } from "./MembersRepo.js"
 import { fail, type OrganizationError, requireIn } from "./OrganizationErrors.js"
 import { type OrganizationRow, OrganizationsRepo } from "./OrganizationsRepo.js"
+import { invalidBody, invitationNotPending } from "../Errors.js"
 
 /** How long an invitation stays valid: 48 hours, better-auth's default. */
 export const INVITATION_TTL_MILLIS = 48 * 60 * 60 * 1000
@@ -74,7 +75,7 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
       })
 
     const inviterRequired = (message: string) =>
-      new ValidationError({ message: "Invalid request body", issues: [{ path: "inviterId", message }] })
+      invalidBody("inviterId", message)
 
     /** The user who created an API key, when a user did (a key made by the service key or a key has none). */
     const creatorOf = (keyId: string) => Effect.map(keys.find(keyId), (key) => (key === null ? undefined : creatorUserOf(key)))
@@ -285,7 +286,7 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
         const from = statusAt(found.value, yield* now)
         const canceled = from === "pending" ? yield* repo.transition(invitationId, "canceled") : Option.none()
         if (Option.isNone(canceled)) {
-          return yield* new InvalidState({ message: `The invitation is ${from}, not pending`, from, to: "canceled" })
+          return yield* invitationNotPending(from)
         }
         yield* record(caller, "invitation.cancel", canceled.value)
         return canceled.value

@@ -1,5 +1,5 @@
 import { DEFAULT_ROLE_PERMISSIONS, DEFAULT_ROLES } from "@core/contracts"
-import { Ids, UpstreamUnavailable } from "@core/kernel"
+import { Ids, type UpstreamUnavailable } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { type AuditEvent, AuditLog } from "../audit/AuditLog.js"
@@ -8,6 +8,7 @@ import { type MemberRow, MembersRepo } from "./MembersRepo.js"
 import { OrganizationError } from "./OrganizationErrors.js"
 import { type OrganizationRow, OrganizationsRepo } from "./OrganizationsRepo.js"
 import { PlatformSetup, type PlatformTier } from "./PlatformSetup.js"
+import { platformCreationFailed } from "../Errors.js"
 
 /** The slug of the operator organization; no tenant organization may take it. */
 export const OPERATOR_SLUG = "core-operator"
@@ -66,7 +67,7 @@ export class OrgSetup extends Effect.Service<OrgSetup>()("@core/auth/OrgSetup", 
       }).pipe(Effect.mapError((error) =>
         error._tag === "Conflict"
           ? OrganizationError.of("ORGANIZATION_ALREADY_EXISTS")
-          : new UpstreamUnavailable({ message: "The registry could not create the platform", upstream: "registry" })
+          : platformCreationFailed
       ))
 
     const inTransaction = (input: SetupInput, now: Date) =>

@@ -1,4 +1,4 @@
-import { type Forbidden, PlatformSuspended, type UpstreamUnavailable, ValidationError } from "@core/kernel"
+import { type Forbidden, type PlatformSuspended, type UpstreamUnavailable, type ValidationError } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { actorOf } from "../audit/Audit.js"
@@ -10,6 +10,7 @@ import { fail, OrganizationError, requireIn } from "./OrganizationErrors.js"
 import { type OrganizationPatch, type OrganizationRow, OrganizationsRepo } from "./OrganizationsRepo.js"
 import { OPERATOR_SLUG, OrgSetup, type SetupResult } from "./OrgSetup.js"
 import { SessionCache } from "../accounts/SessionCache.js"
+import { invalidBody, refusedWhileSuspended as platformSuspended } from "../Errors.js"
 
 /** Which organization a request is about: by id or slug, else the session's active one. */
 export interface OrganizationSelector {
@@ -68,10 +69,7 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
 
     /** What the owners of a suspended platform are refused, with 451 `PLATFORM_SUSPENDED`. */
     const refusedWhileSuspended = (platformId: string, what: string) =>
-      Effect.fail(new PlatformSuspended({
-        message: `Platform ${platformId} has been suspended: its owners cannot ${what} until it is restored`,
-        platformId
-      }))
+      Effect.fail(platformSuspended(platformId, what))
 
     /** Point the session at an organization; its cached context is forgotten at once. */
     const activate = (sessionId: string, organizationId: string | null, now: Date) =>
@@ -144,10 +142,7 @@ export class Organizations extends Effect.Service<Organizations>()("@core/auth/O
       Effect.fn("Organizations.createForOwner")(function*(caller: Caller, input: CreateForOwnerInput) {
         yield* access.requireOperatorOrService(caller)
         if (Option.isNone(yield* members.userById(input.ownerId))) {
-          return yield* new ValidationError({
-            message: "Invalid request body",
-            issues: [{ path: "ownerId", message: "No user has this id" }]
-          })
+          return yield* invalidBody("ownerId", "No user has this id")
         }
         const result = yield* setup.setup(input, actorOf(caller))
         return yield* withMembers(result.organization)

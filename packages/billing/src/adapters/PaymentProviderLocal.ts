@@ -1,9 +1,10 @@
-import { NotFound, PaymentFailed, Rows } from "@core/kernel"
+import { Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
 import { billingId } from "../internal/ids.js"
 import { type CardBehaviour, DECLINE_MESSAGES, testCardOf } from "../internal/testCards.js"
 import { type Customer, type PaymentMethod, PaymentProvider, type ProviderSubscription } from "../ports/PaymentProvider.js"
+import { noSuchPaymentMethod, paymentDeclined } from "../Errors.js"
 
 const toCustomer = (row: any): Customer => ({
   id: row.id,
@@ -43,7 +44,6 @@ const toSubscription = (row: any): ProviderSubscription => ({
   latestInvoiceId: null
 })
 
-const paymentMethodNotFound = (reference: string) => new NotFound({ message: `No such payment method: ${reference.slice(0, 64)}` })
 
 /** One month after an instant (the provider's subscription periods). */
 export const addMonth = (at: Date): Date => {
@@ -125,7 +125,7 @@ export const PaymentProviderLocal: Layer.Layer<PaymentProvider, never, SqlClient
             WHERE id = ${reference} AND customer_id = ${customerId} AND detached_at IS NULL`)
           if (own.length > 0) return toPaymentMethod(own[0])
           const card = testCardOf(reference)
-          if (card === undefined) return yield* paymentMethodNotFound(reference)
+          if (card === undefined) return yield* noSuchPaymentMethod(reference)
           const id = yield* billingId("pm")
           const at = yield* now
           const rows = yield* orDie(sql`INSERT INTO billing.payment_methods (id, customer_id, brand, last4, exp_month, exp_year, behaviour, created_at)
@@ -158,7 +158,7 @@ export const PaymentProviderLocal: Layer.Layer<PaymentProvider, never, SqlClient
             VALUES (${id}, ${request.customerId}, ${request.paymentMethodId}, ${request.amountMinor}, ${request.currency},
               ${succeeded ? "succeeded" : "failed"}, ${succeeded ? null : behaviour}, ${request.invoiceId ?? null}, ${yield* now})`)
           if (behaviour === "succeeds") return { id }
-          return yield* new PaymentFailed({ message: DECLINE_MESSAGES[behaviour], details: { declineCode: behaviour } })
+          return yield* paymentDeclined(DECLINE_MESSAGES[behaviour], behaviour)
         }),
       adjustBalance: (customerId, deltaMinor, currency, description, invoiceId) =>
         Effect.gen(function*() {

@@ -1,4 +1,3 @@
-import { NotFound, PaymentFailed } from "@core/kernel"
 import { Effect, Layer, Option, Redacted } from "effect"
 import Stripe from "stripe"
 import { BillingConfig, type BillingSettings } from "../Config.js"
@@ -7,6 +6,7 @@ import { stripePriceOf } from "../internal/stripePrices.js"
 import { type InvoiceItemRequest, PaymentProvider, type ProviderInvoice } from "../ports/PaymentProvider.js"
 import { call, cardError, defect, isMissing, isStripeError, lookup, must } from "./stripeCalls.js"
 import { idOf, stringMetadata, toCreditNote, toCustomer, toInvoice, toPaymentMethod, toRefund, toSeconds, toSubscription } from "./stripeObjects.js"
+import { noSuchPaymentMethod, paymentDeclined } from "../Errors.js"
 
 /** Retries of a request Stripe answers 429, 409 (lock) or 5xx, or that fails on the network (the SDK's, with an idempotency key). */
 const MAX_NETWORK_RETRIES = 2
@@ -68,7 +68,7 @@ export const makePaymentProviderStripe = (settings: BillingSettings, stripe: Str
           ...(patch.metadata === undefined ? {} : { metadata: stringMetadata(patch.metadata) })
         }), toCustomer),
     attachPaymentMethod: (customerId, reference) => {
-      const notFound = new NotFound({ message: `No such payment method: ${reference.slice(0, 64)}` })
+      const notFound = noSuchPaymentMethod(reference)
       // A test card number never goes to Stripe: its test payment-method id does (decision 0444).
       const id = testPaymentMethodOf(reference) ?? (/^pm_[A-Za-z0-9_]{1,200}$/.test(reference) ? reference : undefined)
       if (id === undefined) return Effect.fail(notFound)
@@ -105,7 +105,7 @@ export const makePaymentProviderStripe = (settings: BillingSettings, stripe: Str
           Effect.flatMap((intent) =>
             intent.status === "succeeded" || intent.status === "processing"
               ? Effect.succeed({ id: intent.id })
-              : Effect.fail(new PaymentFailed({ message: "The payment needs the customer's action", details: { declineCode: intent.status } }))
+              : Effect.fail(paymentDeclined("The payment needs the customer's action", intent.status))
           )
         ),
     adjustBalance: (customerId, deltaMinor, currency, description) =>

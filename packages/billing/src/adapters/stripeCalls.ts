@@ -1,6 +1,7 @@
-import { PaymentFailed, UpstreamUnavailable } from "@core/kernel"
+import type { PaymentFailed } from "@core/kernel"
 import { Effect, Option } from "effect"
 import Stripe from "stripe"
+import { paymentDeclined, paymentProviderUnavailable } from "../Errors.js"
 
 /** How the Stripe adapter calls Stripe (decision 0444): missing objects, declined cards and defects. */
 
@@ -20,7 +21,7 @@ export const defect = (operation: string) => (error: unknown) =>
     isStripeError(error)
       ? `Stripe ${operation} failed: ${error.type}${error.code === undefined ? "" : ` ${error.code}`} (${error.statusCode ?? "network"}, ${error.requestId ?? "no request id"}): ${error.message.slice(0, 200)}`
       : `Stripe ${operation} failed: ${error instanceof Error ? error.message.slice(0, 200) : "unknown error"}`
-  ).pipe(Effect.zipRight(Effect.die(new UpstreamUnavailable({ message: "The payment provider could not complete the request", upstream: "stripe" }))))
+  ).pipe(Effect.zipRight(Effect.die(paymentProviderUnavailable)))
 
 export const call = <A>(operation: string, request: () => Promise<A>): Effect.Effect<A, unknown> =>
   Effect.tryPromise({ try: request, catch: (error) => error }).pipe(Effect.withSpan(`Stripe.${operation}`))
@@ -38,6 +39,6 @@ export const lookup = <A, B>(operation: string, request: () => Promise<A>, map: 
 /** A declined card (402 `card_error`) is `PaymentFailed`; anything else a defect. */
 export const cardError = (operation: string) => (error: unknown): Effect.Effect<never, PaymentFailed> =>
   isStripeError(error) && error.type === "StripeCardError"
-    ? Effect.fail(new PaymentFailed({ message: error.message.slice(0, 200), details: { declineCode: error.decline_code ?? error.code ?? "card_declined" } }))
+    ? Effect.fail(paymentDeclined(error.message.slice(0, 200), error.decline_code ?? error.code ?? "card_declined"))
     : defect(operation)(error)
 

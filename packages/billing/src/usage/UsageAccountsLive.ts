@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { isPlanId, type Plan, Plans } from "../Plans.js"
 import { BillingPlatforms } from "../ports/BillingPlatforms.js"
+import { SubscriptionsRepo } from "../SubscriptionsRepo.js"
 import { calendarMonth, UsageAccounts, type UsagePeriod } from "./UsageAccounts.js"
 
 const allowancesOf = (plan: Plan): UsagePeriod["allowances"] => ({
@@ -10,32 +11,39 @@ const allowancesOf = (plan: Plan): UsagePeriod["allowances"] => ({
   builds: plan.allowances.builds
 })
 
+/** The registry's reads that metering needs: `BillingPlatforms`' `find` and `ofOrganization`. */
+export type PlatformReads = Pick<BillingPlatforms["Type"], "find" | "ofOrganization">
+
 /**
- * `UsageAccounts` over billing's own records (decision 0461): ownership from the registry through
- * `BillingPlatforms`, the period and plan from the platform's subscription — a platform without
- * one (created before billing ran, say) meters by calendar month (UTC) on the plan of its tier.
+ * `UsageAccounts` over billing's own records (decision 0461) and the registry's reads: ownership
+ * from the registry, the period and plan from the platform's subscription — a platform without one
+ * (created before billing ran, say) meters by calendar month (UTC) on the plan of its tier. For a
+ * producer's context (the gateway's meter, provisioning's resource-hours, deploy's builds), which
+ * reads the registry without billing's writes to it.
  */
-export const UsageAccountsLive: Layer.Layer<UsageAccounts, never, SqlClient.SqlClient | Plans | BillingPlatforms> = Layer.effect(
-  UsageAccounts,
+export const usageAccountsOver = (platforms: PlatformReads): Effect.Effect<UsageAccounts["Type"], never, SqlClient.SqlClient | Plans> =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const subscriptions = yield* SubscriptionsRepo
     const plans = yield* Plans
-    const platforms = yield* BillingPlatforms
     return UsageAccounts.of({
       owner: (platformId) => Effect.map(platforms.find(platformId), Option.map((platform) => platform.organizationId)),
       platformOf: (organizationId) => Effect.map(platforms.ofOrganization(organizationId), Option.map((platform) => platform.id)),
       period: (platformId, at) =>
         Effect.gen(function*() {
-          const subscribed = yield* sql<{ planId: string; start: Date | string; end: Date | string }>`SELECT plan_id AS "planId",
-            current_period_start AS start, current_period_end AS "end" FROM billing.subscriptions WHERE platform_id = ${platformId}`
-          const subscription = subscribed[0]
-          if (subscription !== undefined && isPlanId(subscription.planId)) {
-            return { start: new Date(subscription.start), end: new Date(subscription.end), allowances: allowancesOf(plans.get(subscription.planId)) }
+          const subscribed = yield* subscriptions.byPlatform(platformId)
+          if (Option.isSome(subscribed) && isPlanId(subscribed.value.planId)) {
+            const subscription = subscribed.value
+            return { start: subscription.currentPeriodStart, end: subscription.currentPeriodEnd, allowances: allowancesOf(plans.get(subscription.planId)) }
           }
           const platform = yield* platforms.find(platformId)
           const tier = Option.match(platform, { onNone: () => "free" as const, onSome: (found) => found.tier })
           return { ...calendarMonth(at), allowances: allowancesOf(plans.get(tier)) }
         }).pipe(Effect.orDie)
     })
-  })
+  }).pipe(Effect.provide(SubscriptionsRepo.Default))
+
+/** `usageAccountsOver` the registry as billing sees it (`BillingPlatforms`). */
+export const UsageAccountsLive: Layer.Layer<UsageAccounts, never, SqlClient.SqlClient | Plans | BillingPlatforms> = Layer.effect(
+  UsageAccounts,
+  Effect.flatMap(BillingPlatforms, usageAccountsOver)
 )

@@ -1,12 +1,12 @@
 import type { Billing } from "@core/contracts"
-import { type Caller, Cursor, NotFound, Policy, ValidationError } from "@core/kernel"
+import { type Caller, Cursor, Policy } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { z } from "zod"
 import { UsageAccounts, type UsagePeriod } from "./UsageAccounts.js"
 import { day } from "./UsageIngest.js"
+import { invalidUsageQuery, platformNotFound } from "../Errors.js"
 
-const platformNotFound = new NotFound({ message: "Platform not found" })
 const DAY_MS = 86_400_000
 const MAX_DAYS = 366
 
@@ -25,7 +25,6 @@ const totalsOf = (row: TotalsRow | undefined): Billing.UsageTotals => ({
 const DateCursor = z.object({ date: Cursor.Day })
 const TenantCursor = z.object({ tenantId: z.string().min(1).max(128) })
 
-const invalidQuery = (path: string, message: string) => new ValidationError({ message: "Invalid request query", issues: [{ path, message }] })
 
 /**
  * The usage reads (decisions 0461–0466): a platform's readers (`billing:read` in its organization),
@@ -64,7 +63,7 @@ export class UsageReads extends Effect.Service<UsageReads>()("@core/billing/Usag
           ? yield* accounts.platformOf(caller.organizationId)
           : Option.none()
         if (Option.isNone(own)) {
-          return yield* invalidQuery("platformId", "A caller without a platform of its own names one with platformId")
+          return yield* invalidUsageQuery("platformId", "A caller without a platform of its own names one with platformId")
         }
         yield* readable(caller, own.value)
         return own.value
@@ -131,9 +130,9 @@ export class UsageReads extends Effect.Service<UsageReads>()("@core/billing/Usag
       })
 
     const daily = Effect.fn("UsageReads.daily")(function*(caller: Caller, query: { platformId: string; tenantId?: string | undefined; from: string; to: string }) {
-      if (query.from > query.to) return yield* invalidQuery("to", "to must not be before from")
+      if (query.from > query.to) return yield* invalidUsageQuery("to", "to must not be before from")
       const days = (Date.parse(`${query.to}T00:00:00Z`) - Date.parse(`${query.from}T00:00:00Z`)) / DAY_MS + 1
-      if (days > MAX_DAYS) return yield* invalidQuery("to", `At most ${MAX_DAYS} days from from to to`)
+      if (days > MAX_DAYS) return yield* invalidUsageQuery("to", `At most ${MAX_DAYS} days from from to to`)
       yield* readable(caller, query.platformId)
       return {
         platformId: query.platformId,

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { UsageTotals } from "../ports/UsageTotals.js"
+import { makeUsageDailyRepo } from "./UsageDailyRepo.js"
 import { day } from "./UsageIngest.js"
 
 /**
@@ -10,17 +11,15 @@ import { day } from "./UsageIngest.js"
  */
 export const UsageTotalsLive: Layer.Layer<UsageTotals, never, SqlClient.SqlClient> = Layer.effect(
   UsageTotals,
-  Effect.map(SqlClient.SqlClient, (sql) =>
+  Effect.map(Effect.map(SqlClient.SqlClient, makeUsageDailyRepo), (repo) =>
     UsageTotals.of({
       totals: (platformId, from, to) =>
-        sql<{ meter: string; quantity: string }>`SELECT meter, sum(quantity)::text AS quantity FROM billing.usage_daily
-          WHERE platform_id = ${platformId} AND day >= ${day(from)}::date AND day < ${day(to)}::date GROUP BY meter`.pipe(
+        repo.totals(platformId, day(from), day(to)).pipe(
           Effect.map((rows) => {
             const totals = { requests: 0, resource_hours: 0, builds: 0 }
             for (const row of rows) if (row.meter in totals) totals[row.meter as keyof typeof totals] = Number(row.quantity)
             return totals
           }),
-          Effect.orDie,
           Effect.withSpan("UsageTotals.totals")
         )
     }))

@@ -1,5 +1,6 @@
-import { UpstreamUnavailable } from "@core/kernel"
+import { type UpstreamUnavailable } from "@core/kernel"
 import { Effect } from "effect"
+import { sourceHostUnavailable } from "../Errors.js"
 
 /** An absolute path or `file://` URL in a message, after a start, a space, a quote, `(` or `=`. */
 const PATH = /(^|[\s'"(=:])(?:file:\/\/)?\/[^\s'"():,]*/g
@@ -26,6 +27,6 @@ export const hostWork = <A>(host: string, what: string, work: () => Promise<A>):
     Effect.catchAll((cause) =>
       Effect.zipRight(
         Effect.logWarning(`The ${host} could not ${what}`, messageOf(cause)),
-        Effect.fail(new UpstreamUnavailable({ upstream: "source host", message: `The ${host} could not ${what}` }))
+        Effect.fail(sourceHostUnavailable("source host", `The ${host} could not ${what}`))
       ))
   )

@@ -24,6 +24,9 @@ export interface StackDefinitionVersion {
 export class StackDefinitions extends Context.Tag("@core/registry/StackDefinitions")<StackDefinitions, {
   /** `None`: no such active template. `Some(undefined)`: the template has no published version. */
   readonly latest: (templateName: string) => Effect.Effect<Option.Option<StackDefinitionVersion | undefined>>
-  /** One published version of a template (by name); `None` when either is unknown. Absent: no version is found. */
-  readonly version?: (templateName: string, version: string) => Effect.Effect<Option.Option<StackDefinitionVersion>>
+  /**
+   * One published version of a template, named by its id (`stk_…`) or its name; `None` when either
+   * is unknown. Absent: no version is found.
+   */
+  readonly version?: (template: string, version: string) => Effect.Effect<Option.Option<StackDefinitionVersion>>
 }>() {}

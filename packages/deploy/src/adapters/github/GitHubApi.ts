@@ -1,5 +1,6 @@
-import { UpstreamUnavailable } from "@core/kernel"
+import { type UpstreamUnavailable } from "@core/kernel"
 import { Duration, Effect, Redacted } from "effect"
+import { sourceHostUnavailable } from "../../Errors.js"
 
 /** How the client reaches GitHub's REST API and how long it waits. */
 export interface GitHubApiOptions {
@@ -65,7 +66,7 @@ export const make = (options: GitHubApiOptions) => {
   const timeout = Duration.toMillis(Duration.decode(options.requestTimeout ?? Duration.seconds(30)))
   const maxRetryAfter = Duration.toMillis(Duration.decode(options.maxRetryAfter ?? Duration.seconds(60)))
   const rateLimitRetries = options.rateLimitRetries ?? 2
-  const fail = (message: string) => new UpstreamUnavailable({ upstream: "github", message })
+  const fail = (message: string) => sourceHostUnavailable("github", message)
   const headers = () => ({
     authorization: `Bearer ${Redacted.value(options.token)}`,
     accept: "application/vnd.github+json",

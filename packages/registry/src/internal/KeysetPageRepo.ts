@@ -6,7 +6,7 @@ import type { RowPage } from "../Platforms.js"
 /**
  * One `Page<T>` of a table's rows matching `clauses`, by keyset on `(created_at, id)` (oldest
  * first): `limit + 1` rows fetched to know `hasMore`, the total of the filter counted beside.
- * A malformed cursor fails with `ValidationError` (400).
+ * A malformed cursor fails with `ValidationError` (400). The repositories' shared paging SQL.
  */
 export const keysetPage = <A extends { readonly createdAt: string; readonly id: string }>(
   sql: SqlClient.SqlClient,

@@ -12,8 +12,9 @@ export const QUOTE_TTL = Duration.minutes(10)
  * prorates by the second, so the change that follows the preview within `QUOTE_TTL` — on the same
  * plan and period — is made at the preview's instant and charges what it showed, to the cent. The
  * seed's change body is `{ tier }`, so the date is kept here rather than handed back by the client.
+ * The SQL of `billing.proration_quotes`.
  */
-export class ProrationQuotes extends Effect.Service<ProrationQuotes>()("@core/billing/ProrationQuotes", {
+export class ProrationQuotesRepo extends Effect.Service<ProrationQuotesRepo>()("@core/billing/ProrationQuotesRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 

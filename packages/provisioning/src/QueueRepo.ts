@@ -4,11 +4,11 @@ import { Effect, Option } from "effect"
 import { COLUMNS, type JobRow, type JobStep, toRow } from "./Jobs.js"
 
 /**
- * The worker's side of the queue: claim, extend, finish. Every change after the claim is guarded
- * by `locked_by`, so a worker whose lease ran out (and whose job another worker took) changes
- * nothing any more.
+ * The SQL of the worker's side of the queue (`provisioning.jobs`): claim, extend, finish. Every
+ * change after the claim is guarded by `locked_by`, so a worker whose lease ran out (and whose job
+ * another worker took) changes nothing any more.
  */
-export const makeQueue = (sql: SqlClient.SqlClient) => {
+export const makeQueueRepo = (sql: SqlClient.SqlClient) => {
   /**
    * The worker's two hot statements call the functions of migration 0005, whose plans the session
    * keeps (decision 0336); `$1` the worker, `$2` the lease's end, `$3` now. The claim: a lapsed
@@ -72,4 +72,4 @@ export const makeQueue = (sql: SqlClient.SqlClient) => {
 }
 
 /** The queue's operations over one client. */
-export type Queue = ReturnType<typeof makeQueue>
+export type QueueRepo = ReturnType<typeof makeQueueRepo>
