@@ -58,6 +58,9 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: ["tests/**/*.test.ts", "examples/*/test/**/*.test.ts"],
+          // One all-in-one server per worker for the files that only need one running, started by
+          // the first that asks and stopped at the end (tests/support/sharedServer.ts, decision 0625).
+          globalSetup: ["./tests/support/sharedServerSetup.ts"],
           sequence: { groupOrder: 1 },
           testTimeout: 60_000,
           hookTimeout: 120_000
