@@ -2,7 +2,7 @@ import { availableParallelism } from "node:os"
 import { configDefaults, defineConfig } from "vitest/config"
 import { unitFiles } from "./scripts/unit-suites.mjs"
 
-/** The unit files (scripts/unit-suites.mjs): the `unit` project, not the `packages` one. */
+/** The unit files (scripts/unit-suites.mjs): the `unit` project, not the `packages` or `e2e` one. */
 const unit = unitFiles()
 
 const resolve = { conditions: ["source", "module", "node", "import", "default"] }
@@ -58,6 +58,10 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: ["tests/**/*.test.ts", "examples/*/test/**/*.test.ts"],
+          // One all-in-one server per worker for the files that only need one running, started by
+          // the first that asks and stopped at the end (tests/support/sharedServer.ts, decision 0625).
+          globalSetup: ["./tests/support/sharedServerSetup.ts"],
+          exclude: [...configDefaults.exclude, ...unit],
           sequence: { groupOrder: 1 },
           testTimeout: 60_000,
           hookTimeout: 120_000

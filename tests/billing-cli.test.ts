@@ -2,7 +2,7 @@ import { createClient } from "@core/sdk"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { builtCli } from "../packages/cli/test/built-cli.js"
 import { core, tempHome, writeLogin } from "../packages/cli/test/login-support.js"
-import { useServer } from "../packages/server/test/ServerProcess.js"
+import { useSharedServer } from "./support/sharedServer.js"
 
 /**
  * `core billing status|plans|invoices|upgrade` with the real built binary against the all-in-one
@@ -10,7 +10,6 @@ import { useServer } from "../packages/server/test/ServerProcess.js"
  * the server's message; `--json` prints the records.
  */
 const SLOW = 240_000
-const STATIC_KEY = "billing-cli-static-key-0123456789abcdef"
 let bin = ""
 
 beforeAll(async () => {
@@ -18,7 +17,7 @@ beforeAll(async () => {
 }, SLOW)
 
 describe("core billing (built binary) against the all-in-one server", () => {
-  const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW)
+  const server = useSharedServer(SLOW)
   const home = tempHome()
   afterAll(() => home.remove())
 

@@ -1,7 +1,7 @@
 import { TestDatabase } from "@core/kernel/testing"
 import { ConflictError, createClient, NotFoundError, PaymentRequiredError } from "@core/sdk"
 import { describe, expect, it } from "vitest"
-import { useServer } from "../packages/server/test/ServerProcess.js"
+import { SHARED_STATIC_KEY, useSharedServer } from "./support/sharedServer.js"
 
 /**
  * The upgrade end to end: a tenant signs up and sets up its organization (its platform on `free`),
@@ -9,11 +9,11 @@ import { useServer } from "../packages/server/test/ServerProcess.js"
  * provider — a declined card first (402), then a good one, retried with the same key.
  */
 const SLOW = 180_000
-const STATIC_KEY = "billing-static-key-0123456789abcdef"
+const STATIC_KEY = SHARED_STATIC_KEY
 
 for (const driver of TestDatabase.drivers) {
   describe(`client.billing through the gateway on ${driver}`, () => {
-    const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW, { driver })
+    const server = useSharedServer(SLOW, { driver })
 
     it("upgrades a free platform once per idempotency key; the registry's tier follows; another tenant gets 404", async () => {
       const { token } = await createClient({ baseUrl: server.base }).iam.signUp({ name: "Bea", email: "bea-billing@example.com", password: "correct horse battery" })

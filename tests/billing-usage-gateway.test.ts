@@ -2,8 +2,8 @@ import { TestDatabase } from "@core/kernel/testing"
 import { beforeAll, describe, expect, it } from "vitest"
 import { builtCli } from "../packages/cli/test/built-cli.js"
 import { core, tempHome, writeLogin } from "../packages/cli/test/login-support.js"
-import { useServer } from "../packages/server/test/ServerProcess.js"
 import { call, type Tenant, tenantOf, until } from "./support/tenants.js"
+import { SHARED_STATIC_KEY, useSharedServer } from "./support/sharedServer.js"
 
 /**
  * Metering through the real all-in-one server's gateway: events ingested with the static key at
@@ -13,12 +13,12 @@ import { call, type Tenant, tenantOf, until } from "./support/tenants.js"
  * binary) printing the period and its daily chart.
  */
 const SLOW = 180_000
-const STATIC_KEY = "e2e-static-key-usage-0123456789"
+const STATIC_KEY = SHARED_STATIC_KEY
 const service = { authorization: `Bearer ${STATIC_KEY}` }
 
 for (const driver of TestDatabase.drivers) {
   describe(`usage metering through the gateway on ${driver}`, () => {
-    const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW, { driver })
+    const server = useSharedServer(SLOW, { driver })
     let ada: Tenant
     let bob: Tenant
 

@@ -3,6 +3,7 @@ import type { Middleware } from "@core/gateway"
 import { PlatformSuspended } from "@core/kernel"
 import { Effect, Exit, Scope } from "effect"
 import { describe, expect, it } from "vitest"
+import { eventually } from "./support/poll.js"
 
 /**
  * The gateway's request meter (decision 0464): counted in memory by platform and tenant on the
@@ -82,8 +83,7 @@ describe("the gateway's request meter", () => {
     const scope = Effect.runSync(Scope.make())
     const usage = await Effect.runPromise(Scope.extend(RequestUsage.make({ sink: (events) => Effect.sync(() => void sent.push(...events)), every: "20 millis" }), scope))
     usage.record("plt_a", undefined)
-    const deadline = Date.now() + 5_000
-    while (sent.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+    await eventually(() => sent.length, (count) => count > 0, { message: "the scheduled flush", timeout: 5_000, interval: 10 })
     expect(sent).toMatchObject([{ platformId: "plt_a", quantity: 1 }])
     await Effect.runPromise(Scope.close(scope, Exit.void))
   })

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { builtCli } from "../packages/cli/test/built-cli.js"
 import { core, tempHome, type TempHome, writeLogin } from "../packages/cli/test/login-support.js"
 import type { CoreRun } from "../packages/cli/test/run-core.js"
-import { useServer } from "../packages/server/test/ServerProcess.js"
+import { SHARED_STATIC_KEY, useSharedServer } from "./support/sharedServer.js"
 
 /**
  * `core resources` (and its secrets) and `core features` with the real built binary against the
@@ -18,7 +18,7 @@ import { useServer } from "../packages/server/test/ServerProcess.js"
  * platform's records (404, exit 1), and usage errors (exit 2, before any request).
  */
 const SLOW = 240_000
-const STATIC_KEY = "cli-resources-static-key-0123456789"
+const STATIC_KEY = SHARED_STATIC_KEY
 let bin = ""
 
 beforeAll(async () => {
@@ -46,7 +46,7 @@ interface Resource { id: string; edgeName: string; status: string; environment: 
 
 for (const driver of TestDatabase.drivers) {
   describe(`core resources and core features (built binary) through the gateway on ${driver}`, () => {
-    const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW, { driver })
+    const server = useSharedServer(SLOW, { driver })
 
     it("records, lists, looks up, repairs and deletes resources; sets and deletes secrets; activates features; another platform's are 404", async () => {
       const operator = tempHome()

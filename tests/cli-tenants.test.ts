@@ -2,7 +2,7 @@ import { createClient } from "@core/sdk"
 import { beforeAll, describe, expect, it } from "vitest"
 import { builtCli } from "../packages/cli/test/built-cli.js"
 import { core, tempHome, writeLogin } from "../packages/cli/test/login-support.js"
-import { useServer } from "../packages/server/test/ServerProcess.js"
+import { SHARED_STATIC_KEY, useSharedServer } from "./support/sharedServer.js"
 
 /**
  * `core tenants` with the real built binary against the real all-in-one server: the platform from
@@ -11,7 +11,7 @@ import { useServer } from "../packages/server/test/ServerProcess.js"
  * another platform's tenants (404, exit 1), and usage errors (exit 2, before any request).
  */
 const SLOW = 180_000
-const STATIC_KEY = "cli-tenants-static-key-0123456789"
+const STATIC_KEY = SHARED_STATIC_KEY
 let bin = ""
 
 beforeAll(async () => {
@@ -21,7 +21,7 @@ beforeAll(async () => {
 const idOf = (stdout: string): string => /\((ent_\w+)\)/.exec(stdout)![1]!
 
 describe("core tenants (built binary) through the gateway", () => {
-  const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW)
+  const server = useSharedServer(SLOW)
 
   it("lists, creates, shows, draws the tree, renames and deletes a platform's tenants; another platform's are 404", async () => {
     const operator = tempHome()

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makePlantStore } from "../examples/plant-store/src/app.js"
-import { useServer } from "../packages/server/test/ServerProcess.js"
 import { type Tenant, tenantOf } from "./support/tenants.js"
+import { SHARED_STATIC_KEY, useSharedServer } from "./support/sharedServer.js"
 
 /**
  * The plant store (examples/plant-store, decision 0550) in front of the real all-in-one Core server:
@@ -18,7 +18,7 @@ import { type Tenant, tenantOf } from "./support/tenants.js"
  * schema (surviving a restart), and the OpenAPI 3.0.1 document checked by a validator.
  */
 const SLOW = 180_000
-const STATIC_KEY = "plant-store-static-key-0123456789abcdef"
+const STATIC_KEY = SHARED_STATIC_KEY
 
 /** A running plant store and how to stop it (its database closed). */
 const startStore = async (env: Record<string, string>) => {
@@ -47,7 +47,7 @@ const send = async (base: string, method: string, path: string, headers: Record<
 
 for (const driver of TestDatabase.drivers) {
   describe(`examples/plant-store against the all-in-one Core server on ${driver}`, () => {
-    const core = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW, { driver })
+    const core = useSharedServer(SLOW, { driver })
     const work = mkdtempSync(join(tmpdir(), "plant-store-"))
     const scope = Effect.runSync(Scope.make())
     let storeEnv: Record<string, string> = {}

@@ -1,20 +1,20 @@
 import { CoreApiError, createClient } from "@core/sdk"
 import { describe, expect, it } from "vitest"
-import { useServer } from "../packages/server/test/ServerProcess.js"
+import { SHARED_STATIC_KEY, useSharedServer } from "./support/sharedServer.js"
 
 /**
  * The gateway's authentication and suspension as a user meets them: the real all-in-one server
  * with a static key, the real identity service behind it, driven over HTTP.
  */
 const SLOW = 180_000
-const STATIC_KEY = "gateway-e2e-static-key-0123456789"
+const STATIC_KEY = SHARED_STATIC_KEY
 
 interface Envelope {
   readonly error: { readonly code: string; readonly message: string; readonly requestId: string }
 }
 
 describe("gateway authentication through the all-in-one server", () => {
-  const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW)
+  const server = useSharedServer(SLOW)
 
   const tenant = async (name: string, slug: string) => {
     const { token } = await createClient({ baseUrl: server.base }).iam.signUp({

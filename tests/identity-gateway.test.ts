@@ -1,13 +1,13 @@
 import { createClient, CoreApiError } from "@core/sdk"
 import { describe, expect, it } from "vitest"
-import { useServer } from "../packages/server/test/ServerProcess.js"
+import { SHARED_STATIC_KEY, useSharedServer } from "./support/sharedServer.js"
 
 /**
  * The identity service as a user meets it: the real all-in-one server (`core-server start`),
  * reached through its gateway at `/api/v1/iam`, driven with the SDK.
  */
 const SLOW = 180_000
-const STATIC_KEY = "e2e-static-key-0123456789abcdef"
+const STATIC_KEY = SHARED_STATIC_KEY
 
 const caught = async (promise: Promise<unknown>): Promise<CoreApiError> => {
   try {
@@ -20,7 +20,7 @@ const caught = async (promise: Promise<unknown>): Promise<CoreApiError> => {
 }
 
 describe("identity through the all-in-one server's gateway", () => {
-  const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW)
+  const server = useSharedServer(SLOW)
 
   const signUp = async (name: string, email: string) => {
     const anonymous = createClient({ baseUrl: server.base })

@@ -1,7 +1,7 @@
 import { TestDatabase } from "@core/kernel/testing"
 import { describe, expect, it } from "vitest"
 import { call, type Tenant, tenantOf } from "./support/tenants.js"
-import { useServer } from "../packages/server/test/ServerProcess.js"
+import { SHARED_STATIC_KEY, useSharedServer } from "./support/sharedServer.js"
 
 /**
  * The identity attacks of the security review (decisions 0555–0562), as an attacker sends them: the real
@@ -11,7 +11,7 @@ import { useServer } from "../packages/server/test/ServerProcess.js"
  * - another organization's invitation id answered 403 "You are not the recipient" (0562).
  */
 const SLOW = 180_000
-const STATIC_KEY = "security-e2e-static-key-0123456789"
+const STATIC_KEY = SHARED_STATIC_KEY
 const operator = { authorization: `Bearer ${STATIC_KEY}` }
 
 /** A body without its request id, the only part two answers to the same refusal may differ in. */
@@ -20,7 +20,7 @@ const withoutRequestId = (body: any) =>
 
 for (const driver of TestDatabase.drivers) {
   describe(`identity attacks through the gateway, on ${driver}`, () => {
-    const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW, { driver })
+    const server = useSharedServer(SLOW, { driver })
     const iam = (path: string) => `/api/v1/iam${path}`
 
     it("refuses every key a key created, at any depth, as soon as that key is revoked", async () => {

@@ -1,7 +1,7 @@
 import { TestDatabase } from "@core/kernel/testing"
 import { beforeAll, describe, expect, it } from "vitest"
-import { useServer } from "../packages/server/test/ServerProcess.js"
 import { call, type Tenant, tenantOf, until } from "./support/tenants.js"
+import { SHARED_STATIC_KEY, useSharedServer } from "./support/sharedServer.js"
 
 /**
  * Provisioning's job-creating routes through the gateway of the real all-in-one server (`npm
@@ -10,11 +10,11 @@ import { call, type Tenant, tenantOf, until } from "./support/tenants.js"
  * runs on the server's worker.
  */
 const SLOW = 180_000
-const STATIC_KEY = "e2e-static-key-job-creation-0123456789"
+const STATIC_KEY = SHARED_STATIC_KEY
 
 for (const driver of TestDatabase.drivers) {
   describe(`job-creating routes through the gateway on ${driver}`, () => {
-    const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW, { driver })
+    const server = useSharedServer(SLOW, { driver })
     let ada: Tenant
     let bob: Tenant
     let entityId: string

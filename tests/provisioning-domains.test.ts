@@ -1,7 +1,7 @@
 import { TestDatabase } from "@core/kernel/testing"
 import { beforeAll, describe, expect, it } from "vitest"
-import { useServer } from "../packages/server/test/ServerProcess.js"
 import { call, type Tenant, tenantOf, until } from "./support/tenants.js"
+import { SHARED_STATIC_KEY, useSharedServer } from "./support/sharedServer.js"
 
 /**
  * Custom domains through the gateway of the real all-in-one server: a platform's owner records a
@@ -10,11 +10,11 @@ import { call, type Tenant, tenantOf, until } from "./support/tenants.js"
  * 404 for the list and the removal.
  */
 const SLOW = 180_000
-const STATIC_KEY = "e2e-static-key-domains-0123456789"
+const STATIC_KEY = SHARED_STATIC_KEY
 
 for (const driver of TestDatabase.drivers) {
   describe(`custom domains through the gateway on ${driver}`, () => {
-    const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW, { driver })
+    const server = useSharedServer(SLOW, { driver })
     let ada: Tenant
     let bob: Tenant
 

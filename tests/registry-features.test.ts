@@ -1,7 +1,7 @@
 import { TestDatabase } from "@core/kernel/testing"
 import { beforeAll, describe, expect, it } from "vitest"
 import { tenantOf, until } from "./support/tenants.js"
-import { useServer } from "../packages/server/test/ServerProcess.js"
+import { SHARED_STATIC_KEY, useSharedServer } from "./support/sharedServer.js"
 
 /**
  * Feature activation end to end, through the gateway of the real all-in-one server (`npm start`):
@@ -10,13 +10,13 @@ import { useServer } from "../packages/server/test/ServerProcess.js"
  * manifest lists it; the job reads through `/api/v1/provisioning/...`; another tenant gets 404.
  */
 const SLOW = 180_000
-const STATIC_KEY = "e2e-static-key-0123456789abcdef"
+const STATIC_KEY = SHARED_STATIC_KEY
 
 
 
 for (const driver of TestDatabase.drivers) {
   describe(`feature activation through the gateway on ${driver}`, () => {
-    const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW, { driver })
+    const server = useSharedServer(SLOW, { driver })
     let ada: { token: string; platformId: string; entityId: string }
     let bob: { token: string; platformId: string }
     const as = (token: string, path: string, init: { method?: string; json?: unknown } = {}) =>

@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launch, migratedDataDir, ready, type Running, useServer } from "../packages/server/test/ServerProcess.js"
+import { launch, migratedDataDir, ready, type Running } from "../packages/server/test/ServerProcess.js"
 import { type Tenant, tenantOf } from "./support/tenants.js"
+import { SHARED_STATIC_KEY, useSharedServer } from "./support/sharedServer.js"
 
 /**
  * The registry as a caller meets it: behind the gateway of the real all-in-one server
@@ -14,7 +15,7 @@ import { type Tenant, tenantOf } from "./support/tenants.js"
  * gateway in another process.
  */
 const SLOW = 180_000
-const STATIC_KEY = "e2e-static-key-0123456789abcdef"
+const STATIC_KEY = SHARED_STATIC_KEY
 const SECRET = "e2e-secret-e2e-secret-e2e-secret-0123456789"
 
 
@@ -26,7 +27,7 @@ const post = (base: string, path: string, body: unknown, headers: Record<string,
 const codeOf = async (response: Response) => ((await response.json()) as { error: { code: string } }).error.code
 
 describe("the registry through the all-in-one server's gateway", () => {
-  const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW)
+  const server = useSharedServer(SLOW)
   let ada: Tenant
   let bob: Tenant
 

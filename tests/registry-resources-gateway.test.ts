@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launch, migratedDataDir, ready, type Running, useServer } from "../packages/server/test/ServerProcess.js"
+import { launch, migratedDataDir, ready, type Running } from "../packages/server/test/ServerProcess.js"
+import { SHARED_STATIC_KEY, useSharedServer } from "./support/sharedServer.js"
 
 /**
  * Registry resources, DNS records and secrets as a caller meets them: through the gateway of the
@@ -13,7 +14,7 @@ import { launch, migratedDataDir, ready, type Running, useServer } from "../pack
  * where the resource family and the lookup travel over HTTP with their whole path.
  */
 const SLOW = 180_000
-const STATIC_KEY = "e2e-static-key-resources-0123456789"
+const STATIC_KEY = SHARED_STATIC_KEY
 const SECRET = "e2e-secret-resources-e2e-secret-0123456789"
 const VALUE = "e2e-secret-value-that-never-comes-back"
 
@@ -106,7 +107,7 @@ const exercise = async (base: string, ada: Tenant, bob: Tenant, edgeName: string
 }
 
 describe("registry resources through the all-in-one server's gateway", () => {
-  const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW)
+  const server = useSharedServer(SLOW)
   let ada: Tenant
   let bob: Tenant
 

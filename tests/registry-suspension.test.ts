@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest"
 import { tenantOf } from "./support/tenants.js"
-import { useServer } from "../packages/server/test/ServerProcess.js"
+import { SHARED_STATIC_KEY, useSharedServer } from "./support/sharedServer.js"
 
 /**
  * One suspension everywhere: a platform suspended (or deleted) in the registry is refused at the
@@ -8,7 +8,7 @@ import { useServer } from "../packages/server/test/ServerProcess.js"
  * once restored (decision 0229's companion: the registry publishes to identity's platform status).
  */
 const SLOW = 180_000
-const STATIC_KEY = "e2e-static-key-0123456789abcdef"
+const STATIC_KEY = SHARED_STATIC_KEY
 
 
 /** Poll `probe` until it answers `status`, for at most 5 seconds; the statuses seen. */
@@ -23,7 +23,7 @@ const eventually = async (probe: () => Promise<Response>, status: number): Promi
 }
 
 describe("a suspension made in the registry, at the gateway", () => {
-  const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW)
+  const server = useSharedServer(SLOW)
   let ada: { token: string; platformId: string }
   let bob: { token: string; platformId: string }
 

@@ -3,8 +3,8 @@ import { CONCRETE_PERMISSIONS, type RouteSpec } from "@core/contracts"
 import { ROUTE_REFS, type RouteRef } from "@core/contracts/routes"
 import { TestDatabase } from "@core/kernel/testing"
 import { beforeAll, describe, expect, it } from "vitest"
-import { useServer } from "../packages/server/test/ServerProcess.js"
 import { call, type Tenant, tenantOf } from "./support/tenants.js"
+import { useSharedServer } from "./support/sharedServer.js"
 
 /**
  * Every route of the catalogue that declares a `permission` demands exactly that one:
@@ -14,7 +14,6 @@ import { call, type Tenant, tenantOf } from "./support/tenants.js"
  * their own, so the walk never takes its own ground away.
  */
 const SLOW = 300_000
-const STATIC_KEY = "e2e-static-key-0123456789abcdef"
 const ID = "01JDQ3V6X4TQ7K9ZC2M8N5P0RS"
 
 /**
@@ -166,7 +165,7 @@ const refusal = (status: number, body: any): string =>
 
 for (const driver of TestDatabase.drivers) {
   describe(`each route demands the permission the catalogue declares, on ${driver}`, () => {
-    const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW, { driver })
+    const server = useSharedServer(SLOW, { driver })
     let shared: Tenant
     let count = 0
     const freshTenant = async () => {

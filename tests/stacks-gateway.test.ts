@@ -5,8 +5,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { core, tempHome, writeLogin } from "../packages/cli/test/login-support.js"
-import { launch, migratedDataDir, ready, type Running, useServer } from "../packages/server/test/ServerProcess.js"
+import { launch, migratedDataDir, ready, type Running } from "../packages/server/test/ServerProcess.js"
 import { type Tenant, tenantOf } from "./support/tenants.js"
+import { SHARED_STATIC_KEY, useSharedServer } from "./support/sharedServer.js"
 
 /**
  * The stack catalogue as a caller meets it: behind the gateway of the real all-in-one server
@@ -16,7 +17,7 @@ import { type Tenant, tenantOf } from "./support/tenants.js"
  * and an API key get 403 on every write.
  */
 const SLOW = 180_000
-const STATIC_KEY = "e2e-static-key-0123456789abcdef"
+const STATIC_KEY = SHARED_STATIC_KEY
 const SECRET = "e2e-secret-e2e-secret-e2e-secret-0123456789"
 const SERVICE = { authorization: `Bearer ${STATIC_KEY}` }
 
@@ -79,7 +80,7 @@ const roundTrip = async (base: string, member: Tenant, name: string) => {
 }
 
 describe("the stack catalogue through the all-in-one server's gateway", () => {
-  const server = useServer({ CORE_STATIC_API_KEY: STATIC_KEY }, SLOW)
+  const server = useSharedServer(SLOW)
   let ada: Tenant
 
   beforeAll(async () => {
