@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Packs every public package (packages/*, not "private") the way a release does: `npm pack` in the
-// package's folder, whose `prepack` script builds it (decision 0530). Runs in a copy of the working
+// Packs every public package (packages/*, not "private") the way a release does: built as its
+// `prepack` script builds it (decision 0530), the declarations of all of them in one tsc program
+// (decision 0636), then `npm pack` in the package's folder. Runs in a copy of the working
 // tree (tracked and untracked files, as `git ls-files` sees them, beside the repository's
 // node_modules) so that the dist/ folders the builds write never appear in the repository, where the
 // launchers of `core` and `core-server` would switch to them (decisions 0043, 0052).
@@ -9,9 +10,9 @@
 //
 // Prints one JSON object on stdout: { clone, tarballs: { "@core/sdk": "<out>/core-sdk-0.1.0.tgz", … } }.
 import { execFileSync, spawn } from "node:child_process"
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { dirname, join, resolve } from "node:path"
+import { dirname, join, relative, resolve, sep } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 
@@ -23,7 +24,7 @@ export const publicPackages = (base = root) =>
     .filter((dir) => existsSync(join(base, "packages", dir, "package.json")))
     .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(base, "packages", dir, "package.json"), "utf8")) }))
     .filter(({ manifest }) => manifest.private !== true)
-    .map(({ dir, manifest }) => ({ dir, name: manifest.name, version: manifest.version }))
+    .map(({ dir, manifest }) => ({ dir, name: manifest.name, version: manifest.version, build: manifest.scripts?.build }))
 
 const ROOT_FILES = ["package.json", "package-lock.json", "tsconfig.base.json", "tsconfig.json", ".npmrc"]
 
@@ -53,27 +54,75 @@ const run = (command, args, options) =>
     )
   })
 
-/** `npm pack` in each package folder of `clone` (its prepack builds it), `jobs` at a time. */
-export const packAll = async ({ clone, out, jobs = 2, only }) => {
-  mkdirSync(out, { recursive: true })
-  const pending = publicPackages(clone).filter(({ dir }) => only === undefined || only.includes(dir))
-  const tarballs = {}
+/** `tasks` (functions returning promises), `jobs` at a time. */
+const pool = async (tasks, jobs) => {
+  const pending = [...tasks]
   const worker = async () => {
-    for (let next = pending.shift(); next !== undefined; next = pending.shift()) {
-      const pack = () => run("npm", ["pack", "--pack-destination", out], { cwd: join(clone, "packages", next.dir), env: { ...process.env, npm_config_update_notifier: "false" } })
-      await pack().catch((error) => {
-        // Seen once in CI under load (cause not found): a prepack's tsup declaration worker did not
-        // resolve typescript, which is installed. Retried once, and said; any other failure stands.
-        if (!String(error.message).includes('You need to install "typescript"')) throw error
-        process.stderr.write(`npm pack in packages/${next.dir}: tsup's declaration build did not find typescript; packing it again\n`)
-        return pack()
-      })
-      const tarball = join(out, `${next.name.replace(/^@/, "").replace("/", "-")}-${next.version}.tgz`)
-      if (!existsSync(tarball)) throw new Error(`npm pack in packages/${next.dir} wrote no ${tarball}`)
-      tarballs[next.name] = tarball
+    for (let next = pending.shift(); next !== undefined; next = pending.shift()) await next()
+  }
+  await Promise.all(Array.from({ length: Math.max(1, jobs) }, worker))
+}
+
+/** The build script of a package whose declarations come from the one tsc program (decision 0636). */
+const STANDARD_BUILD = "tsup && tsc -p tsconfig.build.json"
+
+/**
+ * Builds the packages of `clone` as their `prepack` would, the declarations in one program: each
+ * package's JavaScript with tsup; the declarations of every package whose build is
+ * `tsup && tsc -p tsconfig.build.json` by one `tsc` over all of their sources (each module is
+ * checked once, not once per package that imports it), copied into each one's dist/; any other
+ * build (the SDK's, which carries the contracts' declarations) as its own script says.
+ */
+export const buildAll = async ({ clone, packages, jobs = 2 }) => {
+  const bin = (name) => join(clone, "node_modules", ".bin", name)
+  const env = { ...process.env, npm_config_update_notifier: "false" }
+  const standard = packages.filter(({ build }) => build === STANDARD_BUILD)
+  const declarations = join(clone, ".declarations")
+  const config = join(clone, "tsconfig.declarations.json")
+  // One program: the packages' own tsconfig.build.json settings, every root under packages/.
+  writeFileSync(config, `${JSON.stringify({
+    extends: "./tsconfig.base.json",
+    compilerOptions: { noEmit: false, emitDeclarationOnly: true, declaration: true, declarationMap: true, sourceMap: false, rootDir: "packages", outDir: declarations },
+    include: standard.map(({ dir }) => `packages/${dir}/src`),
+    exclude: ["packages/*/src/**/*.test.ts"]
+  }, null, 2)}\n`)
+  const typed = standard.length === 0 ? Promise.resolve() : run(process.execPath, [bin("tsc"), "-p", config], { cwd: clone, env })
+  // The JavaScript and the other builds share the remaining job slots while tsc runs.
+  const scripts = pool(packages.map(({ dir, build }) => () => {
+    const cwd = join(clone, "packages", dir)
+    if (build === STANDARD_BUILD || build === "tsup") return run(bin("tsup"), [], { cwd, env })
+    return build === undefined ? Promise.resolve() : run("npm", ["run", "build"], { cwd, env })
+  }), Math.max(1, jobs - (standard.length === 0 ? 0 : 1)))
+  await Promise.all([typed, scripts])
+  for (const { dir } of standard) {
+    const from = join(declarations, dir, "src")
+    const into = join(clone, "packages", dir, "dist")
+    if (!existsSync(from)) throw new Error(`tsc wrote no declarations for packages/${dir}`)
+    cpSync(from, into, { recursive: true })
+    // The maps' sources, relative to where the declarations now are (dist/ beside src/).
+    for (const file of readdirSync(from, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".d.ts.map"))) {
+      const map = JSON.parse(readFileSync(join(from, file), "utf8"))
+      map.sources = map.sources.map((source) => relative(dirname(join(into, file)), resolve(dirname(join(from, file)), source)).split(sep).join("/"))
+      writeFileSync(join(into, file), JSON.stringify(map))
     }
   }
-  await Promise.all(Array.from({ length: jobs }, worker))
+}
+
+/**
+ * Builds the public packages of `clone` (`buildAll`), then `npm pack --ignore-scripts` in each
+ * folder (their `prepack` is that build), `jobs` at a time.
+ */
+export const packAll = async ({ clone, out, jobs = 2, only }) => {
+  mkdirSync(out, { recursive: true })
+  const packages = publicPackages(clone).filter(({ dir }) => only === undefined || only.includes(dir))
+  await buildAll({ clone, packages, jobs })
+  const tarballs = {}
+  await pool(packages.map((next) => async () => {
+    await run("npm", ["pack", "--ignore-scripts", "--pack-destination", out], { cwd: join(clone, "packages", next.dir), env: { ...process.env, npm_config_update_notifier: "false" } })
+    const tarball = join(out, `${next.name.replace(/^@/, "").replace("/", "-")}-${next.version}.tgz`)
+    if (!existsSync(tarball)) throw new Error(`npm pack in packages/${next.dir} wrote no ${tarball}`)
+    tarballs[next.name] = tarball
+  }), jobs)
   return tarballs
 }
 

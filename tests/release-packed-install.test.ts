@@ -8,14 +8,16 @@ import { runsOncePerCi } from "./support/once.js"
 import { eventuallyDefined } from "./support/poll.js"
 
 /**
- * The release as a user outside this repository gets it (decisions 0530–0533,
- * 0600–0602): every public package packed by `npm pack` (its `prepack` builds it) from a
- * copy of the working tree, linted with publint and attw, installed from the tarballs into a fresh
+ * The release as a user outside this repository gets it (decisions 0530–0533, 0600–0602, 0635,
+ * 0636): every public package built as its `prepack` builds it (the declarations of all of them in
+ * one tsc program) and packed by `npm pack`, from a copy of the working tree, linted with publint
+ * and attw, installed from the tarballs into a fresh
  * project under the system's temporary folder (no workspace, no links), and the SDK's tarball alone
  * into another, then used: the SDK and the contracts from ESM and from TypeScript (`bundler` and
  * `node16`, `skipLibCheck: false`, exact types: tests/fixtures/sdk-user-types.ts), `npx core`, and
  * `npx core-server start` answering `/health`. Packed once, installed once per project, from the
- * npm cache (`--prefer-offline`); the lint runs while the projects install.
+ * npm cache (`--prefer-offline`); the lint runs while the projects install, and the type checks,
+ * the CLI and the server run side by side.
  */
 const root = fileURLToPath(new URL("..", import.meta.url))
 const tsc = join(root, "node_modules", ".bin", "tsc")
@@ -251,7 +253,8 @@ describe.runIf(runsOncePerCi)("the packed packages, installed outside the reposi
     expect(checked, checked.stdout).toMatchObject({ code: 0, stdout: "" })
   }, 900_000)
 
-  it("runs the core CLI with npx from the packed tarball", async () => {
+  // Concurrent with the type checks: mostly waiting on processes, while tsc keeps the cores busy.
+  it.concurrent("runs the core CLI with npx from the packed tarball", async () => {
     const version = await run("npx", ["--no-install", "core", "--version"], project)
     expect({ ...version, stderr: withoutNpmWarnings(version.stderr) }).toEqual({ code: 0, stdout: "0.1.0\n", stderr: "" })
     const help = await run("npx", ["--no-install", "core", "--help"], project)
@@ -260,7 +263,7 @@ describe.runIf(runsOncePerCi)("the packed packages, installed outside the reposi
     expect(help.stdout).toContain("deploy")
   }, 120_000)
 
-  it("starts @core/server with npx core-server start, answers /health, the packed SDK reads it, and SIGTERM stops it", async () => {
+  it.concurrent("starts @core/server with npx core-server start, answers /health, the packed SDK reads it, and SIGTERM stops it", async () => {
     const data = join(work, "data")
     // Its own process group (npx, then node running the bin), so that a failed run leaves no server behind.
     const child = spawn("npx", ["--no-install", "core-server", "start"], { cwd: project, env: userEnv({ PORT: "0", CORE_DATA_DIR: data }), stdio: ["ignore", "pipe", "pipe"], detached: true })

@@ -1,6 +1,13 @@
 import { successStatusOf, type RouteSpec } from "./Routes.js"
 
 /**
+ * What a ref's type parameter must have: its method and path. Not the whole `RouteSpec`: checking
+ * every route's zod schemas against `z.ZodType` was half of what a user's `tsc` spent on the
+ * route table's declarations (issue 28, decision 0635); `RouteOf` still yields a `RouteSpec`.
+ */
+type RouteHead = Pick<RouteSpec, "method" | "path">
+
+/**
  * A catalogued route without its schemas: what a client needs to reach it (method, path, the media
  * type its body travels in, its success status, the gateway prefix its path goes under), with the
  * route's declaration as a phantom type so inputs and results are still typed from the catalogue.
@@ -11,7 +18,7 @@ import { successStatusOf, type RouteSpec } from "./Routes.js"
  * import { AccountRouteRefs } from "@core/contracts/routes"
  * AccountRouteRefs.deleteSession // { method: "DELETE", path: "/api/sessions/:id", successStatus: 200, prefix: "/api/v1/iam" }
  */
-export interface RouteRef<R extends RouteSpec = RouteSpec> {
+export interface RouteRef<R extends RouteHead = RouteSpec> {
   readonly method: R["method"]
   /** The path as the catalogue declares it (`:param` or `{param}` placeholders). */
   readonly path: R["path"]
@@ -29,7 +36,7 @@ export interface RouteRef<R extends RouteSpec = RouteSpec> {
 }
 
 /** The refs of a catalogue, by the catalogue's names. */
-export type RouteRefs<T extends Readonly<Record<string, RouteSpec>>> = { readonly [K in keyof T]: RouteRef<T[K]> }
+export type RouteRefs<T extends Readonly<Record<string, RouteHead>>> = { readonly [K in keyof T]: RouteRef<T[K]> }
 
 /** The declaration behind a route: a `RouteSpec` itself, or the phantom of a `RouteRef`. */
 export type RouteOf<T> = T extends RouteSpec ? T

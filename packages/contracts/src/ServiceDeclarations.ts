@@ -168,8 +168,8 @@ export const SERVICE_DECLARATIONS = [
   StacksService,
   ProvisioningService,
   BillingService,
-  VaultService,
-  CliService
+  CliService,
+  VaultService
 ] as const
 
 /** A service's name (`iam`, `registry`, …). */

@@ -130,8 +130,8 @@ describe("OpenApiDocument.document", () => {
       { name: "stacks", tags: ["stacks"] },
       { name: "provisioning", tags: ["provisioning: domains", "provisioning: jobs", "provisioning: operator", "provisioning: internal"] },
       { name: "billing", tags: [...new Set(billingRoutes.flatMap(([, route]) => route.tags ?? []))] },
-      { name: "vault", tags: [...new Set(vaultRoutes.flatMap(([, route]) => route.tags ?? ["vault"]))] },
-      { name: "cli", tags: ["cli"] }
+      { name: "cli", tags: ["cli"] },
+      { name: "vault", tags: [...new Set(vaultRoutes.flatMap(([, route]) => route.tags ?? ["vault"]))] }
     ])
   })
 

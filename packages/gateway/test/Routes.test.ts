@@ -14,9 +14,9 @@ describe("Routes", () => {
       ["/api/v1/stacks", "STACKS"],
       ["/api/v1/provisioning", "PROVISIONING"],
       ["/api/v1/billing", "BILLING"],
+      ["/api/v1/cli", "CLI"],
       ["/mcp", "VAULT"],
-      ["/.well-known/oauth-protected-resource/mcp", "VAULT"],
-      ["/api/v1/cli", "CLI"]
+      ["/.well-known/oauth-protected-resource/mcp", "VAULT"]
     ])
     expect(ROUTES.filter((route) => route.suspensionExempt === true).map((route) => route.prefix)).toEqual(["/api/v1/billing"])
     expect(ROUTES.filter((route) => route.keepPrefix === true).map((route) => route.prefix)).toEqual([

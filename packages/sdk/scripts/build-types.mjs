@@ -1,16 +1,19 @@
 #!/usr/bin/env node
-// The SDK's declarations, one .d.ts per module (issue 28, decision 0600), with the contracts' inside
+// The SDK's declarations, one .d.ts per module (decision 0600), with the contracts' inside
 // the package (decision 0601):
 //   1. tsc writes @core/contracts' declarations into dist/contracts/ (its tsconfig.build.json);
 //   2. tsc writes the SDK's own into dist/ against them (tsconfig.types.json maps the specifiers);
 //   3. the SDK's `@core/contracts` and `@core/contracts/routes` specifiers become relative paths
-//      into dist/contracts/, so the published types need no @core/contracts package.
+//      into dist/contracts/, so the published types need no @core/contracts package;
+//   4. the main entry's declarations name the contracts' types written out (dist/types.d.ts,
+//      scripts/flatten-types.mjs, decision 0635), so they load neither zod nor the contracts.
 // Runs after tsup (which empties dist/ and writes the JavaScript): `npm run build`.
 import { execFileSync } from "node:child_process"
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join, relative, sep } from "node:path"
 import { fileURLToPath } from "node:url"
+import { flattenTypes } from "./flatten-types.mjs"
 
 const sdk = join(dirname(fileURLToPath(import.meta.url)), "..")
 const dist = join(sdk, "dist")
@@ -34,3 +37,4 @@ for (const file of own) {
   if (/(\bfrom\s+|\bimport\(\s*)["']@core\/(?!sdk\b)/.test(rewritten)) throw new Error(`dist/${file} still imports another @core package`)
   if (rewritten !== text) writeFileSync(path, rewritten)
 }
+flattenTypes({ sdk, dist })

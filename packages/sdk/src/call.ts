@@ -1,24 +1,73 @@
-import type {
-  BodyInput,
-  ParamsOutput,
-  PathParamNames,
-  QueryInput,
-  ResponseBody,
-  RouteSpec,
-  SuccessBody
-} from "@core/contracts"
-import { buildPath, type RouteOf, type RouteRef } from "@core/contracts/routes"
+import { buildPath } from "@core/contracts/routes"
 import { withProtocolCode } from "./errors.js"
 import { gatewayPrefixOf } from "./gateway.js"
 import { paginate } from "./pagination.js"
-import type { Query, RequestOptions, Transport } from "./transport.js"
+import type { HttpMethod, Query, RequestOptions, Transport } from "./transport.js"
+
+// The types below read a route's declaration structurally (a zod 4 schema's `_zod.input` and
+// `_zod.output`, which is what `z.input` and `z.output` read) instead of importing
+// `@core/contracts`' `RouteSpec` helpers: the SDK's main entry then names no zod type, so a
+// user's `tsc` does not load or check zod's and the contracts' declarations unless the user
+// imports `@core/sdk/contracts` or `@core/sdk/routes` (decision 0635).
+
+/** A schema as zod 4 types one. */
+interface SchemaLike {
+  readonly _zod: { readonly input: unknown; readonly output: unknown }
+}
+
+/** A route's declaration as `call` reads it: `RouteSpec` of `@core/sdk/contracts` is one. */
+export interface RouteDeclaration {
+  readonly method: HttpMethod
+  readonly path: string
+  readonly request?: {
+    readonly body?: SchemaLike
+    readonly query?: SchemaLike
+    readonly params?: SchemaLike
+    readonly contentTypes?: ReadonlyArray<string>
+  }
+  readonly responses: Readonly<Record<number, unknown>>
+}
+
+/** A route's ref as `call` reads it: every ref of `@core/sdk/routes` is one. */
+export interface RouteReference {
+  readonly method: HttpMethod
+  readonly path: string
+  readonly contentTypes?: ReadonlyArray<string>
+  readonly prefix: string
+  /** Phantom: the route's declaration, for types only. */
+  readonly "~route"?: RouteDeclaration
+}
 
 /**
  * A route `call` reaches: a ref of `@core/sdk/routes` (the same as `@core/contracts/routes`: `AccountRouteRefs.getSession`: data
  * without zod, the declaration as a phantom type), or a declaration itself
  * (`Iam.AccountRoutes.getSession`, or your own `defineRoute`), typed the same way.
  */
-export type CallableRoute = RouteRef | RouteSpec
+export type CallableRoute = RouteReference | RouteDeclaration
+
+/** The declaration behind a route: a declaration itself, or the phantom of a ref. */
+type RouteOf<T> = T extends RouteDeclaration ? T
+  : T extends { readonly "~route"?: infer R extends RouteDeclaration } ? R
+  : never
+
+type RequestPart<R extends RouteDeclaration, K extends "body" | "query" | "params"> = R["request"] extends { readonly [P in K]: infer S extends SchemaLike } ? S
+  : undefined
+type Input<S> = S extends SchemaLike ? S["_zod"]["input"] : undefined
+type Output<S> = S extends SchemaLike ? S["_zod"]["output"] : undefined
+
+/** The names of the `:param` and `{param}` placeholders of a path, as a union type. */
+type PathParamNames<P extends string> = P extends `${string}:${infer Rest}` ? Rest extends `${infer Name}/${infer Tail}` ? Name | PathParamNames<`/${Tail}`> : Rest
+  : P extends `${string}{${infer Name}}${infer Tail}` ? Name | PathParamNames<Tail>
+  : never
+
+type ParamsOutput<R extends RouteDeclaration> = RequestPart<R, "params"> extends SchemaLike ? Output<RequestPart<R, "params">>
+  : Record<PathParamNames<R["path"]>, string>
+
+type BodyOfResponse<X> = X extends SchemaLike ? X["_zod"]["output"]
+  : X extends { readonly schema: infer S extends SchemaLike } ? S["_zod"]["output"]
+  : undefined
+
+type SuccessStatus<R extends RouteDeclaration> = Extract<keyof R["responses"], 200 | 201 | 202 | 203 | 204 | 206 | 301 | 302 | 303 | 307 | 308>
 
 /** One part of a call's input: absent when the route has none, optional when all of it is. */
 type Part<K extends string, T> = [T] extends [undefined] ? { readonly [P in K]?: undefined }
@@ -41,15 +90,15 @@ interface UntypedInput {
  */
 export type CallInput<T extends CallableRoute> = InputOf<RouteOf<T>>
 
-type InputOf<R extends RouteSpec> = string extends R["path"] ? UntypedInput
+type InputOf<R extends RouteDeclaration> = string extends R["path"] ? UntypedInput
   :
     & Part<"params", [PathParamNames<R["path"]>] extends [never] ? undefined : ParamsOutput<R>>
-    & Part<"query", QueryInput<R>>
-    & Part<"body", BodyInput<R>>
+    & Part<"query", Input<RequestPart<R, "query">>>
+    & Part<"body", Input<RequestPart<R, "body">>>
     & { readonly headers?: Readonly<Record<string, string>> }
 
 type Ok = 200 | 201 | 202 | 203 | 204 | 206
-type OkStatus<R extends RouteSpec> = Extract<keyof R["responses"], Ok>
+type OkStatus<R extends RouteDeclaration> = Extract<keyof R["responses"], Ok>
 
 /**
  * What a call of route `T` (a ref or a declaration) resolves to: the body of its 2xx responses
@@ -57,7 +106,8 @@ type OkStatus<R extends RouteSpec> = Extract<keyof R["responses"], Ok>
  */
 export type CallResult<T extends CallableRoute> = ResultOf<RouteOf<T>>
 
-type ResultOf<R extends RouteSpec> = [OkStatus<R>] extends [never] ? SuccessBody<R> : ResponseBody<R, OkStatus<R>>
+type ResultOf<R extends RouteDeclaration> = [OkStatus<R>] extends [never] ? BodyOfResponse<R["responses"][SuccessStatus<R>]>
+  : BodyOfResponse<R["responses"][OkStatus<R>]>
 
 /** The item type of a cursor-paged route (`{ data: T[], … }`). */
 export type PageItem<T extends CallableRoute> = CallResult<T> extends { readonly data: ReadonlyArray<infer I> } ? I : unknown
@@ -78,7 +128,7 @@ export interface RouteCaller {
   readonly pages: <T extends CallableRoute>(route: T, input: CallInput<T>, options?: CallOptions) => AsyncGenerator<PageItem<T>, void, undefined>
 }
 
-const isSpec = (route: CallableRoute): route is RouteSpec => "responses" in route
+const isSpec = (route: CallableRoute): route is RouteDeclaration => "responses" in route
 
 /** Whether the body goes form-encoded: the route's first content type (a ref's, or a declaration's request's) says so. */
 const isForm = (route: CallableRoute): boolean =>

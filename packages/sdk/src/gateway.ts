@@ -1,7 +1,7 @@
-import type { RouteSpec } from "@core/contracts"
 import { ROUTE_REFS, type RouteRef } from "@core/contracts/routes"
+import type { CallableRoute } from "./call.js"
 
-const keyOf = (route: Pick<RouteSpec, "method" | "path">): string => `${route.method} ${route.path}`
+const keyOf = (route: { readonly method: string; readonly path: string }): string => `${route.method} ${route.path}`
 
 let prefixes: ReadonlyMap<string, string> | undefined
 
@@ -18,5 +18,5 @@ const prefixByRoute = (): ReadonlyMap<string, string> =>
  * the prefixes are declared); for a declaration, that of the catalogued route with its method and
  * path, else none (a route whose declaration writes the full gateway path).
  */
-export const gatewayPrefixOf = (route: RouteRef | RouteSpec): string =>
+export const gatewayPrefixOf = (route: CallableRoute): string =>
   "prefix" in route && typeof route.prefix === "string" ? route.prefix : (prefixByRoute().get(keyOf(route)) ?? "")

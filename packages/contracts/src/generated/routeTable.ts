@@ -2,7 +2,7 @@
 // (src/ServiceDeclarations.ts) and their route catalogues: do not edit. After changing either, run
 // `npm run generate -w @core/contracts` (test/RouteTable.test.ts checks).
 // Only types come from the catalogue, so this module (and `@core/contracts/routes`) carries no zod.
-import type { Iam, Registry, Stacks, Provisioning, Billing, Vault, Deploy } from "../index.js"
+import type { Iam, Registry, Stacks, Provisioning, Billing, Deploy, Vault } from "../index.js"
 import type { RouteRefs } from "../RouteRefs.js"
 
 /**
@@ -311,14 +311,6 @@ export const BillingRouteRefs: RouteRefs<typeof Billing.BillingRoutes> = {
   ingestUsageEvents: { method: "POST", path: "/internal/usage/events", successStatus: 200, prefix: billing }
 } as const
 
-/** `Vault.VaultRoutes` without its schemas (vault, /mcp). */
-export const VaultRouteRefs: RouteRefs<typeof Vault.VaultRoutes> = {
-  mcpPost: { method: "POST", path: "/mcp", successStatus: 200, prefix: "" },
-  mcpGet: { method: "GET", path: "/mcp", successStatus: 200, prefix: "" },
-  mcpDelete: { method: "DELETE", path: "/mcp", successStatus: 204, prefix: "" },
-  protectedResourceMetadata: { method: "GET", path: "/.well-known/oauth-protected-resource/mcp", successStatus: 200, prefix: "" }
-} as const
-
 /** `Deploy.CliRoutes` without its schemas (cli, /api/v1/cli). */
 export const CliRouteRefs: RouteRefs<typeof Deploy.CliRoutes> = {
   createRepo: { method: "POST", path: "/api/v1/cli/platforms", successStatus: 200, prefix: "" },
@@ -335,6 +327,14 @@ export const CliRouteRefs: RouteRefs<typeof Deploy.CliRoutes> = {
   listSecrets: { method: "GET", path: "/api/v1/cli/platforms/{platformId}/secrets", successStatus: 200, prefix: "" }
 } as const
 
+/** `Vault.VaultRoutes` without its schemas (vault, /mcp). */
+export const VaultRouteRefs: RouteRefs<typeof Vault.VaultRoutes> = {
+  mcpPost: { method: "POST", path: "/mcp", successStatus: 200, prefix: "" },
+  mcpGet: { method: "GET", path: "/mcp", successStatus: 200, prefix: "" },
+  mcpDelete: { method: "DELETE", path: "/mcp", successStatus: 204, prefix: "" },
+  protectedResourceMetadata: { method: "GET", path: "/.well-known/oauth-protected-resource/mcp", successStatus: 200, prefix: "" }
+} as const
+
 /**
  * Every catalogue's refs, by namespace and catalogue name. Its type names each table's own, so
  * the emitted declarations stay one line a catalogue instead of every route spelled out again.
@@ -345,14 +345,14 @@ export const ROUTE_REFS: {
   readonly Stacks: { readonly StackRoutes: typeof StackRouteRefs }
   readonly Provisioning: { readonly ProvisioningRoutes: typeof ProvisioningRouteRefs }
   readonly Billing: { readonly BillingRoutes: typeof BillingRouteRefs }
-  readonly Vault: { readonly VaultRoutes: typeof VaultRouteRefs }
   readonly Deploy: { readonly CliRoutes: typeof CliRouteRefs }
+  readonly Vault: { readonly VaultRoutes: typeof VaultRouteRefs }
 } = {
   Iam: { AccountRoutes: AccountRouteRefs, OrganizationRoutes: OrganizationRouteRefs, AuthorizationRoutes: AuthorizationRouteRefs, DeviceRoutes: DeviceRouteRefs, WebRoutes: WebRouteRefs, ServiceRoutes: ServiceRouteRefs },
   Registry: { PlatformRoutes: PlatformRouteRefs, EntityRoutes: EntityRouteRefs, FeatureRoutes: FeatureRouteRefs, ResourceRoutes: ResourceRouteRefs, ResourceFamilyRoutes: ResourceFamilyRouteRefs, LookupRoutes: LookupRouteRefs, DnsRecordRoutes: DnsRecordRouteRefs, SecretRoutes: SecretRouteRefs, OnboardingRoutes: OnboardingRouteRefs },
   Stacks: { StackRoutes: StackRouteRefs },
   Provisioning: { ProvisioningRoutes: ProvisioningRouteRefs },
   Billing: { BillingRoutes: BillingRouteRefs },
-  Vault: { VaultRoutes: VaultRouteRefs },
-  Deploy: { CliRoutes: CliRouteRefs }
+  Deploy: { CliRoutes: CliRouteRefs },
+  Vault: { VaultRoutes: VaultRouteRefs }
 }

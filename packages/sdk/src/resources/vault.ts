@@ -29,6 +29,9 @@ interface Answer {
   readonly error?: { readonly code: number; readonly message: string }
 }
 
+/** Each tool's arguments by its name (one object type, so the declarations can spell it out: decision 0635). */
+type ToolArguments = { [N in Vault.ToolName]: Vault.ToolInput<N> }
+
 /**
  * The vault tool server (`client.vault`, MCP at `/mcp`): one method per tool (docs/vault-server.md), each a
  * stateless `tools/call` (decision 0403), answering the tool's text parsed as JSON where it is JSON.
@@ -58,7 +61,7 @@ export interface VaultClient {
   /** `get_related_docs`: a document's outbound and inbound links. */
   readonly related: (path: string, options?: VaultCallOptions) => Promise<{ path: string; title: string; outbound: Array<Record<string, unknown>>; inbound: Array<Record<string, unknown>> }>
   /** Any tool by name, its raw result (no throw on `isError`). */
-  readonly callTool: <N extends Vault.ToolName>(name: N, args: Vault.ToolInput<N>, options?: VaultCallOptions) => Promise<VaultToolResult>
+  readonly callTool: <N extends Vault.ToolName>(name: N, args: ToolArguments[N], options?: VaultCallOptions) => Promise<VaultToolResult>
 }
 
 let nextId = 1
