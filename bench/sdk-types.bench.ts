@@ -5,7 +5,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { durations, type Figures, median } from "./Figures.js"
 
-/** Issue 28's target: `tsc` on a one-file project against the packed SDK, `skipLibCheck: false`. */
+/** The target (decision 0635): `tsc` on a one-file project against the packed SDK, `skipLibCheck: false`. */
 const TARGET_SECONDS = 10
 
 const root = fileURLToPath(new URL("..", import.meta.url))

@@ -2,7 +2,7 @@ import { defineConfig } from "tsup"
 
 // JavaScript only, with the contracts the SDK uses bundled in (one package to install: decision
 // 0601); the declarations are tsc's, one .d.ts per module, written by scripts/build-types.mjs
-// (issue 28, decision 0600).
+// (decision 0600).
 export default defineConfig({
   entry: { index: "src/index.ts", contracts: "src/contracts.ts", routes: "src/routes.ts" },
   format: ["esm"],

@@ -3,7 +3,7 @@ import { successStatusOf, type RouteSpec } from "./Routes.js"
 /**
  * What a ref's type parameter must have: its method and path. Not the whole `RouteSpec`: checking
  * every route's zod schemas against `z.ZodType` was half of what a user's `tsc` spent on the
- * route table's declarations (issue 28, decision 0635); `RouteOf` still yields a `RouteSpec`.
+ * route table's declarations (decision 0635); `RouteOf` still yields a `RouteSpec`.
  */
 type RouteHead = Pick<RouteSpec, "method" | "path">
 

@@ -23,7 +23,7 @@ export type { IamDevice, IamDeviceCallOptions, WaitForTokenOptions } from "./res
 export type { StacksCallOptions, StacksClient } from "./resources/stacks.js"
 export { billingUsage, type BillingUsageClient, type UsageCallOptions, type UsageDailyQuery, type UsageEntitiesQuery, type UsageHistoryQuery } from "./resources/billing-usage.js"
 export type { DeployCallOptions, DeployClient, SiteArchive, UploadOptions } from "./resources/deploy.js"
-export { MANIFEST_NAME, packDirectory, scanDirectory, type SiteFile } from "./resources/deploy-directory.js"
+export { packDirectory, scanDirectory, type SiteFile } from "./resources/deploy-directory.js"
 export { type VaultCallOptions, type VaultClient, VaultToolError, type VaultToolResult } from "./resources/vault.js"
 export type { BillingCallOptions, BillingClient } from "./resources/billing.js"
 export type { LifecycleQuery, ListPlatformsQuery, RegistryCallOptions, RegistryClient, RegistryPlatforms } from "./resources/registry.js"

@@ -27,7 +27,7 @@ export interface IamAccounts {
   readonly getSession: (options?: IamAccountCallOptions) => Promise<Iam.GetSessionResponse>
   /** `deleteUser`: delete the client's account (its password confirms it). */
   readonly deleteUser: (input: Iam.DeleteUserRequest, options?: IamAccountCallOptions) => Promise<Iam.DeleteUserResponse>
-  /** `updateUser`: better-auth's change of the client's name or image (`profile.update` is the `PATCH /api/auth/profile`). */
+  /** `updateUser`: better-auth's change of the client's name or image (`profile.update` is the profile PATCH route). */
   readonly updateUser: (input: Iam.UpdateUserRequest, options?: IamAccountCallOptions) => Promise<Iam.StatusResponse>
   /** `listSessions`: better-auth's list of the client's user's active sessions. */
   readonly listSessions: (options?: IamAccountCallOptions) => Promise<Iam.AuthSessionList>
