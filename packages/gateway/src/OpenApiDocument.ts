@@ -205,7 +205,7 @@ export const make = (options: {
   const document = toOpenApi({
     title: "Core API",
     version: "1",
-    description: "Every Core service behind the gateway, each under its prefix (seed 000, \"Gateway routing\").",
+    description: "Every Core service behind the gateway, each under its public prefix as its declaration in `@core/contracts` gives it.",
     license: LICENSE,
     servers: options.servers ?? SERVERS,
     rateLimited: true,

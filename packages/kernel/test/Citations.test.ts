@@ -60,7 +60,6 @@ const ALLOWED: Record<string, number> = {
   "packages/deploy/src/ports/BuildReporter.ts": 1,
   "packages/deploy/src/ports/SourceHost.ts": 1,
   "packages/deploy/test/SourceHostLocal.test.ts": 1,
-  "packages/gateway/src/OpenApiDocument.ts": 1,
   "packages/provisioning/src/Config.ts": 1,
   "packages/provisioning/src/CreationHttp.ts": 2,
   "packages/provisioning/src/FeatureJobs.ts": 2,
