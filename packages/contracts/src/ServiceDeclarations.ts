@@ -221,14 +221,14 @@ export const serviceMounts = (): ReadonlyArray<ServiceMount> =>
  * `/api/v1/billing/api/billing/invoices`; decision 0610). The SDK, the OpenAPI document and the API
  * reference all write a route's path this way.
  */
-export const publicPathOf = (service: ServiceDeclaration, path: string): string =>
+export const publicPathOf = (service: Pick<ServiceDeclaration, "prefix" | "alsoAt">, path: string): string =>
   Object.values(service.alsoAt ?? {}).some((prefix) => isUnderPrefix(path, prefix)) ? path : underGatewayPrefix(service.prefix, path)
 
 /**
  * The prefix a client puts before a declared path (`publicPathOf` is `prefix + path`): `""` when
  * the path already is the public one.
  */
-export const publicPrefixOf = (service: ServiceDeclaration, path: string): string => {
+export const publicPrefixOf = (service: Pick<ServiceDeclaration, "prefix" | "alsoAt">, path: string): string => {
   const full = publicPathOf(service, path)
   return full === path ? "" : service.prefix
 }

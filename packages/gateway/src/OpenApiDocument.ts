@@ -1,6 +1,6 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import type * as Contracts from "@core/contracts"
-import { defineRoutes, ErrorEnvelope, type OpenApiDocument, OpenApiDocumentBody, publicPathOf, Readiness, type RouteSpec, SERVICE_DECLARATIONS, type ServiceDeclaration, toOpenApi, underGatewayPrefix, type UpstreamName } from "@core/contracts"
+import { defineRoutes, ErrorEnvelope, type OpenApiDocument, OpenApiDocumentBody, publicPathOf, Readiness, type RouteSpec, SERVICE_DECLARATIONS, type ServiceDeclaration, toOpenApi, type UpstreamName } from "@core/contracts"
 import { Effect } from "effect"
 import { isUnder, type ServiceName } from "./Routes.js"
 
@@ -28,10 +28,8 @@ export interface ServiceContract {
   /** The service's tag: its routes' own tags are namespaced under it, untagged routes get it. */
   readonly tag: { readonly name: string; readonly description: string }
   readonly catalogues: ReadonlyArray<Catalogue>
-  /** The service's further prefixes, forwarded whole (its declaration's `alsoAt`). */
+  /** The service's further prefixes, forwarded whole (its declaration's `alsoAt`): their routes keep their paths. */
   readonly alsoAt?: Readonly<Record<string, string>>
-  /** The service's declaration, whose further prefixes keep their routes' paths whole. */
-  readonly declaration?: ServiceDeclaration
 }
 
 /**
@@ -108,8 +106,7 @@ export const CONTRACTS: ReadonlyArray<ServiceContract> = [
     ...(declaration.base === undefined ? {} : { base: declaration.base }),
     tag: declaration.tag,
     catalogues: declaration.catalogues,
-    ...(declaration.alsoAt === undefined ? {} : { alsoAt: declaration.alsoAt }),
-    declaration
+    ...(declaration.alsoAt === undefined ? {} : { alsoAt: declaration.alsoAt })
   }))
 ]
 
@@ -130,14 +127,14 @@ const entriesOf = (catalogue: Catalogue): Array<readonly [string | undefined, Ro
     : Object.entries(catalogue as Readonly<Record<string, RouteSpec>>).map(([name, route]) => [route.operationId ?? name, route] as const)
 
 /**
- * A contract's routes at the paths clients call them by through the gateway (`underGatewayPrefix`:
+ * A contract's routes at the paths clients call them by through the gateway (`publicPathOf`:
  * the SDK's, so provisioning's `/api/v1/provisioning/api/v1/provision/jobs`; decision 0610),
  * namespaced tags, operation ids from their names.
  */
 const routesOf = (contract: ServiceContract): Array<RouteSpec> =>
   contract.catalogues.flatMap(entriesOf).map(([operationId, route]) => ({
     ...route,
-    path: contract.declaration === undefined ? underGatewayPrefix(contract.prefix, route.path) : publicPathOf(contract.declaration, route.path),
+    path: publicPathOf(contract, route.path),
     tags: namespaced(contract, route.tags),
     ...(operationId === undefined ? {} : { operationId })
   }))
