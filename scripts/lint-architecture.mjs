@@ -3,6 +3,8 @@
 //   sql-outside-repo        SQL (the `sql` template or its helpers) only in `*Repo.ts` of a domain package's src
 //   error-outside-errors    a domain's errors (the kernel's tagged error classes) built only in its `*Errors.ts`
 //   foreign-internals       no package imports another package's `src/` or `test/` (use its exports)
+//   sleep-in-test           a test waits with the one polling helper (`eventually`, @core/kernel/testing/poll), never a bare
+//                           `new Promise((resolve) => setTimeout(resolve, ms))`; time-based logic uses TestClock or an injected clock
 // Each failure is printed as `file:line rule: what`; the exit status is 1 when any is found.
 // scripts/lint-architecture.allowed.json lists the files that may break a rule, each with its reason; a listed file that no longer
 // breaks its rule is a failure too, so the list only shrinks.
@@ -27,6 +29,7 @@ const ALLOWED = JSON.parse(readFileSync(join(root, "scripts", "lint-architecture
 
 const SQL = /\bsql(?:<[^`>]*>)?`|\bsql\.(?:unsafe|insert|update|updateValues|in|and|or|csv|join|literal)\(/
 const ERROR = new RegExp(`\\bnew (${KERNEL_ERRORS.join("|")})\\(`)
+const SLEEP = /new Promise(?:<[^>]*>)?\(\s*\(?\s*(\w+)\s*\)?\s*=>\s*setTimeout\(\s*\1\s*,/
 const IMPORT = /(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+)["']([^"']+)["']/g
 
 const walk = (dir) => {
@@ -73,11 +76,11 @@ const codeLines = (text) => {
 }
 
 const failures = []
-const seen = { "sql-outside-repo": new Set(), "error-outside-errors": new Set(), "foreign-internals": new Set() }
+const seen = { "sql-outside-repo": new Set(), "error-outside-errors": new Set(), "foreign-internals": new Set(), "sleep-in-test": new Set() }
 
 const report = (rule, file, line, what) => {
   seen[rule].add(file)
-  if (ALLOWED[rule][file] === undefined) failures.push(`${file}:${line} ${rule}: ${what}`)
+  if (ALLOWED[rule]?.[file] === undefined) failures.push(`${file}:${line} ${rule}: ${what}`)
 }
 
 for (const domain of DOMAINS) {
@@ -122,6 +125,16 @@ for (const dir of packageDirs) {
       }
     })
   }
+}
+
+const testFiles = [...packageDirs.flatMap((dir) => walk(dir)), ...walk(join(root, "tests"))]
+  .filter((path) => /\.test\.ts$/.test(path) || /[\\/](?:test|support)[\\/]/.test(relative(root, path)))
+for (const path of testFiles) {
+  const file = relative(root, path).split(sep).join("/")
+  if (file === "packages/kernel/src/testing/Poll.ts") continue
+  codeLines(readFileSync(path, "utf8")).forEach((code, index) => {
+    if (SLEEP.test(code)) report("sleep-in-test", file, index + 1, "a bare sleep: wait with `eventually` (@core/kernel/testing/poll) for what the test needs, or use TestClock")
+  })
 }
 
 for (const [rule, files] of Object.entries(ALLOWED)) {

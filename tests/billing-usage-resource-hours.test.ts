@@ -4,6 +4,7 @@ import { TestDatabase } from "@core/kernel/testing"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { eventually } from "./support/poll.js"
 
 /**
  * Provisioning's resource-hours reach billing's ingestion (decision 0465): one event per live
@@ -63,8 +64,7 @@ describe(`resource-hours reported by provisioning on ${TestDatabase.driver}`, ()
     asked.length = 0
     const reporter = ManagedRuntime.make(ResourceHours.layer({ every: "1 hour" }).pipe(Layer.provide(Layer.mergeAll(Live, Layer.succeed(UsageReporter, { report: () => Effect.void })))))
     await reporter.runPromise(Effect.void)
-    const deadline = Date.now() + 5_000
-    while (asked.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+    await eventually(() => asked.length, (count) => count > 0, { message: "the reporter's first question", timeout: 5_000, interval: 10 })
     await reporter.dispose()
     const previous = ResourceHours.hourOf(Date.now()) - HOUR
     expect(asked[0]).toEqual([new Date(previous).toISOString(), new Date(previous + HOUR).toISOString()])

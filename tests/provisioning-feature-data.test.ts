@@ -10,6 +10,7 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TestCallers } from "../packages/provisioning/test/support/testCallers.js"
 import { RegistryPorts, runtimeTools } from "./support/registryPorts.js"
+import { eventually } from "./support/poll.js"
 
 /**
  * A feature's data at the local edge (decision 0313): its activation makes a schema, a directory
@@ -36,12 +37,12 @@ for (const driver of TestDatabase.drivers) {
     let entityId: string
     const { run, query } = runtimeTools(() => runtime)
     const finished = async (jobId: string) => {
-      const deadline = Date.now() + 20_000
-      for (;;) {
-        const [job] = await query<{ status: string; error: string | null }>(`SELECT status, error FROM provisioning.jobs WHERE id = $1`, [jobId])
-        if (job?.status === "COMPLETED" || job?.status === "FAILED" || Date.now() > deadline) return job!
-        await new Promise((resolve) => setTimeout(resolve, 30))
-      }
+      const [job] = await eventually(
+        () => query<{ status: string; error: string | null }>(`SELECT status, error FROM provisioning.jobs WHERE id = $1`, [jobId]),
+        ([found]) => found?.status === "COMPLETED" || found?.status === "FAILED",
+        { message: `job ${jobId} to finish`, timeout: 20_000, interval: 30 }
+      )
+      return job!
     }
     const enqueue = (type: string, payload: Record<string, unknown>) =>
       run(Effect.flatMap(SqlClient.SqlClient, (sql) => Jobs.enqueue(sql, { type, platformId, organizationId: "org_a", payload })))

@@ -11,6 +11,7 @@ import { Effect, Exit, Scope } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { launch, logLines, type Running } from "../packages/server/test/ServerProcess.js"
+import { eventuallyDefined } from "./support/poll.js"
 
 /**
  * The workers' lease. 5 s, not less: while connections are being terminated, a heartbeat waits for
@@ -23,15 +24,8 @@ const SECRET = "reliability-test-secret-0123456789abcdef"
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-const until = async <A>(what: string, probe: () => Promise<A | undefined>, timeoutMs: number): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    const value = await probe()
-    if (value !== undefined) return value
-    await sleep(100)
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-}
+const until = <A>(what: string, probe: () => Promise<A | undefined>, timeoutMs: number): Promise<A> =>
+  eventuallyDefined(probe, { message: what, timeout: timeoutMs, interval: 100 })
 
 describe.skipIf(TestDatabase.url === undefined)("provisioning reliability (PostgreSQL, core-server worker processes)", () => {
   const scope = Effect.runSync(Scope.make())

@@ -5,6 +5,7 @@ import { call, tenantOf } from "./support/tenants.js"
 import { type Known, wellFormedBody, wellFormedParams } from "./fuzz/inputs.js"
 import { cataloguedRoutes } from "./fuzz/send.js"
 import { casesFor, sendCases, sendersOf, SLOW, useFuzzServer } from "./fuzz/suite.js"
+import { eventually } from "./support/poll.js"
 
 /**
  * Every registry route of the catalogue, through the real all-in-one server (its gateway in front of
@@ -75,11 +76,8 @@ for (const driver of TestDatabase.drivers) {
         call(base, "GET", `${p}/lifecycle`, SERVICE)
       ]).then((answers) => answers.map((answer) => answer.body))
       // The activation's job may still be running: wait until it settles, so that the snapshot holds still.
-      for (let i = 0; i < 100; i++) {
-        const found = await call(base, "GET", `${p}/entities/${b.entityId}/features/${activation.body.activationId}`, SERVICE)
-        if (found.body.status !== "pending") break
-        await new Promise((resolve) => setTimeout(resolve, 100))
-      }
+      await eventually(() => call(base, "GET", `${p}/entities/${b.entityId}/features/${activation.body.activationId}`, SERVICE),
+        (found) => found.body.status !== "pending", { message: "the feature activation's job to settle", interval: 100 })
       const before = await snapshot()
       const scoped = ROUTES.filter(([, route]) => /[{:]platformId/.test(route.path))
       expect(scoped.length).toBeGreaterThanOrEqual(25)

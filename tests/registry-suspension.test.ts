@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest"
 import { tenantOf } from "./support/tenants.js"
 import { SHARED_STATIC_KEY, useSharedServer } from "./support/sharedServer.js"
+import { eventually as poll } from "./support/poll.js"
 
 /**
  * One suspension everywhere: a platform suspended (or deleted) in the registry is refused at the
@@ -11,16 +12,13 @@ const SLOW = 180_000
 const STATIC_KEY = SHARED_STATIC_KEY
 
 
-/** Poll `probe` until it answers `status`, for at most 5 seconds; the statuses seen. */
-const eventually = async (probe: () => Promise<Response>, status: number): Promise<number> => {
-  const deadline = Date.now() + 5_000
-  for (;;) {
+/** Read `probe` until it answers `status` (5 s at most); the status, or the failure naming the last one seen. */
+const eventually = (probe: () => Promise<Response>, status: number): Promise<number> =>
+  poll(async () => {
     const response = await probe()
     await response.body?.cancel()
-    if (response.status === status || Date.now() > deadline) return response.status
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
+    return response.status
+  }, (seen) => seen === status, { message: `an answer ${status}`, timeout: 5_000, interval: 100 })
 
 describe("a suspension made in the registry, at the gateway", () => {
   const server = useSharedServer(SLOW)

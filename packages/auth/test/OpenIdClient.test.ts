@@ -1,6 +1,7 @@
 import * as client from "openid-client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { CLIENT_ID, freshEmail, type Harness, makeHarness } from "./OAuthHttpSupport.js"
+import { eventually } from "@core/kernel/testing/poll"
+import { CLIENT_ID, deviceRow, freshEmail, type Harness, makeHarness } from "./OAuthHttpSupport.js"
 
 /**
  * The device flow driven by a client nobody here wrote: `openid-client` discovers the server's
@@ -69,7 +70,10 @@ describe("openid-client against a running identity service", () => {
     })
 
     const polling = client.pollDeviceAuthorizationGrant(config, device)
-    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    // Approve only once the client has polled and been told to wait (the code's row records the poll).
+    await eventually(() => harness.run(deviceRow(device.device_code)), (row) => row?.last_polled_at != null, {
+      message: "openid-client's first poll of the pending code"
+    })
     const approval = await api("/oauth/device/authorize", { token: user.token, json: { user_code: device.user_code } })
     expect(approval).toEqual({ status: 200, body: { ok: true } })
     const tokens = await polling
@@ -111,7 +115,10 @@ describe("openid-client against a running identity service", () => {
     const fast = { ...device, interval: 0.2 }
     const started = Date.now()
     const polling = client.pollDeviceAuthorizationGrant(config, fast)
-    await new Promise((resolve) => setTimeout(resolve, 800))
+    // Approve once the server has told the client to slow down (the code's interval has grown).
+    await eventually(() => harness.run(deviceRow(device.device_code)), (row) => Number(row?.interval_seconds) > 1, {
+      message: "a slow_down answered to openid-client's fast polling"
+    })
     await api("/oauth/device/authorize", { token: user.token, json: { user_code: device.user_code } })
     const tokens = await polling
     expect(typeof tokens.access_token).toBe("string")

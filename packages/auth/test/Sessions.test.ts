@@ -10,6 +10,7 @@ import {
   signUp,
   STATIC_KEY
 } from "./AccountsSupport.js"
+import { eventually } from "@core/kernel/testing/poll"
 
 const envelope = (code: string, message: string, details: unknown = null) => ({
   error: { code, message, requestId: expect.any(String), details }
@@ -231,9 +232,12 @@ describe("GET /api/core/session and POST /api/validate-session", () => {
     })
     const org = await seedOrganization(h)
     await rows(h, (sql) => sql`UPDATE iam.sessions SET active_organization_id = ${org.id} WHERE user_id = ${user.id} RETURNING id`)
-    await new Promise((resolve) => setTimeout(resolve, 1100))
-    const outsider = await (await h.fetch("/api/core/session", { token })).json()
-    expect(outsider.session.activeOrganizationId).toBe(org.id)
+    // The session's answer is kept a second: read until the change shows.
+    const outsider = await eventually(
+      async () => await (await h.fetch("/api/core/session", { token })).json(),
+      (answer) => answer.session.activeOrganizationId === org.id,
+      { message: "the session to show its new active organization", interval: 100 }
+    )
     expect(outsider).toMatchObject({ role: null, permissions: [], tenant: { organizationId: null, platformId: null } })
   })
 
@@ -248,8 +252,11 @@ describe("GET /api/core/session and POST /api/validate-session", () => {
 
     await rows(h, (sql) => sql`UPDATE iam.members SET role = 'admin' WHERE user_id = ${user.id} RETURNING id`)
     expect((await (await h.fetch("/api/core/session", { token })).json()).role).toBe("member")
-    await new Promise((resolve) => setTimeout(resolve, 1100))
-    expect((await (await h.fetch("/api/core/session", { token })).json()).role).toBe("admin")
+    await eventually(async () => (await (await h.fetch("/api/core/session", { token })).json()).role, (role) => role === "admin", {
+      message: "the new role within the second the session is kept",
+      timeout: 5_000,
+      interval: 100
+    })
 
     const other = await (await h.fetch("/api/auth/sign-in/email", { json: { email, password: PASSWORD } })).json()
     expect((await h.fetch("/api/core/session", { token: other.token })).status).toBe(200)

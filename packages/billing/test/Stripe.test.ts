@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BillingPlatforms } from "../src/index.js"
 import { prorate, StripeStandIn } from "./StripeStandIn.js"
 import { billingLayer, startStripeBilling } from "./Support.js"
+import { eventually } from "@core/kernel/testing/poll"
 
 type Layered = Layer.Layer.Success<ReturnType<typeof billingLayer>>
 
@@ -141,7 +142,7 @@ for (const driver of TestDatabase.drivers) {
       })
       expect(credit).toBeLessThan(0)
       // ... and the change, a second later, is made at the preview's date: Stripe charges what it showed, to the cent.
-      await new Promise((resolve) => setTimeout(resolve, 1_100))
+      await eventually(() => Math.floor(Date.now() / 1000), (second) => second > at, { message: "the next second on the clock" })
       const changed = await json(await h.fetch("/api/billing/subscription/change-tier", { method: "POST", ...own, json: { tier: "growth" } }))
       expect(changed.status).toBe(200)
       expect(changed.body.amountMinor).toBe(preview.body.amountMinor)

@@ -1,6 +1,7 @@
 import { PassThrough } from "node:stream"
 import { describe, expect, it } from "vitest"
 import { createUi, fitColumns, formatColumns, type Output } from "../src/ui.js"
+import { eventually } from "@core/kernel/testing/poll"
 
 const capture = (isTTY = false) => {
   const chunks: Array<string> = []
@@ -103,7 +104,7 @@ describe("ui", () => {
     stream.on("data", (chunk: Buffer) => written.push(chunk.toString()))
     const ui = createUi({ stdout: stream, stderr: capture().output, json: false, env: {} })
     const spinner = await ui.spinner("Waiting")
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    await eventually(() => written.join(""), (output) => output.includes("Waiting"), { message: "the spinner's first frame" })
     spinner.stop("Done waiting")
     const output = written.join("")
     expect(output).toContain("Waiting")

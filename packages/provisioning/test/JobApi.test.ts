@@ -6,6 +6,7 @@ import { ConfigProvider, Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DeadLetters, JobApiHandlers, JobControls, JobEvents, JobFailed, type JobHandler, JobHandlers, JobQueue, Jobs, ProvisioningMigrations, Worker } from "../src/index.js"
 import { TestCallers } from "./support/testCallers.js"
+import { until as poll } from "@core/kernel/testing/poll"
 
 /** What the test handlers saw: runs per job, and the jobs whose handler was interrupted. */
 const seen = { runs: new Map<string, number>(), interrupted: new Set<string>() }
@@ -43,15 +44,8 @@ const makeLayer = (driver: "pglite" | "pg") => {
   )
 }
 
-/** Poll `read` until `holds` (every 30 ms, at most 10 s). */
-const until = async <A>(read: () => Promise<A>, holds: (a: A) => boolean, ms = 10_000): Promise<A> => {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await read()
-    if (holds(value) || Date.now() > deadline) return value
-    await new Promise((resolve) => setTimeout(resolve, 30))
-  }
-}
+/** Read until `holds` (at most `ms`); the last value read, so that the test's `expect` shows it. */
+const until = <A>(read: () => Promise<A>, holds: (a: A) => boolean, ms = 10_000): Promise<A> => poll(read, holds, ms)
 
 interface Frame { readonly id?: string; readonly event?: string; readonly data?: any; readonly comment?: string }
 

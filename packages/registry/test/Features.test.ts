@@ -6,6 +6,7 @@ import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FeatureActivationsLive, FeatureHandlers, Features, Platforms, RegistryMigrations } from "../src/index.js"
 import { TestCallers } from "./Callers.js"
+import { until as poll } from "@core/kernel/testing/poll"
 
 const makeLayer = (driver: "pglite" | "pg") => {
   const services = Features.DefaultWithoutDependencies.pipe(
@@ -20,15 +21,8 @@ const makeLayer = (driver: "pglite" | "pg") => {
   return worker.pipe(Layer.provideMerge(services))
 }
 
-/** Poll `read` until `holds` (every 50 ms, at most 10 s). */
-const until = async <A>(read: () => Promise<A>, holds: (a: A) => boolean): Promise<A> => {
-  const deadline = Date.now() + 10_000
-  for (;;) {
-    const value = await read()
-    if (holds(value) || Date.now() > deadline) return value
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
+/** Read until `holds` (every 50 ms, at most 10 s); the last value read, so that the test's `expect` shows it. */
+const until = <A>(read: () => Promise<A>, holds: (a: A) => boolean): Promise<A> => poll(read, holds, 10_000)
 
 /** The feature routes (`Registry.FeatureRoutes`) with a worker running their jobs, on each driver. */
 for (const driver of TestDatabase.drivers) {

@@ -9,6 +9,7 @@ import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FeatureActivationsLive, FeatureRecordsLive, Features, Platforms, PlatformDirectoryLive, RegistryMigrations } from "../src/index.js"
 import { TestCallers } from "./Callers.js"
+import { until as poll } from "@core/kernel/testing/poll"
 
 const makeLayer = (driver: "pglite" | "pg", root: string) => {
   const services = Layer.mergeAll(JobCreation.Default.pipe(Layer.provide(PlatformDirectoryLive)), FeatureRecordsLive, Features.DefaultWithoutDependencies).pipe(
@@ -23,14 +24,8 @@ const makeLayer = (driver: "pglite" | "pg", root: string) => {
   return worker.pipe(Layer.provideMerge(services))
 }
 
-const until = async <A>(read: () => Promise<A>, holds: (a: A) => boolean): Promise<A> => {
-  const deadline = Date.now() + 10_000
-  for (;;) {
-    const value = await read()
-    if (holds(value) || Date.now() > deadline) return value
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-}
+/** Read until `holds` (every 25 ms, at most 10 s); the last value read, so that the test's `expect` shows it. */
+const until = <A>(read: () => Promise<A>, holds: (a: A) => boolean): Promise<A> => poll(read, holds, 10_000)
 
 /** The job-creating routes with a worker running their jobs: the jobs move the registry, in order per target. */
 for (const driver of TestDatabase.drivers) {

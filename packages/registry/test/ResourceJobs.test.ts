@@ -11,6 +11,7 @@ import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Platforms, RegistryMigrations, ResourceRecordsLive, StackDefinitions } from "../src/index.js"
 import { TestCallers } from "./Callers.js"
+import { eventually } from "@core/kernel/testing/poll"
 
 const STACK = {
   templateId: "stk_01JTEST0000000000000000000",
@@ -56,14 +57,12 @@ for (const driver of TestDatabase.drivers) {
     const enqueue = (type: string, payload: Record<string, unknown>) =>
       run(Effect.flatMap(SqlClient.SqlClient, (sql) => Jobs.enqueue(sql, { type, platformId: platform, organizationId: "org_a", payload })))
     const finished = async (jobId: string) => {
-      const deadline = Date.now() + 20_000
-      for (;;) {
-        const [job] = await query<{ status: string; result: unknown; error: string | null }>(`SELECT status, result, error FROM provisioning.jobs WHERE id = $1`, [jobId])
-        if (job?.status === "COMPLETED" || job?.status === "FAILED" || Date.now() > deadline) {
-          return { ...job!, result: typeof job!.result === "string" ? JSON.parse(job!.result) : job!.result }
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
+      const [job] = await eventually(
+        () => query<{ status: string; result: unknown; error: string | null }>(`SELECT status, result, error FROM provisioning.jobs WHERE id = $1`, [jobId]),
+        ([found]) => found?.status === "COMPLETED" || found?.status === "FAILED",
+        { message: `job ${jobId} to finish`, timeout: 20_000 }
+      )
+      return { ...job!, result: typeof job!.result === "string" ? JSON.parse(job!.result) : job!.result }
     }
     const page = (project: string, path = "/") =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {

@@ -3,6 +3,7 @@ import { Deferred, Effect, Exit, Scope } from "effect"
 import * as net from "node:net"
 import { describe, expect, it } from "vitest"
 import * as Listener from "../src/Listener.js"
+import { eventually } from "@core/kernel/testing/poll"
 
 const open = async <A>(effect: Effect.Effect<A, Listener.ListenError, Scope.Scope>) => {
   const scope = Effect.runSync(Scope.make())
@@ -34,9 +35,11 @@ describe("Listener", () => {
     const closing = server.close().then(() => {
       closed = true
     })
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // A new connection is refused once the close has begun; the close itself still waits on /slow.
+    await eventually(() => fetch(`${base}/fast`).then(() => "answered", () => "refused"), (outcome) => outcome === "refused", {
+      message: "the closing listener to refuse new connections"
+    })
     expect(closed).toBe(false)
-    await expect(fetch(`${base}/fast`)).rejects.toThrow()
 
     const releasedAt = Date.now()
     await Effect.runPromise(Deferred.succeed(release, undefined))
@@ -46,10 +49,11 @@ describe("Listener", () => {
   })
 
   it("cuts requests still running after the grace period", async () => {
-    const app = HttpRouter.empty.pipe(HttpRouter.get("/hang", Effect.never))
+    const arrived = Effect.runSync(Deferred.make<void>())
+    const app = HttpRouter.empty.pipe(HttpRouter.get("/hang", Deferred.succeed(arrived, undefined).pipe(Effect.zipRight(Effect.never))))
     const server = await open(Listener.listen(app, { port: 0, host: "127.0.0.1", grace: "200 millis" }))
     const hanging = fetch(`http://127.0.0.1:${server.value}/hang`).then(() => "answered", () => "cut")
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await Effect.runPromise(Deferred.await(arrived))
     const started = Date.now()
     await server.close()
     expect(Date.now() - started).toBeLessThan(2_000)
@@ -124,8 +128,10 @@ describe("Listener", () => {
     const third = await exchange(server.value, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n")
     expect([third.head, third.closed]).toEqual(["", true])
     for (const socket of held) socket.destroy()
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(await (await fetch(`http://127.0.0.1:${server.value}/ok`)).text()).toBe("ok")
+    // The server counts the two closes as they reach it: a connection is accepted again soon after.
+    await eventually(() => fetch(`http://127.0.0.1:${server.value}/ok`).then((response) => response.text()), (text) => text === "ok", {
+      message: "a connection accepted once the held ones closed"
+    })
     await server.close()
   })
 })

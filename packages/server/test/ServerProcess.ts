@@ -6,6 +6,7 @@ import { join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { Database } from "@core/kernel"
 import { cachedFolder, TestDatabase } from "@core/kernel/testing"
+import { eventuallyDefined } from "@core/kernel/testing/poll"
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll } from "vitest"
 
@@ -76,20 +77,25 @@ export const logLines = (stdout: string): Array<Record<string, unknown>> =>
  * Fails with everything the process printed if it exits first or takes longer than `timeoutMs`.
  */
 export const ready = async (running: Running, timeoutMs = 90_000): Promise<string> => {
-  const deadline = Date.now() + timeoutMs
   let exited = false
   void running.exited.then(() => (exited = true))
-  while (Date.now() < deadline && !exited) {
+  const healthy = async (): Promise<string | undefined> => {
     const listening = logLines(running.output.stdout).find((line) => line.message === "listening")
-    if (listening !== undefined) {
-      const base = `http://127.0.0.1:${String(listening.port)}`
-      const health = await fetch(`${base}/health`).catch(() => undefined)
-      if (health?.ok === true) return base
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    if (listening === undefined) return undefined
+    const base = `http://127.0.0.1:${String(listening.port)}`
+    const health = await fetch(`${base}/health`).catch(() => undefined)
+    return health?.ok === true ? base : undefined
   }
-  running.child.kill("SIGKILL")
-  throw new Error(`core-server did not become healthy\nstdout:\n${running.output.stdout}\nstderr:\n${running.output.stderr}`)
+  try {
+    return await eventuallyDefined(healthy, {
+      message: "core-server to become healthy",
+      timeout: timeoutMs,
+      abandon: () => (exited ? "it exited" : undefined)
+    })
+  } catch (error) {
+    running.child.kill("SIGKILL")
+    throw new Error(`${(error as Error).message}\nstdout:\n${running.output.stdout}\nstderr:\n${running.output.stderr}`)
+  }
 }
 
 /** Send `signal` and wait for the exit. */

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { launch, logLines, migratedDataDir, ready, type Running } from "./ServerProcess.js"
+import { eventually } from "@core/kernel/testing/poll"
 
 const SLOW = 180_000
 const N = 8
@@ -28,11 +29,11 @@ const start = async (name: string): Promise<{ server: Running; base: string }> =
 
 /** Poll the server's JSON log until it has logged `message` (the trigger the tests wait on, never a delay). */
 const logged = async (server: Running, message: string, timeoutMs = 60_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs
-  while (!logLines(server.output.stdout).some((line) => line.message === message)) {
-    if (Date.now() > deadline) throw new Error(`core-server never logged ${JSON.stringify(message)}\n${server.output.stdout}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
+  await eventually(() => logLines(server.output.stdout).some((line) => line.message === message), (seen) => seen, {
+    message: () => `core-server to log ${JSON.stringify(message)}\n${server.output.stdout}`,
+    timeout: timeoutMs,
+    interval: 10
+  })
 }
 
 /** Read one HTTP answer from a raw socket (the server closes the connection after it). */

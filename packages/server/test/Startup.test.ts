@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import * as Startup from "../src/Startup.js"
 import { Migrations } from "@core/kernel"
 import { TestDatabase } from "@core/kernel/testing"
+import { eventually, eventuallyDefined } from "@core/kernel/testing/poll"
 import { Exit, Scope } from "effect"
 import pg from "pg"
 import { launch, logLines, migratedDataDir, ready, type Running, stop } from "./ServerProcess.js"
@@ -40,7 +41,7 @@ describe("Startup gate", () => {
     expect([probe.status, await probe.text()]).toEqual([503, "starting"])
     const first = fetch(`${server.base}/api/v1/a`).then(async (response) => [response.status, await response.text()])
     const second = fetch(`${server.base}/api/v1/b`).then(async (response) => [response.status, await response.text()])
-    while (gate.waiting() < 2) await Effect.runPromise(Effect.sleep("10 millis"))
+    await eventually(() => gate.waiting(), (waiting) => waiting === 2, { message: "two requests held by the gate", interval: 10 })
     gate.open((request, response) => text(200, `served ${request.url}`)(request, response))
     expect(await Promise.all([first, second])).toEqual([[200, "served /api/v1/a"], [200, "served /api/v1/b"]])
     expect(gate.waiting()).toBe(0)
@@ -71,7 +72,7 @@ describe("Startup gate on shutdown", () => {
     const gate = Startup.make({ probes: text(200, "ok"), waitMs: 60_000 })
     const server = await serve(gate)
     const waiting = fetch(`${server.base}/api/v1/a`).then((response) => [response.status, response.headers.get("retry-after")])
-    while (gate.waiting() < 1) await Effect.runPromise(Effect.sleep("10 millis"))
+    await eventually(() => gate.waiting(), (waiting) => waiting === 1, { message: "a request held by the gate", interval: 10 })
     gate.close()
     expect(await waiting).toEqual([503, "60"])
     await server.close()
@@ -82,13 +83,7 @@ describe("core-server start while starting", () => {
   it("holds an API call made as soon as /health answers until the server is ready, then answers it (never 502)", async () => {
     const server = launch(["start"], { PORT: "0", CORE_DATA_DIR: join(work, "fresh"), CORE_STARTUP_WAIT_MS: "120000" })
     try {
-      const deadline = Date.now() + 120_000
-      let base: string | undefined
-      while (base === undefined && Date.now() < deadline) {
-        const port = logLines(server.output.stdout).find((line) => line.message === "starting")?.port
-        if (port !== undefined) base = `http://127.0.0.1:${String(port)}`
-        else await new Promise((resolve) => setTimeout(resolve, 10))
-      }
+      const base = await startingAt(server)
       expect((await fetch(`${base}/health`)).status).toBe(200)
       const readyBefore = (await fetch(`${base}/ready`)).status
       const session = await fetch(`${base}/api/v1/iam/api/core/session`)
@@ -128,13 +123,12 @@ describe("core-server start on PORT=0", () => {
 
 /** Poll the log until the server has bound its port (`starting`), and answer its base URL. */
 const startingAt = async (server: Running, timeoutMs = 120_000): Promise<string> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const port = logLines(server.output.stdout).find((line) => line.message === "starting")?.port
-    if (port !== undefined) return `http://127.0.0.1:${String(port)}`
-    if (Date.now() > deadline) throw new Error(`core-server never bound its port\n${server.output.stdout}\n${server.output.stderr}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
+  const port = await eventuallyDefined(() => logLines(server.output.stdout).find((line) => line.message === "starting")?.port, {
+    message: () => `core-server to bind its port\n${server.output.stdout}\n${server.output.stderr}`,
+    timeout: timeoutMs,
+    interval: 10
+  })
+  return `http://127.0.0.1:${String(port)}`
 }
 
 /**

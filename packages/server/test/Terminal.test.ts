@@ -4,6 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import * as Terminal from "../src/Terminal.js"
+import { eventuallyDefined } from "@core/kernel/testing/poll"
 import { bin, environment, migratedDataDir, root } from "./ServerProcess.js"
 
 const SLOW = 240_000
@@ -89,13 +90,11 @@ const serverPid = (scriptPid: number): number => {
 }
 
 const baseOf = async (output: { text: string }, timeoutMs = 180_000): Promise<string> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const found = /Local: +(http:\/\/localhost:\d+)/.exec(output.text)
-    if (found !== null) return found[1].replace("localhost", "127.0.0.1")
-    if (Date.now() > deadline) throw new Error(`no first screen:\n${output.text}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+  const local = await eventuallyDefined(() => /Local: +(http:\/\/localhost:\d+)/.exec(output.text)?.[1], {
+    message: () => `the first screen:\n${output.text}`,
+    timeout: timeoutMs
+  })
+  return local.replace("localhost", "127.0.0.1")
 }
 
 const hasScript = spawnSync("script", ["--version"]).status === 0
