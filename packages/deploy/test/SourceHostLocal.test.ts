@@ -56,7 +56,7 @@ describe("SourceHostLocal", () => {
     const outputs = await Promise.all(children.map((c) => c.exited))
     expect(outputs.sort()).toEqual(["created", "exists", "exists"])
     await oneRepository("bob")
-  }, 60_000)
+  }, 180_000) // three processes that each load the sources through tsx: slow on a loaded machine
 
   it.effect("a failure names what failed, never a path, a command or an errno", () =>
     provided(Effect.gen(function*() {

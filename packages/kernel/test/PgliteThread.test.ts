@@ -49,6 +49,9 @@ const insert = (id: number | bigint, name: string) =>
       })
     }`)
 
+/** A test that opens an embedded database from nothing in a worker thread: seconds idle, far more on a loaded machine. */
+const OPENS_A_DATABASE = 120_000
+
 describe("PgliteClient in a worker thread", () => {
   it.live("runs the same statements, values, transactions and errors as in process, off this thread", () =>
     Effect.gen(function*() {
@@ -113,7 +116,7 @@ describe("PgliteClient in a worker thread", () => {
         expect(yield* Fiber.join(outside)).toEqual([{ n: 2 }])
       }))
       Fs.rmSync(dataDir, { recursive: true, force: true })
-    }))
+    }), OPENS_A_DATABASE)
 
   it.live("delivers notifications, holds the data directory's lock, and leaves a database backup and restore read", () =>
     Effect.gen(function*() {
@@ -155,7 +158,7 @@ describe("PgliteClient in a worker thread", () => {
         return yield* client.unsafe("SELECT v FROM t")
       })).pipe(Effect.provide(Reactivity.layer))
       expect(rows).toEqual([{ v: "cloned" }])
-    }))
+    }), OPENS_A_DATABASE)
 
   it("fails every pending and later request when the worker dies, instead of hanging", async () => {
     const session = await PgliteThread.open(new URL("./fixtures/crashingWorker.mjs", import.meta.url), {
@@ -177,5 +180,5 @@ describe("PgliteClient in a worker thread", () => {
       )
       expect(error).toMatchObject({ _tag: "SqlError", message: "PgliteClient: failed to open the database" })
       Fs.rmSync(root, { recursive: true, force: true })
-    }))
+    }), OPENS_A_DATABASE)
 })
