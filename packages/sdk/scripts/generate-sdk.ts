@@ -185,13 +185,14 @@ const shapeOf = (method: Method): { readonly parameters: ReadonlyArray<string>; 
     parameters.push(`${bodyField}: ${typeName(method, "Body")}[${JSON.stringify(bodyField)}]`)
     parts.push(`body: { ${bodyField} }`)
   } else if (body !== undefined) {
-    // An empty body may be left out, but not a change's (`PATCH`, `PUT`): a change names what it changes.
-    if (accepts(body, {}) && method.route.method !== "PATCH" && method.route.method !== "PUT") {
-      parameters.push(`input: ${typeName(method, "Body")} = {}`)
-      parts.push("body: input")
-    } else if (accepts(body, undefined)) {
+    // A body the route does without is sent only when given; an empty one may be left out (and
+    // is sent as `{}`), but not a change's (`PATCH`, `PUT`): a change names what it changes.
+    if (accepts(body, undefined)) {
       parameters.push(`input?: ${typeName(method, "Body")}`)
       parts.push("...(input === undefined ? {} : { body: input })")
+    } else if (accepts(body, {}) && method.route.method !== "PATCH" && method.route.method !== "PUT") {
+      parameters.push(`input: ${typeName(method, "Body")} = {}`)
+      parts.push("body: input")
     } else {
       parameters.push(`input: ${typeName(method, "Body")}`)
       parts.push("body: input")

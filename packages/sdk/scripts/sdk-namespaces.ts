@@ -56,7 +56,6 @@ export interface NamespaceBinding {
 /** The namespaces still written by hand, whole (their routes' special shapes: streaming, uploads, forms, MCP). */
 export const HAND_WRITTEN: Readonly<Record<string, string>> = {
   iam: "better-auth's and OAuth's bodies and flows (device login, cookies)",
-  provisioning: "the job event stream and the job-creating bodies",
   billing: "arguments that become bodies and queries one field at a time",
   cli: "the deploy namespace: uploads, manifests and directory packing",
   vault: "JSON-RPC tool calls over one MCP route"
@@ -183,6 +182,68 @@ export const NAMESPACES: Readonly<Record<string, NamespaceBinding>> = {
         }
       }
     }
+  },
+  provisioning: {
+    service: "provisioning",
+    options: {
+      name: "ProvisioningCallOptions",
+      type: `Pick<CallOptions, "signal" | "headers" | "idempotencyKey">`,
+      doc: "Per-call options of the provisioning methods (`idempotencyKey`: the job-creating routes answer the first job for a key again)."
+    },
+    handTypes: ["JobEvent", "WatchOptions"],
+    groups: {
+      jobs: {
+        interface: "ProvisioningJobs",
+        doc: "A platform's jobs (`client.provisioning.jobs`, `/api/v1/provisioning/api/v1/provision/jobs`), one method per route of `Provisioning.ProvisioningRoutes` (named in each comment). A platform's owner and admins read its jobs (another tenant's job is a `NotFoundError`); retry, cancel and force-complete are the operators'.",
+        methods: {
+          get: "ProvisioningRouteRefs.getJob",
+          list: "ProvisioningRouteRefs.listJobs",
+          all: page("ProvisioningRouteRefs.listJobs"),
+          retry: { route: "ProvisioningRouteRefs.retryJob", note: "A `ConflictError` (`INVALID_STATE`) from any status but `FAILED`." },
+          cancel: "ProvisioningRouteRefs.cancelJob",
+          forceComplete: "ProvisioningRouteRefs.forceCompleteJob",
+          watch: {
+            route: "ProvisioningRouteRefs.streamJobEvents",
+            note: "The job's events as they happen (past ones first), ending after the event that makes it `COMPLETED` or `FAILED`; a dropped stream is opened again with `Last-Event-ID`, so no event is seen twice or missed; `signal` stops it (a `CoreAbortError`). `for await (const event of client.provisioning.jobs.watch(jobId))`.",
+            signature: "(jobId: string, options?: WatchOptions) => AsyncGenerator<JobEvent, void, undefined>"
+          }
+        }
+      },
+      dlq: {
+        interface: "ProvisioningDeadLetters",
+        doc: "The dead-letter list (`client.provisioning.dlq`; operators): jobs that failed for good, and their replay.",
+        methods: {
+          list: "ProvisioningRouteRefs.listDeadLetters",
+          all: page("ProvisioningRouteRefs.listDeadLetters"),
+          replay: { route: "ProvisioningRouteRefs.replayDeadLetter", note: "A new job of the same type and payload." }
+        }
+      },
+      create: {
+        interface: "ProvisioningCreate",
+        doc: "The job-creating routes (docs/provisioning.md; `client.provisioning.create`): each answers `{ jobId, status: \"QUEUED\" }` (202). Pass `idempotencyKey` to make a call safe to repeat: the same key answers the first job (the SDK otherwise sends a fresh key per call, reused by its retries).",
+        methods: {
+          platform: "ProvisioningRouteRefs.provisionPlatform",
+          platformDeprovision: "ProvisioningRouteRefs.deprovisionPlatform",
+          featureActivate: "ProvisioningRouteRefs.activateFeatureJob",
+          featureDeactivate: "ProvisioningRouteRefs.deactivateFeatureJob",
+          stackActivate: { route: "ProvisioningRouteRefs.activateStack", note: "The job's result carries the `stackInstanceId`." },
+          stackDeactivate: "ProvisioningRouteRefs.deactivateStack",
+          onboard: "ProvisioningRouteRefs.onboard",
+          app: "ProvisioningRouteRefs.createApp",
+          domain: "ProvisioningRouteRefs.addDomain",
+          authUpgrade: "ProvisioningRouteRefs.upgradeAuth"
+        }
+      },
+      domains: {
+        interface: "ProvisioningDomains",
+        doc: "A platform's custom domains (`client.provisioning.domains`); `create.domain` adds one (a job).",
+        methods: {
+          list: { route: "ProvisioningRouteRefs.listDomains", queryField: "platformId", note: "Every one: the list is not paged." },
+          remove: { route: "ProvisioningRouteRefs.removeDomain", note: "Its hostname stops routing on the edge; answers the record, now `deleted`." }
+        }
+      }
+    },
+    notServed: { setPlatformStatus: "the static service key's hook, called by the registry" }
   },
   stacks: {
     service: "stacks",

@@ -17,6 +17,7 @@ export type { RetryOptions } from "./retry.js"
 export type { ResponseSchema, SchemaIssue } from "./schema.js"
 /** The generated namespaces' types: each route's query, body, result and page item (`ListPlatformsQuery`, `CreatePlatformBody`, `GetPlatformResult`). */
 export type * from "./generated/registry.js"
+export type * from "./generated/provisioning.js"
 export type * from "./generated/stacks.js"
 export type { HealthOptions } from "./resources/health.js"
 export type { IamAccountCallOptions, IamAccounts } from "./resources/iam-accounts.js"
