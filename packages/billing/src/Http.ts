@@ -17,7 +17,11 @@ export const BillingCoreHandlers = [
   ...OperatorHandlers,
   ...PortalHandlers,
   ...WebhookHandlers,
-  Route.handle(Billing.BillingRoutes.listPlans, () => Effect.map(Plans, (plans) => [...plans.all])),
+  Route.handle(Billing.BillingRoutes.listPlans, () =>
+    Effect.gen(function*() {
+      const plans = yield* Plans
+      return [...plans.all]
+    })),
   Route.handle(Billing.BillingRoutes.createSubscription, () => Effect.fail(subscriptionCreationReserved))
 ]
 

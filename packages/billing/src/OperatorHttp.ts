@@ -8,12 +8,31 @@ const routes = Billing.BillingRoutes
 
 /** The operator tools at the root path; the kernel refuses non-operators (403) before these run. */
 export const OperatorHandlers = [
-  Route.handle(routes.createCredit, ({ caller, body }) => Effect.flatMap(Operator, (operator) => operator.credit(caller, body))),
-  Route.handle(routes.generateInvoice, ({ caller, body }) => Effect.flatMap(Operator, (operator) => operator.generateInvoice(caller, body))),
+  Route.handle(routes.createCredit, ({ caller, body }) =>
+    Effect.gen(function*() {
+      const operator = yield* Operator
+      return yield* operator.credit(caller, body)
+    })),
+  Route.handle(routes.generateInvoice, ({ caller, body }) =>
+    Effect.gen(function*() {
+      const operator = yield* Operator
+      return yield* operator.generateInvoice(caller, body)
+    })),
   Route.handle(routes.overrideSubscription, ({ caller, params, body }) =>
-    Effect.flatMap(Operator, (operator) => operator.override(caller, params.id, body))),
-  Route.handle(routes.startTrial, ({ caller, params, body }) => Effect.flatMap(Operator, (operator) => operator.trial(caller, params.id, body))),
-  Route.handle(routes.overview, () => Effect.flatMap(Operator, (operator) => operator.overview())),
+    Effect.gen(function*() {
+      const operator = yield* Operator
+      return yield* operator.override(caller, params.id, body)
+    })),
+  Route.handle(routes.startTrial, ({ caller, params, body }) =>
+    Effect.gen(function*() {
+      const operator = yield* Operator
+      return yield* operator.trial(caller, params.id, body)
+    })),
+  Route.handle(routes.overview, () =>
+    Effect.gen(function*() {
+      const operator = yield* Operator
+      return yield* operator.overview()
+    })),
   Route.handle(routes.operatorLog, ({ query }) =>
     Effect.gen(function*() {
       const operator = yield* Operator

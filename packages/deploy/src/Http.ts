@@ -65,26 +65,62 @@ const deploy = Route.handle(routes.deploy, ({ caller, params, request }) =>
 
 /** The command-line backend's routes, one `handle` per catalogued route (`Deploy.CliRoutes`). */
 export const DeployHandlers = [
-  Route.handle(routes.createRepo, ({ caller, body }) => Effect.flatMap(Repos, (repos) => repos.create(caller, body))),
-  Route.handle(routes.getRepo, ({ caller, params }) => Effect.flatMap(Repos, (repos) => repos.get(caller, params.platformId))),
+  Route.handle(routes.createRepo, ({ caller, body }) =>
+    Effect.gen(function*() {
+      const repos = yield* Repos
+      return yield* repos.create(caller, body)
+    })),
+  Route.handle(routes.getRepo, ({ caller, params }) =>
+    Effect.gen(function*() {
+      const repos = yield* Repos
+      return yield* repos.get(caller, params.platformId)
+    })),
   Route.handle(routes.activateFeature, ({ caller, params, body }) =>
-    Effect.flatMap(CliFeatures, (features) => features.activate(caller, params.platformId, body))),
+    Effect.gen(function*() {
+      const features = yield* CliFeatures
+      return yield* features.activate(caller, params.platformId, body)
+    })),
   Route.handle(routes.deactivateFeature, ({ caller, params, body }) =>
-    Effect.flatMap(CliFeatures, (features) => features.deactivate(caller, params.platformId, body))),
+    Effect.gen(function*() {
+      const features = yield* CliFeatures
+      return yield* features.deactivate(caller, params.platformId, body)
+    })),
   deploy,
   Route.handle(routes.deployMissing, ({ caller, params, body }) =>
-    Effect.flatMap(Deployments, (deployments) => deployments.missing(caller, params.platformId, body.hashes))),
+    Effect.gen(function*() {
+      const deployments = yield* Deployments
+      return yield* deployments.missing(caller, params.platformId, body.hashes)
+    })),
   Route.handle(routes.buildStatus, ({ caller, params }) =>
-    Effect.flatMap(Deployments, (deployments) => deployments.buildStatus(caller, params.platformId))),
+    Effect.gen(function*() {
+      const deployments = yield* Deployments
+      return yield* deployments.buildStatus(caller, params.platformId)
+    })),
   Route.handle(routes.listDeployments, ({ caller, params, query }) =>
-    Effect.flatMap(Deployments, (deployments) => deployments.list(caller, params.platformId, query))),
+    Effect.gen(function*() {
+      const deployments = yield* Deployments
+      return yield* deployments.list(caller, params.platformId, query)
+    })),
   Route.handle(routes.getDeployment, ({ caller, params }) =>
-    Effect.flatMap(Deployments, (deployments) => deployments.get(caller, params.platformId, params.deploymentId))),
+    Effect.gen(function*() {
+      const deployments = yield* Deployments
+      return yield* deployments.get(caller, params.platformId, params.deploymentId)
+    })),
   Route.handle(routes.rollback, ({ caller, params }) =>
-    Effect.flatMap(Deployments, (deployments) => deployments.rollback(caller, params.platformId, params.deploymentId))),
+    Effect.gen(function*() {
+      const deployments = yield* Deployments
+      return yield* deployments.rollback(caller, params.platformId, params.deploymentId)
+    })),
   Route.handle(routes.setSecrets, ({ caller, params, body }) =>
-    Effect.flatMap(CliSecrets, (secrets) => secrets.set(caller, params.platformId, body.secrets))),
-  Route.handle(routes.listSecrets, ({ caller, params }) => Effect.flatMap(CliSecrets, (secrets) => secrets.list(caller, params.platformId)))
+    Effect.gen(function*() {
+      const secrets = yield* CliSecrets
+      return yield* secrets.set(caller, params.platformId, body.secrets)
+    })),
+  Route.handle(routes.listSecrets, ({ caller, params }) =>
+    Effect.gen(function*() {
+      const secrets = yield* CliSecrets
+      return yield* secrets.list(caller, params.platformId)
+    }))
 ]
 
 /** The routes as an app: at their gateway paths under `/api/v1/cli` and with that prefix stripped. */

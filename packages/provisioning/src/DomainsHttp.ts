@@ -5,6 +5,14 @@ import { Domains } from "./Domains.js"
 
 /** The custom-domain routes (`Provisioning.DomainRoutes`). */
 export const DomainHandlers = [
-  Route.handle(Provisioning.DomainRoutes.listDomains, ({ caller, query }) => Effect.flatMap(Domains, (domains) => domains.list(caller, query.platformId))),
-  Route.handle(Provisioning.DomainRoutes.removeDomain, ({ caller, params }) => Effect.flatMap(Domains, (domains) => domains.remove(caller, params.id)))
+  Route.handle(Provisioning.DomainRoutes.listDomains, ({ caller, query }) =>
+    Effect.gen(function*() {
+      const domains = yield* Domains
+      return yield* domains.list(caller, query.platformId)
+    })),
+  Route.handle(Provisioning.DomainRoutes.removeDomain, ({ caller, params }) =>
+    Effect.gen(function*() {
+      const domains = yield* Domains
+      return yield* domains.remove(caller, params.id)
+    }))
 ]

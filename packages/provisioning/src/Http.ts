@@ -14,9 +14,15 @@ export const ProvisioningHandlers = [
   ...JobApiHandlers,
   ...JobCreationHandlers,
   Route.handle(Provisioning.ProvisioningRoutes.getJob, ({ caller, params }) =>
-    Effect.map(Effect.flatMap(JobQueue, (jobs) => jobs.get(caller, params.jobId)), toJobRecord)),
+    Effect.gen(function*() {
+      const jobs = yield* JobQueue
+      return toJobRecord(yield* jobs.get(caller, params.jobId))
+    })),
   Route.handle(Provisioning.ProvisioningRoutes.setPlatformStatus, ({ body }) =>
-    Effect.flatMap(PlatformStatuses, (statuses) => statuses.set(body.platformId, body.status)))
+    Effect.gen(function*() {
+      const statuses = yield* PlatformStatuses
+      return yield* statuses.set(body.platformId, body.status)
+    }))
 ]
 
 /** Provisioning as an app: its routes under `/api/v1/provision` and at the paths the gateway forwards. */

@@ -14,7 +14,11 @@ const lastEventId = (header: string | undefined): number => (header !== undefine
 
 /** The job API's routes: the list, the event stream, the operator controls and the dead letters (`Provisioning.JobApiRoutes`). */
 export const JobApiHandlers = [
-  Route.handle(routes.listJobs, ({ caller, query }) => Effect.flatMap(JobQueue, (jobs) => jobs.list(caller, query))),
+  Route.handle(routes.listJobs, ({ caller, query }) =>
+    Effect.gen(function*() {
+      const jobs = yield* JobQueue
+      return yield* jobs.list(caller, query)
+    })),
   Route.handle(routes.streamJobEvents, ({ caller, params, request }) =>
     Effect.gen(function*() {
       const events = yield* JobEvents
@@ -25,14 +29,30 @@ export const JobApiHandlers = [
       })
     })),
   Route.handle(routes.retryJob, ({ caller, params, body }) =>
-    Effect.flatMap(JobControls, (controls) => controls.retry(caller, params.jobId, body?.reason))),
+    Effect.gen(function*() {
+      const controls = yield* JobControls
+      return yield* controls.retry(caller, params.jobId, body?.reason)
+    })),
   Route.handle(routes.cancelJob, ({ caller, params, body }) =>
-    Effect.flatMap(JobControls, (controls) => controls.cancel(caller, params.jobId, body?.reason))),
+    Effect.gen(function*() {
+      const controls = yield* JobControls
+      return yield* controls.cancel(caller, params.jobId, body?.reason)
+    })),
   Route.handle(routes.forceCompleteJob, ({ caller, params, body }) =>
-    Effect.flatMap(JobControls, (controls) => controls.forceComplete(caller, params.jobId, body?.reason))),
-  Route.handle(routes.listDeadLetters, ({ query }) => Effect.flatMap(DeadLetters, (dlq) => dlq.list(query))),
+    Effect.gen(function*() {
+      const controls = yield* JobControls
+      return yield* controls.forceComplete(caller, params.jobId, body?.reason)
+    })),
+  Route.handle(routes.listDeadLetters, ({ query }) =>
+    Effect.gen(function*() {
+      const dlq = yield* DeadLetters
+      return yield* dlq.list(query)
+    })),
   Route.handle(routes.replayDeadLetter, ({ caller, params, body }) =>
-    Effect.flatMap(DeadLetters, (dlq) => dlq.replay(caller, params.entryId, body?.reason)))
+    Effect.gen(function*() {
+      const dlq = yield* DeadLetters
+      return yield* dlq.replay(caller, params.entryId, body?.reason)
+    }))
 ]
 
 /** The services of the job API's routes (beside `JobQueue.Default`); they need the `SqlClient` and `Ids`. */

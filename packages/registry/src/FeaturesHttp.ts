@@ -8,23 +8,32 @@ import { Features, toActivateResponse, toActivationRecord } from "./Features.js"
 export const FeatureHandlers = [
   Route.handle(Registry.FeatureRoutes.listFeatures, ({ caller, params, query }) =>
     Effect.gen(function*() {
-      const page = yield* (yield* Features).list(caller, params.platformId, params.entityId, query)
+      const features = yield* Features
+      const page = yield* features.list(caller, params.platformId, params.entityId, query)
       return { data: page.data.map(toActivationRecord), pagination: page.pagination }
     })),
   Route.handle(Registry.FeatureRoutes.activateFeature, ({ body, caller, params }) =>
     Effect.gen(function*() {
-      const { activation, created } = yield* (yield* Features).activate(caller, params.platformId, params.entityId, body)
+      const features = yield* Features
+      const { activation, created } = yield* features.activate(caller, params.platformId, params.entityId, body)
       return Route.json(toActivateResponse(activation), { status: created ? 202 : 200 })
     })),
   Route.handle(Registry.FeatureRoutes.deactivateFeature, ({ body, caller, params }) =>
-    Effect.map(Effect.flatMap(Features, (f) => f.deactivate(caller, params.platformId, params.entityId, body)), (row) => ({
-      featureId: row.featureId,
-      status: row.status
-    }))),
+    Effect.gen(function*() {
+      const features = yield* Features
+      const row = yield* features.deactivate(caller, params.platformId, params.entityId, body)
+      return { featureId: row.featureId, status: row.status }
+    })),
   Route.handle(Registry.FeatureRoutes.getFeature, ({ caller, params }) =>
-    Effect.map(Effect.flatMap(Features, (f) => f.get(caller, params.platformId, params.entityId, params.activationId)), toActivationRecord)),
+    Effect.gen(function*() {
+      const features = yield* Features
+      return toActivationRecord(yield* features.get(caller, params.platformId, params.entityId, params.activationId))
+    })),
   Route.handle(Registry.FeatureRoutes.getManifest, ({ caller, params, query }) =>
-    Effect.flatMap(Features, (f) => f.manifest(caller, params.platformId, params.entityId, query.environment)))
+    Effect.gen(function*() {
+      const features = yield* Features
+      return yield* features.manifest(caller, params.platformId, params.entityId, query.environment)
+    }))
 ]
 
 /** Provisioning's `FeatureActivations` port over the registry's activations (same database). */

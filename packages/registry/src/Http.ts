@@ -67,34 +67,41 @@ export const RegistryHandlers = [
     })),
   Route.handle(Registry.EntityRoutes.listEntities, ({ caller, params, query }) =>
     Effect.gen(function*() {
-      const page = yield* (yield* Entities).list(caller, params.platformId, query)
+      const entities = yield* Entities
+      const page = yield* entities.list(caller, params.platformId, query)
       return { data: page.data.map(toEntityRecord), pagination: page.pagination }
     })),
   Route.handle(Registry.EntityRoutes.createEntity, ({ body, caller, params }) =>
     Effect.gen(function*() {
-      const entity = yield* (yield* Entities).create(caller, params.platformId, body)
-      return entityWithEtag(entity, 201)
+      const entities = yield* Entities
+      return entityWithEtag(yield* entities.create(caller, params.platformId, body), 201)
     })),
   Route.handle(Registry.EntityRoutes.getEntity, ({ caller, params }) =>
-    Effect.map(Effect.flatMap(Entities, (e) => e.get(caller, params.platformId, params.entityId)), (row) => entityWithEtag(row))),
+    Effect.gen(function*() {
+      const entities = yield* Entities
+      return entityWithEtag(yield* entities.get(caller, params.platformId, params.entityId))
+    })),
   Route.handle(Registry.EntityRoutes.updateEntity, ({ body, caller, params, request }) =>
-    Effect.map(
-      Effect.flatMap(Entities, (e) => e.update(caller, params.platformId, params.entityId, body, ifMatchOf(request))),
-      (row) => entityWithEtag(row)
-    )),
+    Effect.gen(function*() {
+      const entities = yield* Entities
+      return entityWithEtag(yield* entities.update(caller, params.platformId, params.entityId, body, ifMatchOf(request)))
+    })),
   Route.handle(Registry.EntityRoutes.deleteEntity, ({ caller, params, query, request }) =>
-    Effect.as(
-      Effect.flatMap(Entities, (e) => e.remove(caller, params.platformId, params.entityId, query.cascade === "true", ifMatchOf(request))),
-      { success: true as const }
-    )),
+    Effect.gen(function*() {
+      const entities = yield* Entities
+      yield* entities.remove(caller, params.platformId, params.entityId, query.cascade === "true", ifMatchOf(request))
+      return { success: true as const }
+    })),
   Route.handle(Registry.EntityRoutes.listEntityAncestors, ({ caller, params }) =>
-    Effect.map(Effect.flatMap(Entities, (e) => e.ancestors(caller, params.platformId, params.entityId)), (rows) => ({
-      data: rows.map(toEntityRecord)
-    }))),
+    Effect.gen(function*() {
+      const entities = yield* Entities
+      return { data: (yield* entities.ancestors(caller, params.platformId, params.entityId)).map(toEntityRecord) }
+    })),
   Route.handle(Registry.EntityRoutes.listEntityDescendants, ({ caller, params }) =>
-    Effect.map(Effect.flatMap(Entities, (e) => e.descendants(caller, params.platformId, params.entityId)), (rows) => ({
-      data: rows.map(toEntityRecord)
-    }))),
+    Effect.gen(function*() {
+      const entities = yield* Entities
+      return { data: (yield* entities.descendants(caller, params.platformId, params.entityId)).map(toEntityRecord) }
+    })),
   ...ResourceHandlers,
   ...FeatureHandlers,
   ...OnboardingHandlers

@@ -7,9 +7,13 @@ import { Onboarding } from "./Onboarding.js"
 export const OnboardingHandlers = [
   Route.handle(Registry.OnboardingRoutes.startOnboarding, ({ body, caller }) =>
     Effect.gen(function*() {
-      const flow = yield* (yield* Onboarding).start(caller, body)
+      const onboarding = yield* Onboarding
+      const flow = yield* onboarding.start(caller, body)
       return Route.json(flow, { status: 202, headers: { location: `/api/v1/onboarding/${flow.id}` } })
     })),
   Route.handle(Registry.OnboardingRoutes.getOnboarding, ({ caller, params }) =>
-    Effect.flatMap(Onboarding, (onboarding) => onboarding.read(caller, params.onboardingId)))
+    Effect.gen(function*() {
+      const onboarding = yield* Onboarding
+      return yield* onboarding.read(caller, params.onboardingId)
+    }))
 ]

@@ -25,36 +25,44 @@ const pageOf = <A>(page: { readonly data: ReadonlyArray<A>; readonly pagination:
 const resourceHandlers = (routes: typeof Registry.ResourceRoutes | typeof Registry.ResourceFamilyRoutes) => [
   Route.handle(routes.listResources, ({ caller, params, query }) =>
     Effect.gen(function*() {
-      const page = yield* (yield* Resources).list(caller, params.platformId, query)
+      const resources = yield* Resources
+      const page = yield* resources.list(caller, params.platformId, query)
       return pageOf({ data: page.data.map(toResourceRecord), pagination: page.pagination })
     })),
   Route.handle(routes.listEntityResources, ({ caller, params, query }) =>
     Effect.gen(function*() {
-      const page = yield* (yield* Resources).listForEntity(caller, params.platformId, params.entityId, query)
+      const resources = yield* Resources
+      const page = yield* resources.listForEntity(caller, params.platformId, params.entityId, query)
       return pageOf({ data: page.data.map(toResourceRecord), pagination: page.pagination })
     })),
   Route.handle(routes.createResource, ({ body, caller, params }) =>
     Effect.gen(function*() {
-      return withEtag(yield* (yield* Resources).create(caller, params.platformId, params.entityId, body), 201)
+      const resources = yield* Resources
+      return withEtag(yield* resources.create(caller, params.platformId, params.entityId, body), 201)
     })),
   Route.handle(routes.getResource, ({ caller, params }) =>
     Effect.gen(function*() {
-      return withEtag(yield* (yield* Resources).get(caller, params.platformId, params.resourceId))
+      const resources = yield* Resources
+      return withEtag(yield* resources.get(caller, params.platformId, params.resourceId))
     })),
   Route.handle(routes.updateResource, ({ body, caller, params, request }) =>
     Effect.gen(function*() {
-      return withEtag(yield* (yield* Resources).update(caller, params.platformId, params.resourceId, body, ifMatchOf(request)))
+      const resources = yield* Resources
+      return withEtag(yield* resources.update(caller, params.platformId, params.resourceId, body, ifMatchOf(request)))
     })),
   Route.handle(routes.deleteResource, ({ caller, params }) =>
-    Effect.as(Effect.flatMap(Resources, (resources) => resources.remove(caller, params.platformId, params.resourceId)), {
-      success: true as const
+    Effect.gen(function*() {
+      const resources = yield* Resources
+      yield* resources.remove(caller, params.platformId, params.resourceId)
+      return { success: true as const }
     }))
 ]
 
 const lookupHandler = (route: typeof Registry.LookupRoutes.lookupResource | typeof Registry.ResourceFamilyRoutes.lookupResource) =>
   Route.handle(route, ({ caller, query }) =>
     Effect.gen(function*() {
-      return withEtag(yield* (yield* Resources).lookup(caller, query.edgeName))
+      const resources = yield* Resources
+      return withEtag(yield* resources.lookup(caller, query.edgeName))
     }))
 
 /**
@@ -67,24 +75,41 @@ export const ResourceHandlers = [
   lookupHandler(Registry.LookupRoutes.lookupResource),
   lookupHandler(Registry.ResourceFamilyRoutes.lookupResource),
   Route.handle(Registry.DnsRecordRoutes.listDnsRecords, ({ caller, params, query }) =>
-    Effect.map(Effect.flatMap(DnsRecords, (dns) => dns.list(caller, params.platformId, query)), pageOf)),
+    Effect.gen(function*() {
+      const dns = yield* DnsRecords
+      return pageOf(yield* dns.list(caller, params.platformId, query))
+    })),
   Route.handle(Registry.DnsRecordRoutes.createDnsRecord, ({ body, caller, params }) =>
     Effect.gen(function*() {
-      return Route.json(yield* (yield* DnsRecords).create(caller, params.platformId, body), { status: 201 })
+      const dns = yield* DnsRecords
+      return Route.json(yield* dns.create(caller, params.platformId, body), { status: 201 })
     })),
   Route.handle(Registry.DnsRecordRoutes.getDnsRecord, ({ caller, params }) =>
-    Effect.flatMap(DnsRecords, (dns) => dns.get(caller, params.platformId, params.recordId))),
+    Effect.gen(function*() {
+      const dns = yield* DnsRecords
+      return yield* dns.get(caller, params.platformId, params.recordId)
+    })),
   Route.handle(Registry.DnsRecordRoutes.deleteDnsRecord, ({ caller, params }) =>
-    Effect.as(Effect.flatMap(DnsRecords, (dns) => dns.remove(caller, params.platformId, params.recordId)), { success: true as const })),
+    Effect.gen(function*() {
+      const dns = yield* DnsRecords
+      yield* dns.remove(caller, params.platformId, params.recordId)
+      return { success: true as const }
+    })),
   Route.handle(Registry.SecretRoutes.listResourceSecrets, ({ caller, params, query }) =>
-    Effect.map(Effect.flatMap(Secrets, (secrets) => secrets.list(caller, params.platformId, params.resourceId, query)), pageOf)),
+    Effect.gen(function*() {
+      const secrets = yield* Secrets
+      return pageOf(yield* secrets.list(caller, params.platformId, params.resourceId, query))
+    })),
   Route.handle(Registry.SecretRoutes.setResourceSecret, ({ body, caller, params }) =>
     Effect.gen(function*() {
-      const { record, created } = yield* (yield* Secrets).set(caller, params.platformId, params.resourceId, params.secretName, body.value)
+      const secrets = yield* Secrets
+      const { record, created } = yield* secrets.set(caller, params.platformId, params.resourceId, params.secretName, body.value)
       return Route.json(record, { status: created ? 201 : 200 })
     })),
   Route.handle(Registry.SecretRoutes.deleteResourceSecret, ({ caller, params }) =>
-    Effect.as(Effect.flatMap(Secrets, (secrets) => secrets.remove(caller, params.platformId, params.resourceId, params.secretName)), {
-      success: true as const
+    Effect.gen(function*() {
+      const secrets = yield* Secrets
+      yield* secrets.remove(caller, params.platformId, params.resourceId, params.secretName)
+      return { success: true as const }
     }))
 ]

@@ -1,7 +1,7 @@
 import { Ids } from "@core/kernel"
 import { TestDatabase } from "@core/kernel/testing"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
-import { describe, expect, it } from "vitest"
 import { PlatformCreated, Platforms, RegistryMigrations } from "../src/index.js"
 import { TestCallers } from "./Callers.js"
 
@@ -12,24 +12,25 @@ const layerWith = (listener: Layer.Layer<PlatformCreated>) =>
     Layer.provideMerge(TestDatabase.layer([RegistryMigrations]))
   )
 
+// `it.scopedLive`: the real clock, as the database it writes to (it.effect would run on the TestClock).
 /** `PlatformCreated`: told once per platform created, after it is written; a failing listener never fails the creation. */
 describe("the registry's PlatformCreated listener", () => {
-  it("is told of each created platform (not of a refused one), and a failing one is only logged", async () => {
+  it.scopedLive("is told of each created platform (not of a refused one)", () => {
     const told: Array<[string, string]> = []
     const recording = Layer.succeed(PlatformCreated, { created: (platform) => Effect.sync(() => void told.push([platform.id, platform.slug])) })
-    await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    return Effect.gen(function*() {
       const platforms = yield* Platforms
       const made = yield* platforms.create({ name: "A", slug: "told-a", organizationId: "org_told" })
       expect(told).toEqual([[made.id, "told-a"]])
       expect(Exit.isFailure(yield* Effect.exit(platforms.create({ name: "B", slug: "told-a" })))).toBe(true)
       expect(told).toHaveLength(1)
-    }).pipe(Effect.provide(layerWith(recording)))))
+    }).pipe(Effect.provide(layerWith(recording)))
+  }, 60_000)
 
-    const failing = Layer.succeed(PlatformCreated, { created: () => Effect.die(new Error("billing is down")) })
-    await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+  it.scopedLive("creates the platform when the listener fails: the failure is only logged", () =>
+    Effect.gen(function*() {
       const platforms = yield* Platforms
       const made = yield* platforms.create({ name: "C", slug: "told-c" })
       expect((yield* platforms.get(made.id)).slug).toBe("told-c")
-    }).pipe(Effect.provide(layerWith(failing)))))
-  }, 60_000)
+    }).pipe(Effect.provide(layerWith(Layer.succeed(PlatformCreated, { created: () => Effect.die(new Error("billing is down")) })))), 60_000)
 })

@@ -15,6 +15,10 @@ export type { ClientOptions, HttpMethod, Query, RequestOptions, Transport } from
 export type { CursorPage, PaginateOptions } from "./pagination.js"
 export type { RetryOptions } from "./retry.js"
 export type { ResponseSchema, SchemaIssue } from "./schema.js"
+/** The generated namespaces' types: each route's query, body, result and page item (`ListPlatformsQuery`, `CreatePlatformBody`, `GetPlatformResult`). */
+export type * from "./generated/registry.js"
+export type * from "./generated/provisioning.js"
+export type * from "./generated/stacks.js"
 export type { HealthOptions } from "./resources/health.js"
 export type { IamAccountCallOptions, IamAccounts } from "./resources/iam-accounts.js"
 export type { IamAuthorization, IamCallOptions } from "./resources/iam-authorization.js"

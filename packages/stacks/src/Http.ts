@@ -7,20 +7,50 @@ const ok = { ok: true } as const
 
 /** The catalogue's routes, one `handle` per catalogued route (`Stacks.StackRoutes`). */
 export const StacksHandlers = [
-  Route.handle(Stacks.StackRoutes.listStacks, () => Effect.flatMap(Catalogue, (catalogue) => catalogue.list())),
+  Route.handle(Stacks.StackRoutes.listStacks, () =>
+    Effect.gen(function*() {
+      const catalogue = yield* Catalogue
+      return yield* catalogue.list()
+    })),
   Route.handle(Stacks.StackRoutes.createStack, ({ body }) =>
-    Effect.flatMap(Catalogue, (catalogue) => Effect.map(catalogue.create(body), (row) => ({ id: row.id })))),
-  Route.handle(Stacks.StackRoutes.getStack, ({ params }) => Effect.flatMap(Catalogue, (catalogue) => catalogue.read(params.name))),
+    Effect.gen(function*() {
+      const catalogue = yield* Catalogue
+      const row = yield* catalogue.create(body)
+      return { id: row.id }
+    })),
+  Route.handle(Stacks.StackRoutes.getStack, ({ params }) =>
+    Effect.gen(function*() {
+      const catalogue = yield* Catalogue
+      return yield* catalogue.read(params.name)
+    })),
   Route.handle(Stacks.StackRoutes.updateStack, ({ params, body }) =>
-    Effect.flatMap(Catalogue, (catalogue) => Effect.as(catalogue.update(params.name, body), ok))),
+    Effect.gen(function*() {
+      const catalogue = yield* Catalogue
+      yield* catalogue.update(params.name, body)
+      return ok
+    })),
   Route.handle(Stacks.StackRoutes.listStackVersions, ({ params }) =>
-    Effect.flatMap(Catalogue, (catalogue) => catalogue.versions(params.name))),
+    Effect.gen(function*() {
+      const catalogue = yield* Catalogue
+      return yield* catalogue.versions(params.name)
+    })),
   Route.handle(Stacks.StackRoutes.createStackVersion, ({ params, body }) =>
-    Effect.flatMap(Catalogue, (catalogue) => Effect.map(catalogue.publish(params.name, body), (row) => ({ id: row.id })))),
+    Effect.gen(function*() {
+      const catalogue = yield* Catalogue
+      const row = yield* catalogue.publish(params.name, body)
+      return { id: row.id }
+    })),
   Route.handle(Stacks.StackRoutes.getStackVersion, ({ params }) =>
-    Effect.flatMap(Catalogue, (catalogue) => Effect.map(catalogue.version(params.name, params.version), toVersionRecord))),
+    Effect.gen(function*() {
+      const catalogue = yield* Catalogue
+      return toVersionRecord(yield* catalogue.version(params.name, params.version))
+    })),
   Route.handle(Stacks.StackRoutes.deprecateStackVersion, ({ params }) =>
-    Effect.flatMap(Catalogue, (catalogue) => Effect.as(catalogue.deprecate(params.name, params.version), ok)))
+    Effect.gen(function*() {
+      const catalogue = yield* Catalogue
+      yield* catalogue.deprecate(params.name, params.version)
+      return ok
+    }))
 ]
 
 /**

@@ -1,0 +1,44 @@
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { SERVICE_DECLARATIONS, Stacks } from "@core/contracts"
+import { describe, expect, it } from "vitest"
+import { GENERATED_DIR, namespaces, renderAll, renderNamespace, routesOf } from "../scripts/generate-sdk.js"
+import { HAND_WRITTEN, type MethodBinding } from "../scripts/sdk-namespaces.js"
+
+describe("the generated resources (src/generated/*.ts)", () => {
+  it("are up to date with the catalogue and scripts/sdk-namespaces.ts", () => {
+    for (const [file, text] of renderAll()) {
+      expect(readFileSync(join(GENERATED_DIR, file), "utf8"), `src/generated/${file} is out of date: run \`npm run generate -w @core/sdk\` and commit it`).toBe(text)
+    }
+  }, 120_000)
+
+  it("have a method for every route of every service the SDK generates, or say why not", () => {
+    for (const namespace of Object.values(namespaces())) {
+      const service = SERVICE_DECLARATIONS.find((declared) => declared.name === namespace.service)
+      expect(service, namespace.service).toBeDefined()
+      const bound = new Set(Object.values(namespace.groups).flatMap((group) =>
+        Object.values(group.methods).map((method) => (typeof method === "string" ? method : (method as MethodBinding).route))
+      ))
+      const missing = routesOf(service!).filter((route) => !bound.has(route) && namespace.notServed?.[route.split(".")[1]!] === undefined)
+      expect(missing, `${namespace.service}: routes without a method`).toEqual([])
+    }
+  })
+
+  it("cover every declared service: generated, or written by hand for a stated reason", () => {
+    const generated = new Set(Object.values(namespaces()).map((namespace) => namespace.service))
+    for (const service of SERVICE_DECLARATIONS) expect(generated.has(service.name) || HAND_WRITTEN[service.name] !== undefined, service.name).toBe(true)
+    // The hand-written list may only shrink: a namespace leaves it once it is generated.
+    expect(Object.keys(HAND_WRITTEN).sort()).toEqual(["billing", "cli", "iam", "vault"])
+  })
+
+  it("give a newly declared service a namespace of one method per route, named after the route", () => {
+    const events = { ...SERVICE_DECLARATIONS.find((service) => service.name === "stacks")!, name: "events", title: "Events", prefix: "/api/v1/events" }
+    const generated = namespaces([...SERVICE_DECLARATIONS, events])
+    expect(Object.keys(generated)).toContain("events")
+    expect(Object.keys(generated.events!.groups[""]!.methods)).toEqual(Object.keys(Stacks.StackRoutes))
+    const text = renderNamespace("events", generated.events!)
+    expect(text).toContain("export interface EventsClient {")
+    expect(text).toContain("  readonly getStackVersion: (name: string, version: string, options?: EventsCallOptions) => Promise<GetStackVersionResult>")
+    expect(text).toContain("export const eventsMethods = (caller: RouteCaller): EventsClient => {")
+  }, 120_000)
+})
