@@ -3,10 +3,9 @@ import { type Caller, Policy } from "@core/kernel"
 import { SqlClient, type Statement } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { jobNotFound, jobTransitionInvalid } from "./Errors.js"
-import { FEATURE_ACTIVATE, FEATURE_DEACTIVATE } from "./FeatureJobs.js"
+import { makeDomainsRepo } from "./DomainsRepo.js"
+import { JobHandlers, type OwnedJob } from "./JobHandlers.js"
 import { CHANNEL } from "./Jobs.js"
-import { FeatureActivations } from "./ports/FeatureActivations.js"
-import { ResourceRecords } from "./ports/ResourceRecords.js"
 
 /** The wake-up payload that tells the worker running `jobId` to stop it (decision 0283). */
 export const stopPayload = (jobId: string): string => `stop:${jobId}`
@@ -35,13 +34,6 @@ interface Transition {
   readonly settles?: "failed" | "active"
 }
 
-/** The job as an operator's transition reads it. */
-interface Owned {
-  readonly id: string
-  readonly type: string
-  readonly payload: Record<string, unknown>
-}
-
 /**
  * The operator controls (seed 001, DESIGN §7; decision 0283): retry only from FAILED, cancel from
  * QUEUED or RUNNING, force-complete from anything but COMPLETED; 409 `INVALID_STATE` `{ from, to }`
@@ -52,32 +44,21 @@ interface Owned {
 export class JobControls extends Effect.Service<JobControls>()("@core/provisioning/JobControls", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    // The registry's records a job moves, when this process has them (the server wires both).
-    const activations = yield* Effect.serviceOption(FeatureActivations)
-    const resources = yield* Effect.serviceOption(ResourceRecords)
+    const domains = makeDomainsRepo(sql)
+    // The owners' handlers settle what their jobs own, when this process has them (the server's).
+    const handlers = yield* Effect.serviceOption(JobHandlers)
 
     /**
      * What an operator's cancel (`failed`) or force-complete (`active`) does to what the job owns,
-     * in the same transaction (decision 0312): a feature activation's activation `pending → failed |
-     * active`; a deactivation's `deactivating → active` (cancelled: it stays deployed as it was) or
-     * `deactivated`; the registry resources it left `pending`/`provisioning` `failed` or `active`
-     * (force-complete: its `failed` ones too); its custom domain likewise (verification untouched
-     * when forced). Onboarding flows read their job's status.
+     * in the same transaction (decision 0312): its type's handler settles its owner's records (the
+     * registry's activations and resources); its custom domain is settled here (verification
+     * untouched when forced). Onboarding flows read their job's status.
      */
-    const settleOwned = (job: Owned, outcome: "failed" | "active") =>
+    const settleOwned = (job: OwnedJob, outcome: "failed" | "active") =>
       Effect.gen(function*() {
-        const activationId = job.payload.activationId
-        if (Option.isSome(activations) && typeof activationId === "string") {
-          if (job.type === FEATURE_ACTIVATE) yield* activations.value.settle(activationId, outcome)
-          if (job.type === FEATURE_DEACTIVATE) yield* activations.value.settle(activationId, outcome === "active" ? "deactivated" : "restored")
-        }
-        if (Option.isSome(resources)) yield* resources.value.settleJob(job.id, outcome)
-        const now = new Date(yield* Clock.currentTimeMillis)
-        yield* (outcome === "failed"
-          ? sql`UPDATE provisioning.domains SET status = 'failed', verification_status = 'failed', updated_at = ${now}
-              WHERE job_id = ${job.id} AND status = 'pending' AND deleted_at IS NULL`
-          : sql`UPDATE provisioning.domains SET status = 'active', updated_at = ${now}
-              WHERE job_id = ${job.id} AND status IN ('pending', 'failed') AND deleted_at IS NULL`)
+        const settle = Option.isSome(handlers) ? handlers.value.get(job.type)?.settle : undefined
+        if (settle !== undefined) yield* settle(job, outcome)
+        yield* domains.settleJob(job.id, outcome, new Date(yield* Clock.currentTimeMillis))
       })
 
     const move = (caller: Caller, jobId: string, transition: Transition, reason: string | undefined) =>
