@@ -8,7 +8,7 @@ export class JobFailed extends Data.TaggedError("JobFailed")<{ readonly message:
 export interface JobContext {
   /**
    * Run `name` once: a step already completed in an earlier attempt is skipped (steps are
-   * memoized, DESIGN §7), else it runs and is recorded with its start, end and error.
+   * memoized), else it runs and is recorded with its start, end and error.
    */
   readonly step: <R = never>(name: string, work: Effect.Effect<void, JobFailed, R>) => Effect.Effect<void, JobFailed, R>
   /** The job's progress, 0 to 1. */

@@ -67,7 +67,7 @@ export const FeatureJobsLive: Layer.Layer<JobHandlers, never, EdgeProvider | Fea
       run: (job, context) =>
         Effect.gen(function*() {
           const feature = yield* payloadOf(job)
-          // `deleteData` (seed 001, default false): the feature's data at the edge goes too (decision 0313).
+          // `deleteData` (default false): the feature's data at the edge goes too (decision 0313).
           yield* context.step("remove", edge.deactivateFeature(feature, { deleteData: job.payload.deleteData === true }))
           yield* context.progress(0.5)
           yield* context.step("record", activations.settle(feature.activationId, "deactivated"))

@@ -26,7 +26,7 @@ const payloadOf = (job: JobRow): Effect.Effect<OnboardPayload, JobFailed> => {
 const fail = (message: string) => new JobFailed({ message })
 
 /**
- * The `onboard` job (seed 001's onboard, DESIGN §7): its steps are memoized, so a retry resumes
+ * The `onboard` job: its steps are memoized, so a retry resumes
  * where the last attempt stopped.
  *
  * 1. `platform`: the platform the flow created is there and live, with its default tenant.
@@ -34,7 +34,7 @@ const fail = (message: string) => new JobFailed({ message })
  *    becomes the email of the platform's customer at the payment provider (decision 0578).
  * 3. `stack` (when the flow names a template): the template's latest published version, each of its
  *    resources recorded `pending` on the default tenant under a deterministic edge name (one that
- *    exists already is kept: a retry makes nothing twice). Issue 13's resource jobs provision them
+ *    exists already is kept: a retry makes nothing twice). The resource provisioner makes them
  *    on the edge.
  *
  * The result names the platform, its default tenant, the stack version and the resources.
