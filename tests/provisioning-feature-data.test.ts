@@ -8,7 +8,7 @@ import { FeatureJobsLive, Platforms, RegistryMigrations } from "@core/registry"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { TestCallers } from "../packages/provisioning/test/support/testCallers.js"
+import { TestCallers } from "./support/testCallers.js"
 import { RegistryPorts, runtimeTools } from "./support/registryPorts.js"
 
 /**
