@@ -1,24 +1,29 @@
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import type { Caller } from "@core/kernel"
 import { Ids } from "@core/kernel"
 import { TestDatabase } from "@core/kernel/testing"
-import { FeatureRecords, JobControls, Jobs, ProvisioningMigrations, ResourceRecords } from "@core/provisioning"
-import { Platforms, RegistryMigrations } from "@core/registry"
+import { EdgeProviderLocal, FeatureRecords, JobControls, Jobs, ProvisioningMigrations } from "@core/provisioning"
+import { Platforms, RegistryJobs, RegistryMigrations, ResourceRecords } from "@core/registry"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { TestCallers } from "../packages/provisioning/test/support/testCallers.js"
+import { TestCallers } from "./support/testCallers.js"
 import { RegistryPorts, runtimeTools } from "./support/registryPorts.js"
 
 /**
  * An operator's cancel and force-complete move what the job owns (decision 0312), on the real
  * registry tables: a feature activation's activation (`failed` / `active`), a deactivation's
  * (`active` again / `deactivated`), the registry resources a resource job left unfinished
- * (`failed` / `active`), and its custom domain. No worker runs: the jobs stay where the test puts them.
+ * (`failed` / `active`), and its custom domain. The registry's job handlers settle its records, as
+ * the server merges them. No worker runs: the jobs stay where the test puts them.
  */
 const operator: Caller = { kind: "service" }
 
 const makeLayer = (driver: "pglite" | "pg") => {
   return JobControls.Default.pipe(
+    Layer.provide(RegistryJobs.pipe(Layer.provide(EdgeProviderLocal.layer({ root: Fs.mkdtempSync(Path.join(Os.tmpdir(), "core-settle-")) })))),
     Layer.provideMerge(RegistryPorts),
     Layer.provideMerge(Layer.mergeAll(TestCallers, Ids.layer)),
     Layer.provideMerge(TestDatabase.layer([RegistryMigrations, ProvisioningMigrations], { driver }))

@@ -1,13 +1,13 @@
-import { FeatureActivationsLive, FeatureRecordsLive, Features, Platforms, ResourceRecordsLive } from "@core/registry"
+import { FeatureRecordsLive, Features, Platforms, ResourceRecordsLive } from "@core/registry"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, type ManagedRuntime } from "effect"
 
 /**
- * Provisioning's registry ports over the registry's real tables, as the server binds them
- * (`FeatureActivations`, `FeatureRecords`, `ResourceRecords`), with `Features` and `Platforms`;
- * they need the `SqlClient` and `Ids`.
+ * The registry's records over its real tables: provisioning's `FeatureRecords` port as the server
+ * binds it, the registry's `ResourceRecords` (what its resource jobs move), `Features` and
+ * `Platforms`; they need the `SqlClient` and `Ids`.
  */
-export const RegistryPorts = Layer.mergeAll(FeatureActivationsLive, ResourceRecordsLive, FeatureRecordsLive).pipe(
+export const RegistryPorts = Layer.mergeAll(ResourceRecordsLive, FeatureRecordsLive).pipe(
   Layer.provideMerge(Features.DefaultWithoutDependencies),
   Layer.provideMerge(Platforms.Default)
 )

@@ -13,6 +13,7 @@ import { ProviderOverage } from "./ProviderOverage.js"
 import { UsageTotals } from "./ports/UsageTotals.js"
 import { Subscriptions } from "./Subscriptions.js"
 import { type SubscriptionRow, SubscriptionsRepo } from "./SubscriptionsRepo.js"
+import { makeIdempotencyKeysRepo } from "./IdempotencyKeysRepo.js"
 
 /** The past-due grace period before a platform is suspended. @default 14 days */
 export const GRACE_DEFAULT = Duration.days(14)
@@ -166,8 +167,7 @@ export class BillingCycle extends Effect.Service<BillingCycle>()("@core/billing/
 
     /** Forget the upgrade's idempotency keys older than 24 hours. */
     const purgeKeys = Effect.fn("BillingCycle.purgeKeys")(function*() {
-      const expired = yield* sql`DELETE FROM billing.idempotency_keys WHERE expires_at <= ${yield* now} RETURNING key`.pipe(Effect.orDie)
-      return expired.length
+      return yield* makeIdempotencyKeysRepo(sql).purgeExpired(yield* now)
     })
 
     /** The declined final invoices' retries due by now (decision 0586). */

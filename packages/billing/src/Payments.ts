@@ -8,6 +8,7 @@ import { billingId } from "./internal/ids.js"
 import type { PlatformView } from "./ports/BillingPlatforms.js"
 import { type Customer, type PaymentMethod, PaymentProvider, type ProviderSubscription } from "./ports/PaymentProvider.js"
 import { Subscriptions } from "./Subscriptions.js"
+import { makePortalSessionsRepo } from "./PortalSessionsRepo.js"
 import { SubscriptionsRepo } from "./SubscriptionsRepo.js"
 
 /** A portal session lasts an hour. */
@@ -64,6 +65,7 @@ export interface PortalView {
 export class Payments extends Effect.Service<Payments>()("@core/billing/Payments", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const portals = makePortalSessionsRepo(sql)
     const provider = yield* PaymentProvider
     const subscriptions = yield* Subscriptions
     const repo = yield* SubscriptionsRepo
@@ -95,18 +97,16 @@ export class Payments extends Effect.Service<Payments>()("@core/billing/Payments
       if (Option.isSome(hosted)) return { id: hosted.value.id, url: hosted.value.url, returnUrl }
       const id = yield* billingId("bps")
       const at = yield* now
-      yield* sql`INSERT INTO billing.portal_sessions (id, customer_id, platform_id, return_url, created_at, expires_at)
-        VALUES (${id}, ${customer.id}, ${platform.id}, ${returnUrl}, ${at}, ${new Date(at.getTime() + PORTAL_TTL_MS)})`.pipe(Effect.orDie)
+      yield* portals.insert({ id, customerId: customer.id, platformId: platform.id, returnUrl }, at, new Date(at.getTime() + PORTAL_TTL_MS))
       return { id, url: `${baseUrl}/portal/sessions/${id}`, returnUrl }
     })
 
     /** A live portal session, else `NotFound`. */
     const portalSession = (id: string) =>
       Effect.gen(function*() {
-        const rows = yield* sql`SELECT * FROM billing.portal_sessions WHERE id = ${id} AND expires_at > ${yield* now}`.pipe(Effect.orDie)
-        const row = rows[0] as any
-        if (row === undefined) return yield* customerNotFound
-        return { id: row.id, platformId: row.platform_id, customerId: row.customer_id, returnUrl: row.return_url } satisfies PortalView
+        const found = yield* portals.live(id, yield* now)
+        if (Option.isNone(found)) return yield* customerNotFound
+        return found.value satisfies PortalView
       })
 
     /** What the portal page shows: the subscription and the payment methods. */

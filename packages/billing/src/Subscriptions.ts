@@ -74,7 +74,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
       return yield* inTransaction(Effect.gen(function*() {
         // One maker per platform, whichever process or path meets it first (the creation hook, the
         // reconciliation, a read): the others wait here and find the row (decision 0447).
-        yield* Effect.orDie(sql`SELECT pg_advisory_xact_lock(hashtext(${`billing.subscription:${platform.id}`}))`)
+        yield* repo.lockPlatform(platform.id)
         const made = yield* repo.byPlatform(platform.id)
         if (Option.isSome(made)) return yield* reconcile(made.value, platform)
         return yield* make(platform)

@@ -52,6 +52,12 @@ export class SubscriptionsRepo extends Effect.Service<SubscriptionsRepo>()("@cor
     const one = (rows: ReadonlyArray<any>) => Option.map(Option.fromNullable(rows[0]), toRow)
 
     return {
+      /**
+       * Hold the platform's subscription lock until the transaction ends: one maker per platform
+       * (decision 0447). Only inside a transaction.
+       */
+      lockPlatform: (platformId: string) =>
+        Effect.orDie(sql`SELECT pg_advisory_xact_lock(hashtext(${`billing.subscription:${platformId}`}))`),
       /** Insert unless the platform has one already; answers the platform's subscription either way. */
       insert: (row: SubscriptionRow) =>
         Effect.gen(function*() {

@@ -7,6 +7,7 @@ import { BillingPlatforms } from "./ports/BillingPlatforms.js"
 import { PaymentProvider, type ProviderSubscription } from "./ports/PaymentProvider.js"
 import { Collections } from "./Collections.js"
 import { FinalInvoices } from "./FinalInvoices.js"
+import { makeWebhookEventsRepo } from "./WebhookEventsRepo.js"
 import { Invoices } from "./Invoices.js"
 import { ProviderOverage } from "./ProviderOverage.js"
 import { Subscriptions } from "./Subscriptions.js"
@@ -77,6 +78,7 @@ const sameRow = (a: SubscriptionRow, b: SubscriptionRow) =>
 export class Webhooks extends Effect.Service<Webhooks>()("@core/billing/Webhooks", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const events = makeWebhookEventsRepo(sql)
     const config = yield* BillingConfig
     const provider = yield* PaymentProvider
     const repo = yield* SubscriptionsRepo
@@ -265,11 +267,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("@core/billing/Webhooks
       const at = new Date(yield* Clock.currentTimeMillis)
       // Recorded and applied together: an event that fails to apply is not recorded, and Stripe's retry applies it.
       return yield* sql.withTransaction(Effect.gen(function*() {
-        const inserted = yield* sql`INSERT INTO billing.webhook_events (id, type, object_id, received_at)
-          VALUES (${eventId}, ${type}, ${objectId}, ${at})
-          ON CONFLICT (id) DO NOTHING RETURNING id`
-        if (inserted.length > 0) yield* apply(type, object)
-        return { received: true, id: eventId, type, duplicate: inserted.length === 0 } satisfies WebhookAck
+        const inserted = yield* events.record(eventId, type, objectId, at)
+        if (inserted) yield* apply(type, object)
+        return { received: true, id: eventId, type, duplicate: !inserted } satisfies WebhookAck
       })).pipe(Effect.catchTag("SqlError", Effect.die))
     })
 

@@ -4,7 +4,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BillingMigrations, BillingRouter, DEFAULT_PLANS, Plans } from "../src/index.js"
-import { TestCallers } from "../../provisioning/test/support/testCallers.js"
+import { TestCallers } from "../../../tests/support/testCallers.js"
 
 const makeLayer = (driver: "pglite" | "pg") =>
   Layer.mergeAll(Plans.layer(), TestCallers, Ids.layer).pipe(Layer.provideMerge(TestDatabase.layer([BillingMigrations], { driver })))

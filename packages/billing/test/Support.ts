@@ -15,7 +15,7 @@ import {
   Plans,
   UsageTotals
 } from "../src/index.js"
-import { TestCallers } from "../../provisioning/test/support/testCallers.js"
+import { TestCallers } from "../../../tests/support/testCallers.js"
 import { StripeStandIn } from "./StripeStandIn.js"
 
 /** Usage the test sets per platform (what metering would report). */

@@ -1,10 +1,11 @@
 import { Effect, Layer } from "effect"
 import { type JobHandler, JobFailed, JobHandlers } from "./JobHandlers.js"
 import type { JobRow } from "./Jobs.js"
+import { AUTH_UPGRADE } from "./JobTypes.js"
 import { EdgeProvider } from "./ports/EdgeProvider.js"
 
 /** The job type of `POST /api/v1/provision/auth/upgrade`. */
-export const AUTH_UPGRADE = "auth.upgrade"
+export { AUTH_UPGRADE }
 
 /** The authentication worker's current version: an upgrade deploys it (decision 0291). */
 export const AUTH_WORKER_VERSION = "1.0.0"

@@ -1,7 +1,7 @@
 import { Provisioning } from "@core/contracts"
 import { type Caller, type InvalidState, type NotFound, Route } from "@core/kernel"
 import { type Context, Effect } from "effect"
-import { FEATURE_ACTIVATE, FEATURE_DEACTIVATE } from "./FeatureJobs.js"
+import * as Types from "./JobTypes.js"
 import { idempotencyKeyOf, JobCreation, type Owner } from "./JobCreation.js"
 import { FeatureRecords } from "./ports/FeatureRecords.js"
 import { OnboardingFlows } from "./ports/OnboardingFlows.js"
@@ -9,16 +9,16 @@ import * as Targets from "./Targets.js"
 
 /** The job types of seed 001's job-creating routes (fixed names, every helper uses them). */
 export const JobTypes = {
-  platformProvision: "platform.provision",
-  platformDeprovision: "platform.deprovision",
-  featureActivate: FEATURE_ACTIVATE,
-  featureDeactivate: FEATURE_DEACTIVATE,
-  stackActivate: "stack.activate",
-  stackDeactivate: "stack.deactivate",
-  onboard: "onboard",
-  appCreate: "app.create",
-  domainAdd: "domain.add",
-  authUpgrade: "auth.upgrade"
+  platformProvision: Types.PLATFORM_PROVISION,
+  platformDeprovision: Types.PLATFORM_DEPROVISION,
+  featureActivate: Types.FEATURE_ACTIVATE,
+  featureDeactivate: Types.FEATURE_DEACTIVATE,
+  stackActivate: Types.STACK_ACTIVATE,
+  stackDeactivate: Types.STACK_DEACTIVATE,
+  onboard: Types.ONBOARD,
+  appCreate: Types.APP_CREATE,
+  domainAdd: Types.DOMAIN_ADD,
+  authUpgrade: Types.AUTH_UPGRADE
 } as const
 
 const queued = (jobId: string) => ({ jobId, status: "QUEUED" as const })

@@ -1,30 +1,9 @@
-import type { Provisioning } from "@core/contracts"
-import { type Caller, NotFound, Policy, Rows } from "@core/kernel"
-import { SqlClient } from "@effect/sql"
+import { type Caller, NotFound, Policy } from "@core/kernel"
 import { Clock, Effect, Option } from "effect"
 import { EdgeProvider } from "./ports/EdgeProvider.js"
 import { PlatformDirectory } from "./ports/PlatformDirectory.js"
+import { DomainsRepo } from "./DomainsRepo.js"
 import { domainNotFound, domainRemovalFailed, platformNotFound } from "./Errors.js"
-
-
-const COLUMNS = `id, platform_id AS "platformId", hostname, target_dns_record_id AS "targetDnsRecordId", target, edge_id AS "edgeId",
-  status, verification_status AS "verificationStatus", job_id AS "jobId", created_at AS "createdAt", updated_at AS "updatedAt",
-  deleted_at AS "deletedAt"`
-
-const toRecord = (raw: Record<string, unknown>): Provisioning.DomainRecord => ({
-  id: raw.id as string,
-  platformId: raw.platformId as string,
-  hostname: raw.hostname as string,
-  targetDnsRecordId: raw.targetDnsRecordId as string,
-  target: Rows.textOrNull(raw.target),
-  edgeId: Rows.textOrNull(raw.edgeId),
-  status: raw.status as Provisioning.DomainRecord["status"],
-  verificationStatus: raw.verificationStatus as Provisioning.DomainRecord["verificationStatus"],
-  jobId: Rows.textOrNull(raw.jobId),
-  createdAt: Rows.toDate(raw.createdAt).toISOString(),
-  updatedAt: Rows.toDate(raw.updatedAt).toISOString(),
-  deletedAt: Rows.toDateOrNull(raw.deletedAt)?.toISOString() ?? null
-})
 
 /**
  * The custom domains `domain.add` adds (decision 0295): a platform's readers list them, its owner
@@ -33,7 +12,7 @@ const toRecord = (raw: Record<string, unknown>): Provisioning.DomainRecord => ({
  */
 export class Domains extends Effect.Service<Domains>()("@core/provisioning/Domains", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* DomainsRepo
     const directory = yield* PlatformDirectory
     const edge = yield* EdgeProvider
 
@@ -50,16 +29,13 @@ export class Domains extends Effect.Service<Domains>()("@core/provisioning/Domai
 
     const list = Effect.fn("Domains.list")(function*(caller: Caller, platformId: string) {
       yield* allowed(caller, platformId, "platforms:read", platformNotFound)
-      const rows = yield* sql<Record<string, unknown>>`SELECT ${sql.literal(COLUMNS)} FROM provisioning.domains
-        WHERE platform_id = ${platformId} AND deleted_at IS NULL ORDER BY created_at, id`.pipe(Effect.orDie)
-      return { data: rows.map(toRecord) }
+      return { data: [...(yield* repo.listLive(platformId))] }
     })
 
     const remove = Effect.fn("Domains.remove")(function*(caller: Caller, id: string) {
-      const found = yield* sql<Record<string, unknown>>`SELECT ${sql.literal(COLUMNS)} FROM provisioning.domains WHERE id = ${id}`.pipe(Effect.orDie)
-      const row = found[0]
-      if (row === undefined) return yield* domainNotFound
-      const domain = toRecord(row)
+      const found = yield* repo.find(id)
+      if (Option.isNone(found)) return yield* domainNotFound
+      const domain = found.value
       yield* allowed(caller, domain.platformId, "platforms:manage", domainNotFound)
       if (domain.deletedAt !== null) return domain
       if (domain.edgeId !== null) {
@@ -69,11 +45,10 @@ export class Domains extends Effect.Service<Domains>()("@core/provisioning/Domai
         )
       }
       const at = new Date(yield* Clock.currentTimeMillis)
-      const updated = yield* sql<Record<string, unknown>>`UPDATE provisioning.domains SET status = 'deleted', deleted_at = ${at}, updated_at = ${at}
-        WHERE id = ${id} RETURNING ${sql.literal(COLUMNS)}`.pipe(Effect.orDie)
-      return toRecord(updated[0]!)
+      return Option.getOrElse(yield* repo.markDeleted(id, at), () => domain)
     })
 
     return { list, remove } as const
-  })
+  }),
+  dependencies: [DomainsRepo.Default]
 }) {}

@@ -3,10 +3,9 @@ import { type Caller, Policy } from "@core/kernel"
 import { SqlClient, type Statement } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { jobNotFound, jobTransitionInvalid } from "./Errors.js"
-import { FEATURE_ACTIVATE, FEATURE_DEACTIVATE } from "./FeatureJobs.js"
-import { CHANNEL } from "./Jobs.js"
-import { FeatureActivations } from "./ports/FeatureActivations.js"
-import { ResourceRecords } from "./ports/ResourceRecords.js"
+import { makeDomainsRepo } from "./DomainsRepo.js"
+import { JobHandlers, type OwnedJob } from "./JobHandlers.js"
+import { makeJobsRepo } from "./JobsRepo.js"
 
 /** The wake-up payload that tells the worker running `jobId` to stop it (decision 0283). */
 export const stopPayload = (jobId: string): string => `stop:${jobId}`
@@ -17,29 +16,13 @@ export const CANCEL_REASON = "Cancelled by an operator"
 /** Who did it, as a job event's `actor`: a user's or an API key's id, or `service` for the static key. */
 export const actorName = (caller: Caller): string => Policy.actorOf(caller).actorId ?? "service"
 
-/**
- * Name the actor and reason of what the current transaction does to jobs: the jobs table's
- * trigger copies them into the job's events (decision 0280). Only inside `withTransaction`.
- */
-export const asActor = (sql: SqlClient.SqlClient, actor: string, reason: string | undefined) =>
-  sql`SELECT set_config('provisioning.actor', ${actor}, true), set_config('provisioning.reason', ${reason ?? ""}, true)`.pipe(
-    Effect.asVoid
-  )
-
 interface Transition {
   readonly to: Provisioning.JobStatus
   readonly from: ReadonlyArray<Provisioning.JobStatus>
-  /** The `SET` list of the change, after `status`. */
-  readonly set: (sql: SqlClient.SqlClient, now: Date) => Statement.Fragment
+  /** The `SET` list of the change, after `status` (one of the repository's `controlSets`). */
+  readonly set: (now: Date) => Statement.Fragment
   /** What the job's records become when an operator ends it: `failed` (cancel), `active` (force-complete). */
   readonly settles?: "failed" | "active"
-}
-
-/** The job as an operator's transition reads it. */
-interface Owned {
-  readonly id: string
-  readonly type: string
-  readonly payload: Record<string, unknown>
 }
 
 /**
@@ -52,54 +35,42 @@ interface Owned {
 export class JobControls extends Effect.Service<JobControls>()("@core/provisioning/JobControls", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    // The registry's records a job moves, when this process has them (the server wires both).
-    const activations = yield* Effect.serviceOption(FeatureActivations)
-    const resources = yield* Effect.serviceOption(ResourceRecords)
+    const domains = makeDomainsRepo(sql)
+    const jobs = makeJobsRepo(sql)
+    // The owners' handlers settle what their jobs own, when this process has them (the server's).
+    const handlers = yield* Effect.serviceOption(JobHandlers)
 
     /**
      * What an operator's cancel (`failed`) or force-complete (`active`) does to what the job owns,
-     * in the same transaction (decision 0312): a feature activation's activation `pending → failed |
-     * active`; a deactivation's `deactivating → active` (cancelled: it stays deployed as it was) or
-     * `deactivated`; the registry resources it left `pending`/`provisioning` `failed` or `active`
-     * (force-complete: its `failed` ones too); its custom domain likewise (verification untouched
-     * when forced). Onboarding flows read their job's status.
+     * in the same transaction (decision 0312): its type's handler settles its owner's records (the
+     * registry's activations and resources); its custom domain is settled here (verification
+     * untouched when forced). Onboarding flows read their job's status.
      */
-    const settleOwned = (job: Owned, outcome: "failed" | "active") =>
+    const settleOwned = (job: OwnedJob, outcome: "failed" | "active") =>
       Effect.gen(function*() {
-        const activationId = job.payload.activationId
-        if (Option.isSome(activations) && typeof activationId === "string") {
-          if (job.type === FEATURE_ACTIVATE) yield* activations.value.settle(activationId, outcome)
-          if (job.type === FEATURE_DEACTIVATE) yield* activations.value.settle(activationId, outcome === "active" ? "deactivated" : "restored")
-        }
-        if (Option.isSome(resources)) yield* resources.value.settleJob(job.id, outcome)
-        const now = new Date(yield* Clock.currentTimeMillis)
-        yield* (outcome === "failed"
-          ? sql`UPDATE provisioning.domains SET status = 'failed', verification_status = 'failed', updated_at = ${now}
-              WHERE job_id = ${job.id} AND status = 'pending' AND deleted_at IS NULL`
-          : sql`UPDATE provisioning.domains SET status = 'active', updated_at = ${now}
-              WHERE job_id = ${job.id} AND status IN ('pending', 'failed') AND deleted_at IS NULL`)
+        const settle = Option.isSome(handlers) ? handlers.value.get(job.type)?.settle : undefined
+        if (settle !== undefined) yield* settle(job, outcome)
+        yield* domains.settleJob(job.id, outcome, new Date(yield* Clock.currentTimeMillis))
       })
 
     const move = (caller: Caller, jobId: string, transition: Transition, reason: string | undefined) =>
       sql.withTransaction(Effect.gen(function*() {
         const now = new Date(yield* Clock.currentTimeMillis)
-        yield* asActor(sql, actorName(caller), reason)
-        const before = yield* sql<{ status: Provisioning.JobStatus; type: string; payload: unknown }>`SELECT status, type, payload
-          FROM provisioning.jobs WHERE id = ${jobId} FOR UPDATE`
-        const row = before[0]
-        if (row === undefined) return yield* jobNotFound
+        yield* jobs.asActor(actorName(caller), reason)
+        const before = yield* jobs.lockForControl(jobId)
+        if (Option.isNone(before)) return yield* jobNotFound
+        const row = before.value
         const from = row.status
         if (!transition.from.includes(from)) {
           return yield* jobTransitionInvalid(from, transition.to)
         }
-        yield* sql`UPDATE provisioning.jobs SET status = ${transition.to}, ${transition.set(sql, now)}, updated_at = ${now}
-          WHERE id = ${jobId}`
+        yield* jobs.setStatus(jobId, transition.to, transition.set(now), now)
         if (transition.settles !== undefined) {
           const payload = typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload
           yield* settleOwned({ id: jobId, type: row.type, payload: (payload ?? {}) as Record<string, unknown> }, transition.settles)
         }
         // Workers wake for a queued job; the one running a stopped job interrupts it.
-        yield* sql`SELECT pg_notify(${CHANNEL}, ${transition.to === "QUEUED" ? jobId : stopPayload(jobId)})`
+        yield* jobs.notify(transition.to === "QUEUED" ? jobId : stopPayload(jobId))
         return from
       })).pipe(Effect.catchTag("SqlError", Effect.die))
 
@@ -108,7 +79,7 @@ export class JobControls extends Effect.Service<JobControls>()("@core/provisioni
       yield* move(caller, jobId, {
         to: "QUEUED",
         from: ["FAILED"],
-        set: (sql, now) => sql`attempts = 0, run_at = ${now}, lease_until = NULL, locked_by = NULL, finished_at = NULL`
+        set: jobs.controlSets.retry
       }, reason)
       return { jobId, status: "QUEUED" as const }
     })
@@ -120,7 +91,7 @@ export class JobControls extends Effect.Service<JobControls>()("@core/provisioni
         to: "FAILED",
         from: ["QUEUED", "RUNNING"],
         settles: "failed",
-        set: (sql, now) => sql`error = ${why}, lease_until = NULL, locked_by = NULL, finished_at = ${now}`
+        set: (now) => jobs.controlSets.cancel(why, now)
       }, why)
       return { jobId, status: "FAILED" as const, reason: why }
     })
@@ -131,9 +102,7 @@ export class JobControls extends Effect.Service<JobControls>()("@core/provisioni
         to: "COMPLETED",
         from: ["QUEUED", "RUNNING", "FAILED"],
         settles: "active",
-        set: (sql, now) =>
-          sql`result = COALESCE(result, '{}'::jsonb) || '{"forced": true}'::jsonb, progress = 1, lease_until = NULL, locked_by = NULL,
-            finished_at = ${now}`
+        set: jobs.controlSets.forceComplete
       }, reason)
       return { jobId, status: "COMPLETED" as const }
     })

@@ -2,7 +2,8 @@ import { Provisioning } from "@core/contracts"
 import { type Caller, type Callers, type Conflict, type Forbidden, Crypto, Ids, type NotFound, Policy, type ValidationError } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Data, Effect, Option } from "effect"
-import { enqueue } from "./Jobs.js"
+import { makeIdempotencyKeysRepo } from "./IdempotencyKeysRepo.js"
+import { enqueue } from "./JobsRepo.js"
 import { type PlatformOwnership, PlatformDirectory } from "./ports/PlatformDirectory.js"
 import { idempotencyMismatch, invalidIdempotencyKey, platformNotFound } from "./Errors.js"
 
@@ -75,6 +76,7 @@ export const idempotencyKeyOf = (headers: Readonly<Record<string, string | undef
 export class JobCreation extends Effect.Service<JobCreation>()("@core/provisioning/JobCreation", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const keys = makeIdempotencyKeysRepo(sql)
     const ids = yield* Ids.Ids
     const directory = yield* PlatformDirectory
 
@@ -85,11 +87,9 @@ export class JobCreation extends Effect.Service<JobCreation>()("@core/provisioni
     /** The stored answer of a live key, if any: `Some(answer)` for the same request, 409 for another. */
     const replay = (scope: string, key: string, hash: string, now: Date) =>
       Effect.gen(function*() {
-        const rows = yield* sql<{ requestHash: string; response: unknown }>`SELECT request_hash AS "requestHash", response
-          FROM provisioning.idempotency_keys
-          WHERE scope = ${scope} AND key = ${key} AND created_at > ${new Date(now.getTime() - IDEMPOTENCY_TTL_MS)}`.pipe(Effect.orDie)
-        const row = rows[0]
-        if (row === undefined) return Option.none<Record<string, unknown>>()
+        const found = yield* keys.live(scope, key, new Date(now.getTime() - IDEMPOTENCY_TTL_MS))
+        if (Option.isNone(found)) return Option.none<Record<string, unknown>>()
+        const row = found.value
         if (row.requestHash !== hash) {
           return yield* idempotencyMismatch(key)
         }
@@ -129,14 +129,9 @@ export class JobCreation extends Effect.Service<JobCreation>()("@core/provisioni
           const answer = request.answer(job.jobId)
           if (key !== undefined) {
             const cutoff = new Date(now.getTime() - IDEMPOTENCY_TTL_MS)
-            const stored = yield* sql`INSERT INTO provisioning.idempotency_keys (scope, key, request_hash, job_id, response, created_at)
-              VALUES (${scope}, ${key}, ${hash}, ${job.jobId}, ${JSON.stringify(answer)}::jsonb, ${now})
-              ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, job_id = EXCLUDED.job_id,
-                response = EXCLUDED.response, created_at = EXCLUDED.created_at
-              WHERE provisioning.idempotency_keys.created_at <= ${cutoff}
-              RETURNING key`
+            const stored = yield* keys.store({ scope, key, requestHash: hash, jobId: job.jobId, response: answer }, now, cutoff)
             // Another request of this caller stored the key first: undo this job, answer that one.
-            if (stored.length === 0) return yield* new KeyTaken()
+            if (!stored) return yield* new KeyTaken()
           }
           return answer
         })).pipe(Effect.catchTag("SqlError", Effect.die))

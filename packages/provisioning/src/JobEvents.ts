@@ -3,6 +3,7 @@ import { type Caller, Config as KernelConfig, Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Chunk, Config, Duration, Effect, Option, Ref, Schedule, Stream } from "effect"
 import { JobQueue } from "./JobQueue.js"
+import { makeJobsRepo } from "./JobsRepo.js"
 
 /** How the event stream runs (decision 0280). */
 export interface JobEventsSettings {
@@ -57,25 +58,15 @@ export const KEEP_ALIVE = ": keep-alive\n\n"
  */
 export class JobEvents extends Effect.Service<JobEvents>()("@core/provisioning/JobEvents", {
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const repo = makeJobsRepo(yield* SqlClient.SqlClient)
     const queue = yield* JobQueue
     const settings: JobEventsSettings = { ...JOB_EVENTS_DEFAULTS, keepAliveMs: yield* Effect.orDie(keepAliveMs) }
 
     /** The job's events after `afterSeq` (all of them from 0), oldest first. */
     const after = (jobId: string, afterSeq: number) =>
-      sql<Record<string, unknown>>`SELECT seq, job_id AS "jobId", kind, status, from_status AS "fromStatus", attempt, progress,
-          step, actor, reason, at
-        FROM provisioning.job_events WHERE job_id = ${jobId} AND seq > ${afterSeq} ORDER BY seq`.pipe(
-        Effect.map((rows) => rows.map(toEvent)),
-        Effect.orDie,
-        Effect.withSpan("JobEvents.after")
-      )
+      repo.eventsAfter(jobId, afterSeq).pipe(Effect.map((rows) => rows.map(toEvent)), Effect.withSpan("JobEvents.after"))
 
-    const statusOf = (jobId: string) =>
-      sql<{ status: string }>`SELECT status FROM provisioning.jobs WHERE id = ${jobId}`.pipe(
-        Effect.map((rows) => rows[0]?.status),
-        Effect.orDie
-      )
+    const statusOf = repo.statusOf
 
     /**
      * The events of a job the caller may read (404 otherwise), after `lastEventId` when the client

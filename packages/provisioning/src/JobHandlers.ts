@@ -8,7 +8,7 @@ export class JobFailed extends Data.TaggedError("JobFailed")<{ readonly message:
 export interface JobContext {
   /**
    * Run `name` once: a step already completed in an earlier attempt is skipped (steps are
-   * memoized, DESIGN §7), else it runs and is recorded with its start, end and error.
+   * memoized), else it runs and is recorded with its start, end and error.
    */
   readonly step: <R = never>(name: string, work: Effect.Effect<void, JobFailed, R>) => Effect.Effect<void, JobFailed, R>
   /** The job's progress, 0 to 1. */
@@ -20,20 +20,36 @@ export interface JobHandler {
   /** Attempts before the job fails for good. @default DEFAULT_MAX_ATTEMPTS (of the enqueued job) */
   readonly maxAttempts?: number
   readonly run: (job: JobRow, context: JobContext) => Effect.Effect<Record<string, unknown> | void, JobFailed>
+  /**
+   * What an operator's cancel (`failed`) or force-complete (`active`) makes of what the job owns
+   * (its owner's records), inside the control's transaction (decision 0312). @default nothing
+   */
+  readonly settle?: (job: OwnedJob, outcome: "failed" | "active") => Effect.Effect<void>
 }
 
-/** The handlers by job type, which the worker runs. A type without a handler fails its job. */
+/** A job as an operator's control hands it to its handler's `settle`. */
+export interface OwnedJob {
+  readonly id: string
+  readonly type: string
+  readonly payload: Record<string, unknown>
+}
+
+/**
+ * The handlers by job type, which the worker runs and the operator controls settle through. Each
+ * owner of job types contributes its layer (the registry's `RegistryJobs`, deploy's `DeployJobs`,
+ * provisioning's `ProvisioningJobs`), and the host merges them once (`JobHandlers.merge`). A type
+ * without a handler fails its job.
+ */
 export class JobHandlers extends Context.Tag("@core/provisioning/JobHandlers")<JobHandlers, ReadonlyMap<string, JobHandler>>() {
   /** A registry of the given handlers. */
   static readonly layer = (handlers: Record<string, JobHandler>): Layer.Layer<JobHandlers> =>
     Layer.succeed(JobHandlers, new Map(Object.entries(handlers)))
 
   /**
-   * One registry of several (each domain's job types: `FeatureJobsLive`, the registry's onboarding,
-   * …); a type registered twice keeps the later handler.
+   * One registry of several (each owner's job types); a type registered twice keeps the later handler.
    *
    * @example
-   * Worker.layer().pipe(Layer.provide(JobHandlers.merge(FeatureJobsLive, OnboardJobLive)))
+   * Worker.layer().pipe(Layer.provide(JobHandlers.merge(ProvisioningJobs, RegistryJobs, DeployJobs)))
    */
   static readonly merge = <const L extends ReadonlyArray<Layer.Layer<JobHandlers, any, any>>>(
     ...layers: L

@@ -3,7 +3,8 @@ import { type Caller, Cursor, Policy } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { jobNotFound } from "./Errors.js"
-import { COLUMNS, find, toJobRecord, toRow } from "./Jobs.js"
+import { toJobRecord } from "./Jobs.js"
+import { find, makeJobsRepo } from "./JobsRepo.js"
 import { canReadJob } from "./Policy.js"
 
 /** The job list's filters and page, as the contract decodes them. */
@@ -18,6 +19,7 @@ export interface JobListInput {
 export class JobQueue extends Effect.Service<JobQueue>()("@core/provisioning/JobQueue", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const repo = makeJobsRepo(sql)
     const get = Effect.fn("JobQueue.get")(function*(caller: Caller, jobId: string) {
       const job = yield* find(sql, jobId)
       if (Option.isNone(job)) return yield* jobNotFound
@@ -40,15 +42,8 @@ export class JobQueue extends Effect.Service<JobQueue>()("@core/provisioning/Job
       })
       if (organizationId === null) return page([], "")
       if (organizationId !== undefined) yield* Policy.requirePermission(caller, organizationId, "platforms:read")
-      const filters = [
-        ...(organizationId === undefined ? [] : [sql`organization_id = ${organizationId}`]),
-        ...(input.platformId === undefined ? [] : [sql`platform_id = ${input.platformId}`]),
-        ...(input.status === undefined ? [] : [sql`status = ${input.status}`]),
-        ...(after === undefined ? [] : [sql`(created_at, id) < (${after.createdAt}, ${after.id})`])
-      ]
-      const rows = yield* sql<Record<string, unknown>>`SELECT ${sql.literal(COLUMNS)} FROM provisioning.jobs
-        WHERE ${sql.and(filters)} ORDER BY created_at DESC, id DESC LIMIT ${input.limit + 1}`.pipe(Effect.orDie)
-      const cut = Cursor.page(rows.map(toRow), input.limit, (row) => ({ createdAt: row.createdAt.toISOString(), id: row.id }))
+      const rows = yield* repo.list({ organizationId, platformId: input.platformId, status: input.status, before: after, limit: input.limit })
+      const cut = Cursor.page(rows, input.limit, (row) => ({ createdAt: row.createdAt.toISOString(), id: row.id }))
       return page(cut.data.map(toJobRecord), cut.nextCursor ?? "")
     })
     return { get, list } as const

@@ -4,6 +4,7 @@ import * as Path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { Effect, Runtime } from "effect"
 import * as LocalEdge from "./adapters/LocalEdge.js"
+import { makeLocalEdgeRepo } from "./adapters/LocalEdgeRepo.js"
 
 /** A `node:http` request listener. */
 export type Listener = (request: IncomingMessage, response: ServerResponse) => void
@@ -74,14 +75,12 @@ export const listener = (
   options: { readonly root: string; readonly forwardedHost?: boolean }
 ): Effect.Effect<Listener, never, SqlClient.SqlClient> =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const repo = makeLocalEdgeRepo(yield* SqlClient.SqlClient)
     const runtime = yield* Effect.runtime<never>()
     const root = Path.resolve(options.root)
     const lookup = (project: string) =>
       Runtime.runPromise(runtime)(
-        sql<{ platformId: string; status: string | null }>`SELECT r.platform_id AS "platformId", s.status
-          FROM provisioning.edge_resources r LEFT JOIN provisioning.platform_status s ON s.platform_id = r.platform_id
-          WHERE r.resource_type = 'pages' AND r.edge_name = ${project}`.pipe(Effect.map((rows) => rows[0]))
+        repo.pagesProject(project)
       )
     const serve = async (project: string, request: IncomingMessage, response: ServerResponse, branch?: string) => {
       if (request.method !== "GET" && request.method !== "HEAD") {

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer } from "effect"
 import { type JobHandler, JobFailed, JobHandlers } from "./JobHandlers.js"
 import type { JobRow } from "./Jobs.js"
+import { makeTestJobRunsRepo } from "./TestJobRunsRepo.js"
 import { WorkerConfig } from "./WorkerConfig.js"
 
 /**
@@ -31,10 +32,10 @@ const numberOf = (job: JobRow, field: string, fallback: number): number => {
 export const TestJobsLive: Layer.Layer<JobHandlers, never, SqlClient.SqlClient> = Layer.effect(
   JobHandlers,
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const runs = makeTestJobRunsRepo(yield* SqlClient.SqlClient)
     const record = (job: JobRow, step: string) =>
       job.payload.record === true
-        ? sql`INSERT INTO public.core_test_job_runs (job_id, step, pid) VALUES (${job.id}, ${step}, ${process.pid})`.pipe(
+        ? runs.record(job.id, step, process.pid).pipe(
           Effect.asVoid,
           Effect.mapError((error) => new JobFailed({ message: `test job could not record ${step}: ${error.message}` }))
         )

@@ -1,24 +1,23 @@
 /**
- * @core/provisioning — the job queue and its worker, the feature job types, the `EdgeProvider`
- * port and its local adapter, provisioning's view of platform status, and its settings. Issue 13
- * grows it into the full queue (every job type, operator controls, dead letters, Cloudflare).
+ * @core/provisioning — the job queue and its worker, the registry of job handlers each owner of
+ * job types contributes to (`JobHandlers`), operator controls, dead letters, the `EdgeProvider`
+ * port with its local and Cloudflare adapters, custom domains, provisioning's view of platform
+ * status, and its settings.
  */
 export { type Cloudflare, ProvisioningConfig, type ProvisioningSettings } from "./Config.js"
 export * as Jobs from "./Jobs.js"
 export type { Enqueued, JobRow, NewJob } from "./Jobs.js"
-export { type JobContext, JobFailed, type JobHandler, JobHandlers } from "./JobHandlers.js"
+export { type JobContext, JobFailed, type JobHandler, JobHandlers, type OwnedJob } from "./JobHandlers.js"
 export { JobQueue } from "./JobQueue.js"
 export { JobEvents, type JobEventsSettings } from "./JobEvents.js"
 export { JobControls } from "./JobControls.js"
 export { DeadLetters } from "./DeadLetters.js"
 export { JobApiHandlers, JobApiLive } from "./JobsHttp.js"
 export * as Worker from "./Worker.js"
-export { FEATURE_ACTIVATE, FEATURE_DEACTIVATE, type FeaturePayload, FeatureJobsLive } from "./FeatureJobs.js"
 export { type EdgeFeature, EdgeProvider } from "./ports/EdgeProvider.js"
 export type { EdgeResourceHandle, EdgeResourceListing, EdgeResourceSpec, EdgeResourceType } from "./ports/EdgeProvider.js"
 export * as LocalEdge from "./adapters/LocalEdge.js"
 export type { LocalEdgeOptions } from "./adapters/EdgeProviderLocal.js"
-export { type ActivationOutcome, FeatureActivations } from "./ports/FeatureActivations.js"
 export { EdgeProviderLocal } from "./adapters/EdgeProviderLocal.js"
 export * as EdgeProviderCloudflare from "./adapters/EdgeProviderCloudflare.js"
 export { PlatformStatuses } from "./PlatformStatuses.js"
@@ -27,17 +26,20 @@ export { ProvisioningMigrations } from "./migrations/index.js"
 export {
   APP_CREATE,
   DOMAIN_ADD,
-  domainIdOf,
-  edgeNameOf,
+  FEATURE_ACTIVATE,
+  FEATURE_DEACTIVATE,
+  ONBOARD,
   PLATFORM_DEPROVISION,
   PLATFORM_PROVISION,
-  ResourceJobsLive,
-  ResourceProvisioner,
   STACK_ACTIVATE,
-  STACK_DEACTIVATE,
-  stackInstanceIdOf
-} from "./ResourceJobs.js"
-export { type Environment, type NewResource, type PlatformView, ResourceRecords, type ResourceView, type StackVersionView } from "./ports/ResourceRecords.js"
+  STACK_DEACTIVATE
+} from "./JobTypes.js"
+export { DomainJobsLive, domainIdOf } from "./DomainJobs.js"
+export { DomainsRepo } from "./DomainsRepo.js"
+export { type StackInstance, StackInstancesRepo } from "./StackInstancesRepo.js"
+export { EdgeTeardown } from "./EdgeTeardown.js"
+export { DnsTargets } from "./ports/DnsTargets.js"
+export { ProvisioningJobs } from "./ProvisioningJobs.js"
 export { Domains } from "./Domains.js"
 export { DomainHandlers } from "./DomainsHttp.js"
 export * as LocalPages from "./LocalPages.js"

@@ -5,7 +5,7 @@ import { SqlClient } from "@effect/sql"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DeadLetters, JobApiHandlers, JobControls, JobEvents, JobFailed, type JobHandler, JobHandlers, JobQueue, Jobs, ProvisioningMigrations, Worker } from "../src/index.js"
-import { TestCallers } from "./support/testCallers.js"
+import { TestCallers } from "../../../tests/support/testCallers.js"
 import { until as poll } from "@core/kernel/testing/poll"
 
 /** What the test handlers saw: runs per job, and the jobs whose handler was interrupted. */

@@ -1,7 +1,6 @@
 import { Registry } from "@core/contracts"
 import { Route } from "@core/kernel"
-import { FeatureActivations } from "@core/provisioning"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { Features, toActivateResponse, toActivationRecord } from "./Features.js"
 
 /** The feature routes (`Registry.FeatureRoutes`), one `handle` each. */
@@ -35,9 +34,3 @@ export const FeatureHandlers = [
       return yield* features.manifest(caller, params.platformId, params.entityId, query.environment)
     }))
 ]
-
-/** Provisioning's `FeatureActivations` port over the registry's activations (same database). */
-export const FeatureActivationsLive: Layer.Layer<FeatureActivations, never, Features> = Layer.effect(
-  FeatureActivations,
-  Effect.map(Features, (features) => FeatureActivations.of({ settle: features.settle }))
-)

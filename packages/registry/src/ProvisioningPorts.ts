@@ -1,11 +1,12 @@
 import type { Registry } from "@core/contracts"
 import { Ids } from "@core/kernel"
-import { FeatureRecords, LiveResources, OnboardingFlows, PlatformDirectory } from "@core/provisioning"
+import { DnsTargets, FeatureRecords, LiveResources, OnboardingFlows, PlatformDirectory } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
 import { makeFeaturesRepo } from "./FeaturesRepo.js"
 import { Onboarding } from "./Onboarding.js"
 import { PlatformsRepo } from "./PlatformsRepo.js"
+import { makeResourceRecordsRepo } from "./ResourceRecordsRepo.js"
 import { ResourcesRepo } from "./ResourcesRepo.js"
 import { entityNotFound, featureDeactivating, featureNotActive } from "./Errors.js"
 
@@ -21,7 +22,8 @@ export const PlatformDirectoryLive: Layer.Layer<PlatformDirectory, never, SqlCli
         Effect.map(repo.findById(platformId), Option.map((row) => ({
           platformId: row.id,
           organizationId: row.organizationId ?? null,
-          deleted: row.status === "deleted" || row.deletedAt !== null
+          deleted: row.status === "deleted" || row.deletedAt !== null,
+          status: row.status
         })))
     }))
 ).pipe(Layer.provide(PlatformsRepo.Default))
@@ -90,3 +92,9 @@ export const LiveResourcesLive: Layer.Layer<LiveResources, never, SqlClient.SqlC
   LiveResources,
   Effect.map(ResourcesRepo, (repo) => LiveResources.of({ during: repo.liveDuring }))
 ).pipe(Layer.provide(ResourcesRepo.Default))
+
+/** Provisioning's `DnsTargets` over the registry's DNS records: what a `domain.add` routes its hostname to. */
+export const DnsTargetsLive: Layer.Layer<DnsTargets, never, SqlClient.SqlClient> = Layer.effect(
+  DnsTargets,
+  Effect.map(SqlClient.SqlClient, (sql) => DnsTargets.of({ target: makeResourceRecordsRepo(sql).dnsTarget }))
+)

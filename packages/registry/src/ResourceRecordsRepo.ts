@@ -1,4 +1,4 @@
-import type { NewResource, ResourceView } from "@core/provisioning"
+import type { NewResource, ResourceView } from "./jobs/ResourceRecords.js"
 import type { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 

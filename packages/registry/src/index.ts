@@ -4,6 +4,7 @@
  * (who may do what), `Errors`, `Http` (one handle per catalogued route). `Entities` (a
  * platform's tenants and subtenants). `Resources` (both path families and the lookups), `DnsRecords`
  * (`ports/DnsApplier`), `Secrets` (encrypted at rest): `ResourcesLive`, `ResourceHandlers`.
+ * `RegistryJobs`: its job types (resources, features, onboarding) for provisioning's worker.
  */
 export * from "./Entities.js"
 export * as Lifecycle from "./Lifecycle.js"
@@ -22,14 +23,27 @@ export { ResourcesLive } from "./ResourcesLive.js"
 export { DnsApplier } from "./ports/DnsApplier.js"
 export * from "./Features.js"
 export { type ActivationRow } from "./FeaturesRepo.js"
-export { FeatureActivationsLive, FeatureHandlers } from "./FeaturesHttp.js"
-export { FeatureRecordsLive, LiveResourcesLive, OnboardingFlowsLive, PlatformDirectoryLive } from "./ProvisioningPorts.js"
+export { FeatureHandlers } from "./FeaturesHttp.js"
+export { DnsTargetsLive, FeatureRecordsLive, LiveResourcesLive, OnboardingFlowsLive, PlatformDirectoryLive } from "./ProvisioningPorts.js"
 export * from "./Onboarding.js"
 export { type NewOnboardingRow, type OnboardingRow, OnboardingRepo } from "./OnboardingRepo.js"
 export { type OnboardingOrganization, OnboardingOrganizations } from "./ports/OnboardingOrganizations.js"
-export { edgeNameOf, makeOnboardJob, OnboardJobLive } from "./OnboardJob.js"
 export { OnboardingHandlers } from "./OnboardingHttp.js"
 export { RegistryServices } from "./RegistryLive.js"
-export { ResourceRecordsLive } from "./ResourceRecordsLive.js"
+export { edgeNameOf, stackInstanceIdOf } from "./jobs/EdgeNames.js"
+export { FEATURE_MAX_ATTEMPTS, type FeaturePayload, FeatureJobsLive } from "./jobs/FeatureJobs.js"
+export { makeOnboardJob, OnboardJobLive } from "./jobs/OnboardJob.js"
+export { RegistryJobs } from "./jobs/RegistryJobs.js"
+export { ResourceJobsLive } from "./jobs/ResourceJobs.js"
+export { RESOURCE_MAX_ATTEMPTS, ResourceProvisioner } from "./jobs/ResourceProvisioner.js"
+export {
+  type Environment,
+  type NewResource,
+  type PlatformView,
+  ResourceRecords,
+  ResourceRecordsLive,
+  type ResourceView,
+  type StackVersionView
+} from "./jobs/ResourceRecords.js"
 export { type StackDefinitionVersion, type StackResourceDefinition, StackDefinitions } from "./ports/StackDefinitions.js"
 export { RegistryMigrations } from "./migrations/index.js"

@@ -1,2 +1,2 @@
-/** The stand-in for identity the registry's tests share with provisioning's (one table of users and keys). */
-export { TestCallers } from "../../provisioning/test/support/testCallers.js"
+/** The stand-in for identity every domain package's tests share (tests/support: one table of users and keys). */
+export { TestCallers } from "../../../tests/support/testCallers.js"

@@ -1,10 +1,10 @@
 import { Ids, Route } from "@core/kernel"
 import { makeHttpHarness, type HttpHarness, TestDatabase } from "@core/kernel/testing"
-import { EdgeProviderLocal, FeatureJobsLive, ProvisioningMigrations, Worker } from "@core/provisioning"
+import { EdgeProviderLocal, ProvisioningMigrations, Worker } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { FeatureActivationsLive, FeatureHandlers, Features, Platforms, RegistryMigrations } from "../src/index.js"
+import { FeatureHandlers, FeatureJobsLive, Features, Platforms, RegistryMigrations } from "../src/index.js"
 import { TestCallers } from "./Callers.js"
 import { until as poll } from "@core/kernel/testing/poll"
 
@@ -16,7 +16,7 @@ const makeLayer = (driver: "pglite" | "pg") => {
   )
   const worker = Worker.layer({ pollMs: 50 }).pipe(
     Layer.provide(FeatureJobsLive),
-    Layer.provide(Layer.mergeAll(EdgeProviderLocal, FeatureActivationsLive))
+    Layer.provide(EdgeProviderLocal)
   )
   return worker.pipe(Layer.provideMerge(services))
 }

@@ -1,13 +1,13 @@
 import { Ids, Route } from "@core/kernel"
 import { makeHttpHarness, type HttpHarness, TestDatabase } from "@core/kernel/testing"
-import { AuthJobsLive, authWorkerName, EdgeProviderLocal, FeatureJobsLive, JobCreation, JobCreationHandlers, JobHandlers, ProvisioningMigrations, Worker } from "@core/provisioning"
+import { AuthJobsLive, authWorkerName, EdgeProviderLocal, JobCreation, JobCreationHandlers, JobHandlers, ProvisioningMigrations, Worker } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { FeatureActivationsLive, FeatureRecordsLive, Features, Platforms, PlatformDirectoryLive, RegistryMigrations } from "../src/index.js"
+import { FeatureJobsLive, FeatureRecordsLive, Features, Platforms, PlatformDirectoryLive, RegistryMigrations } from "../src/index.js"
 import { TestCallers } from "./Callers.js"
 import { until as poll } from "@core/kernel/testing/poll"
 
@@ -19,7 +19,7 @@ const makeLayer = (driver: "pglite" | "pg", root: string) => {
   )
   const worker = Worker.layer({ pollMs: 20, concurrency: 3 }).pipe(
     Layer.provide(JobHandlers.merge(FeatureJobsLive, AuthJobsLive)),
-    Layer.provide(Layer.mergeAll(EdgeProviderLocal.layer({ root }), FeatureActivationsLive))
+    Layer.provide(EdgeProviderLocal.layer({ root }))
   )
   return worker.pipe(Layer.provideMerge(services))
 }

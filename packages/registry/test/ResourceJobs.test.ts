@@ -5,11 +5,11 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { Ids } from "@core/kernel"
 import { TestDatabase } from "@core/kernel/testing"
-import { EdgeProviderLocal, Jobs, LocalPages, ProvisioningMigrations, ResourceJobsLive, Worker } from "@core/provisioning"
+import { EdgeProviderLocal, JobHandlers, Jobs, LocalPages, ProvisioningJobs, ProvisioningMigrations, Worker } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Platforms, RegistryMigrations, ResourceRecordsLive, StackDefinitions } from "../src/index.js"
+import { DnsTargetsLive, PlatformDirectoryLive, Platforms, RegistryJobs, RegistryMigrations, StackDefinitions } from "../src/index.js"
 import { TestCallers } from "./Callers.js"
 import { eventually } from "@core/kernel/testing/poll"
 
@@ -38,8 +38,9 @@ const makeLayer = (driver: "pglite" | "pg", root: string) => {
     Layer.provideMerge(TestDatabase.layer([RegistryMigrations, ProvisioningMigrations], { driver }))
   )
   const worker = Worker.layer({ pollMs: 50, backoffBaseMs: 50 }).pipe(
-    Layer.provide(ResourceJobsLive),
-    Layer.provide(Layer.mergeAll(EdgeProviderLocal.layer({ root, port: 8787 }), ResourceRecordsLive.pipe(Layer.provide(Stacks))))
+    // The registry's job types, and provisioning's own (`domain.add`) over the registry's ports.
+    Layer.provide(JobHandlers.merge(RegistryJobs, ProvisioningJobs)),
+    Layer.provide(Layer.mergeAll(EdgeProviderLocal.layer({ root, port: 8787 }), Stacks, DnsTargetsLive, PlatformDirectoryLive))
   )
   return worker.pipe(Layer.provideMerge(services))
 }

@@ -5,12 +5,12 @@ import { HttpUpstream, Upstream } from "@core/gateway"
 import { IdentityHandlers, IdentityLive } from "@core/auth"
 import { CliService, IdentityService, ProvisioningService, RegistryService, SERVICE_DECLARATIONS, type ServiceName, StacksService, VaultService } from "@core/contracts"
 import { type Configuration, CoreConfig, ForwardedCallers, ForwardedIdentity, Ids, Route } from "@core/kernel"
-import { FeatureActivationsLive, FeatureRecordsLive, Features, OnboardingFlowsLive, OnboardingRepo, OnboardJobLive, Onboarding, PlatformDirectoryLive, Platforms, RegistryHandlers, RegistryServices, Resources } from "@core/registry"
-import { AuthJobsLive, EdgeProviderLocal, FeatureJobsLive, JobCreation, JobHandlers, JobQueue, PlatformStatuses, ProvisioningHandlers, TestJobsIfEnabled, Worker } from "@core/provisioning"
+import { DnsTargetsLive, FeatureRecordsLive, Features, OnboardingFlowsLive, OnboardingRepo, Onboarding, PlatformDirectoryLive, Platforms, RegistryHandlers, RegistryJobs, RegistryServices } from "@core/registry"
+import { EdgeProviderLocal, JobCreation, JobHandlers, JobQueue, PlatformStatuses, ProvisioningHandlers, ProvisioningJobs, Worker } from "@core/provisioning"
 import { EdgeProviderCloudflare } from "@core/provisioning"
 import { JobApiLive } from "@core/provisioning"
-import { Domains, ResourceHours, ResourceJobsLive, ResourceProvisioner } from "@core/provisioning"
-import { LiveResourcesLive, ResourceRecordsLive } from "@core/registry"
+import { Domains, ResourceHours } from "@core/provisioning"
+import { LiveResourcesLive } from "@core/registry"
 import { ResourcesLive } from "@core/registry"
 import { Catalogue, StacksHandlers } from "@core/stacks"
 import { DeployHandlers, DeployJobs, DeployLive } from "@core/deploy"
@@ -86,40 +86,48 @@ const onboardingFlows = OnboardingFlowsLive.pipe(
 )
 
 /**
+ * The job types of each owner, merged once (decision 0673): provisioning's own (`auth.upgrade`,
+ * `domain.add`, the test types when enabled), the registry's (resources, features, onboarding) and
+ * deploy's (`deploy.site`). The worker runs them; the operator controls settle through them.
+ */
+const jobHandlers = JobHandlers.merge(ProvisioningJobs, RegistryJobs, DeployJobs)
+
+/**
  * Provisioning: the job routes and `/internal/platform-status`, and the worker that runs the jobs
  * (it lives in the services' scope: started with them, its jobs given back when the server stops,
- * before the database closes; decision 0200). Feature jobs deploy on the local edge provider and
- * move the registry's activations on the shared database (`FeatureActivationsLive`).
+ * before the database closes; decision 0200). The jobs reach the registry and billing through the
+ * ports bound below, on the shared database.
  */
 const provisioning = implement(ProvisioningService, {
   handlers: ProvisioningHandlers,
   layer: Layer.mergeAll(
     JobQueue.Default,
-    // Cancel and force-complete move the registry's activations and resources their job owns (decision 0312).
-    JobApiLive.pipe(
-      Layer.provide(Layer.mergeAll(FeatureActivationsLive, ResourceRecordsLive.pipe(Layer.provide(StackDefinitionsLive)))),
-      Layer.provide(Features.DefaultWithoutDependencies),
-      Layer.provide(Platforms.Default)
-    ),
-    JobCreation.Default.pipe(Layer.provide(PlatformDirectoryLive)),
+    JobApiLive,
+    JobCreation.Default,
     onboardingFlows,
     FeatureRecordsLive,
-    Domains.Default.pipe(Layer.provide(PlatformDirectoryLive)),
+    Domains.Default,
     PlatformStatuses.Default,
     // Resource-hours to billing's metering, hour by hour (decision 0465).
-    ResourceHours.layer().pipe(Layer.provide(Layer.mergeAll(LiveResourcesLive, UsageReporterLive.pipe(Layer.provide(UsageIngestLive))))),
-    ForwardedCallers.layer,
-    Worker.layerConfig().pipe(
-      Layer.provide(JobHandlers.merge(FeatureJobsLive, OnboardJobLive, TestJobsIfEnabled, ResourceJobsLive, AuthJobsLive, DeployJobs.pipe(Layer.provide(BuildReporterLive), Layer.provide(UsageIngestLive)))),
-      Layer.provide(ResourceProvisioner.Live),
+    ResourceHours.layer(),
+    Worker.layerConfig()
+  ).pipe(
+    Layer.provideMerge(jobHandlers),
+    Layer.provideMerge(Layer.mergeAll(
+      PlatformDirectoryLive,
+      DnsTargetsLive,
+      LiveResourcesLive,
+      StackDefinitionsLive,
       // An onboarding's billing email becomes its platform's customer's (decision 0578).
-      Layer.provide(PlatformBillingContactLive),
-      Layer.provide(ResourceRecordsLive.pipe(Layer.provide(StackDefinitionsLive))),
-      Layer.provide(FeatureActivationsLive),
-      Layer.provide(Layer.mergeAll(Features.DefaultWithoutDependencies, Resources.Default, StackDefinitionsLive)),
-      Layer.provide(Platforms.Default)
-    )
-  ).pipe(Layer.provideMerge(ForwardedCallers.layer), Layer.provideMerge(EdgeProviderCloudflare.whenConfigured(EdgeProviderLocal)), Layer.provideMerge(Ids.layer))
+      PlatformBillingContactLive,
+      UsageReporterLive,
+      BuildReporterLive
+    )),
+    Layer.provide(UsageIngestLive),
+    Layer.provideMerge(ForwardedCallers.layer),
+    Layer.provideMerge(EdgeProviderCloudflare.whenConfigured(EdgeProviderLocal)),
+    Layer.provideMerge(Ids.layer)
+  )
 })
 
 /**
@@ -135,7 +143,7 @@ const vault = implement(VaultService, {
 /**
  * The command-line backend (`/api/v1/cli`): repositories, features, deploys, secrets. Behind the
  * gateway (`ForwardedCallers`), in process or alone with `serve --service cli`; its deployments run
- * as the provisioning worker's `deploy.site` jobs (registered above with `DeployJobs`).
+ * as the provisioning worker's `deploy.site` jobs (deploy's `DeployJobs`, merged above).
  */
 const cli = implement(CliService, {
   handlers: DeployHandlers,

@@ -5,8 +5,9 @@ import { CoreConfig, Crypto } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option, Redacted } from "effect"
 import { JobFailed } from "../JobHandlers.js"
-import { EdgeProvider, type EdgeResourceListing, type EdgeResourceSpec, type EdgeResourceType } from "../ports/EdgeProvider.js"
+import { EdgeProvider, type EdgeResourceSpec, type EdgeResourceType } from "../ports/EdgeProvider.js"
 import * as LocalEdge from "./LocalEdge.js"
+import { makeLocalEdgeRepo } from "./LocalEdgeRepo.js"
 
 /** Where the local edge keeps its files and the port its pages are served on. */
 export interface LocalEdgeOptions {
@@ -55,14 +56,11 @@ const SECRET_NAME = /^[A-Z_][A-Z0-9_]{0,127}$/
 /** The local edge provider as built from `options`. */
 const make = (options: LocalEdgeOptions) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const repo = makeLocalEdgeRepo(yield* SqlClient.SqlClient)
     const config = yield* Effect.serviceOption(CoreConfig)
     const root = Path.resolve(options.root ?? LocalEdge.rootOf(Option.getOrUndefined(config)))
     const port = options.port ?? Option.match(config, { onNone: () => 8787, onSome: (c) => c.port })
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
-    const quoted = (name: string) => sql.literal(`"${name}"`)
-    const edgeTable = (type: "kv" | "queue", edgeName: string) =>
-      sql.literal(`${LocalEdge.EDGE_SCHEMA}."${LocalEdge.resourceTable(type, edgeName)}"`)
     const dbFailure = failed("The local edge's database failed")
     /** Worker secrets are encrypted at rest under a key from `CORE_SECRET` (a per-process one without it). */
     const secretsKey = Option.match(config, {
@@ -74,22 +72,16 @@ const make = (options: LocalEdgeOptions) =>
     const materialize = (spec: EdgeResourceSpec): Effect.Effect<void, JobFailed> => {
       switch (spec.resourceType) {
         case "sql_db":
-          return sql`CREATE SCHEMA IF NOT EXISTS ${quoted(LocalEdge.databaseSchema(spec.edgeName))}`.pipe(Effect.asVoid, Effect.mapError(dbFailure))
+          return repo.createDatabase(spec.edgeName).pipe(Effect.mapError(dbFailure))
         case "object_store":
           return Effect.tryPromise({
             try: () => Fs.mkdir(LocalEdge.objectsDir(root, spec.edgeName), { recursive: true }),
             catch: failed(`Could not make the object store ${spec.edgeName}`)
           }).pipe(Effect.asVoid)
         case "kv":
-          return sql`CREATE TABLE IF NOT EXISTS ${edgeTable("kv", spec.edgeName)} (
-              key text PRIMARY KEY, value text NOT NULL, expires_at timestamptz)`.pipe(Effect.asVoid, Effect.mapError(dbFailure))
+          return repo.createKv(spec.edgeName).pipe(Effect.mapError(dbFailure))
         case "queue":
-          return sql`CREATE TABLE IF NOT EXISTS ${edgeTable("queue", spec.edgeName)} (
-              id bigserial PRIMARY KEY, body jsonb NOT NULL, attempts integer NOT NULL DEFAULT 0,
-              visible_at timestamptz NOT NULL DEFAULT now(), enqueued_at timestamptz NOT NULL DEFAULT now())`.pipe(
-            Effect.asVoid,
-            Effect.mapError(dbFailure)
-          )
+          return repo.createQueue(spec.edgeName).pipe(Effect.mapError(dbFailure))
         case "pages":
           return writePages(LocalEdge.pagesDir(root, spec.edgeName), spec.edgeName, spec.config.files)
         case "worker":
@@ -103,14 +95,14 @@ const make = (options: LocalEdgeOptions) =>
         Effect.tryPromise({ try: () => Fs.rm(dir, { recursive: true, force: true }), catch: failed(`Could not remove ${edgeName}`) })
       switch (resourceType) {
         case "sql_db":
-          return sql`DROP SCHEMA IF EXISTS ${quoted(LocalEdge.databaseSchema(edgeName))} CASCADE`.pipe(Effect.asVoid, Effect.mapError(dbFailure))
+          return repo.dropDatabase(edgeName).pipe(Effect.mapError(dbFailure))
         case "object_store":
           return removeDir(LocalEdge.objectsDir(root, edgeName))
         case "pages":
           return removeDir(LocalEdge.pagesDir(root, edgeName))
         case "kv":
         case "queue":
-          return sql`DROP TABLE IF EXISTS ${edgeTable(resourceType, edgeName)}`.pipe(Effect.asVoid, Effect.mapError(dbFailure))
+          return repo.dropTable(resourceType, edgeName).pipe(Effect.mapError(dbFailure))
         case "worker":
           return Effect.void
       }
@@ -121,12 +113,7 @@ const make = (options: LocalEdgeOptions) =>
       edgeUrl: spec.resourceType === "pages" ? LocalEdge.pagesUrl(LocalEdge.safeSegment(spec.edgeName), port) : null
     })
 
-    const ownerOf = (resourceType: string, edgeName: string) =>
-      sql<{ platformId: string }>`SELECT platform_id AS "platformId" FROM provisioning.edge_resources
-        WHERE resource_type = ${resourceType} AND edge_name = ${edgeName}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]?.platformId)),
-        Effect.mapError(dbFailure)
-      )
+    const ownerOf = (resourceType: string, edgeName: string) => repo.ownerOf(resourceType, edgeName).pipe(Effect.mapError(dbFailure))
 
     const createResource = (spec: EdgeResourceSpec) =>
       Effect.gen(function*() {
@@ -142,14 +129,7 @@ const make = (options: LocalEdgeOptions) =>
         const at = yield* now
         const script = typeof spec.config.script === "string" ? spec.config.script : null
         const { script: _, files: __, ...config } = spec.config
-        yield* sql`INSERT INTO provisioning.edge_resources
-            (resource_type, edge_name, platform_id, environment, edge_id, edge_url, config, script, created_at, updated_at)
-          VALUES (${spec.resourceType}, ${spec.edgeName}, ${spec.platformId}, ${spec.environment}, ${handle.edgeId},
-            ${handle.edgeUrl}, ${JSON.stringify(config)}::jsonb, ${script}, ${at}, ${at})
-          ON CONFLICT (resource_type, edge_name) DO UPDATE SET environment = EXCLUDED.environment, edge_url = EXCLUDED.edge_url,
-            config = EXCLUDED.config, script = COALESCE(EXCLUDED.script, provisioning.edge_resources.script), updated_at = EXCLUDED.updated_at`.pipe(
-          Effect.mapError(dbFailure)
-        )
+        yield* repo.upsertResource({ spec, ...handle, config, script }, at).pipe(Effect.mapError(dbFailure))
         return handle
       }).pipe(Effect.withSpan("EdgeProviderLocal.createResource", { attributes: { resourceType: spec.resourceType, edgeName: spec.edgeName } }))
 
@@ -164,42 +144,27 @@ const make = (options: LocalEdgeOptions) =>
         }
         // Data first, then the listing: a retry after a crash between them still finds the row.
         if (options.deleteData) yield* dropData(spec.resourceType, spec.edgeName)
-        yield* sql`DELETE FROM provisioning.edge_resources WHERE resource_type = ${spec.resourceType} AND edge_name = ${spec.edgeName}
-          AND platform_id = ${spec.platformId}`.pipe(Effect.mapError(dbFailure))
+        yield* repo.deleteResource(spec).pipe(Effect.mapError(dbFailure))
       }).pipe(Effect.withSpan("EdgeProviderLocal.deleteResource", { attributes: { resourceType: spec.resourceType, edgeName: spec.edgeName } }))
 
-    const listResources = (platformId: string) =>
-      sql<{ resourceType: EdgeResourceType; edgeName: string; edgeId: string; edgeUrl: string | null }>`SELECT
-          resource_type AS "resourceType", edge_name AS "edgeName", edge_id AS "edgeId", edge_url AS "edgeUrl"
-        FROM provisioning.edge_resources WHERE platform_id = ${platformId} ORDER BY resource_type, edge_name`.pipe(
-        Effect.map((rows): ReadonlyArray<EdgeResourceListing> =>
-          rows.map((row) => ({ resourceType: row.resourceType, edgeName: row.edgeName, edgeId: row.edgeId, edgeUrl: row.edgeUrl ?? null }))),
-        Effect.mapError(dbFailure)
-      )
+    const listResources = (platformId: string) => repo.listResources(platformId).pipe(Effect.mapError(dbFailure))
 
     /** Recorded `pending`, then verified at once: a local hostname needs no DNS proof (decision 0294). */
     const addCustomHostname = (input: { readonly platformId: string; readonly hostname: string; readonly target: string }) =>
       Effect.gen(function*() {
         const hostname = input.hostname.toLowerCase()
         const at = yield* now
-        const existing = yield* sql<{ id: string; platformId: string }>`SELECT id, platform_id AS "platformId"
-          FROM provisioning.edge_hostnames WHERE hostname = ${hostname}`.pipe(Effect.mapError(dbFailure))
-        if (existing[0] !== undefined && existing[0].platformId !== input.platformId) {
+        const existing = yield* repo.hostname(hostname).pipe(Effect.mapError(dbFailure))
+        if (Option.isSome(existing) && existing.value.platformId !== input.platformId) {
           return yield* new JobFailed({ message: `The hostname ${hostname} is routed for another platform` })
         }
-        const edgeId = existing[0]?.id ?? `local-hostname:${hostname}`
-        yield* sql`INSERT INTO provisioning.edge_hostnames (id, platform_id, hostname, target, status, created_at, updated_at)
-          VALUES (${edgeId}, ${input.platformId}, ${hostname}, ${input.target}, 'pending', ${at}, ${at})
-          ON CONFLICT (hostname) DO UPDATE SET target = EXCLUDED.target, updated_at = EXCLUDED.updated_at`.pipe(Effect.mapError(dbFailure))
-        yield* sql`UPDATE provisioning.edge_hostnames SET status = 'active', updated_at = ${at} WHERE id = ${edgeId}`.pipe(
-          Effect.mapError(dbFailure)
-        )
+        const edgeId = Option.isSome(existing) ? existing.value.id : `local-hostname:${hostname}`
+        yield* repo.routeHostname({ id: edgeId, platformId: input.platformId, hostname, target: input.target }, at).pipe(Effect.mapError(dbFailure))
         return { edgeId, status: "active" as const }
       }).pipe(Effect.withSpan("EdgeProviderLocal.addCustomHostname"))
 
     const removeCustomHostname = (input: { readonly platformId: string; readonly edgeId: string }) =>
-      sql`DELETE FROM provisioning.edge_hostnames WHERE id = ${input.edgeId} AND platform_id = ${input.platformId}`.pipe(
-        Effect.asVoid,
+      repo.removeHostname(input).pipe(
         Effect.mapError(dbFailure),
         Effect.withSpan("EdgeProviderLocal.removeCustomHostname")
       )
@@ -238,24 +203,17 @@ const make = (options: LocalEdgeOptions) =>
             discard: true
           })
           const at = yield* now
-          yield* sql`INSERT INTO provisioning.local_features (platform_id, entity_id, feature_id, environment, feature_version, deployed_at)
-            VALUES (${feature.platformId}, ${feature.entityId}, ${feature.featureId}, ${feature.environment}, ${feature.featureVersion}, ${at})
-            ON CONFLICT (platform_id, entity_id, feature_id, environment)
-            DO UPDATE SET feature_version = EXCLUDED.feature_version, deployed_at = EXCLUDED.deployed_at`.pipe(Effect.orDie)
+          yield* repo.deployFeature(feature, at).pipe(Effect.orDie)
         }).pipe(Effect.withSpan("EdgeProviderLocal.activateFeature")),
       deactivateFeature: (feature, options) =>
         Effect.gen(function*() {
           if (options?.deleteData === true) {
             yield* Effect.forEach(FEATURE_DATA, (resourceType) => dropData(resourceType, LocalEdge.featureDataName(feature)), { discard: true })
           }
-          yield* sql`DELETE FROM provisioning.local_features WHERE platform_id = ${feature.platformId} AND entity_id = ${feature.entityId}
-            AND feature_id = ${feature.featureId} AND environment = ${feature.environment}`.pipe(Effect.orDie)
+          yield* repo.removeFeature(feature).pipe(Effect.orDie)
         }).pipe(Effect.withSpan("EdgeProviderLocal.deactivateFeature", { attributes: { deleteData: options?.deleteData === true } })),
       setPlatformStatus: (platformId, status) =>
-        Effect.flatMap(now, (at) =>
-          sql`INSERT INTO provisioning.platform_status (platform_id, status, updated_at) VALUES (${platformId}, ${status}, ${at})
-            ON CONFLICT (platform_id) DO UPDATE SET status = EXCLUDED.status, updated_at = EXCLUDED.updated_at`).pipe(
-          Effect.asVoid,
+        Effect.flatMap(now, (at) => repo.setPlatformStatus(platformId, status, at)).pipe(
           Effect.orDie,
           Effect.withSpan("EdgeProviderLocal.setPlatformStatus")
         ),

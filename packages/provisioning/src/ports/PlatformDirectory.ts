@@ -7,6 +7,8 @@ export interface PlatformOwnership {
   readonly organizationId: string | null
   /** Deleted (status `deleted` or soft-deleted): only its deprovision may still be asked. */
   readonly deleted: boolean
+  /** Its lifecycle status (`active`, `suspended`, …): jobs that make something need it `active`. */
+  readonly status: string
 }
 
 /**

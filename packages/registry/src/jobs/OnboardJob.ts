@@ -1,20 +1,20 @@
 import type { Registry } from "@core/contracts"
 import { type Caller, Callers } from "@core/kernel"
-import { type JobHandler, JobFailed, JobHandlers, type JobRow, ResourceProvisioner, edgeNameOf } from "@core/provisioning"
+import { type JobHandler, JobFailed, JobHandlers, type JobRow } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
-import { ONBOARD, ONBOARD_MAX_ATTEMPTS, type OnboardPayload, unbuildable } from "./Onboarding.js"
-import { Resources } from "./Resources.js"
-import { PlatformBillingContact } from "./ports/PlatformBillingContact.js"
-import { StackDefinitions } from "./ports/StackDefinitions.js"
-import { makeEntitiesRepo } from "./EntitiesRepo.js"
+import { makeEntitiesRepo } from "../EntitiesRepo.js"
+import { ONBOARD, ONBOARD_MAX_ATTEMPTS, type OnboardPayload, unbuildable } from "../Onboarding.js"
+import { PlatformBillingContact } from "../ports/PlatformBillingContact.js"
+import { StackDefinitions } from "../ports/StackDefinitions.js"
+import { Resources } from "../Resources.js"
+import { edgeNameOf } from "./EdgeNames.js"
+import { ResourceProvisioner } from "./ResourceProvisioner.js"
+import { settleResources } from "./ResourceJobs.js"
+import { ResourceRecords } from "./ResourceRecords.js"
 
 /** Core's own jobs act as the service key. */
 const SYSTEM: Caller = { kind: "service" }
-
-/** The longest edge name (a DNS label). */
-/** A resource's edge name: provisioning's `edgeNameOf`, so the job and the resource jobs name it alike. */
-export { edgeNameOf }
 
 const payloadOf = (job: JobRow): Effect.Effect<OnboardPayload, JobFailed> => {
   const p = job.payload
@@ -26,7 +26,7 @@ const payloadOf = (job: JobRow): Effect.Effect<OnboardPayload, JobFailed> => {
 const fail = (message: string) => new JobFailed({ message })
 
 /**
- * The `onboard` job (seed 001's onboard, DESIGN §7): its steps are memoized, so a retry resumes
+ * The `onboard` job: its steps are memoized, so a retry resumes
  * where the last attempt stopped.
  *
  * 1. `platform`: the platform the flow created is there and live, with its default tenant.
@@ -34,7 +34,7 @@ const fail = (message: string) => new JobFailed({ message })
  *    becomes the email of the platform's customer at the payment provider (decision 0578).
  * 3. `stack` (when the flow names a template): the template's latest published version, each of its
  *    resources recorded `pending` on the default tenant under a deterministic edge name (one that
- *    exists already is kept: a retry makes nothing twice). Issue 13's resource jobs provision them
+ *    exists already is kept: a retry makes nothing twice). The resource provisioner makes them
  *    on the edge.
  *
  * The result names the platform, its default tenant, the stack version and the resources.
@@ -46,11 +46,14 @@ export const makeOnboardJob = Effect.gen(function*() {
   const callers = yield* Callers
   const provisioner = yield* Effect.serviceOption(ResourceProvisioner)
   const billingContact = yield* Effect.serviceOption(PlatformBillingContact)
+  const records = yield* Effect.serviceOption(ResourceRecords)
 
   const defaultTenantOf = makeEntitiesRepo(sql).defaultTenantOf
 
   const handler: JobHandler = {
     maxAttempts: ONBOARD_MAX_ATTEMPTS,
+    // The resources its `stack` step left unfinished, as for the resource jobs (decision 0312).
+    ...(Option.isSome(records) ? { settle: settleResources(records.value) } : {}),
     run: (job, context) =>
       Effect.gen(function*() {
         const flow = yield* payloadOf(job)
@@ -99,7 +102,7 @@ export const makeOnboardJob = Effect.gen(function*() {
             }), { discard: true }))
           stack = { version: version.version, resources: yield* resources.liveIdsOfStack(flow.platformId, version.templateId) }
           // 3. The recorded resources made on the edge (`pending → provisioning → active`), one
-          //    memoized step each (provisioning's `ResourceProvisioner`, when the worker has it).
+          //    memoized step each (`ResourceProvisioner`, when the worker has it).
           if (Option.isSome(provisioner)) {
             yield* context.progress(0.5)
             yield* provisioner.value.provisionIds(flow.platformId, stack.resources, context, job)

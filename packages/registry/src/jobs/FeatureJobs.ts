@@ -1,12 +1,6 @@
+import { EdgeProvider, FEATURE_ACTIVATE, FEATURE_DEACTIVATE, JobFailed, type JobHandler, JobHandlers, type JobRow } from "@core/provisioning"
 import { Effect, Layer } from "effect"
-import { type JobHandler, JobFailed, JobHandlers } from "./JobHandlers.js"
-import type { JobRow } from "./Jobs.js"
-import { EdgeProvider } from "./ports/EdgeProvider.js"
-import { FeatureActivations } from "./ports/FeatureActivations.js"
-
-/** The job types of feature activation (seed 001's feature activate and deactivate). */
-export const FEATURE_ACTIVATE = "feature.activate"
-export const FEATURE_DEACTIVATE = "feature.deactivate"
+import { Features } from "../Features.js"
 
 /** Attempts of a feature job before it fails (and its activation with it). */
 export const FEATURE_MAX_ATTEMPTS = 3
@@ -34,16 +28,24 @@ const lastAttempt = (job: JobRow) => job.attempts >= Math.min(job.maxAttempts, F
 
 /**
  * `feature.activate` and `feature.deactivate` over the `EdgeProvider` (steps `deploy`/`remove`,
- * then `record`), moving the registry's activation through `FeatureActivations`: `pending →
- * active`, or `failed` once the last attempt fails; `deactivating → deactivated`.
+ * then `record`), moving the registry's activation (`Features.settle`): `pending → active`, or
+ * `failed` once the last attempt fails; `deactivating → deactivated`. An operator's cancel makes an
+ * activation `failed` and a deactivation `active` again (it stays deployed as it was); a
+ * force-complete makes them `active` and `deactivated` (decision 0312).
  */
-export const FeatureJobsLive: Layer.Layer<JobHandlers, never, EdgeProvider | FeatureActivations> = Layer.effect(
+export const FeatureJobsLive: Layer.Layer<JobHandlers, never, EdgeProvider | Features> = Layer.effect(
   JobHandlers,
   Effect.gen(function*() {
     const edge = yield* EdgeProvider
-    const activations = yield* FeatureActivations
+    const activations = yield* Features
+    const activationOf = (job: { readonly payload: Record<string, unknown> }) =>
+      typeof job.payload.activationId === "string" ? job.payload.activationId : undefined
     const activate: JobHandler = {
       maxAttempts: FEATURE_MAX_ATTEMPTS,
+      settle: (job, outcome) => {
+        const id = activationOf(job)
+        return id === undefined ? Effect.void : activations.settle(id, outcome)
+      },
       run: (job, context) =>
         Effect.gen(function*() {
           const feature = yield* payloadOf(job)
@@ -58,10 +60,14 @@ export const FeatureJobsLive: Layer.Layer<JobHandlers, never, EdgeProvider | Fea
     }
     const deactivate: JobHandler = {
       maxAttempts: FEATURE_MAX_ATTEMPTS,
+      settle: (job, outcome) => {
+        const id = activationOf(job)
+        return id === undefined ? Effect.void : activations.settle(id, outcome === "active" ? "deactivated" : "restored")
+      },
       run: (job, context) =>
         Effect.gen(function*() {
           const feature = yield* payloadOf(job)
-          // `deleteData` (seed 001, default false): the feature's data at the edge goes too (decision 0313).
+          // `deleteData` (default false): the feature's data at the edge goes too (decision 0313).
           yield* context.step("remove", edge.deactivateFeature(feature, { deleteData: job.payload.deleteData === true }))
           yield* context.progress(0.5)
           yield* context.step("record", activations.settle(feature.activationId, "deactivated"))
