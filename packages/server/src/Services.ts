@@ -58,7 +58,7 @@ const events = implement(EventsService, {
 /** The identity service: accounts, sessions, organizations, authorization, keys, audit. */
 const iam = implement(IdentityService, {
   handlers: IdentityHandlers,
-  layer: IdentityLive.pipe(Layer.provide(PlatformSetupLive), Layer.provideMerge(Ids.layer))
+  layer: IdentityLive.pipe(Layer.provide(PlatformSetupLive), Layer.provideMerge(eventOutbox), Layer.provideMerge(Ids.layer))
 })
 
 /**
@@ -135,7 +135,7 @@ const provisioning = implement(ProvisioningService, {
       Layer.provide(Layer.mergeAll(Features.DefaultWithoutDependencies, Resources.Default, StackDefinitionsLive)),
       Layer.provide(Platforms.Default)
     )
-  ).pipe(Layer.provideMerge(ForwardedCallers.layer), Layer.provideMerge(EdgeProviderCloudflare.whenConfigured(EdgeProviderLocal)), Layer.provideMerge(Ids.layer))
+  ).pipe(Layer.provideMerge(ForwardedCallers.layer), Layer.provideMerge(EdgeProviderCloudflare.whenConfigured(EdgeProviderLocal)), Layer.provideMerge(eventOutbox), Layer.provideMerge(Ids.layer))
 })
 
 /**
