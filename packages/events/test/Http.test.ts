@@ -5,7 +5,7 @@ import { ProvisioningMigrations } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { EventsConfig, EventsMigrations, EventsRouter, EventsServices, Relay } from "../src/index.js"
+import { Endpoints, EndpointsRepo, EventsConfig, EventsMigrations, EventsRouter, EventsServices, Relay } from "../src/index.js"
 import { TestCallers } from "./Callers.js"
 
 /**
@@ -74,7 +74,17 @@ describe.each(TestDatabase.drivers)("the events service on %s", (driver) => {
     expect(await body(patched)).toMatchObject({ id, events: ["tenant.created"], enabled: false, description: "x" })
     const rotated = await send(`/api/v1/webhooks/endpoints/${id}/rotate-secret`, { method: "POST" })
     expect(rotated.status).toBe(200)
-    expect((await body(rotated)).secret).toMatch(/^whsec_/)
+    const newSecret = (await body(rotated)).secret as string
+    expect(newSecret).toMatch(/^whsec_/)
+    // Both secrets sign during the overlap, only the new one after it.
+    const signing = await h.run(Effect.gen(function*() {
+      const row = (yield* (yield* EndpointsRepo).find("org_a", id)).pipe((found) => (found._tag === "Some" ? found.value : undefined))!
+      const endpoints = yield* Endpoints
+      return [yield* endpoints.signingSecrets(row, new Date()), yield* endpoints.signingSecrets(row, new Date(Date.now() + 25 * 3_600_000))]
+    }))
+    expect(signing[0]).toHaveLength(2)
+    expect(signing[0][0]).toBe(newSecret)
+    expect(signing[1]).toEqual([signing[0][0]])
     const rows = await h.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ previous_secret: string | null; previous_until: unknown }>`SELECT previous_secret, previous_until FROM events.endpoints WHERE id = ${id}`))
     expect(rows[0].previous_secret).toMatch(/^enc\.v1\./)
     const until = new Date(rows[0].previous_until as string).getTime()
