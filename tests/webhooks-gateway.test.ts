@@ -137,6 +137,24 @@ for (const driver of TestDatabase.drivers) {
       expect((await api("POST", `/api/v1/webhooks/deliveries/${log.data[3].id}/retry`, other)).status).toBe(404)
     })
 
+    it("records api_key.created and api_key.revoked with their changes, never the key, for the key's organization only", async () => {
+      const keys = await endpoint(tenant, "/keys", ["api_key.created", "api_key.revoked"])
+      const created = await api("POST", "/api/v1/iam/api/core/apikeys", tenant, { organizationId: tenant.orgId, permissions: ["events:read"] })
+      expect(created.status).toBe(201)
+      expect((await api("DELETE", `/api/v1/iam/api/core/apikeys/${created.body.id}`, tenant)).status).toBe(204)
+      const received = await eventually(() => at("/keys"), (list) => list.length >= 2, { message: "the two api_key events" })
+      const events = await Promise.all(received.map((request) => verifyWebhook(request.body, request.headers, keys.secret)))
+      expect(events.map((event) => [event.type, event.data.id]).sort()).toEqual([["api_key.created", created.body.id], ["api_key.revoked", created.body.id]])
+      expect(events.every((event) => event.organizationId === tenant.orgId && event.platformId === tenant.platformId)).toBe(true)
+      for (const request of received) {
+        expect(request.body).not.toContain(created.body.key)
+        expect(JSON.parse(request.body).data.keyHash).toBeUndefined()
+      }
+      expect(events.find((event) => event.type === "api_key.revoked")!.data.revokedAt).toEqual(expect.any(String))
+      const listed = await api("GET", "/api/v1/events?type=api_key.created", other)
+      expect(listed.body.data.some((event: { data: { id: string } }) => event.data.id === created.body.id)).toBe(false)
+    })
+
     it("signs with both secrets after a rotation, and disables an endpoint that answers 410", async () => {
       const rotating = await endpoint(tenant, "/rotating")
       const rotated = await api("POST", `/api/v1/webhooks/endpoints/${rotating.id}/rotate-secret`, tenant)
