@@ -216,8 +216,33 @@ export const renderApiReference = (): ReadonlyMap<string, string> => {
     pages.set(page.file, `${lines.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}\n`)
     index.push(`| [${page.title}](${page.file}) | ${count} |`)
   }
+  index.push("", "The [event catalogue](events-catalogue.md) lists every event Core records and delivers to webhook endpoints.")
   pages.set("README.md", `${index.join("\n")}\n`)
+  pages.set("events-catalogue.md", renderEventCatalogue())
   return pages
+}
+
+/** `events-catalogue.md`: every event type of `Events.EVENT_CATALOGUE`, its version, meaning and the fields of its `data`. */
+export const renderEventCatalogue = (): string => {
+  const lines = [
+    GENERATED, "", "# Event catalogue", "",
+    "Every event Core records, as `GET /api/v1/events` lists it, `GET /api/v1/events/stream` streams it and webhook endpoints receive it " +
+      "(see [docs/webhooks.md](../webhooks.md)). Each is `{ id, type, version, createdAt, platformId, organizationId, data }`; `data` is the " +
+      "object as the API answers it after the change, `version` the version of its schema.", "",
+    "| type | version | recorded by | what happened |", "|---|---|---|---|",
+    ...Contracts.Events.EVENT_TYPES.map((type) => {
+      const spec = Contracts.Events.EVENT_CATALOGUE[type]
+      return `| [\`${type}\`](#${type.replace(/[._]/g, "")}) | ${spec.version} | ${spec.source} | ${cell(spec.description)} |`
+    }),
+    ""
+  ]
+  for (const type of Contracts.Events.EVENT_TYPES) {
+    const spec = Contracts.Events.EVENT_CATALOGUE[type]
+    lines.push(`## ${type}`, "", `${spec.description} Version ${spec.version}.`, "", "`data`:", "", "| name | type | required | notes |", "|---|---|---|---|")
+    for (const field of fieldsOf(toJson(spec.data, "output"))) lines.push(`| \`${field.name}\` | ${cell(field.type)} | ${field.required ? "yes" : "no"} | ${cell(field.notes)} |`)
+    lines.push("")
+  }
+  return `${lines.join("\n").trimEnd()}\n`
 }
 
 /** Write the pages into `dir`, removing any other Markdown file there. */

@@ -146,7 +146,9 @@ const bodyOf = (base: string, tenant: Tenant, route: Walked, n: number): unknown
     "ProvisioningRoutes.createApp": { platformId: tenant.platformId, stackId: `stk_${ID}`, appName: `walk${n}`, appType: "app" },
     "ProvisioningRoutes.deprovisionPlatform": { platformId: tenant.platformId },
     "ProvisioningRoutes.activateFeatureJob": { platformId: tenant.platformId, entityId: `ent_${ID}`, featureId: "walk", version: "1.0.0", environment: "dev" },
-    "ProvisioningRoutes.deactivateFeatureJob": { platformId: tenant.platformId, entityId: `ent_${ID}`, featureId: "walk", environment: "dev" }
+    "ProvisioningRoutes.deactivateFeatureJob": { platformId: tenant.platformId, entityId: `ent_${ID}`, featureId: "walk", environment: "dev" },
+    "WebhookRoutes.createWebhookEndpoint": { url: "https://93.184.215.14/walk" },
+    "WebhookRoutes.replayWebhookEvents": { since: "2026-01-01T00:00:00Z" }
   }
   return samples[route.name] ?? {}
 }

@@ -181,7 +181,7 @@ describe("the vault", () => {
   it("has one services document per service", () => {
     const services = documents.filter((file) => rel(file).startsWith("services/")).map((file) => rel(file))
     expect(services.sort()).toEqual(
-      ["billing", "deploy", "gateway", "identity", "provisioning", "registry", "stacks", "vault"].map((name) => `services/${name}.md`)
+      ["billing", "deploy", "events", "gateway", "identity", "provisioning", "registry", "stacks", "vault"].map((name) => `services/${name}.md`)
     )
   })
 

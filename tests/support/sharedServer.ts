@@ -11,13 +11,18 @@ import { eventually } from "./poll.js"
 export const SHARED_STATIC_KEY = "e2e-shared-static-key-0123456789abcdef"
 
 /**
- * The shared server's configuration: the static key, and rate limits high enough that the sign-ups
- * of every file a worker runs within a minute are not refused (the limits have files of their own).
+ * The shared server's configuration: the static key, rate limits high enough that the sign-ups
+ * of every file a worker runs within a minute are not refused (the limits have files of their own),
+ * and webhooks allowed to local receivers with a short retry schedule.
  */
 const SHARED_ENV = {
   CORE_STATIC_API_KEY: SHARED_STATIC_KEY,
   CORE_RATE_LIMIT_PER_MINUTE: "1000000",
-  CORE_RATE_LIMIT_AUTH_PER_MINUTE: "1000000"
+  CORE_RATE_LIMIT_AUTH_PER_MINUTE: "1000000",
+  // Webhooks to the files' own receivers on 127.0.0.1, retried at once (tests/webhooks-gateway.test.ts).
+  CORE_WEBHOOKS_ALLOW_HTTP: "1",
+  CORE_WEBHOOKS_ALLOW_PRIVATE: "1",
+  CORE_WEBHOOKS_RETRY_SCHEDULE: "0s,200ms,200ms,200ms,200ms"
 }
 
 const watchdog = fileURLToPath(new URL("./serverWatchdog.mjs", import.meta.url))

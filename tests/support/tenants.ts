@@ -33,6 +33,11 @@ export const call = async (base: string, method: string, path: string, headers: 
     headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
+  // An event stream never ends: its status and headers are the answer.
+  if (response.headers.get("content-type")?.startsWith("text/event-stream") === true) {
+    await response.body?.cancel()
+    return { status: response.status, headers: response.headers, body: undefined as any }
+  }
   const text = await response.text()
   return { status: response.status, headers: response.headers, body: text === "" ? undefined : JSON.parse(text) as any }
 }

@@ -70,7 +70,7 @@ describe("POST /api/core/apikeys", () => {
   })
 
   it("gives a key created without permissions the catalogue's read permissions its creator holds; an explicit [] holds none", async () => {
-    const reads = ["apikeys:read", "audit:read", "billing:read", "deploy:read", "entities:read", "features:read", "members:read",
+    const reads = ["apikeys:read", "audit:read", "billing:read", "deploy:read", "entities:read", "events:read", "features:read", "members:read",
       "org:read", "platforms:read", "provisioning:read", "resources:read", "secrets:read", "stacks:read", "vault:read"]
     const defaulted = await create(tenant.admin.token, { name: "default", organizationId: tenant.org.id })
     expect(defaulted.status).toBe(201)

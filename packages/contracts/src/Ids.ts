@@ -6,7 +6,7 @@ import { PathRecords } from "./PathRecords.js"
  * platforms, entities, resources, feature activations, jobs, dead letters, stacks, stack versions,
  * deployments, secrets; and organization memberships (`mem`), one-time verification tokens (`vrf`),
  * outgoing mail (`eml`), audit log entries (`aud`), device codes (`dvc`), refresh tokens (`rft`) and
- * their rotation families (`fam`), and platform lifecycle events (`lce`), and registry DNS records (`dns`), and onboarding flows (`onb`).
+ * their rotation families (`fam`), and platform lifecycle events (`lce`), and registry DNS records (`dns`), and onboarding flows (`onb`), events (`evt`), webhook endpoints (`whe`) and their delivery attempts (`whd`).
  */
 export const ID_PREFIXES = [
   "usr",
@@ -34,7 +34,10 @@ export const ID_PREFIXES = [
   "fam",
   "lce",
   "dns",
-  "onb"
+  "onb",
+  "evt",
+  "whe",
+  "whd"
 ] as const
 export const IdPrefix = z.enum(ID_PREFIXES)
 export type IdPrefix = z.infer<typeof IdPrefix>
@@ -122,7 +125,10 @@ export const ID_NOUNS: Readonly<Record<IdPrefix, string>> = {
   fam: "Refresh token family",
   lce: "Lifecycle event",
   dns: "DNS record",
-  onb: "Onboarding flow"
+  onb: "Onboarding flow",
+  evt: "Event",
+  whe: "Webhook endpoint",
+  whd: "Webhook delivery"
 }
 
 /**

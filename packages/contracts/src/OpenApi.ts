@@ -17,6 +17,8 @@ export interface OpenApiDocument {
   readonly servers?: ReadonlyArray<OpenApiServer>
   readonly tags?: ReadonlyArray<{ readonly name: string; readonly description?: string }>
   readonly paths: Record<string, Record<string, Record<string, unknown>>>
+  /** What the API posts to its users' endpoints (outbound webhooks), by event type. */
+  readonly webhooks?: Record<string, Record<string, Record<string, unknown>>>
   readonly components: {
     readonly schemas: Record<string, JsonSchema>
     readonly securitySchemes: Record<string, Record<string, unknown>>
@@ -51,6 +53,16 @@ export interface OpenApiOptions {
   readonly tags?: ReadonlyArray<{ readonly name: string; readonly description?: string }>
   /** A list of routes, or a named catalogue whose names become operation ids. */
   readonly routes: ReadonlyArray<RouteSpec> | Readonly<Record<string, RouteSpec>>
+  /** Outbound webhooks (the `webhooks` section of OpenAPI 3.1): by name, what is posted. */
+  readonly webhooks?: Readonly<Record<string, OutboundWebhook>>
+}
+
+/** One outbound webhook: the body the API posts and what it means. */
+export interface OutboundWebhook {
+  readonly summary: string
+  readonly description?: string
+  readonly body: z.ZodType
+  readonly tags?: ReadonlyArray<string>
 }
 
 const SECURITY_SCHEMES = {
@@ -269,6 +281,22 @@ export const toOpenApi = (options: OpenApiOptions): OpenApiDocument => {
     }
   }
 
+  const webhooks = Object.fromEntries(Object.entries(options.webhooks ?? {}).map(([name, webhook]) => {
+    const hint = `Webhook${name.split(/[._]/).map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join("")}`
+    return [name, {
+      post: {
+        operationId: hint.charAt(0).toLowerCase() + hint.slice(1),
+        summary: webhook.summary,
+        ...(webhook.description === undefined ? {} : { description: webhook.description }),
+        ...(webhook.tags === undefined ? {} : { tags: [...webhook.tags] }),
+        requestBody: { required: true, content: { "application/json": { schema: convert(webhook.body, "output", hint) } } },
+        // The receiver checks the signature headers, not credentials of the API's.
+        security: [],
+        responses: { "2XX": { description: "Received: any 2xx ends the delivery" }, "410": { description: "Gone: the endpoint is disabled" } }
+      }
+    }]
+  }))
+
   return {
     openapi: "3.1.0",
     info: {
@@ -280,6 +308,7 @@ export const toOpenApi = (options: OpenApiOptions): OpenApiDocument => {
     ...(options.servers === undefined ? {} : { servers: options.servers.map((server) => ({ ...server })) }),
     ...(tags.size === 0 ? {} : { tags: [...tags.values()].map((tag) => ({ ...tag })) }),
     paths,
+    ...(options.webhooks === undefined ? {} : { webhooks }),
     components: { schemas: components, securitySchemes: { ...SECURITY_SCHEMES } }
   }
 }

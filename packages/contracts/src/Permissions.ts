@@ -59,6 +59,12 @@ export const PERMISSION_CATALOGUE = {
   },
   vault: {
     read: "Search and read the document vault"
+  },
+  webhooks: {
+    manage: "Create, change, test and delete webhook endpoints; read their deliveries, replay and retry"
+  },
+  events: {
+    read: "List, read and stream the organization's events"
   }
 } as const satisfies Record<string, Record<string, string>>
 

@@ -1,5 +1,6 @@
 import * as Billing from "./billing/index.js"
 import * as Deploy from "./deploy/index.js"
+import * as Events from "./events/index.js"
 import * as Iam from "./iam/index.js"
 import * as Provisioning from "./provisioning/index.js"
 import * as Registry from "./registry/index.js"
@@ -161,6 +162,20 @@ export const CliService = declare({
   catalogues: [Deploy.CliRoutes]
 })
 
+/** Events and outbound webhooks: the organization's events, endpoints, deliveries, the event stream. */
+export const EventsService = declare({
+  name: "events",
+  title: "Events and webhooks",
+  summary: "The organization's events (kept 30 days, listed, streamed) and outbound webhooks signed per Standard Webhooks: endpoints, secrets, the delivery log, replay and retry. Served under `/api/v1/webhooks` and `/api/v1/events`.",
+  upstream: "EVENTS",
+  tag: { name: "events", description: "Events and webhooks (/api/v1/webhooks, /api/v1/events): endpoints, deliveries, the event list and stream" },
+  prefix: "/api/v1/webhooks",
+  base: "/api/v1/webhooks",
+  // The event routes are declared at their gateway paths and forwarded whole.
+  alsoAt: { events: "/api/v1/events" },
+  catalogues: [Events.WebhookRoutes, Events.EventRoutes]
+})
+
 /** Every service of Core, in the order the server builds them and the documents list them. */
 export const SERVICE_DECLARATIONS = [
   IdentityService,
@@ -169,7 +184,8 @@ export const SERVICE_DECLARATIONS = [
   ProvisioningService,
   BillingService,
   CliService,
-  VaultService
+  VaultService,
+  EventsService
 ] as const
 
 /** A service's name (`iam`, `registry`, …). */
@@ -248,7 +264,9 @@ export const GATEWAY_PREFIXES = {
   stacks: StacksService.prefix,
   cli: CliService.prefix,
   onboarding: RegistryService.alsoAt.onboarding,
-  vault: VaultService.prefix
+  vault: VaultService.prefix,
+  webhooks: EventsService.prefix,
+  events: EventsService.alsoAt.events
 } as const
 
 /** A key of `GATEWAY_PREFIXES`. */

@@ -1,6 +1,6 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import type * as Contracts from "@core/contracts"
-import { defineRoutes, ErrorEnvelope, type OpenApiDocument, OpenApiDocumentBody, publicPathOf, Readiness, type RouteSpec, SERVICE_DECLARATIONS, type ServiceDeclaration, toOpenApi, type UpstreamName } from "@core/contracts"
+import { defineRoutes, ErrorEnvelope, Events, type OpenApiDocument, OpenApiDocumentBody, publicPathOf, Readiness, type RouteSpec, SERVICE_DECLARATIONS, type ServiceDeclaration, toOpenApi, type UpstreamName } from "@core/contracts"
 import { Effect } from "effect"
 import { isUnder, type ServiceName } from "./Routes.js"
 
@@ -210,7 +210,9 @@ export const make = (options: {
       ...contracts.map((contract) => contract.tag),
       ...Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description }))
     ],
-    routes: routes.flat()
+    routes: routes.flat(),
+    // Core's own contracts post the event catalogue's events to their users' endpoints.
+    ...(options.contracts === undefined ? { webhooks: Events.eventWebhooks() } : {})
   })
   const used = new Set(routes.flat().flatMap((route) => route.tags ?? []))
   return {

@@ -1,5 +1,5 @@
 import { HttpApp, HttpRouter, HttpServerResponse } from "@effect/platform"
-import { Billing, defineRoutes, Deploy, Iam, Provisioning, Registry, type RouteSpec, Stacks, toOpenApiPath, underGatewayPrefix, Vault } from "@core/contracts"
+import { Billing, defineRoutes, Deploy, Events, Iam, Provisioning, Registry, type RouteSpec, Stacks, toOpenApiPath, underGatewayPrefix, Vault } from "@core/contracts"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
@@ -28,6 +28,8 @@ const billingRoutes: Array<[string, RouteSpec]> = Object.entries(Billing.Billing
 const billingPaths = new Set(billingRoutes.map(([, route]) => toOpenApiPath(underGatewayPrefix("/api/v1/billing", route.path))))
 const vaultRoutes: Array<[string, RouteSpec]> = Object.entries(Vault.VaultRoutes)
 const vaultPaths = new Set(vaultRoutes.map(([, route]) => toOpenApiPath(route.path)))
+const eventsRoutes: Array<[string, RouteSpec]> = [Events.WebhookRoutes, Events.EventRoutes].flatMap((routes) => Object.entries(routes))
+const eventsPaths = new Set(eventsRoutes.map(([, route]) => toOpenApiPath(route.path)))
 
 describe("OpenApiDocument.document", () => {
   it("is a structurally valid OpenAPI 3.1 document, the same object every time", () => {
@@ -106,15 +108,25 @@ describe("OpenApiDocument.document", () => {
     }
     expect(operations(document)).toHaveLength(
       identityRoutes.length + registryRoutes.length + stacksRoutes.length + provisioningRoutes.length + cliRoutes.length +
-        billingRoutes.length + vaultRoutes.length + own.length
+        billingRoutes.length + vaultRoutes.length + eventsRoutes.length + own.length
     )
     expect(Object.keys(document.paths)).toHaveLength(
       identityPaths.size + registryPaths.size + stacksPaths.size + provisioningRoutes.length + cliPaths.size + billingPaths.size +
-        vaultPaths.size + own.length
+        vaultPaths.size + eventsPaths.size + own.length
     )
     console.log(`openapi.json: ${identityRoutes.length} identity operations on ${identityPaths.size} paths; ${operations(document).length} operations on ${Object.keys(document.paths).length} paths in all`)
     expect(document.paths["/health"].get["x-core-auth"]).toBe("public")
     expect(document.paths["/api/v1/openapi.json"].get["x-core-auth"]).toBe("public")
+  })
+
+  it("lists every event type of the catalogue in its webhooks section, each posting that type's event", () => {
+    const document = OpenApiDocument.document()
+    expect(Object.keys(document.webhooks ?? {})).toEqual([...Events.EVENT_TYPES])
+    const created = (document.webhooks!["platform.created"].post as Operation & { requestBody: { content: Record<string, { schema: any }> } })
+    expect(created.summary).toBe(Events.EVENT_CATALOGUE["platform.created"].description)
+    const schema = created.requestBody.content["application/json"].schema
+    expect(schema.properties.type).toEqual({ type: "string", const: "platform.created" })
+    expect(schema.required).toEqual(expect.arrayContaining(["id", "type", "version", "createdAt", "organizationId", "data"]))
   })
 
   it("groups tags by service, and lists only the tags operations use", () => {
@@ -131,7 +143,8 @@ describe("OpenApiDocument.document", () => {
       { name: "provisioning", tags: ["provisioning: domains", "provisioning: jobs", "provisioning: operator", "provisioning: internal"] },
       { name: "billing", tags: [...new Set(billingRoutes.flatMap(([, route]) => route.tags ?? []))] },
       { name: "cli", tags: ["cli"] },
-      { name: "vault", tags: [...new Set(vaultRoutes.flatMap(([, route]) => route.tags ?? ["vault"]))] }
+      { name: "vault", tags: [...new Set(vaultRoutes.flatMap(([, route]) => route.tags ?? ["vault"]))] },
+      { name: "events", tags: ["events"] }
     ])
   })
 

@@ -19,6 +19,8 @@ export interface JobContext {
 export interface JobHandler {
   /** Attempts before the job fails for good. @default DEFAULT_MAX_ATTEMPTS (of the enqueued job) */
   readonly maxAttempts?: number
+  /** The delay before the attempt after `attempts` failed ones, instead of the worker's backoff. @default the worker's backoff */
+  readonly retryDelayMs?: (attempts: number) => number
   readonly run: (job: JobRow, context: JobContext) => Effect.Effect<Record<string, unknown> | void, JobFailed>
   /**
    * What an operator's cancel (`failed`) or force-complete (`active`) makes of what the job owns

@@ -170,7 +170,7 @@ export const run = (options: WorkerOptions = {}) =>
         const attempts = handler?.maxAttempts ?? job.maxAttempts
         const retryAt = handler === undefined || job.attempts >= attempts
           ? undefined
-          : new Date(at.getTime() + (yield* backoff(job.attempts, backoffBaseMs, backoffMaxMs)))
+          : new Date(at.getTime() + (handler.retryDelayMs?.(job.attempts) ?? (yield* backoff(job.attempts, backoffBaseMs, backoffMaxMs))))
         yield* Effect.logWarning("provisioning job failed").pipe(
           Effect.annotateLogs({ jobId: job.id, type: job.type, attempt: job.attempts, retry: retryAt !== undefined, error })
         )

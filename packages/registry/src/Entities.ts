@@ -1,5 +1,5 @@
 import type { Registry } from "@core/contracts"
-import { type Caller, Cursor, Ids } from "@core/kernel"
+import { type Caller, Cursor, EventOutbox, Ids } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { Platforms, type RowPage } from "./Platforms.js"
@@ -54,6 +54,10 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
       sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as Effect.Effect<A, E, R>
 
     /** The platform, if the caller may read it (another tenant's: 404); `write` wants `entities:manage`, else `entities:read`. */
+    /** Record an entity's event in the change's transaction (a platform outside any organization has none). */
+    const recordEvent = (type: "tenant.created" | "tenant.deleted", organizationId: string | null, row: EntityRow) =>
+      organizationId === null ? Effect.void : EventOutbox.record({ type, organizationId, platformId: row.platformId, data: toEntityRecord(row) })
+
     const platformFor = (caller: Caller, platformId: string, write: boolean) =>
       Effect.flatMap(platforms.get(platformId), (platform) =>
         Effect.as(canUse(caller, platform, write), platform))
@@ -61,7 +65,7 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
     const found = <A>(option: Option.Option<A>) => (Option.isSome(option) ? Effect.succeed(option.value) : Effect.fail(entityNotFound))
 
     const create = Effect.fn("Entities.create")(function*(caller: Caller, platformId: string, body: Registry.CreateEntityRequest) {
-      yield* platformFor(caller, platformId, true)
+      const platform = yield* platformFor(caller, platformId, true)
       return yield* inTransaction(Effect.gen(function*() {
         let depth = 0
         if (body.type === "tenant" && body.parentId !== undefined) return yield* invalidEntityBody("parentId", "A tenant sits at the root: no parentId")
@@ -77,7 +81,9 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
           id: yield* ids.make("ent"), platformId, parentId: body.parentId ?? null, type: body.type, name: body.name,
           slug: body.slug, status: "active", depth, version: 1, createdAt: at, updatedAt: at, deletedAt: null
         })
-        return Option.isSome(inserted) ? inserted.value : yield* entitySlugTaken
+        if (Option.isNone(inserted)) return yield* entitySlugTaken
+        yield* recordEvent("tenant.created", platform.organizationId, inserted.value)
+        return inserted.value
       }))
     })
 
@@ -96,12 +102,13 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
     })
 
     /** Soft-delete under the entity's lock: 409 while it has live children, unless `cascade`. */
-    const softDelete = (entity: EntityRow, cascade: boolean, at: Date) =>
+    const softDelete = (entity: EntityRow, cascade: boolean, at: Date, organizationId: string | null) =>
       Effect.gen(function*() {
         if (!cascade && (yield* repo.liveChildren(entity.id)) > 0) {
           return yield* entityHasChildren
         }
         yield* repo.deleteTree(entity.id, at)
+        yield* recordEvent("tenant.deleted", organizationId, { ...entity, status: "deleted", deletedAt: at, updatedAt: at })
       })
 
     /** The entity under its row lock, if `If-Match` names its current `ETag` (412 otherwise). */
@@ -116,7 +123,7 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
       body: Registry.UpdateEntityRequest,
       ifMatch?: string
     ) {
-      yield* platformFor(caller, platformId, true)
+      const platform = yield* platformFor(caller, platformId, true)
       return yield* inTransaction(Effect.gen(function*() {
         const entity = yield* lockMatching(platformId, id, ifMatch)
         if (entity.status === "deleted") {
@@ -125,17 +132,17 @@ export class Entities extends Effect.Service<Entities>()("@core/registry/Entitie
         const name = body.name ?? entity.name
         const status = body.status ?? entity.status
         const at = yield* now
-        if (status === "deleted") yield* softDelete(entity, false, at)
+        if (status === "deleted") yield* softDelete(entity, false, at, platform.organizationId)
         return yield* Effect.map(repo.update(entity.id, name, status, at), Option.getOrThrow)
       }))
     })
 
     const remove = Effect.fn("Entities.remove")(function*(caller: Caller, platformId: string, id: string, cascade: boolean, ifMatch?: string) {
-      yield* platformFor(caller, platformId, true)
+      const platform = yield* platformFor(caller, platformId, true)
       yield* inTransaction(Effect.gen(function*() {
         const entity = yield* lockMatching(platformId, id, ifMatch)
         if (entity.deletedAt !== null) return
-        yield* softDelete(entity, cascade, yield* now)
+        yield* softDelete(entity, cascade, yield* now, platform.organizationId)
       }))
     })
 

@@ -1,5 +1,5 @@
 import type { Registry } from "@core/contracts"
-import { type Caller, type Callers, type Conflict, Cursor, type Forbidden, Ids, type InvalidState, type NotFound, Policy, type PreconditionFailed, type ValidationError } from "@core/kernel"
+import { type Caller, type Callers, type Conflict, Cursor, EventOutbox, type Forbidden, Ids, type InvalidState, type NotFound, Policy, type PreconditionFailed, type ValidationError } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { platformConflict, platformNotFound, platformStale } from "./Errors.js"
@@ -109,7 +109,12 @@ export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platf
             now: at
           })
           // Every platform has its default tenant from its first moment (decision 0230).
-          if (Option.isSome(row)) yield* repo.insertDefaultTenant(row.value.id, yield* ids.make("ent"), at)
+          if (Option.isSome(row)) {
+            yield* repo.insertDefaultTenant(row.value.id, yield* ids.make("ent"), at)
+            if (row.value.organizationId !== null) {
+              yield* EventOutbox.record({ type: "platform.created", organizationId: row.value.organizationId, platformId: row.value.id, data: toRecord(row.value) })
+            }
+          }
           return row
         }))
         if (Option.isSome(inserted)) {
@@ -173,7 +178,7 @@ export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platf
         if (Option.isSome(sink) && isBlocked(platform) !== isBlocked(updated)) {
           yield* sink.value.publish(platform.id, isBlocked(updated) ? "suspended" : "active", trigger.triggeredBy)
         }
-        yield* repo.insertEvent({
+        const event: LifecycleEventRow = {
           id: yield* ids.make("lce"),
           platformId: platform.id,
           fromStatus: platform.status,
@@ -182,7 +187,16 @@ export class Platforms extends Effect.Service<Platforms>()("@core/registry/Platf
           reason,
           metadata: action === "delete" ? { mode: "hard" } : action === "softDelete" ? { mode: "soft" } : {},
           createdAt: at
-        })
+        }
+        yield* repo.insertEvent(event)
+        if (updated.organizationId !== null) {
+          yield* EventOutbox.record({
+            type: "platform.status_changed",
+            organizationId: updated.organizationId,
+            platformId: updated.id,
+            data: { platform: toRecord(updated), lifecycleEvent: toEventRecord(event) }
+          })
+        }
         return updated
       })
 

@@ -36,6 +36,7 @@ export type { ListDnsRecordsQuery, ListEntityResourcesQuery, ListFeaturesQuery, 
 export type { ListDeadLettersQuery, ListJobsQuery, OperatorActionInput, ProvisioningCallOptions, ProvisioningClient, ProvisioningCreate } from "./resources/provisioning.js"
 export type { ProvisioningDeadLetters, ProvisioningDomains, ProvisioningJobs, ServerSentEvent, WatchOptions } from "./resources/provisioning.js"
 export { parseEventStream } from "./resources/provisioning.js"
+export { verifyWebhook, type VerifyWebhookOptions, type WebhookEvent, type WebhookHeaders, WebhookVerificationError } from "./webhooks.js"
 export type { RegistryDnsRecords, RegistryFeatures, RegistryOnboarding, RegistryResources, RegistrySecrets } from "./resources/registry.js"
 export {
   BadRequestError,

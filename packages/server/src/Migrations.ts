@@ -5,6 +5,7 @@ import { ProvisioningMigrations } from "@core/provisioning"
 import { RegistryMigrations } from "@core/registry"
 import { StacksMigrations } from "@core/stacks"
 import { DeployMigrations } from "@core/deploy"
+import { EventsMigrations } from "@core/events"
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { type CommandFailed, failed } from "./Failure.js"
@@ -22,7 +23,7 @@ const yielding = (domain: Migrations.Domain): Migrations.Domain => ({
 })
 
 /** Every domain's migrations, in the order they run; each domain's issue adds its own. */
-export const DOMAINS: ReadonlyArray<Migrations.Domain> = [IamMigrations, RegistryMigrations, StacksMigrations, ProvisioningMigrations, BillingMigrations, DeployMigrations].map(yielding)
+export const DOMAINS: ReadonlyArray<Migrations.Domain> = [IamMigrations, RegistryMigrations, StacksMigrations, ProvisioningMigrations, BillingMigrations, DeployMigrations, EventsMigrations].map(yielding)
 
 /**
  * Bring every domain's schema up to date. The kernel logs each migration applied, once

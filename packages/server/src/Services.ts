@@ -3,7 +3,7 @@ import type { SqlClient } from "@effect/sql"
 import type { Routes } from "@core/gateway"
 import { HttpUpstream, Upstream } from "@core/gateway"
 import { IdentityHandlers, IdentityLive } from "@core/auth"
-import { CliService, IdentityService, ProvisioningService, RegistryService, SERVICE_DECLARATIONS, type ServiceName, StacksService, VaultService } from "@core/contracts"
+import { CliService, EventsService, IdentityService, ProvisioningService, RegistryService, SERVICE_DECLARATIONS, type ServiceName, StacksService, VaultService } from "@core/contracts"
 import { type Configuration, CoreConfig, ForwardedCallers, ForwardedIdentity, Ids, Route } from "@core/kernel"
 import { DnsTargetsLive, FeatureRecordsLive, Features, OnboardingFlowsLive, OnboardingRepo, Onboarding, PlatformDirectoryLive, Platforms, RegistryHandlers, RegistryJobs, RegistryServices } from "@core/registry"
 import { EdgeProviderLocal, JobCreation, JobHandlers, JobQueue, PlatformStatuses, ProvisioningHandlers, ProvisioningJobs, Worker } from "@core/provisioning"
@@ -15,6 +15,7 @@ import { ResourcesLive } from "@core/registry"
 import { Catalogue, StacksHandlers } from "@core/stacks"
 import { DeployHandlers, DeployJobs, DeployLive } from "@core/deploy"
 import { VaultHandlers, VaultLive } from "@core/vault"
+import { EventsConfig, EventsHandlers, EventsLive, EventsRepo, EventsServices, OutboxLive, WebhookJobsLive } from "@core/events"
 import { Context, Duration, Effect, Layer } from "effect"
 import { OnboardingOrganizationsLive } from "./OnboardingOrganizationsLive.js"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
@@ -41,10 +42,23 @@ const contextOf = (service: ServiceDefinition): Effect.Effect<Context.Context<ne
     return Context.merge(outer, built) as Context.Context<never>
   })
 
+/** The events service's outbox, which a domain's changes record their events in (in their own transactions). */
+const eventOutbox = OutboxLive.pipe(Layer.provide(EventsRepo.Default), Layer.provideMerge(Ids.layer))
+
+/**
+ * Events and outbound webhooks (`/api/v1/webhooks`, `/api/v1/events`): the endpoints, the event
+ * list and stream, and the relay that fans events out as `webhook.deliver` jobs (run by the
+ * provisioning worker, registered below).
+ */
+const events = implement(EventsService, {
+  handlers: EventsHandlers,
+  layer: Layer.mergeAll(EventsLive, ForwardedCallers.layer)
+})
+
 /** The identity service: accounts, sessions, organizations, authorization, keys, audit. */
 const iam = implement(IdentityService, {
   handlers: IdentityHandlers,
-  layer: IdentityLive.pipe(Layer.provide(PlatformSetupLive), Layer.provideMerge(Ids.layer))
+  layer: IdentityLive.pipe(Layer.provide(PlatformSetupLive), Layer.provideMerge(eventOutbox), Layer.provideMerge(Ids.layer))
 })
 
 /**
@@ -58,6 +72,7 @@ const registry = implement(RegistryService, {
     // An onboarded platform is its user's new organization's (decision 0576).
     Layer.provide(Layer.mergeAll(StackDefinitionsLive, OnboardingOrganizationsLive)),
     Layer.provideMerge(Layer.mergeAll(Layer.fresh(Platforms.Default).pipe(Layer.provide(PlatformStatusSinkLive), Layer.provide(PlatformCreatedLive)), ForwardedCallers.layer)),
+    Layer.provideMerge(eventOutbox),
     Layer.provideMerge(Ids.layer)
   )
 })
@@ -90,7 +105,12 @@ const onboardingFlows = OnboardingFlowsLive.pipe(
  * `domain.add`, the test types when enabled), the registry's (resources, features, onboarding) and
  * deploy's (`deploy.site`). The worker runs them; the operator controls settle through them.
  */
-const jobHandlers = JobHandlers.merge(ProvisioningJobs, RegistryJobs, DeployJobs)
+const jobHandlers = JobHandlers.merge(
+  ProvisioningJobs,
+  RegistryJobs,
+  DeployJobs,
+  WebhookJobsLive.pipe(Layer.provide(EventsServices), Layer.provide(EventsConfig.layerConfig))
+)
 
 /**
  * Provisioning: the job routes and `/internal/platform-status`, and the worker that runs the jobs
@@ -126,6 +146,7 @@ const provisioning = implement(ProvisioningService, {
     Layer.provide(UsageIngestLive),
     Layer.provideMerge(ForwardedCallers.layer),
     Layer.provideMerge(EdgeProviderCloudflare.whenConfigured(EdgeProviderLocal)),
+    Layer.provideMerge(eventOutbox),
     Layer.provideMerge(Ids.layer)
   )
 })
@@ -159,7 +180,7 @@ const cli = implement(CliService, {
  * How this build implements each declared service: one entry per name of `SERVICE_DECLARATIONS`
  * (`@core/contracts`), which the type demands, so a declared service cannot go unbuilt.
  */
-const IMPLEMENTATIONS: { readonly [Name in ServiceName]: ServiceDefinition } = { iam, registry, stacks, provisioning, billing, vault, cli }
+const IMPLEMENTATIONS: { readonly [Name in ServiceName]: ServiceDefinition } = { iam, registry, stacks, provisioning, billing, vault, cli, events }
 
 /** The services of this build, in their declarations' order. */
 export const SERVICES: ReadonlyArray<ServiceDefinition> = SERVICE_DECLARATIONS.map((declaration) => IMPLEMENTATIONS[declaration.name])

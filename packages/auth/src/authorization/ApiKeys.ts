@@ -1,5 +1,5 @@
 import { CONCRETE_PERMISSIONS, Iam } from "@core/contracts"
-import { type Conflict, CoreConfig, Crypto, type Forbidden, Ids, type NotFound, type Unauthorized, type ValidationError } from "@core/kernel"
+import { type Conflict, CoreConfig, Crypto, EventOutbox, type Forbidden, Ids, type NotFound, type Unauthorized, type ValidationError } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import { actorOf } from "../audit/Audit.js"
@@ -124,6 +124,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@core/auth/ApiKeys", {
             targetId: id,
             metadata: { name: input.name ?? null, platformId, permissions, expiresAt, parentKeyId: parent?.id ?? null }
           })
+          yield* EventOutbox.record({ type: "api_key.created", organizationId: input.organizationId, platformId, data: inserted })
           return inserted
         })).pipe(Effect.catchTag("SqlError", Effect.die))
         return { ...created, key }
@@ -148,14 +149,17 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@core/auth/ApiKeys", {
         )
         const at = new Date(yield* Clock.currentTimeMillis).toISOString()
         const entry = (revoked: Iam.ApiKey, revokedWith?: string) =>
-          audit.record({
-            action: "apikey.revoke",
-            ...actorOf(caller),
-            organizationId: revoked.organizationId,
-            targetType: "apikey",
-            targetId: revoked.id,
-            metadata: { name: revoked.name, start: revoked.start, ...(revokedWith === undefined ? {} : { revokedWith }) }
-          })
+          Effect.zipRight(
+            audit.record({
+              action: "apikey.revoke",
+              ...actorOf(caller),
+              organizationId: revoked.organizationId,
+              targetType: "apikey",
+              targetId: revoked.id,
+              metadata: { name: revoked.name, start: revoked.start, ...(revokedWith === undefined ? {} : { revokedWith }) }
+            }),
+            EventOutbox.record({ type: "api_key.revoked", organizationId: revoked.organizationId, platformId: revoked.platformId, data: { ...revoked, revokedAt: revoked.revokedAt ?? at } })
+          )
         const descendants = yield* sql.withTransaction(Effect.gen(function*() {
           if (yield* repo.revoke(id, at)) yield* entry(key)
           // The first statement waited for any creation holding this key; a key a descendant was

@@ -2,7 +2,7 @@
 // (src/ServiceDeclarations.ts) and their route catalogues: do not edit. After changing either, run
 // `npm run generate -w @core/contracts` (test/RouteTable.test.ts checks).
 // Only types come from the catalogue, so this module (and `@core/contracts/routes`) carries no zod.
-import type { Iam, Registry, Stacks, Provisioning, Billing, Deploy, Vault } from "../index.js"
+import type { Iam, Registry, Stacks, Provisioning, Billing, Deploy, Vault, Events } from "../index.js"
 import type { RouteRefs } from "../RouteRefs.js"
 
 /**
@@ -20,7 +20,9 @@ export const GATEWAY_PREFIXES = {
   stacks: "/api/v1/stacks",
   cli: "/api/v1/cli",
   onboarding: "/api/v1/onboarding",
-  vault: "/mcp"
+  vault: "/mcp",
+  webhooks: "/api/v1/webhooks",
+  events: "/api/v1/events"
 } as const
 
 /** A key of `GATEWAY_PREFIXES`. */
@@ -335,6 +337,27 @@ export const VaultRouteRefs: RouteRefs<typeof Vault.VaultRoutes> = {
   protectedResourceMetadata: { method: "GET", path: "/.well-known/oauth-protected-resource/mcp", successStatus: 200, prefix: "" }
 } as const
 
+/** `Events.WebhookRoutes` without its schemas (events, /api/v1/webhooks). */
+export const WebhookRouteRefs: RouteRefs<typeof Events.WebhookRoutes> = {
+  createWebhookEndpoint: { method: "POST", path: "/api/v1/webhooks/endpoints", successStatus: 201, prefix: "" },
+  listWebhookEndpoints: { method: "GET", path: "/api/v1/webhooks/endpoints", successStatus: 200, prefix: "" },
+  getWebhookEndpoint: { method: "GET", path: "/api/v1/webhooks/endpoints/{id}", successStatus: 200, prefix: "" },
+  updateWebhookEndpoint: { method: "PATCH", path: "/api/v1/webhooks/endpoints/{id}", successStatus: 200, prefix: "" },
+  deleteWebhookEndpoint: { method: "DELETE", path: "/api/v1/webhooks/endpoints/{id}", successStatus: 204, prefix: "" },
+  rotateWebhookSecret: { method: "POST", path: "/api/v1/webhooks/endpoints/{id}/rotate-secret", successStatus: 200, prefix: "" },
+  testWebhookEndpoint: { method: "POST", path: "/api/v1/webhooks/endpoints/{id}/test", successStatus: 202, prefix: "" },
+  listWebhookDeliveries: { method: "GET", path: "/api/v1/webhooks/endpoints/{id}/deliveries", successStatus: 200, prefix: "" },
+  replayWebhookEvents: { method: "POST", path: "/api/v1/webhooks/endpoints/{id}/replay", successStatus: 202, prefix: "" },
+  retryWebhookDelivery: { method: "POST", path: "/api/v1/webhooks/deliveries/{id}/retry", successStatus: 202, prefix: "" }
+} as const
+
+/** `Events.EventRoutes` without its schemas (events, /api/v1/webhooks). */
+export const EventRouteRefs: RouteRefs<typeof Events.EventRoutes> = {
+  listEvents: { method: "GET", path: "/api/v1/events", successStatus: 200, prefix: "" },
+  streamEvents: { method: "GET", path: "/api/v1/events/stream", successStatus: 200, prefix: "" },
+  getEvent: { method: "GET", path: "/api/v1/events/{id}", successStatus: 200, prefix: "" }
+} as const
+
 /**
  * Every catalogue's refs, by namespace and catalogue name. Its type names each table's own, so
  * the emitted declarations stay one line a catalogue instead of every route spelled out again.
@@ -347,6 +370,7 @@ export const ROUTE_REFS: {
   readonly Billing: { readonly BillingRoutes: typeof BillingRouteRefs }
   readonly Deploy: { readonly CliRoutes: typeof CliRouteRefs }
   readonly Vault: { readonly VaultRoutes: typeof VaultRouteRefs }
+  readonly Events: { readonly WebhookRoutes: typeof WebhookRouteRefs; readonly EventRoutes: typeof EventRouteRefs }
 } = {
   Iam: { AccountRoutes: AccountRouteRefs, OrganizationRoutes: OrganizationRouteRefs, AuthorizationRoutes: AuthorizationRouteRefs, DeviceRoutes: DeviceRouteRefs, WebRoutes: WebRouteRefs, ServiceRoutes: ServiceRouteRefs },
   Registry: { PlatformRoutes: PlatformRouteRefs, EntityRoutes: EntityRouteRefs, FeatureRoutes: FeatureRouteRefs, ResourceRoutes: ResourceRouteRefs, ResourceFamilyRoutes: ResourceFamilyRouteRefs, LookupRoutes: LookupRouteRefs, DnsRecordRoutes: DnsRecordRouteRefs, SecretRoutes: SecretRouteRefs, OnboardingRoutes: OnboardingRouteRefs },
@@ -354,5 +378,6 @@ export const ROUTE_REFS: {
   Provisioning: { ProvisioningRoutes: ProvisioningRouteRefs },
   Billing: { BillingRoutes: BillingRouteRefs },
   Deploy: { CliRoutes: CliRouteRefs },
-  Vault: { VaultRoutes: VaultRouteRefs }
+  Vault: { VaultRoutes: VaultRouteRefs },
+  Events: { WebhookRoutes: WebhookRouteRefs, EventRoutes: EventRouteRefs }
 }

@@ -1,0 +1,3 @@
+export * from "./catalogue.js"
+export * from "./schemas.js"
+export * from "./routes.js"

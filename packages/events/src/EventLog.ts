@@ -1,0 +1,88 @@
+import { Events } from "@core/contracts"
+import { type Caller, Cursor } from "@core/kernel"
+import { Chunk, Duration, Effect, Option, Ref, Schedule, Stream } from "effect"
+import { eventNotFound, unknownEventType } from "./Errors.js"
+import { type EventRow, EventsRepo, toEnvelope } from "./EventsRepo.js"
+import { organizationFor } from "./Policy.js"
+
+const keyOf = (row: EventRow) => ({ createdAt: row.createdAt.toISOString(), id: row.id })
+
+const encoder = new TextEncoder()
+
+/** One Server-Sent Event: `id` (the event id), `event` (its type), `data` (the event on one line). */
+export const sseFrame = (event: Events.EventEnvelope): string => `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
+
+/** The keep-alive comment. */
+export const KEEP_ALIVE = ": keep-alive\n\n"
+
+/** How the stream runs. */
+export interface StreamOptions {
+  readonly pollMs?: number
+  readonly keepAliveMs?: number
+}
+
+/** An organization's events: the list, one event, and the live stream. */
+export class EventLog extends Effect.Service<EventLog>()("@core/events/EventLog", {
+  effect: Effect.gen(function*() {
+    const repo = yield* EventsRepo
+
+    const list = Effect.fn("EventLog.list")(function*(caller: Caller, query: Events.ListEventsQuery) {
+      const organizationId = yield* organizationFor(caller, "events:read")
+      const after = yield* Cursor.decodeOptional(Cursor.CreatedAtId, query.cursor)
+      const rows = yield* repo.list({
+        organizationId,
+        type: query.type,
+        platformId: query.platformId,
+        since: query.since === undefined ? undefined : new Date(query.since),
+        after: after === undefined ? undefined : { createdAt: new Date(after.createdAt), id: after.id },
+        limit: query.limit + 1
+      })
+      const page = Cursor.page(rows, query.limit, keyOf)
+      return { ...page, data: page.data.map(toEnvelope) }
+    })
+
+    const get = Effect.fn("EventLog.get")(function*(caller: Caller, id: string) {
+      const organizationId = yield* organizationFor(caller, "events:read")
+      const found = yield* repo.find(organizationId, id)
+      return Option.isSome(found) ? toEnvelope(found.value) : yield* Effect.fail(eventNotFound)
+    })
+
+    /**
+     * The organization's events as `text/event-stream` bytes, in dispatch order: after the event
+     * `lastEventId` names when the client resumes (from the stream's start when that event is no
+     * longer kept), else from now on.
+     */
+    const stream = Effect.fn("EventLog.stream")(function*(
+      caller: Caller,
+      filter: { readonly types?: string | undefined; readonly platformId?: string | undefined },
+      lastEventId: string | undefined,
+      options: StreamOptions = {}
+    ) {
+      const organizationId = yield* organizationFor(caller, "events:read")
+      const types = filter.types === undefined || filter.types === "" ? undefined : filter.types.split(",").filter((type) => type !== "")
+      for (const type of types ?? []) if (!Events.isEventType(type)) return yield* Effect.fail(unknownEventType(type))
+      const wanted = types === undefined ? undefined : new Set(types)
+      const resumed = lastEventId === undefined ? Option.none<number>() : yield* repo.dispatchedSeqOf(organizationId, lastEventId)
+      const start = Option.isSome(resumed) ? resumed.value : lastEventId === undefined ? yield* repo.lastDispatched() : 0
+      const position = yield* Ref.make(start)
+      const pollMs = options.pollMs ?? 250
+      const live = Stream.repeatEffectChunk(Effect.gen(function*() {
+        const rows = yield* repo.dispatchedAfter(organizationId, yield* Ref.get(position), 100)
+        if (rows.length === 0) {
+          yield* Effect.sleep(Duration.millis(pollMs))
+          return Chunk.empty<EventRow>()
+        }
+        yield* Ref.set(position, rows[rows.length - 1].dispatchedSeq ?? 0)
+        return Chunk.fromIterable(rows.filter((row) =>
+          (wanted === undefined || wanted.has(row.type)) && (filter.platformId === undefined || row.platformId === filter.platformId)))
+      }))
+      const keepAlive = Stream.fromSchedule(Schedule.spaced(Duration.millis(options.keepAliveMs ?? 15_000))).pipe(Stream.map(() => KEEP_ALIVE))
+      return Stream.merge(Stream.map(live, (row) => sseFrame(toEnvelope(row))), keepAlive, { haltStrategy: "left" }).pipe(
+        Stream.map((text) => encoder.encode(text))
+      )
+    })
+
+    return { list, get, stream } as const
+  }),
+  dependencies: [EventsRepo.Default]
+}) {}
