@@ -7,11 +7,11 @@ import {
   ForwardedIdentity,
   RequestContext,
   Route as KernelRoute,
-  RouteNode,
   UpstreamUnavailable,
   type UpstreamTimeout
 } from "@core/kernel"
 import type { Route } from "@core/kernel"
+import { RouteNode } from "@core/http/node"
 import { Context, Effect, type Runtime, Scope, Stream } from "effect"
 import type * as http from "node:http"
 import type { ServiceName } from "./Routes.js"
@@ -93,7 +93,7 @@ const forwardOf = <E, R, C>(app: HttpApp.Default<E, R>, context: Context.Context
 
 /**
  * An in-process service given as its catalogued handlers, behind the identity guard (`trust`): the
- * Effect transport runs them as an app (`Route.router`), the gateway's Node path on the kernel's
+ * Effect transport runs them as an app (`Route.router`), the gateway's Node path on `@core/http`'s
  * route runner (`RouteNode.listener`), which serves them on Node's own request and response
  * (docs/architecture.md). Both see only identity headers the gateway signed for the service.
  */
