@@ -54,6 +54,13 @@ export interface Upstream {
   ) => Effect.Effect<HttpServerResponse.HttpServerResponse, UpstreamUnavailable | UpstreamTimeout, Scope.Scope>
   /** The same on Node's request and response, without Effect's per-request cost (HTTP upstreams). */
   readonly node?: NodeHandler
+  /**
+   * The upstream runs in the gateway's process on the request the gateway hands it, and reads the
+   * caller as the value the gateway resolved (`ForwardedIdentity.handOver`, `callerOf`): nothing is
+   * signed for it (`Assemble` tells the authentication step). Unset for an HTTP upstream and for a
+   * web-standard handler, which read the signed identity headers.
+   */
+  readonly callerByValue?: true
 }
 
 /**
@@ -70,7 +77,7 @@ export const fromHttpApp = <E, R>(
     const context = yield* ownContext<Exclude<R, HttpServerRequest.HttpServerRequest | Scope.Scope>>()
     const enveloped = ErrorResponse.withErrorEnvelope(app)
     const handler = yield* nodeHandler(enveloped).pipe(Effect.provide(context))
-    return { service, forward: forwardOf(enveloped, context), node: onRewritten(handler) }
+    return { service, forward: forwardOf(enveloped, context), node: onRewritten(handler), callerByValue: true }
   })
 
 /**
@@ -95,7 +102,8 @@ const forwardOf = <E, R, C>(app: HttpApp.Default<E, R>, context: Context.Context
  * An in-process service given as its catalogued handlers, behind the identity guard (`trust`): the
  * Effect transport runs them as an app (`Route.router`), the gateway's Node path on `@core/http`'s
  * route runner (`RouteNode.listener`), which serves them on Node's own request and response
- * (docs/architecture.md). Both see only identity headers the gateway signed for the service.
+ * (docs/architecture.md). Both take the caller the gateway hands them as a value, and otherwise see
+ * only identity headers the gateway signed for the service.
  */
 export const fromHandlers = <const H extends ReadonlyArray<Route.Handler<any, any>>>(
   service: ServiceName,
@@ -111,7 +119,7 @@ export const fromHandlers = <const H extends ReadonlyArray<Route.Handler<any, an
       request.headers = ForwardedIdentity.trustedHeaders(forwarding.headers as PlatformHeaders.Headers, options.trust.key, options.trust.audience, Date.now()) as http.IncomingHttpHeaders
       listener(request, response)
     }
-    return { service, forward: forwardOf(app, context), node }
+    return { service, forward: forwardOf(app, context), node, callerByValue: true }
   })
 
 /**
