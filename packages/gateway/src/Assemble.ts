@@ -63,7 +63,11 @@ const guardsOf = (options: AssembleOptions): Guards => {
   })
   const authentication = Authentication.middleware({
     staticKey: config.staticApiKey,
-    resolver: iam === undefined ? noIdentityService : IdentityResolver.viaUpstream(iam, config.staticApiKey),
+    resolver: iam === undefined
+      ? noIdentityService
+      : iam.identity === undefined
+      ? IdentityResolver.viaUpstream(iam, config.staticApiKey)
+      : IdentityResolver.inProcess(iam.identity),
     cache: options.redis === undefined ? CredentialCache.memory() : CredentialCache.redis(options.redis),
     identityKey: ForwardedIdentity.keyFrom(config.secret),
     signsFor: signsFor(options.upstreams),

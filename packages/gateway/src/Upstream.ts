@@ -14,6 +14,7 @@ import type { Route } from "@core/kernel"
 import { RouteNode } from "@core/http/node"
 import { Context, Effect, type Runtime, Scope, Stream } from "effect"
 import type * as http from "node:http"
+import type { InProcessIdentity } from "./IdentityResolver.js"
 import type { ServiceName } from "./Routes.js"
 
 /** What the gateway hands an upstream on its Node path: where the request goes, and how to fail it. */
@@ -61,6 +62,12 @@ export interface Upstream {
    * web-standard handler, which read the signed identity headers.
    */
   readonly callerByValue?: true
+  /**
+   * The identity service's answers as values, when this upstream is that service in the gateway's
+   * process (`fromHandlers` with `identity`): the gateway resolves credentials through them, with
+   * no request built (`IdentityResolver.inProcess`).
+   */
+  readonly identity?: InProcessIdentity
 }
 
 /**
@@ -108,7 +115,11 @@ const forwardOf = <E, R, C>(app: HttpApp.Default<E, R>, context: Context.Context
 export const fromHandlers = <const H extends ReadonlyArray<Route.Handler<any, any>>>(
   service: ServiceName,
   handlers: H,
-  options: Route.RouterOptions & { readonly trust: { readonly key: Uint8Array; readonly audience: string } }
+  options: Route.RouterOptions & {
+    readonly trust: { readonly key: Uint8Array; readonly audience: string }
+    /** The identity service's answers as values (`@core/auth`'s `GatewayIdentity`), for the identity service's upstream. */
+    readonly identity?: InProcessIdentity
+  }
 ): Effect.Effect<Upstream, never, Exclude<Route.RequirementsOf<H[number]>, HttpServerRequest.HttpServerRequest | Scope.Scope | HttpRouter.RouteContext> | Callers> =>
   Effect.gen(function*() {
     const context = yield* ownContext<never>()
@@ -119,7 +130,8 @@ export const fromHandlers = <const H extends ReadonlyArray<Route.Handler<any, an
       request.headers = ForwardedIdentity.trustedHeaders(forwarding.headers as PlatformHeaders.Headers, options.trust.key, options.trust.audience, Date.now()) as http.IncomingHttpHeaders
       listener(request, response)
     }
-    return { service, forward: forwardOf(app, context), node, callerByValue: true }
+    const identity = options.identity === undefined ? {} : { identity: options.identity }
+    return { service, forward: forwardOf(app, context), node, callerByValue: true, ...identity }
   })
 
 /**

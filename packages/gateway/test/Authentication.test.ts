@@ -3,7 +3,7 @@ import { buildPath, Iam, pathParamNames } from "@core/contracts"
 import { type Configuration, ForwardedIdentity, loadConfig } from "@core/kernel"
 import { Effect } from "effect"
 import { beforeEach, describe, expect, it } from "vitest"
-import { Assemble, Authentication, CredentialCache, Upstream } from "../src/index.js"
+import { Assemble, Authentication, CredentialCache, IdentityResolver, Upstream } from "../src/index.js"
 import * as Transport from "./Transport.js"
 
 /**
@@ -385,6 +385,42 @@ describe("the caller handed to an in-process service (step 9)", () => {
     const forged = await seen({ headers: { "x-core-user-id": "usr_mallory", "x-core-identity": "forged.token.value", authorization: `Bearer ${SESSION}` } })
     expect(forged.caller).toEqual({ ...ada, via: "bearer" })
     expect([forged.headers["x-core-user-id"], forged.headers["x-core-identity"]]).toEqual([undefined, undefined])
+  })
+})
+
+describe("identity in process, asked as values (step 9)", () => {
+  const asked: Array<string> = []
+  const identity: IdentityResolver.InProcessIdentity = {
+    session: (token) =>
+      Effect.sync(() => {
+        asked.push(`session ${token}`)
+        if (token !== SESSION) return undefined
+        const answer = sessionAnswer("usr_ada", "ses_ada", "plt_acme", "active")
+        const at = "2026-01-01T00:00:00.000Z"
+        return {
+          ...answer,
+          session: { ...answer.session, expiresAt: at, createdAt: at, updatedAt: at, ipAddress: null, userAgent: null, activeOrganizationId: "org_1" },
+          user: { ...answer.user, name: "Ada", emailVerified: true, image: null, createdAt: at, updatedAt: at },
+          tenant: { ...answer.tenant, platformStatus: "active" as const },
+          role: "admin" as const
+        }
+      }),
+    apiKey: (key) => Effect.sync(() => (asked.push(`apikey ${key}`), undefined))
+  }
+  // Its HTTP path is never taken: a request to it would fail the test.
+  const iam: Upstream.Upstream = { service: "IAM", forward: () => Effect.die("identity asked over HTTP"), identity }
+  const registry = Effect.runSync(Upstream.fromHttpApp("REGISTRY", Assemble.trusted(echoCaller, secured, "registry")))
+  const gateway = Transport.handlerOf(Transport.ofAssembled({ config: secured, upstreams: [iam, registry] }))
+
+  it("resolves a session and a key through the service's answers, without a request to it", async () => {
+    asked.length = 0
+    const response = await call(gateway, "/api/v1/platforms/plt_1", { headers: { authorization: `Bearer ${SESSION}` } })
+    expect(response.status).toBe(200)
+    expect(((await response.json()) as { caller: { userId: string; role: string } }).caller).toMatchObject({ userId: "usr_ada", role: "admin" })
+    const refused = await call(gateway, "/api/v1/platforms/plt_1", { headers: { "x-api-key": API_KEY } })
+    expect(refused.status).toBe(401)
+    expect((await envelope(refused)).error.message).toBe("Invalid or revoked API key")
+    expect(asked).toEqual([`session ${SESSION}`, `apikey ${API_KEY}`])
   })
 })
 

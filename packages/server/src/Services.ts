@@ -2,7 +2,7 @@ import type { HttpApp } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
 import type { Routes } from "@core/gateway"
 import { HttpUpstream, Upstream } from "@core/gateway"
-import { IdentityHandlers, IdentityLive } from "@core/auth"
+import { GatewayIdentity, IdentityHandlers, IdentityLive } from "@core/auth"
 import { CliService, IdentityService, ProvisioningService, RegistryService, SERVICE_DECLARATIONS, type ServiceName, StacksService, VaultService } from "@core/contracts"
 import { type Configuration, CoreConfig, ForwardedCallers, ForwardedIdentity, Ids, Route } from "@core/kernel"
 import { FeatureActivationsLive, FeatureRecordsLive, Features, OnboardingFlowsLive, OnboardingRepo, OnboardJobLive, Onboarding, PlatformDirectoryLive, Platforms, RegistryHandlers, RegistryServices, Resources } from "@core/registry"
@@ -201,7 +201,9 @@ export const upstreams = (
           // that would otherwise join the next into one stall while the server starts (decision 0210).
           yield* Effect.sleep(0)
           const context = yield* contextOf(service)
-          const options = { ...(service.base === undefined ? {} : { base: service.base }), trust: trustOf(service, config) }
+          // The identity service in process answers the gateway's credential checks as values.
+          const identity = service.upstream === "IAM" ? { identity: yield* (GatewayIdentity.make as Effect.Effect<GatewayIdentity.GatewayIdentity>).pipe(Effect.provide(context)) } : {}
+          const options = { ...(service.base === undefined ? {} : { base: service.base }), trust: trustOf(service, config), ...identity }
           return yield* (Upstream.fromHandlers(service.upstream, service.handlers, options) as Effect.Effect<
             Upstream.Upstream,
             never,
