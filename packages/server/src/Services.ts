@@ -180,7 +180,7 @@ export const trustedApp = (service: ServiceDefinition): Effect.Effect<HttpApp.De
 /**
  * The gateway's upstreams: over HTTP for each service with a `CORE_UPSTREAM_<SERVICE>_URL`
  * (keep-alive pools closed with the scope), in process for every other service of this build — its
- * handlers on the kernel's Node runner for the gateway's Node listener (docs/architecture.md), as an app for
+ * handlers on @core/http's Node runner for the gateway's Node listener (docs/architecture.md), as an app for
  * the Effect transport.
  */
 export const upstreams = (
