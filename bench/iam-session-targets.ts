@@ -3,7 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { AccountsHandlers, AccountsLive, AccountsRouter, AuthorizationLive, IamMigrations, OutboxMailer } from "@core/auth"
 import { DEFAULT_ROLE_PERMISSIONS, DEFAULT_ROLES, defineRoute } from "@core/contracts"
 import * as CoreNode from "@core/http/node"
-import { Callers, CoreConfig, Ids, Route, RouteNode } from "@core/kernel"
+import { Callers, CoreConfig, Ids, Route } from "@core/kernel"
 import { TestDatabase } from "@core/kernel/testing"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import * as http from "node:http"
@@ -73,7 +73,7 @@ const startIdentity = async (driver: "pglite" | "pg", runner: "platform" | "kern
   const runtime = ManagedRuntime.make(identity(driver))
   const context = (await runtime.runtime()).context
   const port = runner === "kernel"
-    ? await listen(await Effect.runPromise(RouteNode.listener(AccountsHandlers).pipe(Effect.provide(context))))
+    ? await listen(await Effect.runPromise(CoreNode.RouteNode.listener(AccountsHandlers).pipe(Effect.provide(context))))
     : (await CoreNode.serve(AccountsRouter, { layer: Layer.succeedContext(context) })).port
   const url = `http://127.0.0.1:${port}`
   const { user } = await post(`${url}/api/auth/sign-up/email`, { name: "Bench", ...credentials })
@@ -88,7 +88,7 @@ export const targets: Record<string, () => Promise<string>> = {
   "core-session-pglite": () => startIdentity("pglite"),
   "core-session-pg": () => startIdentity("pg"),
   "kernel-trivial": async () =>
-    `${await listen(await Effect.runPromise(RouteNode.listener([Route.handle(ping, () => Effect.succeed({ hello: "world" }))]).pipe(Effect.provide(NoCallers))))}`,
+    `${await listen(await Effect.runPromise(CoreNode.RouteNode.listener([Route.handle(ping, () => Effect.succeed({ hello: "world" }))]).pipe(Effect.provide(NoCallers))))}`,
   "kernel-session-pglite": () => startIdentity("pglite", "kernel")
 }
 

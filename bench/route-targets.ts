@@ -1,5 +1,6 @@
 import { defineRoutes } from "@core/contracts"
-import { Callers, Route, RouteNode, Unauthorized } from "@core/kernel"
+import { Callers, Route, Unauthorized } from "@core/kernel"
+import { RouteNode } from "@core/http/node"
 import { Effect, Layer } from "effect"
 import * as http from "node:http"
 import { z } from "zod"

@@ -12,6 +12,7 @@ export { CurrentSession } from "./accounts/CurrentSession.js"
 export { AuthUrls, IdentityMount } from "./accounts/AuthUrls.js"
 export { AccountsHandlers, AccountsLive, AccountsRouter } from "./accounts/Http.js"
 export { SessionContext } from "./accounts/SessionContext.js"
+export * as GatewayIdentity from "./accounts/GatewayIdentity.js"
 export { Sessions } from "./accounts/Sessions.js"
 
 /* organizations/ — organizations, members, invitations, org-setup, bootstrap. */

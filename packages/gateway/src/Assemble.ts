@@ -14,6 +14,7 @@ import type { GatewayApp, Guards } from "./Middleware.js"
 import * as RateLimit from "./RateLimit.js"
 import * as RequestUsage from "./RequestUsage.js"
 import * as Tracing from "./Tracing.js"
+import type { ServiceName } from "./Routes.js"
 import type { Upstream } from "./Upstream.js"
 
 /** What a complete gateway is built from. */
@@ -40,6 +41,17 @@ const noIdentityService: IdentityResolver.IdentityResolver = {
   apiKey: () => Effect.fail(new UpstreamUnavailable({ message: "The identity service is not available", upstream: "IAM" }))
 }
 
+/**
+ * The services whose upstream reads signed identity headers: all but those that take the caller
+ * as a value (`Upstream.callerByValue`, in process); a later upstream of a service replaces an
+ * earlier one, as in the routing.
+ */
+const signsFor = (upstreams: ReadonlyArray<Upstream>): (service: ServiceName) => boolean => {
+  const byValue = new Map<ServiceName, boolean>()
+  for (const upstream of upstreams) byValue.set(upstream.service, upstream.callerByValue === true)
+  return (service) => byValue.get(service) !== true
+}
+
 /** The guards of the seed's steps 6 to 10 from configuration, with Redis or memory behind them. */
 const guardsOf = (options: AssembleOptions): Guards => {
   const { config, metrics } = options
@@ -51,9 +63,14 @@ const guardsOf = (options: AssembleOptions): Guards => {
   })
   const authentication = Authentication.middleware({
     staticKey: config.staticApiKey,
-    resolver: iam === undefined ? noIdentityService : IdentityResolver.viaUpstream(iam, config.staticApiKey),
+    resolver: iam === undefined
+      ? noIdentityService
+      : iam.identity === undefined
+      ? IdentityResolver.viaUpstream(iam, config.staticApiKey)
+      : IdentityResolver.inProcess(iam.identity),
     cache: options.redis === undefined ? CredentialCache.memory() : CredentialCache.redis(options.redis),
     identityKey: ForwardedIdentity.keyFrom(config.secret),
+    signsFor: signsFor(options.upstreams),
     isAllowedOrigin,
     publicRootOf: (request) => PublicUrl.rootOfHeaders(request.headers, config),
     hostRefusal: HostCheck.policy({ publicUrl: config.publicUrl, trustProxy: config.trustProxy }),

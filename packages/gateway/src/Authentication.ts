@@ -5,9 +5,9 @@ import { Effect, Redacted } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import { type CredentialCache, type Invalidation, parseInvalidation, type Principal } from "./CredentialCache.js"
 import type { IdentityResolver } from "./IdentityResolver.js"
-import { identityHeadersFor } from "./internal/identityHeaders.js"
+import { callerOf, identityHeadersFor } from "./internal/identityHeaders.js"
 import { type Exchange, type Frame, type Guard, type Head, toEffect, type Verdict } from "./Middleware.js"
-import { isUnder } from "./Routes.js"
+import { isUnder, type ServiceName } from "./Routes.js"
 
 /** The cookie a browser's session travels in. */
 export const SESSION_COOKIE = "core.session_token"
@@ -85,6 +85,13 @@ export interface AuthenticationOptions {
   readonly cache: CredentialCache
   /** The key that signs `X-Core-Identity` (`ForwardedIdentity.keyFrom(CORE_SECRET)`). */
   readonly identityKey: Uint8Array
+  /**
+   * Whether the caller is signed into identity headers for a service's upstream: only for one that
+   * reads them (another process, a web-standard handler). One that takes the caller as a value
+   * (`Upstream.callerByValue`: the gateway hands it over, nothing is signed) is left out.
+   * @default every service
+   */
+  readonly signsFor?: (service: ServiceName) => boolean
   /** Whether an `Origin` may make cookie-authenticated writes (the gateway's own, or allowed). */
   readonly isAllowedOrigin: (origin: string, request: Exchange) => boolean
   /** Counts cache hits and misses (metrics). */
@@ -222,16 +229,19 @@ export const middleware = (options: AuthenticationOptions): Guard => {
       return Effect.fail(new Forbidden({ message: "Cross-site request refused: this write is authenticated by a cookie" }))
     }
     frame.principal = principal
-    const audience = frame.match?.route.service.toLowerCase()
-    if (audience !== undefined) {
+    const viaCookie = credential.kind === "cookie"
+    frame.caller = callerOf(principal, viaCookie)
+    const service = frame.match?.route.service
+    if (service !== undefined && signsFor(service)) {
       Object.assign(
         frame.upstreamHeaders,
-        identityHeadersFor(options.identityKey, principal, credential.kind === "cookie", audience, request.now)
+        identityHeadersFor(options.identityKey, principal, viaCookie, service.toLowerCase(), request.now)
       )
     }
     return undefined
   }
 
+  const signsFor = options.signsFor ?? (() => true)
   const publicRootOf = options.publicRootOf ?? ((request: Exchange) => `http://${request.headers.host ?? "localhost"}`)
 
   return (request, frame) => {

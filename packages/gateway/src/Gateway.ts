@@ -1,5 +1,5 @@
 import { Headers, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { CoreConfig, RequestContext } from "@core/kernel"
+import { CoreConfig, ForwardedIdentity, RequestContext } from "@core/kernel"
 import { Context, Effect, FiberRef, Option, type Scope } from "effect"
 import { rewrite } from "./Forwarding.js"
 import * as Inbound from "./Inbound.js"
@@ -12,6 +12,7 @@ import {
   enter,
   type Exchange,
   finish,
+  type Frame,
   type GatewayApp,
   type Guards,
   type Head,
@@ -107,6 +108,12 @@ const withHost = (request: HttpServerRequest.HttpServerRequest): Headers.Headers
   }
 }
 
+/** The forwarded request with the frame's caller handed over as a value, to an upstream that takes it so. */
+const handedOver = (request: HttpServerRequest.HttpServerRequest, frame: Frame, upstream: Upstream) => {
+  if (frame.caller !== undefined && upstream.callerByValue) ForwardedIdentity.handOver(request.headers, frame.caller)
+  return request
+}
+
 const answerResponse = (answer: Answer) => HttpServerResponse.empty({ status: answer.status, headers: answer.headers })
 
 /**
@@ -153,7 +160,7 @@ export const make = (options: GatewayOptions = {}): HttpApp.Default<never, Scope
         ? fallback
         : routed._tag === "Refused"
         ? Effect.fail(routed.error)
-        : routed.upstream.forward(rewrite(request, routed.match, frame.upstreamHeaders))
+        : routed.upstream.forward(handedOver(rewrite(request, routed.match, frame.upstreamHeaders), frame, routed.upstream))
       return frame.traceId === undefined ? app : Effect.annotateLogs(app, "traceId", frame.traceId)
     })
     const context = Context.make(HttpServerRequest.HttpServerRequest, request).pipe(

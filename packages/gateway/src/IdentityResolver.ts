@@ -1,5 +1,6 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { type EffectiveRole, ErrorResponse, type Unavailable, UpstreamUnavailable, type UpstreamTimeout } from "@core/kernel"
+import { Iam } from "@core/contracts"
+import { ErrorResponse, type Unavailable, UpstreamUnavailable, type UpstreamTimeout } from "@core/kernel"
 import { Effect, Redacted } from "effect"
 import type { ApiKeyPrincipal, Principal, UserPrincipal } from "./CredentialCache.js"
 import type { Upstream } from "./Upstream.js"
@@ -19,28 +20,36 @@ export interface IdentityResolver {
 export type IdentityFailure = Unavailable | UpstreamUnavailable | UpstreamTimeout
 
 /**
- * The parts of identity's answers the gateway reads (`Iam.CoreSessionResponse`,
- * `Iam.ApiKeyValidation`), read leniently: a field an older identity service leaves out gets its
- * neutral value.
+ * The parts of identity's answers the gateway reads, decoded with the contract's own schemas
+ * (`Iam.CoreSessionResponse`, `Iam.ApiKeyValidation`, narrowed to those fields): an answer that
+ * does not match is identity failing to answer (502), never a principal.
  */
-interface SessionAnswer {
-  readonly session: { readonly id: string; readonly userId: string }
-  readonly user?: { readonly email?: string }
-  readonly permissions?: ReadonlyArray<string>
-  readonly tenant: {
-    readonly organizationId: string | null
-    readonly platformId: string | null
-    readonly platformStatus: string | null
-  }
-  readonly role: EffectiveRole | null
-}
+export const SessionFacts = Iam.CoreSessionResponse.pick({ permissions: true, role: true }).extend({
+  session: Iam.Session.pick({ id: true, userId: true }),
+  user: Iam.User.pick({ email: true }),
+  tenant: Iam.TenantContext.pick({ organizationId: true, platformId: true, platformStatus: true })
+})
 
-interface KeyAnswer {
-  readonly keyId: string
-  readonly organizationId: string
-  readonly platformId: string
-  readonly permissions?: ReadonlyArray<string>
-  readonly platformStatus: string
+/** The fields of a key validation the gateway reads. */
+export const KeyFacts = Iam.ApiKeyValidation.pick({
+  keyId: true,
+  organizationId: true,
+  platformId: true,
+  permissions: true,
+  platformStatus: true
+})
+
+type SessionAnswer = ReturnType<typeof SessionFacts.parse>
+type KeyAnswer = ReturnType<typeof KeyFacts.parse>
+
+/**
+ * The identity service in the gateway's process, asked as values (what `GET /api/core/session`
+ * and `POST /api/core/apikey/validate` answer, with no request built): `undefined` for a
+ * credential it refuses. `@core/auth` makes one (`GatewayIdentity`) over its own services.
+ */
+export interface InProcessIdentity {
+  readonly session: (token: string) => Effect.Effect<Iam.CoreSessionResponse | undefined, Unavailable>
+  readonly apiKey: (key: string) => Effect.Effect<Iam.ApiKeyValidation | undefined, Unavailable>
 }
 
 /** The principal of a session answer: the kernel's user caller with its tenant, role and permissions. */
@@ -48,12 +57,12 @@ export const sessionPrincipal = (answer: SessionAnswer): UserPrincipal => ({
   kind: "user",
   userId: answer.session.userId,
   sessionId: answer.session.id,
-  email: answer.user?.email ?? "",
+  email: answer.user.email,
   organizationId: answer.tenant.organizationId,
   via: "bearer",
   platformId: answer.tenant.platformId,
-  role: answer.role ?? null,
-  permissions: answer.permissions ?? [],
+  role: answer.role,
+  permissions: answer.permissions,
   platformStatus: answer.tenant.platformStatus
 })
 
@@ -63,7 +72,7 @@ export const apiKeyPrincipal = (answer: KeyAnswer): ApiKeyPrincipal => ({
   keyId: answer.keyId,
   organizationId: answer.organizationId,
   platformId: answer.platformId,
-  permissions: answer.permissions ?? [],
+  permissions: answer.permissions,
   platformStatus: answer.platformStatus
 })
 
@@ -76,11 +85,12 @@ const unavailable = () => new UpstreamUnavailable({ message: "The identity servi
 const identityUnavailable = (retryAfter: string | undefined) =>
   ErrorResponse.dependencyUnavailable("identity", /^[1-9]\d{0,4}$/.test(retryAfter ?? "") ? Number(retryAfter) : undefined)
 
-/** Call one identity route through the upstream and read its JSON answer (`undefined` on 401). */
+/** Call one identity route through the upstream and decode its JSON answer (`undefined` on 401). */
 const ask = <A>(
   iam: Upstream,
   path: string,
-  init: { readonly method: string; readonly headers: Record<string, string>; readonly body?: string }
+  init: { readonly method: string; readonly headers: Record<string, string>; readonly body?: string },
+  schema: { readonly safeParse: (value: unknown) => { readonly success: true; readonly data: A } | { readonly success: false } }
 ): Effect.Effect<A | undefined, IdentityFailure> =>
   Effect.scoped(
     Effect.gen(function*() {
@@ -94,31 +104,42 @@ const ask = <A>(
         try: () => HttpServerResponse.toWeb(response, { runtime }).text(),
         catch: unavailable
       })
-      return yield* Effect.try({ try: () => JSON.parse(text) as A, catch: unavailable })
+      const parsed = schema.safeParse(yield* Effect.try({ try: () => JSON.parse(text) as unknown, catch: unavailable }))
+      return parsed.success ? parsed.data : yield* unavailable()
     })
   )
 
 /**
- * The resolver over the identity service's upstream (in process or over HTTP):
+ * The resolver over the identity service in this process: its answers taken as values, with no
+ * request made (what `core-server start` runs).
+ */
+export const inProcess = (identity: InProcessIdentity): IdentityResolver => ({
+  session: (token) => Effect.map(identity.session(token), (answer) => (answer === undefined ? undefined : sessionPrincipal(answer))),
+  apiKey: (key) => Effect.map(identity.apiKey(key), (answer) => (answer === undefined ? undefined : apiKeyPrincipal(answer)))
+})
+
+/**
+ * The resolver over the identity service's upstream (another process, or an app the gateway is
+ * given without its services):
  * `GET /api/core/session` with the token as a bearer, and `POST /api/core/apikey/validate`
  * presenting the static key when one is configured.
  */
 export const viaUpstream = (iam: Upstream, staticKey: Redacted.Redacted<string> | undefined): IdentityResolver => ({
   session: (token) =>
     Effect.map(
-      ask<SessionAnswer>(iam, "/api/core/session", { method: "GET", headers: { authorization: `Bearer ${token}` } }),
+      ask(iam, "/api/core/session", { method: "GET", headers: { authorization: `Bearer ${token}` } }, SessionFacts),
       (answer): Principal | undefined => (answer === undefined ? undefined : sessionPrincipal(answer))
     ),
   apiKey: (key) =>
     Effect.map(
-      ask<KeyAnswer>(iam, "/api/core/apikey/validate", {
+      ask(iam, "/api/core/apikey/validate", {
         method: "POST",
         headers: {
           "content-type": "application/json",
           ...(staticKey === undefined ? {} : { authorization: `Bearer ${Redacted.value(staticKey)}` })
         },
         body: JSON.stringify({ key })
-      }),
+      }, KeyFacts),
       (answer): Principal | undefined => (answer === undefined ? undefined : apiKeyPrincipal(answer))
     )
 })

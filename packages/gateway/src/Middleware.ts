@@ -1,5 +1,5 @@
 import type { Headers, HttpApp } from "@effect/platform"
-import { ErrorResponse } from "@core/kernel"
+import { type Caller, ErrorResponse } from "@core/kernel"
 import { Effect, LogLevel, type Scope } from "effect"
 import type { Principal } from "./CredentialCache.js"
 import type * as RouteRules from "./RouteRules.js"
@@ -55,6 +55,11 @@ export interface Frame {
   /** The gateway's compiled catalogue, for a step that must look up another spelling of the path. */
   readonly rules: RouteRules.Table
   principal: Principal | undefined
+  /**
+   * The caller the request is made by, as the authentication step resolved it: handed to an
+   * in-process upstream as a value (`ForwardedIdentity.handOver`), never signed for it.
+   */
+  caller: Caller | undefined
   traceId: string | undefined
   /**
    * The `WWW-Authenticate` a 401 of this request carries instead of the bearer challenge (a
@@ -83,6 +88,7 @@ export const makeFrame = (
   rule: rules.ruleOf(method, target.pathname),
   rules,
   principal: undefined,
+  caller: undefined,
   traceId: undefined,
   challenge: undefined,
   responseHeaders: {},

@@ -7,13 +7,14 @@ import {
   ForwardedIdentity,
   RequestContext,
   Route as KernelRoute,
-  RouteNode,
   UpstreamUnavailable,
   type UpstreamTimeout
 } from "@core/kernel"
 import type { Route } from "@core/kernel"
+import { RouteNode } from "@core/http/node"
 import { Context, Effect, type Runtime, Scope, Stream } from "effect"
 import type * as http from "node:http"
+import type { InProcessIdentity } from "./IdentityResolver.js"
 import type { ServiceName } from "./Routes.js"
 
 /** What the gateway hands an upstream on its Node path: where the request goes, and how to fail it. */
@@ -54,6 +55,19 @@ export interface Upstream {
   ) => Effect.Effect<HttpServerResponse.HttpServerResponse, UpstreamUnavailable | UpstreamTimeout, Scope.Scope>
   /** The same on Node's request and response, without Effect's per-request cost (HTTP upstreams). */
   readonly node?: NodeHandler
+  /**
+   * The upstream runs in the gateway's process on the request the gateway hands it, and reads the
+   * caller as the value the gateway resolved (`ForwardedIdentity.handOver`, `callerOf`): nothing is
+   * signed for it (`Assemble` tells the authentication step). Unset for an HTTP upstream and for a
+   * web-standard handler, which read the signed identity headers.
+   */
+  readonly callerByValue?: true
+  /**
+   * The identity service's answers as values, when this upstream is that service in the gateway's
+   * process (`fromHandlers` with `identity`): the gateway resolves credentials through them, with
+   * no request built (`IdentityResolver.inProcess`).
+   */
+  readonly identity?: InProcessIdentity
 }
 
 /**
@@ -70,7 +84,7 @@ export const fromHttpApp = <E, R>(
     const context = yield* ownContext<Exclude<R, HttpServerRequest.HttpServerRequest | Scope.Scope>>()
     const enveloped = ErrorResponse.withErrorEnvelope(app)
     const handler = yield* nodeHandler(enveloped).pipe(Effect.provide(context))
-    return { service, forward: forwardOf(enveloped, context), node: onRewritten(handler) }
+    return { service, forward: forwardOf(enveloped, context), node: onRewritten(handler), callerByValue: true }
   })
 
 /**
@@ -93,14 +107,19 @@ const forwardOf = <E, R, C>(app: HttpApp.Default<E, R>, context: Context.Context
 
 /**
  * An in-process service given as its catalogued handlers, behind the identity guard (`trust`): the
- * Effect transport runs them as an app (`Route.router`), the gateway's Node path on the kernel's
+ * Effect transport runs them as an app (`Route.router`), the gateway's Node path on `@core/http`'s
  * route runner (`RouteNode.listener`), which serves them on Node's own request and response
- * (docs/architecture.md). Both see only identity headers the gateway signed for the service.
+ * (docs/architecture.md). Both take the caller the gateway hands them as a value, and otherwise see
+ * only identity headers the gateway signed for the service.
  */
 export const fromHandlers = <const H extends ReadonlyArray<Route.Handler<any, any>>>(
   service: ServiceName,
   handlers: H,
-  options: Route.RouterOptions & { readonly trust: { readonly key: Uint8Array; readonly audience: string } }
+  options: Route.RouterOptions & {
+    readonly trust: { readonly key: Uint8Array; readonly audience: string }
+    /** The identity service's answers as values (`@core/auth`'s `GatewayIdentity`), for the identity service's upstream. */
+    readonly identity?: InProcessIdentity
+  }
 ): Effect.Effect<Upstream, never, Exclude<Route.RequirementsOf<H[number]>, HttpServerRequest.HttpServerRequest | Scope.Scope | HttpRouter.RouteContext> | Callers> =>
   Effect.gen(function*() {
     const context = yield* ownContext<never>()
@@ -111,7 +130,8 @@ export const fromHandlers = <const H extends ReadonlyArray<Route.Handler<any, an
       request.headers = ForwardedIdentity.trustedHeaders(forwarding.headers as PlatformHeaders.Headers, options.trust.key, options.trust.audience, Date.now()) as http.IncomingHttpHeaders
       listener(request, response)
     }
-    return { service, forward: forwardOf(app, context), node }
+    const identity = options.identity === undefined ? {} : { identity: options.identity }
+    return { service, forward: forwardOf(app, context), node, callerByValue: true, ...identity }
   })
 
 /**

@@ -3,7 +3,7 @@ import { buildPath, Iam, pathParamNames } from "@core/contracts"
 import { type Configuration, ForwardedIdentity, loadConfig } from "@core/kernel"
 import { Effect } from "effect"
 import { beforeEach, describe, expect, it } from "vitest"
-import { Assemble, Authentication, CredentialCache, Upstream } from "../src/index.js"
+import { Assemble, Authentication, CredentialCache, IdentityResolver, Upstream } from "../src/index.js"
 import * as Transport from "./Transport.js"
 
 /**
@@ -103,11 +103,29 @@ const identityService = HttpRouter.empty.pipe(
 const configOf = (env: Record<string, string>): Configuration =>
   loadConfig({ NODE_ENV: "test", CORE_SECRET: "s".repeat(40), CORE_CORS_ORIGINS: "https://app.example.com", ...env })
 
+/**
+ * The gateway over the scripted identity service (in process) and two services that read the
+ * identity headers, as a service in another process or behind a web-standard handler does: the
+ * gateway signs the caller for them.
+ */
 const gatewayOf = (config: Configuration) => {
   const upstreams = Effect.runSync(Effect.all([
     Upstream.fromHttpApp("IAM", Assemble.trusted(identityService, config, "iam")),
-    Upstream.fromHttpApp("REGISTRY", Assemble.trusted(echoHeaders, config, "registry")),
-    Upstream.fromHttpApp("BILLING", Assemble.trusted(echoHeaders, config, "billing"))
+    Effect.succeed(Upstream.fromWebHandler("REGISTRY", HttpApp.toWebHandler(Assemble.trusted(echoHeaders, config, "registry")))),
+    Effect.succeed(Upstream.fromWebHandler("BILLING", HttpApp.toWebHandler(Assemble.trusted(echoHeaders, config, "billing"))))
+  ]))
+  return Transport.handlerOf(Transport.ofAssembled({ config, upstreams }))
+}
+
+/** What an in-process service is handed: the caller as a value, and the headers it receives. */
+const echoCaller = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+  HttpServerResponse.unsafeJson({ caller: ForwardedIdentity.callerOf(request) ?? null, headers: request.headers }))
+
+/** The same gateway with the registry in process (`Upstream.fromHttpApp`), as `core-server start` runs it. */
+const inProcessGatewayOf = (config: Configuration) => {
+  const upstreams = Effect.runSync(Effect.all([
+    Upstream.fromHttpApp("IAM", Assemble.trusted(identityService, config, "iam")),
+    Upstream.fromHttpApp("REGISTRY", Assemble.trusted(echoCaller, config, "registry"))
   ]))
   return Transport.handlerOf(Transport.ofAssembled({ config, upstreams }))
 }
@@ -321,6 +339,88 @@ describe("authentication (step 9)", () => {
     expect(script.calls.session).toBe(before)
     await call(gateway, "/api/v1/platforms/x", bearer)
     expect(script.calls.session).toBe(before + 1)
+  })
+})
+
+describe("the caller handed to an in-process service (step 9)", () => {
+  const gateway = inProcessGatewayOf(secured)
+  const ada = {
+    kind: "user",
+    userId: "usr_ada",
+    sessionId: "ses_ada",
+    email: "usr_ada@example.com",
+    organizationId: "org_1",
+    platformId: "plt_acme",
+    role: "admin",
+    permissions: ["org:read"]
+  }
+  const seen = async (init: RequestInit) => {
+    const response = await call(gateway, "/api/v1/platforms/plt_1", init)
+    expect(response.status).toBe(200)
+    return (await response.json()) as { caller: unknown; headers: Record<string, string> }
+  }
+
+  it("hands over the session's caller as a value, how it arrived included, and signs nothing", async () => {
+    const byBearer = await seen({ headers: { authorization: `Bearer ${SESSION}` } })
+    expect(byBearer.caller).toEqual({ ...ada, via: "bearer" })
+    const byCookie = await seen({ headers: { cookie: `${Authentication.SESSION_COOKIE}=${SESSION}` } })
+    expect(byCookie.caller).toEqual({ ...ada, via: "cookie" })
+    for (const { headers } of [byBearer, byCookie]) {
+      expect(Object.keys(headers).filter((name) => name.startsWith("x-core-") && name !== "x-core-request-id")).toEqual([])
+    }
+  })
+
+  it("hands over an API key's caller and the service's, without the gateway's platform status", async () => {
+    expect((await seen({ headers: { "x-api-key": API_KEY } })).caller).toEqual({
+      kind: "apikey",
+      keyId: "key_1",
+      organizationId: "org_1",
+      platformId: "plt_acme",
+      permissions: ["platforms:read"]
+    })
+    expect((await seen({ headers: { authorization: `Bearer ${STATIC_KEY}` } })).caller).toEqual({ kind: "service" })
+  })
+
+  it("hands over nothing for a forged identity header, which never reaches the service", async () => {
+    const forged = await seen({ headers: { "x-core-user-id": "usr_mallory", "x-core-identity": "forged.token.value", authorization: `Bearer ${SESSION}` } })
+    expect(forged.caller).toEqual({ ...ada, via: "bearer" })
+    expect([forged.headers["x-core-user-id"], forged.headers["x-core-identity"]]).toEqual([undefined, undefined])
+  })
+})
+
+describe("identity in process, asked as values (step 9)", () => {
+  const asked: Array<string> = []
+  const identity: IdentityResolver.InProcessIdentity = {
+    session: (token) =>
+      Effect.sync(() => {
+        asked.push(`session ${token}`)
+        if (token !== SESSION) return undefined
+        const answer = sessionAnswer("usr_ada", "ses_ada", "plt_acme", "active")
+        const at = "2026-01-01T00:00:00.000Z"
+        return {
+          ...answer,
+          session: { ...answer.session, expiresAt: at, createdAt: at, updatedAt: at, ipAddress: null, userAgent: null, activeOrganizationId: "org_1" },
+          user: { ...answer.user, name: "Ada", emailVerified: true, image: null, createdAt: at, updatedAt: at },
+          tenant: { ...answer.tenant, platformStatus: "active" as const },
+          role: "admin" as const
+        }
+      }),
+    apiKey: (key) => Effect.sync(() => (asked.push(`apikey ${key}`), undefined))
+  }
+  // Its HTTP path is never taken: a request to it would fail the test.
+  const iam: Upstream.Upstream = { service: "IAM", forward: () => Effect.die("identity asked over HTTP"), identity }
+  const registry = Effect.runSync(Upstream.fromHttpApp("REGISTRY", Assemble.trusted(echoCaller, secured, "registry")))
+  const gateway = Transport.handlerOf(Transport.ofAssembled({ config: secured, upstreams: [iam, registry] }))
+
+  it("resolves a session and a key through the service's answers, without a request to it", async () => {
+    asked.length = 0
+    const response = await call(gateway, "/api/v1/platforms/plt_1", { headers: { authorization: `Bearer ${SESSION}` } })
+    expect(response.status).toBe(200)
+    expect(((await response.json()) as { caller: { userId: string; role: string } }).caller).toMatchObject({ userId: "usr_ada", role: "admin" })
+    const refused = await call(gateway, "/api/v1/platforms/plt_1", { headers: { "x-api-key": API_KEY } })
+    expect(refused.status).toBe(401)
+    expect((await envelope(refused)).error.message).toBe("Invalid or revoked API key")
+    expect(asked).toEqual([`session ${SESSION}`, `apikey ${API_KEY}`])
   })
 })
 

@@ -6,6 +6,9 @@ import * as http from "node:http"
 import { withEnvelope } from "./internal/envelope.js"
 import { type BridgeOptions, type Handler, handle } from "./internal/nodeBridge.js"
 
+/** The route runner: a service's catalogued handlers served on Node's own request and response. */
+export * as RouteNode from "./RouteNode.js"
+
 /** Where to listen, and how long a close may wait. */
 export interface ListenOptions {
   /** @default 0 (a free port) */

@@ -123,7 +123,7 @@ const carries = (headers: Headers.Headers, identity: Identity): boolean =>
  * The headers `trustedHeaders` vouched for, with the caller their token carries: `callerOf` reads
  * a caller from here only, never from a token it did not see verified for the service's audience.
  */
-const trusted = new WeakMap<Headers.Headers, Caller>()
+const trusted = new WeakMap<object, Caller>()
 
 /**
  * The identity headers of a request as its service may trust them: when `X-Core-Identity` is a
@@ -136,6 +136,8 @@ export const trustedHeaders = (
   audience: string,
   nowMillis: number
 ): Headers.Headers => {
+  // Headers the gateway handed a caller with in this process are the gateway's own: nothing to verify.
+  if (trusted.has(headers)) return headers
   const token = headers[HEADERS.token]
   const found = token === undefined ? undefined : check(key, token, audience, nowMillis)
   if (found !== undefined && carries(headers, found.identity)) {
@@ -169,8 +171,21 @@ export const guard = <E, R>(
   })
 
 /**
- * The caller the gateway signed for a request, as `guard` verified it for the service's audience;
+ * The caller the gateway resolved for a request: the one it handed over in this process
+ * (`handOver`), or the one it signed, as `guard` verified it for the service's audience;
  * `undefined` when the request carries none (or did not pass through `guard`).
  */
-export const callerOf = (request: HttpServerRequest.HttpServerRequest): Caller | undefined =>
-  request.headers[HEADERS.token] === undefined ? undefined : trusted.get(request.headers)
+export const callerOf = (request: HttpServerRequest.HttpServerRequest): Caller | undefined => trusted.get(request.headers)
+
+/**
+ * Hand an in-process service the caller of a request as a value, with the headers the gateway
+ * forwards it (those very headers: the service's request must carry the same object): `callerOf`
+ * reads it back, and `guard` lets them through as they are. Nothing is signed or verified; the
+ * gateway has already taken the client's own `X-Core-*` headers off.
+ *
+ * @example
+ * ForwardedIdentity.handOver(forwarded.headers, caller)
+ */
+export const handOver = (headers: object, caller: Caller): void => {
+  trusted.set(headers, caller)
+}

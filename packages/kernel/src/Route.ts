@@ -18,7 +18,6 @@ import { authenticationRequired, isAccepted, requireOperator } from "./Policy.js
 import { type Forbidden, type InvalidJson, NotFound, type PayloadTooLarge, Unauthorized, UnsupportedMediaType, type ValidationError } from "./Errors.js"
 import { CoreConfig } from "./Config.js"
 import * as ErrorResponse from "./ErrorResponse.js"
-import * as RouteTable from "./internal/routeTable.js"
 import * as RequestContext from "./RequestContext.js"
 import { decode } from "./Validation.js"
 
@@ -236,8 +235,8 @@ const inRequestContext = <A, E, R>(request: HttpServerRequest.HttpServerRequest,
           RequestContext.ofRequest(request, known, Option.isSome(config) && config.value.trustProxy)
         )))
 
-/** A route's path in the router's form: `{param}` becomes `:param`. */
-const routerPath = (path: string) => RouteTable.routerPath(path) as HttpRouter.PathInput
+/** A route's path in the router's form: `{param}` becomes `:param` (the Node runner's table reads it too). */
+export const routerPath = (path: string) => path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ":$1") as HttpRouter.PathInput
 
 /** The requirements of any handler in a list. */
 export type RequirementsOf<H> = H extends Handler<any, infer R> ? R : never

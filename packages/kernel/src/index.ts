@@ -11,7 +11,6 @@ export {
 } from "./Caller.js"
 export * as Policy from "./Policy.js"
 export * as Route from "./Route.js"
-export * as RouteNode from "./RouteNode.js"
 export * as Rows from "./Rows.js"
 export * as ErrorResponse from "./ErrorResponse.js"
 export * as RequestId from "./RequestId.js"

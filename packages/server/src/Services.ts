@@ -2,7 +2,7 @@ import type { HttpApp } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
 import type { Routes } from "@core/gateway"
 import { HttpUpstream, Upstream } from "@core/gateway"
-import { IdentityHandlers, IdentityLive } from "@core/auth"
+import { GatewayIdentity, IdentityHandlers, IdentityLive } from "@core/auth"
 import { CliService, EventsService, IdentityService, ProvisioningService, RegistryService, SERVICE_DECLARATIONS, type ServiceName, StacksService, VaultService } from "@core/contracts"
 import { type Configuration, CoreConfig, ForwardedCallers, ForwardedIdentity, Ids, Route } from "@core/kernel"
 import { DnsTargetsLive, FeatureRecordsLive, Features, OnboardingFlowsLive, OnboardingRepo, Onboarding, PlatformDirectoryLive, Platforms, RegistryHandlers, RegistryJobs, RegistryServices } from "@core/registry"
@@ -209,7 +209,7 @@ export const trustedApp = (service: ServiceDefinition): Effect.Effect<HttpApp.De
 /**
  * The gateway's upstreams: over HTTP for each service with a `CORE_UPSTREAM_<SERVICE>_URL`
  * (keep-alive pools closed with the scope), in process for every other service of this build — its
- * handlers on the kernel's Node runner for the gateway's Node listener (docs/architecture.md), as an app for
+ * handlers on @core/http's Node runner for the gateway's Node listener (docs/architecture.md), as an app for
  * the Effect transport.
  */
 export const upstreams = (
@@ -230,7 +230,9 @@ export const upstreams = (
           // that would otherwise join the next into one stall while the server starts (decision 0210).
           yield* Effect.sleep(0)
           const context = yield* contextOf(service)
-          const options = { ...(service.base === undefined ? {} : { base: service.base }), trust: trustOf(service, config) }
+          // The identity service in process answers the gateway's credential checks as values.
+          const identity = service.upstream === "IAM" ? { identity: yield* (GatewayIdentity.make as Effect.Effect<GatewayIdentity.GatewayIdentity>).pipe(Effect.provide(context)) } : {}
+          const options = { ...(service.base === undefined ? {} : { base: service.base }), trust: trustOf(service, config), ...identity }
           return yield* (Upstream.fromHandlers(service.upstream, service.handlers, options) as Effect.Effect<
             Upstream.Upstream,
             never,

@@ -28,17 +28,20 @@ const bodies = new WeakMap<DescribedSession, string>()
 const coreSessionBody = (described: DescribedSession): string => {
   let body = bodies.get(described)
   if (body === undefined) {
-    body = JSON.stringify({
-      session: sessionView(described.session),
-      user: userView(described.user),
-      permissions: described.permissions,
-      tenant: tenantView(described),
-      role: described.role
-    })
+    body = JSON.stringify(coreSessionOf(described))
     bodies.set(described, body)
   }
   return body
 }
+
+/** The answer of `GET /api/core/session` for a described session, as a value (the gateway in process reads it so). */
+export const coreSessionOf = (described: DescribedSession): Iam.CoreSessionResponse => ({
+  session: sessionView(described.session),
+  user: userView(described.user),
+  permissions: [...described.permissions],
+  tenant: tenantView(described),
+  role: described.role
+})
 
 /** The session a token opens, described from `SessionCache`; `None` without a token. */
 const describe = (token: string | undefined) =>

@@ -1,9 +1,34 @@
 /**
- * The identity headers the gateway sends a principal upstream with, signed per audience and
- * reused for half their lifetime.
+ * The caller the gateway hands an in-process upstream as a value, and the identity headers it
+ * sends one in another process instead, signed per audience and reused for half their lifetime.
  */
-import { ForwardedIdentity } from "@core/kernel"
+import { type Caller, ForwardedIdentity } from "@core/kernel"
 import type { Principal } from "../CredentialCache.js"
+
+/** The callers of principals, by the way a session's token arrived (a principal's `via` is `bearer`). */
+const callers = new WeakMap<Principal, Caller>()
+const cookieCallers = new WeakMap<Principal, Caller>()
+
+/** The kernel caller a principal is, without the gateway's own `platformStatus`: what a signed token carries. */
+const callerFrom = (principal: Principal, viaCookie: boolean): Caller => {
+  if (principal.kind === "service") return principal
+  const { platformStatus: _, ...caller } = principal
+  return caller.kind === "user" ? { ...caller, via: viaCookie ? "cookie" : "bearer" } : caller
+}
+
+/**
+ * The kernel caller a principal is, the session's `via` the way its token arrived: exactly the
+ * caller a signed `X-Core-Identity` of it verifies to, made once per cached principal.
+ */
+export const callerOf = (principal: Principal, viaCookie: boolean): Caller => {
+  const byWay = viaCookie && principal.kind === "user" ? cookieCallers : callers
+  let caller = byWay.get(principal)
+  if (caller === undefined) {
+    caller = callerFrom(principal, viaCookie)
+    byWay.set(principal, caller)
+  }
+  return caller
+}
 
 interface Signed {
   readonly headers: Record<string, string>

@@ -1,7 +1,7 @@
 import type { Headers } from "@effect/platform"
 import { HttpServerRequest } from "@effect/platform"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { type CoreError, ErrorResponse, type UpstreamTimeout, type UpstreamUnavailable } from "@core/kernel"
+import { type CoreError, ErrorResponse, ForwardedIdentity, type UpstreamTimeout, type UpstreamUnavailable } from "@core/kernel"
 import { Cause, Clock, Context, DefaultServices, Effect, Exit, FiberRef, FiberRefs, Option, Runtime } from "effect"
 import * as http from "node:http"
 import { forwardHeaders } from "../Forwarding.js"
@@ -209,6 +209,7 @@ export const listener = (options: GatewayOptions): Effect.Effect<NodeListener> =
         case "Upstream": {
           flight.url = routed.match.url
           flight.headers = forwardHeaders(request.headers as Headers.Headers, routed.match.route.prefix, frame.upstreamHeaders)
+          if (frame.caller !== undefined && routed.upstream.callerByValue) ForwardedIdentity.handOver(flight.headers, frame.caller)
           return handlers.get(routed.upstream)!(request, response, flight)
         }
       }

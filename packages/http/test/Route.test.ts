@@ -3,10 +3,8 @@ import { HttpRouter } from "@effect/platform"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
-import type { Callers } from "../src/Caller.js"
-import { NotFound } from "../src/Errors.js"
-import * as Route from "../src/Route.js"
-import { type HttpHarness, makeHttpHarness } from "../src/testing/index.js"
+import { type Callers, NotFound, Route } from "@core/kernel"
+import { type HttpHarness, makeHttpHarness } from "@core/kernel/testing"
 import { FakeCallers, handlers } from "./fixtures/routes.js"
 
 const app = HttpRouter.toHttpApp(Route.router(handlers))

@@ -4,9 +4,7 @@
  * ignored, fixed words before parameters (falling back to a parameter when the fixed branch leads
  * nowhere), a parameter at most 100 characters, HEAD served by GET — compiled once per method.
  */
-
-/** A route's path in the router's form: `{param}` becomes `:param`. */
-export const routerPath = (path: string): string => path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ":$1")
+import { Route } from "@core/kernel"
 
 /** What a match yields: the route, its decoded parameters and the query string the router parses. */
 export interface Match<T> {
@@ -44,7 +42,7 @@ export const make = <T>(routes: ReadonlyArray<{ readonly method: string; readonl
     let node = trees.get(method) ?? makeNode<T>()
     trees.set(method, node)
     const names: Array<string> = []
-    for (const word of wordsOf(routerPath(path))) {
+    for (const word of wordsOf(Route.routerPath(path))) {
       const param = PARAM.exec(word)
       if (param !== null) {
         // One parameter node per position, as in find-my-way; each route keeps its own names.
@@ -65,7 +63,7 @@ export const make = <T>(routes: ReadonlyArray<{ readonly method: string; readonl
     if (names.length === 0) {
       const byPath = exact.get(method) ?? new Map<string, T>()
       exact.set(method, byPath)
-      byPath.set(`/${wordsOf(routerPath(path)).join("/").toLowerCase()}`, value)
+      byPath.set(`/${wordsOf(Route.routerPath(path)).join("/").toLowerCase()}`, value)
     }
   }
   return { trees, exact }

@@ -9,7 +9,7 @@ import type * as http from "node:http"
 import { write, writeFailure } from "./nodeResponse.js"
 import type { RequestScope } from "./requestScope.js"
 
-const FLIGHT = Symbol.for("@core/kernel/RouteNode/Flight")
+const FLIGHT = Symbol.for("@core/http/RouteNode/Flight")
 
 type Tagged = http.ServerResponse & { [FLIGHT]?: Flight }
 

@@ -1,21 +1,17 @@
 /**
- * The kernel's route runner on Node (docs/architecture.md): catalogued routes served on Node's own request and
- * response, without converting to web `Request`/`Response` and without the platform's per-request
- * machinery. Decision 0170 says what it does and what it skips, with the figures.
+ * The route runner on Node (docs/architecture.md, "The request path"): catalogued routes served on
+ * Node's own request and response, without converting to web `Request`/`Response` and without the
+ * platform's per-request machinery. Decision 0170 says what it does and what it skips, with the
+ * figures; it lives here, beside the other runtimes, since decision 0667.
  */
 import { HttpRouter, HttpServerError, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { Cause, Context, Effect, Option, Runtime, Scope } from "effect"
 import type * as http from "node:http"
-import type { Callers } from "./Caller.js"
-import { CoreConfig } from "./Config.js"
-import * as ErrorResponse from "./ErrorResponse.js"
+import { type Callers, CoreConfig, ErrorResponse, RequestContext, Route } from "@core/kernel"
 import { Flight } from "./internal/nodeFlight.js"
 import { NodeRequest } from "./internal/nodeRequest.js"
 import { RequestScope } from "./internal/requestScope.js"
 import * as RouteTable from "./internal/routeTable.js"
-import * as RequestContext from "./RequestContext.js"
-import * as Route from "./Route.js"
-import { type Handler, pathsOf, type RequirementsOf, type RouterOptions } from "./Route.js"
 
 /** A request listener for `node:http` (`http.createServer(listener)`). */
 export type NodeListener = (request: http.IncomingMessage, response: http.ServerResponse) => void
@@ -63,21 +59,21 @@ const notFound = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =
  * web `Request`/`Response`. A client that leaves interrupts the fiber.
  *
  * @example
- * const listener = yield* RouteNode.listener(Http.handlers)
+ * const listener = yield* RouteNode.listener(Http.handlers) // import { RouteNode } from "@core/http/node"
  * http.createServer(listener).listen(8080)
  */
-export const listener = <const H extends ReadonlyArray<Handler<any, any>>>(
+export const listener = <const H extends ReadonlyArray<Route.Handler<any, any>>>(
   handlers: H,
-  options?: RouterOptions
-): Effect.Effect<NodeListener, never, Exclude<RequirementsOf<H[number]>, Provided> | Callers> =>
+  options?: Route.RouterOptions
+): Effect.Effect<NodeListener, never, Exclude<Route.RequirementsOf<H[number]>, Provided> | Callers> =>
   Effect.map(Effect.runtime<never>(), (runtime): NodeListener => {
     const table = RouteTable.make(handlers.flatMap((handler) => {
       const { method, path } = handler.route
       const program = Route.program(handler, options?.renderer) as Effect.Effect<HttpServerResponse.HttpServerResponse>
-      return pathsOf(path, options?.base).map((served) => ({
+      return Route.pathsOf(path, options?.base).map((served) => ({
         method,
         path: served,
-        value: { route: HttpRouter.makeRoute(method, RouteTable.routerPath(served) as HttpRouter.PathInput, handler.run), program }
+        value: { route: HttpRouter.makeRoute(method, Route.routerPath(served) as HttpRouter.PathInput, handler.run), program }
       }))
     }))
     const services = runtime.context.unsafeMap
