@@ -95,7 +95,7 @@ describe("identity commands of the real core binary against the real identity se
     // Without --permission the key reads what its creator reads (decision 0595), and says so.
     expect(created.stdout.split("\n\n")[2]).toBe(
       "Permissions (the default: every read permission you hold; pass --permission to choose): apikeys:read, audit:read, billing:read, " +
-        "deploy:read, entities:read, features:read, members:read, org:read, platforms:read, provisioning:read, resources:read, secrets:read, " +
+        "deploy:read, entities:read, events:read, features:read, members:read, org:read, platforms:read, provisioning:read, resources:read, secrets:read, " +
         "stacks:read, vault:read\n"
     )
     const listed = await run("keys", "list", "--org", orgId)

@@ -210,7 +210,7 @@ describe.runIf(runsOncePerCi)("the packed packages, installed outside the reposi
     expect(alone, alone.stderr).toMatchObject({ code: 0 })
     expect(JSON.parse(alone.stdout)).toEqual({
       health: "ok", tenants: true, envelope: true, environments: ["dev", "stg", "prod"], session: "/api/auth/get-session",
-      path: "/api/v1/platforms/plt_1", services: 7
+      path: "/api/v1/platforms/plt_1", services: 8
     })
   }, 120_000)
 

@@ -72,7 +72,7 @@ describe.concurrent("core-server command line", () => {
     expect([none.code, none.stderr]).toEqual([2, "core-server: a command is required\nRun core-server --help for usage.\n"])
     const service = await run(["serve", "--service", "mail"], {})
     expect(service.code).toBe(2)
-    expect(service.stderr).toContain("core-server: unknown service \"mail\" (services: iam, registry, stacks, provisioning, billing, cli, vault)")
+    expect(service.stderr).toContain("core-server: unknown service \"mail\" (services: iam, registry, stacks, provisioning, billing, cli, vault, events)")
   }, SLOW)
 
   it("exits 1 naming the variable when the configuration is bad", async () => {
@@ -103,7 +103,7 @@ describe.concurrent("core-server command line", () => {
     // Every service the gateway routes to is part of this build now: a name outside them is a usage error.
     expect([serve.code, serve.stderr]).toEqual([
       2,
-      'core-server: unknown service "payroll" (services: iam, registry, stacks, provisioning, billing, cli, vault)\nRun core-server --help for usage.\n'
+      'core-server: unknown service "payroll" (services: iam, registry, stacks, provisioning, billing, cli, vault, events)\nRun core-server --help for usage.\n'
     ])
   }, SLOW)
 })

@@ -16,11 +16,13 @@ describe("Routes", () => {
       ["/api/v1/billing", "BILLING"],
       ["/api/v1/cli", "CLI"],
       ["/mcp", "VAULT"],
-      ["/.well-known/oauth-protected-resource/mcp", "VAULT"]
+      ["/.well-known/oauth-protected-resource/mcp", "VAULT"],
+      ["/api/v1/webhooks", "EVENTS"],
+      ["/api/v1/events", "EVENTS"]
     ])
     expect(ROUTES.filter((route) => route.suspensionExempt === true).map((route) => route.prefix)).toEqual(["/api/v1/billing"])
     expect(ROUTES.filter((route) => route.keepPrefix === true).map((route) => route.prefix)).toEqual([
-      "/.well-known/oauth-authorization-server/api/v1/iam", "/api/v1/onboarding", "/api/v1/resources", "/api/v1/lookup", "/mcp", "/.well-known/oauth-protected-resource/mcp"
+      "/.well-known/oauth-authorization-server/api/v1/iam", "/api/v1/onboarding", "/api/v1/resources", "/api/v1/lookup", "/mcp", "/.well-known/oauth-protected-resource/mcp", "/api/v1/events"
     ])
   })
 

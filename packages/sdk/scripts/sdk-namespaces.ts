@@ -270,5 +270,68 @@ export const NAMESPACES: Readonly<Record<string, NamespaceBinding>> = {
         }
       }
     }
+  },
+  webhooks: {
+    service: "events",
+    options: { name: "WebhooksCallOptions", type: `Pick<CallOptions, "signal" | "headers" | "idempotencyKey">`, doc: "Per-call options of the webhook methods." },
+    groups: {
+      endpoints: {
+        interface: "WebhookEndpoints",
+        doc: "The organization's webhook endpoints (`client.webhooks.endpoints`, `/api/v1/webhooks/endpoints`), one method per route of `Events.WebhookRoutes` (named in each comment). `create` answers the signing secret once; another organization's endpoint is a `NotFoundError`.",
+        methods: {
+          create: "WebhookRouteRefs.createWebhookEndpoint",
+          list: "WebhookRouteRefs.listWebhookEndpoints",
+          all: page("WebhookRouteRefs.listWebhookEndpoints"),
+          get: "WebhookRouteRefs.getWebhookEndpoint",
+          update: "WebhookRouteRefs.updateWebhookEndpoint",
+          delete: "WebhookRouteRefs.deleteWebhookEndpoint",
+          rotateSecret: "WebhookRouteRefs.rotateWebhookSecret",
+          test: "WebhookRouteRefs.testWebhookEndpoint",
+          deliveries: "WebhookRouteRefs.listWebhookDeliveries",
+          deliveriesAll: page("WebhookRouteRefs.listWebhookDeliveries"),
+          replay: "WebhookRouteRefs.replayWebhookEvents"
+        }
+      },
+      deliveries: {
+        interface: "WebhookDeliveries",
+        doc: "Delivery attempts (`client.webhooks.deliveries`): send an attempt's event again, with the same `webhook-id`.",
+        methods: {
+          retry: "WebhookRouteRefs.retryWebhookDelivery"
+        }
+      }
+    },
+    notServed: {
+      "listEvents": "client.events",
+      "getEvent": "client.events",
+      "streamEvents": "client.events"
+    }
+  },
+  events: {
+    service: "events",
+    options: { name: "EventsCallOptions", type: `Pick<CallOptions, "signal" | "headers">`, doc: "Per-call options of the event methods." },
+    groups: {
+      "": {
+        interface: "EventsClient",
+        doc: "The organization's events (`client.events`, `/api/v1/events`), one method per route of `Events.EventRoutes` (named in each comment). Another organization's event is a `NotFoundError`.",
+        methods: {
+          list: "EventRouteRefs.listEvents",
+          all: page("EventRouteRefs.listEvents"),
+          get: "EventRouteRefs.getEvent"
+        }
+      }
+    },
+    notServed: {
+      "streamEvents": "a Server-Sent Events stream, not one JSON answer: read it with `client.request` and `parseEventStream`",
+      "createWebhookEndpoint": "client.webhooks",
+      "listWebhookEndpoints": "client.webhooks",
+      "getWebhookEndpoint": "client.webhooks",
+      "updateWebhookEndpoint": "client.webhooks",
+      "deleteWebhookEndpoint": "client.webhooks",
+      "rotateWebhookSecret": "client.webhooks",
+      "testWebhookEndpoint": "client.webhooks",
+      "listWebhookDeliveries": "client.webhooks",
+      "replayWebhookEvents": "client.webhooks",
+      "retryWebhookDelivery": "client.webhooks"
+    }
   }
 }

@@ -7,6 +7,8 @@ import { iam, type IamClient } from "./resources/iam.js"
 import { provisioning, type ProvisioningClient } from "./resources/provisioning.js"
 import { registry, type RegistryClient } from "./resources/registry.js"
 import { stacks, type StacksClient } from "./resources/stacks.js"
+import { webhooks, type WebhooksClient } from "./resources/webhooks.js"
+import { events, type EventsClient } from "./resources/events.js"
 import { vault, type VaultClient } from "./resources/vault.js"
 import { createTransport, type ClientOptions, type HttpMethod, type RequestOptions, type Transport } from "./transport.js"
 
@@ -92,6 +94,10 @@ export interface CoreClient extends BaseClient {
   readonly vault: VaultClient
   /** Billing through the gateway (`/api/v1/billing/...`): plans, subscription, invoices, payments, the upgrade, operator tools. */
   readonly billing: BillingClient
+  /** Outbound webhooks (`/api/v1/webhooks/...`): endpoints, their signing secrets, delivery log, replay and retry. */
+  readonly webhooks: WebhooksClient
+  /** The organization's events (`/api/v1/events/...`): list and read them (the stream: `client.request` and `parseEventStream`). */
+  readonly events: EventsClient
 }
 
 /**
@@ -106,4 +112,4 @@ export interface CoreClient extends BaseClient {
  * console.log(await core.health())
  */
 export const createClient = (options: ClientOptions): CoreClient =>
-  createCoreClient(options, { iam, stacks, registry, provisioning, billing, vault, deploy })
+  createCoreClient(options, { iam, stacks, registry, provisioning, billing, vault, deploy, webhooks, events })

@@ -32,13 +32,13 @@ describe("the generated resources (src/generated/*.ts)", () => {
   })
 
   it("give a newly declared service a namespace of one method per route, named after the route", () => {
-    const events = { ...SERVICE_DECLARATIONS.find((service) => service.name === "stacks")!, name: "events", title: "Events", prefix: "/api/v1/events" }
-    const generated = namespaces([...SERVICE_DECLARATIONS, events])
-    expect(Object.keys(generated)).toContain("events")
-    expect(Object.keys(generated.events!.groups[""]!.methods)).toEqual(Object.keys(Stacks.StackRoutes))
-    const text = renderNamespace("events", generated.events!)
-    expect(text).toContain("export interface EventsClient {")
-    expect(text).toContain("  readonly getStackVersion: (name: string, version: string, options?: EventsCallOptions) => Promise<GetStackVersionResult>")
-    expect(text).toContain("export const eventsMethods = (caller: RouteCaller): EventsClient => {")
+    const inventory = { ...SERVICE_DECLARATIONS.find((service) => service.name === "stacks")!, name: "inventory", title: "Inventory", prefix: "/api/v1/inventory" }
+    const generated = namespaces([...SERVICE_DECLARATIONS, inventory])
+    expect(Object.keys(generated)).toContain("inventory")
+    expect(Object.keys(generated.inventory!.groups[""]!.methods)).toEqual(Object.keys(Stacks.StackRoutes))
+    const text = renderNamespace("inventory", generated.inventory!)
+    expect(text).toContain("export interface InventoryClient {")
+    expect(text).toContain("  readonly getStackVersion: (name: string, version: string, options?: InventoryCallOptions) => Promise<GetStackVersionResult>")
+    expect(text).toContain("export const inventoryMethods = (caller: RouteCaller): InventoryClient => {")
   }, 120_000)
 })

@@ -41,9 +41,9 @@ describe("createCoreClient (decision 0511)", () => {
     )
   })
 
-  it("createClient still has all seven namespaces", () => {
+  it("createClient has the seven namespaces it always had, and webhooks and events", () => {
     expect(Object.keys(createClient({ baseUrl: "http://core.test" })).sort()).toEqual(
-      ["billing", "call", "deploy", "health", "iam", "paginate", "provisioning", "registry", "request", "stacks", "vault"]
+      ["billing", "call", "deploy", "events", "health", "iam", "paginate", "provisioning", "registry", "request", "stacks", "vault", "webhooks"]
     )
   })
 
