@@ -39,7 +39,10 @@ for (const driver of TestDatabase.drivers) {
       })
       expect(resource.status).toBe(201)
       const known = { orgId: owner.orgId, platformId: owner.platformId, userId: owner.userId, ids: { entityId, resourceId: resource.body.id as string } }
-      const values: Record<string, string> = { platformId: owner.platformId, orgId: owner.orgId, entityId, resourceId: resource.body.id }
+      // An endpoint whose delivery log is paged (it wants only test events, so nothing is sent to it).
+      const endpoint = await call(base, "POST", "/api/v1/webhooks/endpoints", owner.bearer, { url: "https://93.184.216.34/hooks", events: ["webhook.test"] })
+      expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201)
+      const values: Record<string, string> = { platformId: owner.platformId, orgId: owner.orgId, entityId, resourceId: resource.body.id, id: endpoint.body.id }
       const wrong: Array<string> = []
       for (const { label, route, gatewayPath } of PAGED) {
         const headers = route.auth === "operator" || route.auth === "service" ? SERVICE : owner.bearer
