@@ -82,6 +82,8 @@ export default defineConfig({
     minWorkers: 1,
     globalSetup: [],
     // CORE_TEST_TIMES=<file>: one JSON line per test file with its time (.ci/run prints the slowest).
-    reporters: process.env.CORE_TEST_TIMES ? ["default", "./scripts/file-times.mjs"] : ["default"]
+    reporters: process.env.CORE_TEST_TIMES ? ["default", "./scripts/file-times.mjs"] : ["default"],
+    // …and the CPU each file used, which a busy machine does not inflate (tests/support/fileCpu.ts).
+    setupFiles: process.env.CORE_TEST_TIMES ? ["./tests/support/fileCpu.ts"] : []
   }
 })

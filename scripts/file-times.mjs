@@ -4,7 +4,9 @@
 // As a vitest reporter (vitest.config.ts adds it when CORE_TEST_TIMES names a file): appends one
 // JSON line per test file to that file — { pass, file, project, state, ms, collectMs, runMs } where
 // `ms` is the file's own time in its worker (environment, setup files, import and collect, then its
-// tests and hooks) and `pass` is CORE_TEST_PASS (CI's "pglite" or "postgres").
+// tests and hooks), `cpuMs` and `childCpuMs` the CPU it used in its worker and in the processes it
+// started (tests/support/fileCpu.ts: unlike `ms`, a busy machine does not inflate them), and `pass`
+// is CORE_TEST_PASS (CI's "pglite" or "postgres").
 //
 // As a script: prints the slowest files of one or more such files, slowest first.
 //
@@ -31,7 +33,8 @@ export default class FileTimes {
       const collectMs = Math.round(file.collectDuration ?? 0)
       const runMs = Math.round(file.result?.duration ?? 0)
       const ms = Math.round((file.environmentLoad ?? 0) + (file.prepareDuration ?? 0) + (file.setupDuration ?? 0)) + collectMs + runMs
-      return JSON.stringify({ pass, file: relative(root, file.filepath), project: file.projectName ?? "", state: file.result?.state ?? "skip", ms, collectMs, runMs })
+      const cpu = { cpuMs: file.meta?.cpuMs, childCpuMs: file.meta?.childCpuMs }
+      return JSON.stringify({ pass, file: relative(root, file.filepath), project: file.projectName ?? "", state: file.result?.state ?? "skip", ms, collectMs, runMs, ...cpu })
     })
     if (lines.length > 0) appendFileSync(this.out, `${lines.join("\n")}\n`)
   }
@@ -50,6 +53,7 @@ const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`.padStart(9)
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: "string", default: "15" } } })
   const rows = slowest(positionals, Number(values.top))
-  process.stdout.write(`The ${rows.length} slowest test files (time in their worker; of it, import and collect):\n`)
-  for (const row of rows) process.stdout.write(`${seconds(row.ms)} ${seconds(row.collectMs)}  ${row.pass.padEnd(8)} ${row.file}${row.state === "fail" ? " (failed)" : ""}\n`)
+  process.stdout.write(`The ${rows.length} slowest test files (time in their worker; of it, import and collect; CPU in the worker and in the processes it started):\n`)
+  const cpu = (ms) => (ms === undefined ? "        -" : seconds(ms))
+  for (const row of rows) process.stdout.write(`${seconds(row.ms)} ${seconds(row.collectMs)} ${cpu(row.cpuMs)} ${cpu(row.childCpuMs)}  ${row.pass.padEnd(8)} ${row.file}${row.state === "fail" ? " (failed)" : ""}\n`)
 }
