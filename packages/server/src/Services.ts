@@ -172,6 +172,8 @@ const cli = implement(CliService, {
     // Secrets are set on the platform's worker at the edge too (decision 0490).
     Layer.provide(Layer.mergeAll(ResourcesLive, Features.DefaultWithoutDependencies, EdgeProviderCloudflare.whenConfigured(EdgeProviderLocal))),
     Layer.provideMerge(Layer.mergeAll(Platforms.Default.pipe(Layer.provide(PlatformStatusSinkLive)), ForwardedCallers.layer)),
+    // A rollback records `deployment.rolled_back` in its transaction.
+    Layer.provideMerge(eventOutbox),
     Layer.provideMerge(Ids.layer)
   )
 })
