@@ -1,5 +1,4 @@
 import * as Fs from "node:fs/promises"
-import { Deploy } from "@core/contracts"
 import { type Caller, Cursor, EventOutbox, Ids } from "@core/kernel"
 import { Jobs } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"

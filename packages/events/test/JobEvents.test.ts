@@ -6,7 +6,7 @@ import { JobControls, JobFailed, type JobHandler, JobHandlers, Jobs, Provisionin
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { EventsMigrations, EventsRepo, OutboxLive, WEBHOOK_DELIVER } from "../src/index.js"
+import { EventsConfig, EventsMigrations, EventsRepo, OutboxLive, Relay, WEBHOOK_DELIVER } from "../src/index.js"
 
 /**
  * The provisioning queue's final-state writes record their events with the real outbox, on PGlite
@@ -118,4 +118,48 @@ describe.each(TestDatabase.drivers)("job events on %s", (driver) => {
     expect(refused._tag).toBe("Left")
     expect(await toldOf(id)).toHaveLength(2)
   }, 30_000)
+})
+
+/**
+ * On PostgreSQL, with real concurrency: 1,000 jobs of an organization completed by eight worker
+ * slots give 1,000 `job.succeeded` events, one per job; two relays draining at once fan each out
+ * exactly once (one delivery job per event for the organization's endpoint).
+ */
+describe.skipIf(TestDatabase.url === undefined)("job events under concurrency on pg", () => {
+  const layer = Layer.mergeAll(
+    Worker.layer({ concurrency: 8, pollMs: 30, leaseMs: 5_000 }).pipe(Layer.provide(JobHandlers.layer(handlers))),
+    Relay.Default
+  ).pipe(
+    Layer.provideMerge(OutboxLive.pipe(Layer.provide(EventsRepo.Default))),
+    Layer.provideMerge(Layer.mergeAll(Ids.layer, EventsConfig.layer({}))),
+    Layer.provideMerge(TestDatabase.layer([ProvisioningMigrations, EventsMigrations], { driver: "pg" })),
+    Layer.orDie
+  )
+  let runtime: ManagedRuntime.ManagedRuntime<Layer.Layer.Success<typeof layer>, never>
+  beforeAll(() => {
+    runtime = ManagedRuntime.make(layer)
+  })
+  afterAll(() => runtime?.dispose())
+  const count = (text: string) =>
+    runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<{ n: unknown }>(text))).then((rows) => Number(rows[0].n))
+
+  it("1,000 concurrent completions record 1,000 events, none lost or doubled, each dispatched once", async () => {
+    await runtime.runPromise(Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`INSERT INTO events.endpoints (id, organization_id, platform_id, url, description, event_types, enabled, secret, created_at, updated_at)
+        VALUES ('whe_bulk', 'org_bulk', NULL, 'https://93.184.215.14/bulk', '', '["job.succeeded"]'::jsonb, true, 'enc.v1.unused', now(), now())`
+      yield* sql`INSERT INTO provisioning.jobs (id, type, platform_id, organization_id, payload, status, max_attempts, run_at, created_at, updated_at)
+        SELECT 'job_bulk_' || lpad(n::text, 6, '0'), 'test.ok', 'plt_bulk', 'org_bulk', '{}'::jsonb, 'QUEUED', 5, now(), now(), now()
+        FROM generate_series(1, 1000) AS n`
+      yield* sql`SELECT pg_notify('core_provisioning_jobs', 'bulk')`
+    }))
+    await until(() => count(`SELECT count(*) AS n FROM provisioning.jobs WHERE id LIKE 'job_bulk_%' AND status = 'COMPLETED'`), (n) => n === 1_000, 60_000)
+    expect(await count(`SELECT count(*) AS n FROM events.outbox WHERE organization_id = 'org_bulk' AND type = 'job.succeeded'`)).toBe(1_000)
+    expect(await count(`SELECT count(DISTINCT data->>'jobId') AS n FROM events.outbox WHERE organization_id = 'org_bulk'`)).toBe(1_000)
+    const drained = await runtime.runPromise(Effect.flatMap(Relay, (relay) => Effect.all([relay.drain(), relay.drain()], { concurrency: 2 })))
+    expect(drained[0] + drained[1]).toBeGreaterThanOrEqual(1_000)
+    expect(await count(`SELECT count(*) AS n FROM events.outbox WHERE organization_id = 'org_bulk' AND dispatched_seq IS NULL`)).toBe(0)
+    expect(await count(`SELECT count(*) AS n FROM provisioning.jobs WHERE type = '${WEBHOOK_DELIVER}' AND payload->>'endpointId' = 'whe_bulk'`)).toBe(1_000)
+    expect(await count(`SELECT count(DISTINCT payload->>'eventId') AS n FROM provisioning.jobs WHERE type = '${WEBHOOK_DELIVER}' AND payload->>'endpointId' = 'whe_bulk'`)).toBe(1_000)
+  }, 120_000)
 })
