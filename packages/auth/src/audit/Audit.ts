@@ -30,7 +30,7 @@ const AuditCursor = z.object({ occurredAt: z.iso.datetime(), id: Iam.NonEmptyTex
  * Append one entry; request facts come from `facts`, else from the kernel's `RequestContext`
  * (ip, user agent, request id of the route being handled; none outside a request).
  */
-const makeRecord = (repo: AuditRepo["Type"], ids: Ids.Ids["Type"]) =>
+const makeRecord = (repo: AuditRepo, ids: Ids.Ids["Type"]) =>
   Effect.fn("Audit.record")(function*(event: AuditEvent, facts?: AuditRequestFacts) {
     yield* Effect.annotateCurrentSpan("action", event.action)
     const known = facts ?? (yield* RequestContext.facts)

@@ -34,7 +34,15 @@ export class UsageIngest extends Effect.Service<UsageIngest>()("@core/billing/Us
     const accounts = yield* UsageAccounts
     const outbox = yield* Effect.serviceOption(EventOutbox.EventOutbox)
     /** `usage.threshold_reached` for an alert just raised, to the platform's organization (the operators' own tell no one). */
-    const tell = (data: EventOutbox.NewEvent<"usage.threshold_reached">["data"]) =>
+    const tell = (data: {
+      readonly platformId: string
+      readonly meter: Billing.UsageMeter
+      readonly threshold: number
+      readonly used: number
+      readonly included: number
+      readonly periodStart: string
+      readonly periodEnd: string
+    }) =>
       Effect.gen(function*() {
         if (Option.isNone(outbox)) return
         const owner = yield* accounts.owner(data.platformId)
