@@ -19,6 +19,7 @@ const handlers: Record<string, JobHandler> = {
   "test.ok": { run: (_job, context) => Effect.as(context.step("work", Effect.void), { done: true }) },
   "test.boom": { retryDelayMs: () => 0, run: () => Effect.fail(new JobFailed({ message: "boom" })) },
   "test.block": { run: () => Effect.never },
+  "test.quick": { run: () => Effect.void },
   [WEBHOOK_DELIVER]: { run: () => Effect.succeed({ outcome: "delivered" }) }
 }
 
@@ -149,7 +150,7 @@ describe.skipIf(TestDatabase.url === undefined)("job events under concurrency on
       yield* sql`INSERT INTO events.endpoints (id, organization_id, platform_id, url, description, event_types, enabled, secret, created_at, updated_at)
         VALUES ('whe_bulk', 'org_bulk', NULL, 'https://93.184.215.14/bulk', '', '["job.succeeded"]'::jsonb, true, 'enc.v1.unused', now(), now())`
       yield* sql`INSERT INTO provisioning.jobs (id, type, platform_id, organization_id, payload, status, max_attempts, run_at, created_at, updated_at)
-        SELECT 'job_bulk_' || lpad(n::text, 6, '0'), 'test.ok', 'plt_bulk', 'org_bulk', '{}'::jsonb, 'QUEUED', 5, now(), now(), now()
+        SELECT 'job_bulk_' || lpad(n::text, 6, '0'), 'test.quick', 'plt_bulk', 'org_bulk', '{}'::jsonb, 'QUEUED', 5, now(), now(), now()
         FROM generate_series(1, 1000) AS n`
       yield* sql`SELECT pg_notify('core_provisioning_jobs', 'bulk')`
     }))
