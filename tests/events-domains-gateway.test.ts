@@ -39,7 +39,7 @@ for (const driver of TestDatabase.drivers) {
 
     it("billing: the platform's subscription.created; a declined upgrade records nothing, a paid one invoice.finalized, invoice.paid and subscription.updated", async () => {
       const [created] = await eventually(ada, "subscription.created", 1)
-      const subscription = await call(server.base, "GET", "/api/v1/billing/api/billing/subscription", ada.bearer)
+      const subscription = await call(server.base, "GET", `/api/v1/billing/api/billing/subscription?platformId=${ada.platformId}`, ada.bearer)
       expect(subscription.status).toBe(200)
       expect(created).toMatchObject({ type: "subscription.created", version: 1, organizationId: ada.orgId, platformId: ada.platformId })
       expect(created.data).toMatchObject({ id: subscription.body.id, platformId: ada.platformId, tier: "free", status: "active" })
@@ -86,7 +86,7 @@ for (const driver of TestDatabase.drivers) {
       })
 
       const again = await call(server.base, "POST", iam(`/api/core/organizations/${ada.orgId}/invitations`), ada.bearer, { email, role: "member" })
-      expect(again.status).toBe(400)
+      expect(again.status).toBe(409)
       expect(await events(ada, "member.invited")).toHaveLength(1)
 
       const removed = await call(server.base, "POST", iam("/api/auth/organization/remove-member"), ada.bearer, { memberIdOrEmail: email, organizationId: ada.orgId })
