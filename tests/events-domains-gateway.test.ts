@@ -1,14 +1,14 @@
 import { createClient } from "@core/sdk"
 import { TestDatabase } from "@core/kernel/testing"
 import { beforeAll, describe, expect, it } from "vitest"
-import { useSharedServer } from "./support/sharedServer.js"
+import { SHARED_STATIC_KEY, useSharedServer } from "./support/sharedServer.js"
 import { tarball } from "./support/tarballs.js"
 import { call, type Tenant, tenantOf, until } from "./support/tenants.js"
 
 /**
  * Each domain's changes record their events, read back through `GET /api/v1/events` at the
  * gateway of a real `core-server` (the shared one), on PGlite and PostgreSQL: billing's
- * subscription and invoices, identity's members, provisioning's jobs with the registry's
+ * subscription, invoices and usage alerts, identity's members, provisioning's jobs with the registry's
  * resources, and deploy's deployments — each with its exact type and `data` as the API answers
  * the object, a refused change recording none, and another organization seeing none of them.
  */
@@ -63,6 +63,26 @@ for (const driver of TestDatabase.drivers) {
       for (const type of ["subscription.updated", "invoice.finalized", "invoice.paid"]) {
         expect((await events(bob, type)).filter((event) => event.platformId === ada.platformId), type).toEqual([])
       }
+    }, SLOW)
+
+    it("metering: usage.threshold_reached once per threshold as a meter passes 80 % and 100 % of its allowance; a duplicate batch records none", async () => {
+      const service = { authorization: `Bearer ${SHARED_STATIC_KEY}` }
+      const ingest = (id: string, quantity: number) =>
+        call(server.base, "POST", "/api/v1/billing/internal/usage/events", service, {
+          events: [{ id, platformId: bob.platformId, meter: "builds", quantity, occurredAt: new Date().toISOString() }]
+        })
+      const batch = `told-${driver}-${Date.now().toString(36)}`
+      expect((await ingest(`${batch}-1`, 85)).body).toEqual({ accepted: 1, duplicates: 0 })
+      const [eighty] = await eventually(bob, "usage.threshold_reached", 1)
+      expect(eighty).toMatchObject({ organizationId: bob.orgId, platformId: bob.platformId })
+      expect(eighty.data).toEqual({
+        platformId: bob.platformId, meter: "builds", threshold: 80, used: 85, included: 100, periodStart: expect.any(String), periodEnd: expect.any(String)
+      })
+      expect((await ingest(`${batch}-1`, 85)).body).toEqual({ accepted: 0, duplicates: 1 })
+      expect((await ingest(`${batch}-2`, 20)).body).toEqual({ accepted: 1, duplicates: 0 })
+      const told = await eventually(bob, "usage.threshold_reached", 2)
+      expect(told.map((event) => [event.data.meter, event.data.threshold, event.data.used])).toEqual([["builds", 100, 105], ["builds", 80, 85]])
+      expect(await events(ada, "usage.threshold_reached")).toEqual([])
     }, SLOW)
 
     it("identity: member.invited, member.joined and member.removed with the invitation and the membership; inviting a member again records none", async () => {
