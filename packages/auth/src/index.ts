@@ -35,7 +35,7 @@ export { RoleMappings } from "./authorization/RoleMappings.js"
 export { SERVICE_TOKEN_ALG, ServiceTokens } from "./authorization/ServiceTokens.js"
 
 /* audit/ — the audit log. */
-export { Audit, AuditLogLive } from "./audit/Audit.js"
+export { Audit, AuditAppendLive, AuditLogLive } from "./audit/Audit.js"
 export { AuditLog, type AuditEvent, type AuditRequestFacts } from "./audit/AuditLog.js"
 
 /* device/ — device authorization (RFC 8628), rotating refresh tokens, the CLI's whoami. */

@@ -43,13 +43,13 @@ export class BillingCycle extends Effect.Service<BillingCycle>()("@core/billing/
     ).pipe(Effect.orDie)
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
 
-    /** Charge an open invoice; `true` when paid. */
+    /** Charge an open invoice; `true` when paid, else `invoice.payment_failed` is recorded. */
     const collect = (row: SubscriptionRow, invoiceId: string, amountMinor: number) =>
       Effect.gen(function*() {
         const paymentMethodId = yield* subscriptions.paymentMethodOf(row)
-        if (paymentMethodId === null) return false
+        if (paymentMethodId === null) return yield* Effect.as(invoices.paymentFailed(invoiceId), false)
         const charged = yield* Effect.either(provider.charge({ customerId: row.customerId, paymentMethodId, amountMinor, currency: "usd", description: `Invoice ${invoiceId}`, invoiceId }))
-        if (charged._tag === "Left") return false
+        if (charged._tag === "Left") return yield* Effect.as(invoices.paymentFailed(invoiceId), false)
         yield* invoices.markPaid(invoiceId)
         return true
       })

@@ -134,6 +134,7 @@ export class Collections extends Effect.Service<Collections>()("@core/billing/Co
         VALUES (${invoice.id}, ${invoice.subscriptionId}, ${invoice.platformId}, 'retrying', 1, ${at}, ${collection.nextAttemptAt}, ${failure}, ${at})
         ON CONFLICT (invoice_id) DO NOTHING RETURNING invoice_id`.pipe(Effect.orDie)
       if (inserted.length === 0) return yield* read(invoice.id)
+      yield* invoices.paymentFailed(invoice.id)
       yield* log.record({ actor, action: "invoice.payment_failed", target: invoice.id, reason: failure ?? "The payment failed", before: null, after: view(collection, invoice) })
       return Option.some(collection.nextAttemptAt === null ? yield* exhaust(collection, actor) : collection)
     })
@@ -189,6 +190,7 @@ export class Collections extends Effect.Service<Collections>()("@core/billing/Co
         if (scheduled && (collection.state !== "retrying" || collection.nextAttemptAt === null || collection.nextAttemptAt.getTime() > at.getTime())) return found
         const result = yield* pay(collection)
         if (result.failure === null) return Option.some(yield* paid(collection, result.invoice, actor))
+        yield* invoices.paymentFailed(invoiceId)
         const failedAttempts = collection.failedAttempts + 1
         if (collection.state === "uncollectible") return Option.some(yield* write({ ...collection, lastFailure: result.failure }))
         const next: Collection = { ...collection, failedAttempts, lastFailure: result.failure, nextAttemptAt: nextAttempt(collection.firstFailedAt, failedAttempts) }

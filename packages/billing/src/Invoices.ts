@@ -1,5 +1,5 @@
 import type { Billing } from "@core/contracts"
-import { Cursor, Rows } from "@core/kernel"
+import { Cursor, EventOutbox, Rows } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { billingId } from "./internal/ids.js"
@@ -86,10 +86,28 @@ const toRecord = (row: any, lines: ReadonlyArray<Billing.InvoiceLine>, extras: E
 /**
  * Invoices and their lines. An invoice is finalized when it is made (status `open`, or `paid` when
  * nothing is due) and is immutable from then on: only its payment is recorded (decision 0435).
+ * Each change records its event in its transaction: `invoice.finalized` when an invoice is made (or
+ * first mirrored from Stripe), `invoice.paid` when it becomes `paid`; `paymentFailed` records
+ * `invoice.payment_failed`.
  */
 export class Invoices extends Effect.Service<Invoices>()("@core/billing/Invoices", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const outbox = yield* Effect.serviceOption(EventOutbox.EventOutbox)
+    const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as Effect.Effect<A, E, R>
+
+    /** Record an invoice's event on the current transaction, to its subscription's organization (none: nobody is told). */
+    const tell = (type: "invoice.finalized" | "invoice.paid" | "invoice.payment_failed", invoice: Billing.InvoiceRecord) =>
+      Option.isNone(outbox) || invoice.subscriptionId === null
+        ? Effect.void
+        : Effect.flatMap(
+          sql<{ organization_id: string | null }>`SELECT organization_id FROM billing.subscriptions WHERE id = ${invoice.subscriptionId}`.pipe(Effect.orDie),
+          (rows) => {
+            const organizationId = rows[0]?.organization_id ?? null
+            return organizationId === null ? Effect.void : outbox.value.record({ type, organizationId, platformId: invoice.platformId, data: invoice })
+          }
+        )
 
     const linesOf = (ids: ReadonlyArray<string>) =>
       ids.length === 0
@@ -158,8 +176,11 @@ export class Invoices extends Effect.Service<Invoices>()("@core/billing/Invoices
           VALUES (${id}, ${input.platformId}, ${input.customerId}, ${input.subscriptionId}, ${input.kind}, ${due === 0 ? "paid" : "open"}, ${input.currency},
             ${input.description}, ${input.periodStart}, ${input.periodEnd}, ${subtotal}, ${total}, ${due}, 0, ${at}, ${at}, ${due === 0 ? at : null})`
         yield* insertLines(id, input.lines)
-        return Option.getOrThrow(yield* get(id))
-      }).pipe(Effect.orDie)
+        const invoice = Option.getOrThrow(yield* get(id))
+        yield* tell("invoice.finalized", invoice)
+        if (invoice.status === "paid") yield* tell("invoice.paid", invoice)
+        return invoice
+      }).pipe(inTransaction, Effect.orDie)
 
     /**
      * Mirror a Stripe invoice (decision 0449): one row per Stripe invoice, inserted the first time
@@ -179,6 +200,7 @@ export class Invoices extends Effect.Service<Invoices>()("@core/billing/Invoices
         const periodStart = starts.length === 0 ? invoice.periodStart : new Date(Math.min(...starts))
         const periodEnd = ends.length === 0 ? invoice.periodEnd : new Date(Math.max(...ends))
         const id = yield* billingId("in")
+        const before = (yield* sql<{ status: string }>`SELECT status FROM billing.invoices WHERE provider_invoice_id = ${invoice.id}`)[0]?.status
         const written = yield* sql`INSERT INTO billing.invoices (id, platform_id, customer_id, subscription_id, kind, status, currency, description,
             period_start, period_end, subtotal_minor, total_minor, amount_due_minor, amount_paid_minor, created_at, finalized_at, paid_at, provider_invoice_id)
           VALUES (${id}, ${owner.platformId}, ${invoice.customerId}, ${owner.subscriptionId}, ${kind}, ${invoice.status}, ${invoice.currency},
@@ -194,19 +216,30 @@ export class Invoices extends Effect.Service<Invoices>()("@core/billing/Invoices
         if (kept !== undefined) {
           yield* sql`DELETE FROM billing.invoice_lines WHERE invoice_id = ${kept}`
           yield* insertLines(kept, lines)
-          return yield* get(kept)
+          const after = yield* get(kept)
+          if (Option.isSome(after)) {
+            if (before === undefined) yield* tell("invoice.finalized", after.value)
+            if (after.value.status === "paid" && before !== "paid") yield* tell("invoice.paid", after.value)
+          }
+          return after
         }
         return yield* Effect.map(sql`SELECT id FROM billing.invoices WHERE provider_invoice_id = ${invoice.id}`, (rows) => rows[0]?.id as string).pipe(Effect.flatMap(get))
-      }).pipe(Effect.orDie)
+      }).pipe(inTransaction, Effect.orDie)
 
     /** Record an open (or uncollectible) invoice's payment: `paid`, the amount due paid. Nothing else of it changes. */
     const markPaid = (id: string) =>
       Effect.gen(function*() {
         const at = new Date(yield* Clock.currentTimeMillis)
-        yield* sql`UPDATE billing.invoices SET status = 'paid', amount_paid_minor = amount_due_minor, paid_at = ${at}
-          WHERE id = ${id} AND status IN ('open', 'uncollectible')`
-        return Option.getOrThrow(yield* get(id))
-      }).pipe(Effect.orDie)
+        const changed = yield* sql`UPDATE billing.invoices SET status = 'paid', amount_paid_minor = amount_due_minor, paid_at = ${at}
+          WHERE id = ${id} AND status IN ('open', 'uncollectible') RETURNING id`
+        const invoice = Option.getOrThrow(yield* get(id))
+        if (changed.length > 0) yield* tell("invoice.paid", invoice)
+        return invoice
+      }).pipe(inTransaction, Effect.orDie)
+
+    /** Record that a payment of invoice `id` failed (`invoice.payment_failed`, the invoice as it is), on the current transaction. */
+    const paymentFailed = (id: string) =>
+      Effect.flatMap(get(id), Option.match({ onNone: () => Effect.void, onSome: (invoice) => tell("invoice.payment_failed", invoice) }))
 
     /** Give up collecting an open invoice of billing's own (decision 0586): `uncollectible`; paying it later still makes it `paid`. */
     const markUncollectible = (id: string) =>
@@ -287,6 +320,6 @@ export class Invoices extends Effect.Service<Invoices>()("@core/billing/Invoices
       (rows) => ({ refundedMinor: Number(rows[0]?.refunded ?? 0), creditedMinor: Number(rows[0]?.credited ?? 0), uncollectibleMinor: Number(rows[0]?.uncollectible ?? 0), collecting: Number(rows[0]?.collecting ?? 0) })
     ).pipe(Effect.orDie)
 
-    return { get, create, mirror, markPaid, markUncollectible, providerIdOf, byProviderId, finalExists, adjust, totals, list, open, forPeriod }
+    return { get, create, mirror, markPaid, paymentFailed, markUncollectible, providerIdOf, byProviderId, finalExists, adjust, totals, list, open, forPeriod }
   })
 }) {}

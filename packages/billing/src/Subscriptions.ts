@@ -1,4 +1,5 @@
 import type { Billing } from "@core/contracts"
+import { EventOutbox } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { billingId } from "./internal/ids.js"
@@ -61,6 +62,21 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
       sql.withTransaction(effect).pipe(Effect.catchTag("SqlError", Effect.die)) as Effect.Effect<A, E, R>
 
     const record = (row: SubscriptionRow) => toSubscriptionRecord(row, plans.get(row.planId).priceMinor)
+    const outbox = yield* Effect.serviceOption(EventOutbox.EventOutbox)
+
+    /** Record a subscription's event on the current transaction (a platform of no organization tells no one). */
+    const tell = (type: "subscription.created" | "subscription.updated" | "subscription.canceled", row: SubscriptionRow) =>
+      Option.isNone(outbox) || row.organizationId === null
+        ? Effect.void
+        : outbox.value.record({ type, organizationId: row.organizationId, platformId: row.platformId, data: record(row) })
+
+    /**
+     * Write every changing field of a subscription and its event in one transaction:
+     * `subscription.canceled` when it became `cancelled`, else `subscription.updated`.
+     */
+    const update = (next: SubscriptionRow, before: SubscriptionRow) =>
+      inTransaction(Effect.tap(repo.update(next), (saved) =>
+        tell(saved.status === "cancelled" && before.status !== "cancelled" ? "subscription.canceled" : "subscription.updated", saved)))
 
     /**
      * The platform's subscription, made when billing first meets the platform: a customer at the
@@ -91,8 +107,9 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
           metadata: { platformId: platform.id },
           idempotencyKey: `core-customer-${platform.id}`
         })
-        return yield* repo.insert({
-          id: yield* billingId("sub"),
+        const id = yield* billingId("sub")
+        const made = yield* repo.insert({
+          id,
           platformId: platform.id,
           organizationId: platform.organizationId,
           customerId: customer.id,
@@ -109,6 +126,9 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
           createdAt: at,
           updatedAt: at
         })
+        // Inside `ensure`'s transaction: the subscription and `subscription.created` commit together.
+        if (made.id === id) yield* tell("subscription.created", made)
+        return made
       })
 
     /**
@@ -121,7 +141,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
         if (locked.status === "cancelled") return locked
         const at = yield* now
         yield* finals.closeAtOnce(locked, at, actor)
-        return yield* repo.update({ ...locked, status: "cancelled", cancelledAt: at, cancelAtPeriodEnd: false, providerSubscriptionId: null, updatedAt: at })
+        return yield* update({ ...locked, status: "cancelled", cancelledAt: at, cancelAtPeriodEnd: false, providerSubscriptionId: null, updatedAt: at }, locked)
       }))
 
     /**
@@ -162,7 +182,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
           }
           yield* log.record({ actor: "registry", action: "registry.tier", target: row.id, reason: "tier set in the registry", before: record(row), after: record(next) })
         }
-        return next === row ? row : yield* repo.update({ ...next, updatedAt: at })
+        return next === row ? row : yield* update({ ...next, updatedAt: at }, row)
       })
 
     /** The subscription of a platform the caller may see (checked by the route). */
@@ -183,7 +203,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@core/billin
     /** Write a change and move the registry's tier with it (billing is the source of the tier). */
     const save = (row: SubscriptionRow, before: SubscriptionRow) =>
       Effect.gen(function*() {
-        const saved = yield* repo.update({ ...row, updatedAt: yield* now })
+        const saved = yield* update({ ...row, updatedAt: yield* now }, before)
         if (saved.planId !== before.planId || (saved.status === "cancelled") !== (before.status === "cancelled")) {
           yield* platforms.setTier(saved.platformId, saved.status === "cancelled" ? "free" : saved.planId)
         }

@@ -167,7 +167,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@core/billing/Webhooks
      * event says, the customer is past due exactly while Stripe holds an open invoice whose payment
      * was attempted and failed; since the earliest of them.
      */
-    const applyInvoice = (invoiceId: string) =>
+    const applyInvoice = (invoiceId: string, paymentFailed = false) =>
       Effect.gen(function*() {
         const invoice = yield* provider.getInvoice(invoiceId)
         if (Option.isNone(invoice)) return false
@@ -177,6 +177,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@core/billing/Webhooks
         const mirrored = yield* invoices.mirror(invoice.value, { platformId: locked.value.platformId, subscriptionId: locked.value.id })
         // A final invoice billing was collecting, paid at Stripe: its collection ends (decision 0586).
         if (Option.isSome(mirrored)) yield* collections.paidElsewhere(mirrored.value, "stripe")
+        if (paymentFailed && Option.isSome(mirrored)) yield* invoices.paymentFailed(mirrored.value.id)
         if (locked.value.status === "cancelled") return false
         const row = locked.value
         const unpaid = yield* provider.unpaidInvoices(row.customerId)
@@ -231,7 +232,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@core/billing/Webhooks
         case "invoice.paid":
         case "invoice.payment_failed":
         case "invoice.finalized":
-          return id === null ? Effect.succeed(false) : applyInvoice(id)
+          return id === null ? Effect.succeed(false) : applyInvoice(id, type === "invoice.payment_failed")
         case "customer.updated":
           return applyCustomer(id)
         case "payment_method.attached":

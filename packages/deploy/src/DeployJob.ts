@@ -1,7 +1,10 @@
 import * as Fs from "node:fs/promises"
+import { EventOutbox } from "@core/kernel"
 import { EdgeProvider, JobFailed, type JobHandler, JobHandlers } from "@core/provisioning"
+import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer, Option } from "effect"
-import { DeploymentsRepo } from "./DeploymentsRepo.js"
+import { toRecord } from "./DeploymentRecord.js"
+import { type DeploymentRow, DeploymentsRepo } from "./DeploymentsRepo.js"
 import { blobPath, unpack } from "./internal/archive.js"
 import { messageOf, withoutPaths } from "./internal/failures.js"
 import { materialize, pointAt } from "./internal/sites.js"
@@ -18,13 +21,26 @@ const POLL_LIMIT = 60
  * store), `deploying` (the edge's pages project made, the branch's link pointed at the files, the
  * edge polled until it answers a terminal state), then `success` with its URL, or `failure` with
  * the error. A failure is recorded on the deployment and the job still completes: a deployment is
- * never retried behind the user's back. Each finished build is reported (`BuildReporter`).
+ * never retried behind the user's back. The final state and its event (`deployment.ready` or
+ * `deployment.failed`, the deployment as the API answers it) are written in one transaction. Each
+ * finished build is reported (`BuildReporter`).
  */
 export const makeDeployJob = Effect.gen(function*() {
   const repo = yield* DeploymentsRepo
   const storage = yield* DeployStorage
   const edge = yield* EdgeProvider
   const reporter = yield* BuildReporter
+  const sql = yield* SqlClient.SqlClient
+  const outbox = yield* Effect.serviceOption(EventOutbox.EventOutbox)
+
+  /** `deployment.ready` / `deployment.failed` for the deployment as it is now (on the current transaction). */
+  const tell = (type: "deployment.ready" | "deployment.failed", organizationId: string | null, row: DeploymentRow) =>
+    Effect.gen(function*() {
+      if (Option.isNone(outbox) || organizationId === null) return
+      const after = yield* repo.findById(row.id)
+      if (Option.isNone(after)) return
+      yield* outbox.value.record({ type, organizationId, platformId: row.platformId, data: toRecord(after.value, yield* repo.liveOf(row.platformId)) })
+    })
 
   const run: JobHandler["run"] = (job) =>
     Effect.gen(function*() {
@@ -85,11 +101,17 @@ export const makeDeployJob = Effect.gen(function*() {
       }).pipe(Effect.either)
       const completedAt = yield* Clock.currentTimeMillis
       if (outcome._tag === "Left") {
-        yield* repo.update(row.id, { status: "failure", errorMessage: withoutPaths(outcome.left.message), completedAt })
+        yield* sql.withTransaction(Effect.gen(function*() {
+          yield* repo.update(row.id, { status: "failure", errorMessage: withoutPaths(outcome.left.message), completedAt })
+          yield* tell("deployment.failed", job.organizationId, row)
+        })).pipe(Effect.orDie)
         yield* Effect.promise(() => Fs.rm(dir, { recursive: true, force: true }))
       } else {
-        yield* repo.update(row.id, { status: "success", ...outcome.right, completedAt })
-        yield* repo.setLive(row.platformId, row.branch, row.id, completedAt)
+        yield* sql.withTransaction(Effect.gen(function*() {
+          yield* repo.update(row.id, { status: "success", ...outcome.right, completedAt })
+          yield* repo.setLive(row.platformId, row.branch, row.id, completedAt)
+          yield* tell("deployment.ready", job.organizationId, row)
+        })).pipe(Effect.orDie)
       }
       const status = outcome._tag === "Left" ? "failure" as const : "success" as const
       yield* reporter.report({

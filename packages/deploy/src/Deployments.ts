@@ -1,11 +1,11 @@
 import * as Fs from "node:fs/promises"
-import { Deploy } from "@core/contracts"
-import { type Caller, Cursor, Ids } from "@core/kernel"
+import { type Caller, Cursor, EventOutbox, Ids } from "@core/kernel"
 import { Jobs } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { badArchive, deploymentNotFound, idempotencyMismatch, notRollbackable } from "./Errors.js"
 import { DEPLOY_SITE } from "./DeployJob.js"
+import { toRecord } from "./DeploymentRecord.js"
 import { type DeploymentRow, DeploymentsRepo, type RepoRow } from "./DeploymentsRepo.js"
 import { ArchiveRefused, hasBlob, unpack } from "./internal/archive.js"
 import { pointAt } from "./internal/sites.js"
@@ -20,20 +20,6 @@ export interface Upload {
   readonly branch: string | undefined
 }
 
-/** The record of a deployment as the routes answer it. */
-export const toRecord = (row: DeploymentRow, live: ReadonlyMap<string, string>): Deploy.DeploymentRecord => ({
-  deploymentId: row.id,
-  status: row.status,
-  edgeDeploymentId: row.edgeDeploymentId,
-  url: row.url,
-  errorMessage: row.errorMessage,
-  startedAt: row.startedAt,
-  completedAt: row.completedAt,
-  branch: row.branch,
-  environment: row.environment,
-  createdAt: row.createdAt,
-  live: live.get(row.branch) === row.id
-})
 
 /**
  * Deployments (issue 15): uploads streamed to storage and checked, then deployed by a provisioning
@@ -186,9 +172,12 @@ export class Deployments extends Effect.Service<Deployments>()("@core/deploy/Dep
       }
     })
 
-    /** Make an earlier successful deployment live again at once: the branch's link is pointed back at its files. */
+    /**
+     * Make an earlier successful deployment live again at once: the branch's link is pointed back at
+     * its files; what is live and `deployment.rolled_back` (the deployment, live again) in one transaction.
+     */
     const rollback = Effect.fn("Deployments.rollback")(function*(caller: Caller, platformId: string, deploymentId: string) {
-      yield* platformFor(caller, platformId, true)
+      const platform = yield* platformFor(caller, platformId, true)
       const found = yield* repo.find(platformId, deploymentId)
       if (Option.isNone(found)) return yield* deploymentNotFound
       const row = found.value
@@ -196,8 +185,15 @@ export class Deployments extends Effect.Service<Deployments>()("@core/deploy/Dep
       const dir = siteDir(storage.edge, row.projectName, row.id)
       const link = row.environment === "production" ? productionLink(storage.edge, row.projectName) : previewLink(storage.edge, row.projectName, row.branch)
       yield* Effect.promise(() => pointAt(link, dir))
-      yield* repo.setLive(platformId, row.branch, row.id, yield* now)
-      return toRecord(row, yield* repo.liveOf(platformId))
+      const at = yield* now
+      return yield* sql.withTransaction(Effect.gen(function*() {
+        yield* repo.setLive(platformId, row.branch, row.id, at)
+        const record = toRecord(row, yield* repo.liveOf(platformId))
+        if (platform.organizationId !== null) {
+          yield* EventOutbox.record({ type: "deployment.rolled_back", organizationId: platform.organizationId, platformId, data: record })
+        }
+        return record
+      })).pipe(Effect.orDie)
     })
 
     return { upload, fromRepository, missing, get, list, buildStatus, rollback } as const

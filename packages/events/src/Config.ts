@@ -21,6 +21,12 @@ export interface EventsSettings {
   readonly secretOverlapHours: number
   /** How often the relay looks for new events without a wake-up, in milliseconds. @default 250 */
   readonly pollMs: number
+  /**
+   * How long an endpoint may fail every attempt before it is disabled (`CORE_WEBHOOKS_DISABLE_AFTER`,
+   * e.g. `5d`, `36h`; 1 minute to 365 days): measured from its first failed attempt since its last
+   * success. @default 5 days
+   */
+  readonly disableAfterMs: number
 }
 
 /** The delays of Standard Webhooks' usual schedule: at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
@@ -40,6 +46,14 @@ export const parseSchedule = (text: string): ReadonlyArray<number> | undefined =
   return delays.every((delay) => Number.isFinite(delay) && delay <= 7 * UNITS.d) ? delays : undefined
 }
 
+/** A duration such as `5d`, `36h` or `90m` in milliseconds, or `undefined` when it is not one from 1 minute to 365 days. */
+export const parseDuration = (text: string): number | undefined => {
+  const match = DELAY.exec(text.trim())
+  if (match === null) return undefined
+  const ms = Number(match[1]) * UNITS[match[2]]
+  return ms >= UNITS.m && ms <= 365 * UNITS.d ? ms : undefined
+}
+
 export const EVENTS_DEFAULTS: EventsSettings = {
   retentionDays: 30,
   retryScheduleMs: parseSchedule(DEFAULT_RETRY_SCHEDULE)!,
@@ -47,7 +61,8 @@ export const EVENTS_DEFAULTS: EventsSettings = {
   allowPrivate: false,
   timeoutMs: 15_000,
   secretOverlapHours: 24,
-  pollMs: 250
+  pollMs: 250,
+  disableAfterMs: 5 * UNITS.d
 }
 
 const whole = (name: string, min: number, max: number) =>
@@ -84,7 +99,17 @@ export class EventsConfig extends Context.Tag("@core/events/EventsConfig")<Event
     allowPrivate: flag("CORE_WEBHOOKS_ALLOW_PRIVATE"),
     timeoutMs: Config.withDefault(whole("CORE_WEBHOOKS_TIMEOUT_MS", 100, 60_000), EVENTS_DEFAULTS.timeoutMs),
     secretOverlapHours: Config.withDefault(whole("CORE_WEBHOOKS_SECRET_OVERLAP_HOURS", 0, 720), EVENTS_DEFAULTS.secretOverlapHours),
-    pollMs: Config.succeed(EVENTS_DEFAULTS.pollMs)
+    pollMs: Config.succeed(EVENTS_DEFAULTS.pollMs),
+    disableAfterMs: Config.withDefault(
+      Config.map(
+        KernelConfig.setting("CORE_WEBHOOKS_DISABLE_AFTER", {
+          test: (value) => parseDuration(value) !== undefined,
+          must: "must be a duration from 1m to 365d such as 5d, 36h or 90m (units m, h, d)"
+        }),
+        (value) => parseDuration(value)!
+      ),
+      EVENTS_DEFAULTS.disableAfterMs
+    )
   })
 
   /** From explicit values; what is left out has its default. */

@@ -67,10 +67,23 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("@core/even
         Effect.withSpan("DeliveriesRepo.find")
       )
 
+    /**
+     * When the endpoint's current run of failures began: its first attempt after its last
+     * successful one (any attempt, when it never succeeded); `none` when its last attempt succeeded.
+     */
+    const failingSince = (endpointId: string): Effect.Effect<Option.Option<Date>> =>
+      sql<{ since: unknown }>`SELECT min(d.created_at) AS since FROM events.deliveries d
+        WHERE d.endpoint_id = ${endpointId} AND d.created_at > COALESCE((SELECT s.created_at FROM events.deliveries s
+          WHERE s.endpoint_id = ${endpointId} AND s.status = 'succeeded' ORDER BY s.created_at DESC LIMIT 1), 'epoch'::timestamptz)`.pipe(
+        Effect.map((found) => Option.map(Option.fromNullable(found[0]?.since ?? null), Rows.toDate)),
+        Effect.orDie,
+        Effect.withSpan("DeliveriesRepo.failingSince")
+      )
+
     /** Delete the attempts made before `before`; answers how many. */
     const prune = (before: Date): Effect.Effect<number> =>
       sql`DELETE FROM events.deliveries WHERE created_at < ${before} RETURNING id`.pipe(Effect.map((deleted) => deleted.length), Effect.orDie)
 
-    return { insert, list, find, prune } as const
+    return { insert, list, find, failingSince, prune } as const
   })
 }) {}

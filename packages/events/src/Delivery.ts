@@ -11,6 +11,7 @@ import { Endpoints } from "./Endpoints.js"
 import { type EndpointRow, EndpointsRepo } from "./EndpointsRepo.js"
 import { EventsRepo, toEnvelope } from "./EventsRepo.js"
 import { headersFor } from "./Signing.js"
+import { AuditTrail } from "./ports/AuditTrail.js"
 import { deliveryAgent, precheck } from "./Targets.js"
 
 /** What one attempt found. */
@@ -60,8 +61,10 @@ const reasonOf = (error: unknown): string => {
  * Webhooks (`webhook-id` is the event id, the same in every attempt), its outcome kept in the
  * endpoint's delivery log. A 2xx ends it; 410 disables the endpoint (with a
  * `webhook.endpoint_disabled` event to the organization's other endpoints); anything else is
- * retried on the queue after the configured schedule's next delay. The last attempt ends the job
- * without failing it, so a delivery never reaches the dead letters: the log is where it is seen.
+ * retried on the queue after the configured schedule's next delay. An endpoint whose every attempt
+ * has failed for `disableAfterMs` (5 days) is disabled the same way, with an audit entry
+ * (`AuditTrail`, when bound). The last attempt ends the job without failing it, so a delivery
+ * never reaches the dead letters: the log is where it is seen.
  */
 export const WebhookJobsLive: Layer.Layer<JobHandlers, never, Endpoints | EndpointsRepo | EventsRepo | DeliveriesRepo | EventsConfig | Ids.Ids | SqlClient.SqlClient | EventOutbox.EventOutbox> =
   Layer.scoped(
@@ -75,6 +78,7 @@ export const WebhookJobsLive: Layer.Layer<JobHandlers, never, Endpoints | Endpoi
       const ids = yield* Ids.Ids
       const sql = yield* SqlClient.SqlClient
       const outbox = yield* EventOutbox.EventOutbox
+      const audit = yield* Effect.serviceOption(AuditTrail)
       const agent = yield* Effect.acquireRelease(Effect.sync(() => deliveryAgent(settings, settings.timeoutMs)), (pool) => Effect.promise(() => pool.close()))
       const schedule = settings.retryScheduleMs
 
@@ -100,17 +104,35 @@ export const WebhookJobsLive: Layer.Layer<JobHandlers, never, Endpoints | Endpoi
           }
         })
 
-      /** 410 Gone: the endpoint is disabled, and the organization's other endpoints are told. */
-      const gone = (endpoint: EndpointRow, at: Date) =>
+      /**
+       * Disable the endpoint (410 Gone, or failing for too long), and in the same transaction tell
+       * the organization's other endpoints and append the audit entry; answers whether this call did it.
+       */
+      const disable = (endpoint: EndpointRow, reason: "gone" | "failing", at: Date, metadata: Record<string, unknown> = {}) =>
         sql.withTransaction(Effect.gen(function*() {
-          if (!(yield* endpointsRepo.disable(endpoint.id, "gone", at))) return
+          if (!(yield* endpointsRepo.disable(endpoint.id, reason, at))) return false
           yield* outbox.record({
             type: "webhook.endpoint_disabled",
             organizationId: endpoint.organizationId,
             platformId: endpoint.platformId,
-            data: { endpointId: endpoint.id, url: endpoint.url, reason: "gone", disabledAt: at.toISOString() }
+            data: { endpointId: endpoint.id, url: endpoint.url, reason, disabledAt: at.toISOString() }
           })
+          if (Option.isSome(audit)) {
+            yield* audit.value.record({
+              action: "webhook.endpoint_disable",
+              organizationId: endpoint.organizationId,
+              targetType: "webhook_endpoint",
+              targetId: endpoint.id,
+              metadata: { reason, url: endpoint.url, ...metadata }
+            })
+          }
+          return true
         })).pipe(Effect.orDie)
+
+      /** Whether the endpoint has failed every attempt for `disableAfterMs` by `at` (its attempt at `at` recorded). */
+      const failingTooLong = (endpointId: string, at: Date) =>
+        Effect.map(deliveries.failingSince(endpointId), (since) =>
+          Option.isSome(since) && at.getTime() - since.value.getTime() >= settings.disableAfterMs ? since : Option.none<Date>())
 
       const deliver: JobHandler = {
         maxAttempts: schedule.length,
@@ -142,8 +164,13 @@ export const WebhookJobsLive: Layer.Layer<JobHandlers, never, Endpoints | Endpoi
             })
             if (ok) return { outcome: "delivered", statusCode: outcome.statusCode }
             if (outcome.statusCode === 410) {
-              yield* gone(endpoint.value, at)
+              yield* disable(endpoint.value, "gone", at)
               return { outcome: "gone", statusCode: 410 }
+            }
+            const failing = yield* failingTooLong(endpointId, at)
+            if (Option.isSome(failing)) {
+              yield* disable(endpoint.value, "failing", at, { failingSince: failing.value.toISOString() })
+              return { outcome: "disabled", reason: "failing", failingSince: failing.value.toISOString() }
             }
             if (job.attempts >= schedule.length) return { outcome: "failed", attempts: job.attempts }
             return yield* Effect.fail(new JobFailed({ message: outcome.error ?? `The endpoint answered ${outcome.statusCode}` }))

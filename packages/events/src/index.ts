@@ -5,7 +5,8 @@
  * delivery log (`Endpoints`), the event list and stream (`EventLog`), replay and retry
  * (`Redelivery`), Standard Webhooks signing (`Signing`) and target checks (`Targets`).
  */
-export { DEFAULT_RETRY_SCHEDULE, EVENTS_DEFAULTS, EventsConfig, type EventsSettings, parseSchedule } from "./Config.js"
+export { type AuditEntry, AuditTrail } from "./ports/AuditTrail.js"
+export { DEFAULT_RETRY_SCHEDULE, EVENTS_DEFAULTS, EventsConfig, type EventsSettings, parseDuration, parseSchedule } from "./Config.js"
 export { DeliveriesRepo, type DeliveryRow } from "./DeliveriesRepo.js"
 export { WebhookJobsLive } from "./Delivery.js"
 export { type DeliveryPayload, receives, WEBHOOK_DELIVER } from "./Dispatch.js"

@@ -5,7 +5,8 @@ import { Clock, Effect, Option } from "effect"
 import { jobNotFound, jobTransitionInvalid } from "./Errors.js"
 import { makeDomainsRepo } from "./DomainsRepo.js"
 import { JobHandlers, type OwnedJob } from "./JobHandlers.js"
-import { makeJobsRepo } from "./JobsRepo.js"
+import * as JobOutcomes from "./JobOutcomes.js"
+import { find, makeJobsRepo } from "./JobsRepo.js"
 
 /** The wake-up payload that tells the worker running `jobId` to stop it (decision 0283). */
 export const stopPayload = (jobId: string): string => `stop:${jobId}`
@@ -23,6 +24,8 @@ interface Transition {
   readonly set: (now: Date) => Statement.Fragment
   /** What the job's records become when an operator ends it: `failed` (cancel), `active` (force-complete). */
   readonly settles?: "failed" | "active"
+  /** The event an operator's end of the job is told by (`job.failed` for a cancel, `job.succeeded` when forced). */
+  readonly tells?: JobOutcomes.JobOutcomeEvent
 }
 
 /**
@@ -39,6 +42,7 @@ export class JobControls extends Effect.Service<JobControls>()("@core/provisioni
     const jobs = makeJobsRepo(sql)
     // The owners' handlers settle what their jobs own, when this process has them (the server's).
     const handlers = yield* Effect.serviceOption(JobHandlers)
+    const outcomes = yield* JobOutcomes.make
 
     /**
      * What an operator's cancel (`failed`) or force-complete (`active`) does to what the job owns,
@@ -69,6 +73,10 @@ export class JobControls extends Effect.Service<JobControls>()("@core/provisioni
           const payload = typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload
           yield* settleOwned({ id: jobId, type: row.type, payload: (payload ?? {}) as Record<string, unknown> }, transition.settles)
         }
+        if (transition.tells !== undefined && outcomes.enabled) {
+          const after = yield* find(sql, jobId)
+          if (Option.isSome(after)) yield* outcomes.record(transition.tells, after.value)
+        }
         // Workers wake for a queued job; the one running a stopped job interrupts it.
         yield* jobs.notify(transition.to === "QUEUED" ? jobId : stopPayload(jobId))
         return from
@@ -91,6 +99,7 @@ export class JobControls extends Effect.Service<JobControls>()("@core/provisioni
         to: "FAILED",
         from: ["QUEUED", "RUNNING"],
         settles: "failed",
+        tells: "job.failed",
         set: (now) => jobs.controlSets.cancel(why, now)
       }, why)
       return { jobId, status: "FAILED" as const, reason: why }
@@ -102,6 +111,7 @@ export class JobControls extends Effect.Service<JobControls>()("@core/provisioni
         to: "COMPLETED",
         from: ["QUEUED", "RUNNING", "FAILED"],
         settles: "active",
+        tells: "job.succeeded",
         set: jobs.controlSets.forceComplete
       }, reason)
       return { jobId, status: "COMPLETED" as const }

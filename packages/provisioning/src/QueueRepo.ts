@@ -18,6 +18,7 @@ export const makeQueueRepo = (sql: SqlClient.SqlClient) => {
    */
   const claimText = `SELECT ${COLUMNS} FROM provisioning.claim_job($1, $2, $3)`
   const completeAndClaimText = `SELECT ${COLUMNS} FROM provisioning.complete_and_claim_job($5, $4::jsonb, $1, $2, $3)`
+  const columns = sql.literal(COLUMNS)
   const taken = (statement: Effect.Effect<ReadonlyArray<Record<string, unknown>>, SqlError>): Effect.Effect<Option.Option<JobRow>> =>
     statement.pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRow)), Effect.orDie)
   return {
@@ -41,10 +42,11 @@ export const makeQueueRepo = (sql: SqlClient.SqlClient) => {
     saveSteps: (id: string, workerId: string, steps: ReadonlyArray<JobStep>, progress: number, now: Date) =>
       sql`UPDATE provisioning.jobs SET steps = ${JSON.stringify(steps)}::jsonb, progress = ${progress}, updated_at = ${now}
         WHERE id = ${id} AND locked_by = ${workerId} AND status = 'RUNNING'`.pipe(Effect.asVoid, Effect.orDie),
-    complete: (id: string, workerId: string, result: Record<string, unknown>, now: Date) =>
-      sql`UPDATE provisioning.jobs SET status = 'COMPLETED', result = ${JSON.stringify(result)}::jsonb, progress = 1,
+    /** Complete job `id`; answers the job after it, `none` when it was no longer this worker's. */
+    complete: (id: string, workerId: string, result: Record<string, unknown>, now: Date): Effect.Effect<Option.Option<JobRow>> =>
+      taken(sql`UPDATE provisioning.jobs SET status = 'COMPLETED', result = ${JSON.stringify(result)}::jsonb, progress = 1,
           error = NULL, lease_until = NULL, finished_at = ${now}, updated_at = ${now}
-        WHERE id = ${id} AND locked_by = ${workerId} AND status = 'RUNNING'`.pipe(Effect.asVoid, Effect.orDie),
+        WHERE id = ${id} AND locked_by = ${workerId} AND status = 'RUNNING' RETURNING ${columns}`),
     /**
      * Extend the leases of the jobs this worker runs (one statement for all of them); answers the
      * ids that are still its own — a job missing was cancelled, force-completed or taken over.
@@ -55,14 +57,17 @@ export const makeQueueRepo = (sql: SqlClient.SqlClient) => {
         Effect.map((rows) => new Set(rows.map((row) => row.id))),
         Effect.orDie
       ),
-    /** Queue the job again at `retryAt`, or fail it for good when `retryAt` is `undefined`. */
-    fail: (id: string, workerId: string, error: string, now: Date, retryAt: Date | undefined) =>
-      (retryAt === undefined
+    /**
+     * Queue the job again at `retryAt`, or fail it for good when `retryAt` is `undefined`; answers
+     * the job after it, `none` when it was no longer this worker's.
+     */
+    fail: (id: string, workerId: string, error: string, now: Date, retryAt: Date | undefined): Effect.Effect<Option.Option<JobRow>> =>
+      taken(retryAt === undefined
         ? sql`UPDATE provisioning.jobs SET status = 'FAILED', error = ${error}, lease_until = NULL, finished_at = ${now},
-            updated_at = ${now} WHERE id = ${id} AND locked_by = ${workerId} AND status = 'RUNNING'`
+            updated_at = ${now} WHERE id = ${id} AND locked_by = ${workerId} AND status = 'RUNNING' RETURNING ${columns}`
         : sql`UPDATE provisioning.jobs SET status = 'QUEUED', error = ${error}, lease_until = NULL, locked_by = NULL,
-            run_at = ${retryAt}, updated_at = ${now} WHERE id = ${id} AND locked_by = ${workerId} AND status = 'RUNNING'`
-      ).pipe(Effect.asVoid, Effect.orDie),
+            run_at = ${retryAt}, updated_at = ${now} WHERE id = ${id} AND locked_by = ${workerId} AND status = 'RUNNING'
+          RETURNING ${columns}`),
     /** Give a job back at shutdown: queued again at once, this attempt not counted. */
     release: (id: string, workerId: string, now: Date) =>
       sql`UPDATE provisioning.jobs SET status = 'QUEUED', attempts = GREATEST(attempts - 1, 0), lease_until = NULL,

@@ -2,6 +2,7 @@ import { Database } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Queue, Random, Ref, Schedule, Stream } from "effect"
 import { type JobContext, JobFailed, JobHandlers } from "./JobHandlers.js"
+import * as JobOutcomes from "./JobOutcomes.js"
 import { CHANNEL, type JobRow, type JobStep } from "./Jobs.js"
 import { makeQueueRepo } from "./QueueRepo.js"
 import { WORKER_DEFAULTS, WorkerConfig } from "./WorkerConfig.js"
@@ -47,6 +48,8 @@ const durable = <A>(write: Effect.Effect<A>): Effect.Effect<A> =>
 interface Finished {
   readonly id: string
   readonly result: Record<string, unknown>
+  /** Whether its completion is told (`job.succeeded`): an outbox is there and the job has an organization. */
+  readonly told: boolean
 }
 
 const message = (cause: Cause.Cause<unknown>): string => {
@@ -74,12 +77,24 @@ export const run = (options: WorkerOptions = {}) =>
     const handlers = yield* JobHandlers
     const info = yield* Effect.serviceOption(Database.Info)
     const queue = makeQueueRepo(sql)
+    const outcomes = yield* JobOutcomes.make
     const workerId = options.workerId ?? `worker-${(yield* Random.nextInt).toString(36)}`
     const leaseMs = options.leaseMs ?? 15_000
     const pollMs = options.pollMs ?? (Option.isSome(info) && info.value.driver === "pg" ? 1_000 : 250)
     const backoffBaseMs = options.backoffBaseMs ?? 1_000
     const backoffMaxMs = options.backoffMaxMs ?? 300_000
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+    /**
+     * A final-state write and its event in one transaction (a write that finds the job no longer
+     * this worker's tells nothing). Only for the jobs whose outcomes are told: the rest keep their
+     * single statements (the completion riding on the next claim).
+     */
+    const writeAndTell = (write: Effect.Effect<Option.Option<JobRow>>, type: (row: JobRow) => JobOutcomes.JobOutcomeEvent) =>
+      sql.withTransaction(Effect.flatMap(write, Option.match({ onNone: () => Effect.void, onSome: (row) => outcomes.record(type(row), row) }))).pipe(
+        Effect.orDie
+      )
+    const complete = (done: Finished, at: Date) =>
+      done.told ? writeAndTell(queue.complete(done.id, workerId, done.result, at), () => "job.succeeded") : Effect.asVoid(queue.complete(done.id, workerId, done.result, at))
 
     const wake = yield* Queue.sliding<void>(1)
     // The jobs this worker runs, each its handler's fiber. An operator's cancel or force-complete
@@ -162,7 +177,7 @@ export const run = (options: WorkerOptions = {}) =>
         // A success is written by the slot, with its next claim (`completeAndClaim`, decision 0330).
         if (Exit.isSuccess(exit)) {
           finishing.add(job.id)
-          return Option.some<Finished>({ id: job.id, result: exit.value ?? {} })
+          return Option.some<Finished>({ id: job.id, result: exit.value ?? {}, told: outcomes.enabled && JobOutcomes.tellsOutcomes(job) })
         }
         const at = yield* now
         if (Exit.isInterrupted(exit)) return yield* Effect.as(durable(queue.release(job.id, workerId, at)), Option.none<Finished>())
@@ -174,7 +189,12 @@ export const run = (options: WorkerOptions = {}) =>
         yield* Effect.logWarning("provisioning job failed").pipe(
           Effect.annotateLogs({ jobId: job.id, type: job.type, attempt: job.attempts, retry: retryAt !== undefined, error })
         )
-        yield* durable(queue.fail(job.id, workerId, error, at, retryAt))
+        const failure = queue.fail(job.id, workerId, error, at, retryAt)
+        yield* durable(
+          outcomes.enabled && JobOutcomes.tellsOutcomes(job)
+            ? writeAndTell(failure, (row) => (row.status === "FAILED" ? "job.dead_lettered" : "job.failed"))
+            : Effect.asVoid(failure)
+        )
         return Option.none<Finished>()
       }).pipe(Effect.onInterrupt(() => Effect.flatMap(now, (at) => durable(queue.release(job.id, workerId, at)))))
 
@@ -196,7 +216,7 @@ export const run = (options: WorkerOptions = {}) =>
         if (yield* Deferred.isDone(stopping)) {
           if (finished !== undefined) {
             const done = finished
-            yield* durable(queue.complete(done.id, workerId, done.result, yield* now))
+            yield* durable(complete(done, yield* now))
             finishing.delete(done.id)
             finished = undefined
             yield* Ref.update(running, (n) => n - 1)
@@ -211,7 +231,9 @@ export const run = (options: WorkerOptions = {}) =>
         const at = new Date(millis)
         const until = new Date(millis + leaseMs)
         const done = finished
-        const claimed = done === undefined
+        // A completion that is told is a transaction of its own before the claim.
+        if (done?.told === true) yield* durable(complete(done, at))
+        const claimed = done === undefined || done.told
           ? yield* queue.claim(workerId, at, until)
           : yield* durable(queue.completeAndClaim(done.id, workerId, done.result, at, until))
         // A claim that reached the database after an outage says so, once for the worker.

@@ -1,6 +1,7 @@
 import type { NewResource, ResourceView } from "./jobs/ResourceRecords.js"
 import type { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { RESOURCE_COLUMNS, type ResourceRow, toResourceRow } from "./ResourcesRepo.js"
 
 const COLUMNS = `id, platform_id AS "platformId", entity_id AS "entityId", stack_id AS "stackId", resource_type AS "resourceType",
   service_name AS "serviceName", environment, edge_name AS "edgeName", edge_id AS "edgeId", edge_url AS "edgeUrl", status, config`
@@ -85,7 +86,10 @@ export const makeResourceRecordsRepo = (sql: SqlClient.SqlClient) => {
         Effect.orDie
       )
     },
-    /** Move a live resource to `status` (unless it is there), its edge id, URL and job when given; the version bumped. */
+    /**
+     * Move a live resource to `status` (unless it is there), its edge id, URL and job when given; the
+     * version bumped. Answers the resource after it, with its platform's organization, when it moved.
+     */
     move: (
       resourceId: string,
       status: ResourceView["status"],
@@ -97,7 +101,16 @@ export const makeResourceRecordsRepo = (sql: SqlClient.SqlClient) => {
           edge_url = ${edge?.edgeUrl === undefined ? sql`edge_url` : edge.edgeUrl},
           provision_job_id = ${edge?.jobId === undefined ? sql`provision_job_id` : edge.jobId},
           version = version + 1, updated_at = ${at}, deleted_at = ${status === "deleted" ? at : null}
-        WHERE id = ${resourceId} AND deleted_at IS NULL AND status <> ${status}`.pipe(Effect.asVoid, Effect.orDie),
+        WHERE id = ${resourceId} AND deleted_at IS NULL AND status <> ${status}
+        RETURNING ${sql.literal(RESOURCE_COLUMNS)},
+          (SELECT p.organization_id FROM registry.platforms p WHERE p.id = platform_id) AS "organizationId"`.pipe(
+        Effect.map((rows) =>
+          Option.map(Option.fromNullable(rows[0]), (raw): { readonly resource: ResourceRow; readonly organizationId: string | null } => ({
+            resource: toResourceRow(raw),
+            organizationId: (raw.organizationId as string | null | undefined) ?? null
+          }))),
+        Effect.orDie
+      ),
     /** Settle the live resources of a job that are still `from` one of `from`; how many moved. */
     settleJob: (jobId: string, status: string, from: ReadonlyArray<string>, at: Date) =>
       sql<{ id: string }>`UPDATE registry.resources SET status = ${status}, version = version + 1, updated_at = ${at}

@@ -24,7 +24,14 @@ export interface ResourceRow {
   readonly deletedAt: Date | null
 }
 
-const toRow = (raw: Record<string, unknown>): ResourceRow => ({
+/** The columns of a resource row, named as `toResourceRow` reads them. */
+export const RESOURCE_COLUMNS = `id, platform_id AS "platformId", entity_id AS "entityId", stack_id AS "stackId",
+      resource_type AS "resourceType", service_name AS "serviceName", environment, edge_name AS "edgeName",
+      edge_id AS "edgeId", edge_url AS "edgeUrl", status, provision_job_id AS "provisionJobId", config, version,
+      created_at AS "createdAt", updated_at AS "updatedAt", deleted_at AS "deletedAt"`
+
+/** A resource row from its selected columns (`RESOURCE_COLUMNS`). */
+export const toResourceRow = (raw: Record<string, unknown>): ResourceRow => ({
   id: raw.id as string,
   platformId: raw.platformId as string,
   entityId: raw.entityId as string,
@@ -57,12 +64,9 @@ export interface After {
 export class ResourcesRepo extends Effect.Service<ResourcesRepo>()("@core/registry/ResourcesRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const columns = sql.literal(`id, platform_id AS "platformId", entity_id AS "entityId", stack_id AS "stackId",
-      resource_type AS "resourceType", service_name AS "serviceName", environment, edge_name AS "edgeName",
-      edge_id AS "edgeId", edge_url AS "edgeUrl", status, provision_job_id AS "provisionJobId", config, version,
-      created_at AS "createdAt", updated_at AS "updatedAt", deleted_at AS "deletedAt"`)
+    const columns = sql.literal(RESOURCE_COLUMNS)
     const rows = <E, R>(query: Effect.Effect<ReadonlyArray<Record<string, unknown>>, E, R>) =>
-      query.pipe(Effect.map((found) => found.map(toRow)), Effect.orDie)
+      query.pipe(Effect.map((found) => found.map(toResourceRow)), Effect.orDie)
     const first = <E, R>(query: Effect.Effect<ReadonlyArray<Record<string, unknown>>, E, R>) =>
       Effect.map(rows(query), (found) => Option.fromNullable(found[0]))
     const clausesOf = (platformId: string, filter: ResourceFilter) => {

@@ -3,6 +3,7 @@ import { BillingService } from "@core/contracts"
 import { ForwardedCallers, Ids } from "@core/kernel"
 import { Layer } from "effect"
 import { BillingPlatformsLive } from "./BillingPlatformsLive.js"
+import { EventOutboxLive } from "./EventOutboxLive.js"
 import { implement } from "./ServiceDefinition.js"
 
 /**
@@ -11,7 +12,7 @@ import { implement } from "./ServiceDefinition.js"
  * routes are documented under `/api/billing` and served at the stripped paths too. The registry is
  * reached in process (`BillingPlatformsLive`); the billing cycle runs every minute in the service's
  * scope; invoices read metering's daily rollups (`UsageTotalsLive`); metering ingests and reads usage
- * (`UsageIngest`, `UsageReads`).
+ * (`UsageIngest`, `UsageReads`). Its changes record their events in the events service's outbox.
  */
 export const billing = implement(BillingService, {
   handlers: BillingHandlers,
@@ -20,6 +21,8 @@ export const billing = implement(BillingService, {
     Layer.provideMerge(UsageAccountsLive),
     Layer.provideMerge(Layer.mergeAll(Plans.layerConfig, PaymentProviderLive, BillingPlatformsLive, UsageTotalsLive)),
     Layer.provideMerge(ForwardedCallers.layer),
+    // Subscriptions, invoices and usage alerts record their events in their transactions.
+    Layer.provideMerge(EventOutboxLive),
     Layer.provideMerge(Ids.layer)
   )
 })

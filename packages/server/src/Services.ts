@@ -15,12 +15,14 @@ import { ResourcesLive } from "@core/registry"
 import { Catalogue, StacksHandlers } from "@core/stacks"
 import { DeployHandlers, DeployJobs, DeployLive } from "@core/deploy"
 import { VaultHandlers, VaultLive } from "@core/vault"
-import { EventsConfig, EventsHandlers, EventsLive, EventsRepo, EventsServices, OutboxLive, WebhookJobsLive } from "@core/events"
+import { EventsConfig, EventsHandlers, EventsLive, EventsServices, WebhookJobsLive } from "@core/events"
 import { Context, Duration, Effect, Layer } from "effect"
 import { OnboardingOrganizationsLive } from "./OnboardingOrganizationsLive.js"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
 import { StackDefinitionsLive } from "./StackDefinitionsLive.js"
+import { AuditTrailLive } from "./AuditTrailLive.js"
 import { billing } from "./BillingService.js"
+import { EventOutboxLive } from "./EventOutboxLive.js"
 import { implement, type ServiceDefinition, type ServiceRequirements } from "./ServiceDefinition.js"
 import { PlatformCreatedLive } from "./PlatformCreatedLive.js"
 import { PlatformBillingContactLive } from "./PlatformBillingContactLive.js"
@@ -42,9 +44,6 @@ const contextOf = (service: ServiceDefinition): Effect.Effect<Context.Context<ne
     return Context.merge(outer, built) as Context.Context<never>
   })
 
-/** The events service's outbox, which a domain's changes record their events in (in their own transactions). */
-const eventOutbox = OutboxLive.pipe(Layer.provide(EventsRepo.Default), Layer.provideMerge(Ids.layer))
-
 /**
  * Events and outbound webhooks (`/api/v1/webhooks`, `/api/v1/events`): the endpoints, the event
  * list and stream, and the relay that fans events out as `webhook.deliver` jobs (run by the
@@ -58,7 +57,7 @@ const events = implement(EventsService, {
 /** The identity service: accounts, sessions, organizations, authorization, keys, audit. */
 const iam = implement(IdentityService, {
   handlers: IdentityHandlers,
-  layer: IdentityLive.pipe(Layer.provide(PlatformSetupLive), Layer.provideMerge(eventOutbox), Layer.provideMerge(Ids.layer))
+  layer: IdentityLive.pipe(Layer.provide(PlatformSetupLive), Layer.provideMerge(EventOutboxLive), Layer.provideMerge(Ids.layer))
 })
 
 /**
@@ -72,7 +71,7 @@ const registry = implement(RegistryService, {
     // An onboarded platform is its user's new organization's (decision 0576).
     Layer.provide(Layer.mergeAll(StackDefinitionsLive, OnboardingOrganizationsLive)),
     Layer.provideMerge(Layer.mergeAll(Layer.fresh(Platforms.Default).pipe(Layer.provide(PlatformStatusSinkLive), Layer.provide(PlatformCreatedLive)), ForwardedCallers.layer)),
-    Layer.provideMerge(eventOutbox),
+    Layer.provideMerge(EventOutboxLive),
     Layer.provideMerge(Ids.layer)
   )
 })
@@ -109,7 +108,8 @@ const jobHandlers = JobHandlers.merge(
   ProvisioningJobs,
   RegistryJobs,
   DeployJobs,
-  WebhookJobsLive.pipe(Layer.provide(EventsServices), Layer.provide(EventsConfig.layerConfig))
+  // An endpoint disabled after failing for days is an entry in identity's audit log.
+  WebhookJobsLive.pipe(Layer.provide(AuditTrailLive), Layer.provide(EventsServices), Layer.provide(EventsConfig.layerConfig))
 )
 
 /**
@@ -146,7 +146,7 @@ const provisioning = implement(ProvisioningService, {
     Layer.provide(UsageIngestLive),
     Layer.provideMerge(ForwardedCallers.layer),
     Layer.provideMerge(EdgeProviderCloudflare.whenConfigured(EdgeProviderLocal)),
-    Layer.provideMerge(eventOutbox),
+    Layer.provideMerge(EventOutboxLive),
     Layer.provideMerge(Ids.layer)
   )
 })
@@ -172,6 +172,8 @@ const cli = implement(CliService, {
     // Secrets are set on the platform's worker at the edge too (decision 0490).
     Layer.provide(Layer.mergeAll(ResourcesLive, Features.DefaultWithoutDependencies, EdgeProviderCloudflare.whenConfigured(EdgeProviderLocal))),
     Layer.provideMerge(Layer.mergeAll(Platforms.Default.pipe(Layer.provide(PlatformStatusSinkLive)), ForwardedCallers.layer)),
+    // A rollback records `deployment.rolled_back` in its transaction.
+    Layer.provideMerge(EventOutboxLive),
     Layer.provideMerge(Ids.layer)
   )
 })

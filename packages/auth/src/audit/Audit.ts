@@ -1,5 +1,6 @@
 import { Iam } from "@core/contracts"
 import { Cursor, type Forbidden, Ids, Policy, RequestContext, type ValidationError, type NotFound } from "@core/kernel"
+import type { SqlClient } from "@effect/sql"
 import { Clock, Effect, Layer } from "effect"
 import { z } from "zod"
 import { type AuditEvent, AuditLog, type AuditRequestFacts } from "./AuditLog.js"
@@ -25,6 +26,32 @@ export const actorOf: (caller: Caller) => Pick<AuditEvent, "actorId" | "actorTyp
 
 const AuditCursor = z.object({ occurredAt: z.iso.datetime(), id: Iam.NonEmptyText })
 
+/**
+ * Append one entry; request facts come from `facts`, else from the kernel's `RequestContext`
+ * (ip, user agent, request id of the route being handled; none outside a request).
+ */
+const makeRecord = (repo: AuditRepo, ids: Ids.Ids["Type"]) =>
+  Effect.fn("Audit.record")(function*(event: AuditEvent, facts?: AuditRequestFacts) {
+    yield* Effect.annotateCurrentSpan("action", event.action)
+    const known = facts ?? (yield* RequestContext.facts)
+    const now = yield* Clock.currentTimeMillis
+    yield* repo.insert({
+      id: yield* ids.make("aud"),
+      occurredAt: new Date(now),
+      action: event.action,
+      outcome: event.outcome ?? "success",
+      actorId: event.actorId ?? null,
+      actorType: event.actorType,
+      organizationId: event.organizationId ?? null,
+      targetType: event.targetType ?? null,
+      targetId: event.targetId ?? null,
+      ip: known.ip,
+      userAgent: known.userAgent,
+      requestId: known.requestId,
+      metadata: event.metadata == null ? null : scrub(event.metadata) as Record<string, unknown>
+    })
+  })
+
 /** The audit log: append (`record`, also served as the `AuditLog` port) and read (`list`). */
 export class Audit extends Effect.Service<Audit>()("@core/auth/Audit", {
   effect: Effect.gen(function*() {
@@ -33,30 +60,7 @@ export class Audit extends Effect.Service<Audit>()("@core/auth/Audit", {
     const access = yield* Access
     const permissions = yield* Permissions
 
-    /**
-     * Append one entry; request facts come from `facts`, else from the kernel's `RequestContext`
-     * (ip, user agent, request id of the route being handled; none outside a request).
-     */
-    const record = Effect.fn("Audit.record")(function*(event: AuditEvent, facts?: AuditRequestFacts) {
-      yield* Effect.annotateCurrentSpan("action", event.action)
-      const known = facts ?? (yield* RequestContext.facts)
-      const now = yield* Clock.currentTimeMillis
-      yield* repo.insert({
-        id: yield* ids.make("aud"),
-        occurredAt: new Date(now),
-        action: event.action,
-        outcome: event.outcome ?? "success",
-        actorId: event.actorId ?? null,
-        actorType: event.actorType,
-        organizationId: event.organizationId ?? null,
-        targetType: event.targetType ?? null,
-        targetId: event.targetId ?? null,
-        ip: known.ip,
-        userAgent: known.userAgent,
-        requestId: known.requestId,
-        metadata: event.metadata == null ? null : scrub(event.metadata) as Record<string, unknown>
-      })
-    })
+    const record = makeRecord(repo, ids)
 
     /** Which actor a caller may read: everyone's (operators, service), an organization's, or their own. */
     const scope = (caller: Caller, query: Iam.ListAuditQuery) =>
@@ -120,3 +124,13 @@ export const AuditLogLive: Layer.Layer<AuditLog, never, Audit> = Layer.effect(
   AuditLog,
   Effect.map(Audit, (audit) => AuditLog.of({ record: audit.record }))
 )
+
+/**
+ * The `AuditLog` port over the audit table alone (append only, no reads): for the services outside
+ * identity that append entries of their own on the shared database (the events service's endpoint
+ * disabled after failing for days), on the caller's connection (inside its transaction).
+ */
+export const AuditAppendLive: Layer.Layer<AuditLog, never, SqlClient.SqlClient | Ids.Ids> = Layer.effect(
+  AuditLog,
+  Effect.map(Effect.all([AuditRepo, Ids.Ids]), ([repo, ids]) => AuditLog.of({ record: makeRecord(repo, ids) }))
+).pipe(Layer.provide(AuditRepo.Default))

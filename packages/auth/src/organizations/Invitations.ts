@@ -1,4 +1,4 @@
-import { Cursor, Ids, type InvalidState, type ValidationError } from "@core/kernel"
+import { Cursor, EventOutbox, Ids, type InvalidState, type ValidationError } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { actorOf } from "../audit/Audit.js"
@@ -8,7 +8,9 @@ import type { Caller, UserCaller } from "@core/kernel"
 import { Access } from "../authorization/Access.js"
 import { creatorUserOf } from "../authorization/ApiKeys.js"
 import { ApiKeysRepo } from "../authorization/ApiKeysRepo.js"
-import { type InvitationRow, InvitationsRepo, type InvitationState } from "./InvitationsRepo.js"
+import { type InvitationRow, InvitationsRepo } from "./InvitationsRepo.js"
+import * as View from "./OrganizationViews.js"
+import { statusAt } from "./OrganizationViews.js"
 import { deliver, Mailer } from "../mail/Mailer.js"
 import { Members } from "./Members.js"
 import { type MemberRole, type MemberRow, MembersRepo } from "./MembersRepo.js"
@@ -36,9 +38,8 @@ export interface InvitationDetail {
   readonly inviterEmail: string
 }
 
-/** The status an invitation reads as at `now`: a pending one past its expiry is `expired`. */
-export const statusAt = (invitation: InvitationRow, now: number): InvitationState =>
-  invitation.status === "pending" && invitation.expiresAt.getTime() <= now ? "expired" : invitation.status
+/** The status an invitation reads as at `now` (its view's). */
+export { statusAt }
 
 const InvitationCursor = Cursor.CreatedAtId
 
@@ -131,15 +132,15 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
         const at = yield* now
         const expiresAt = new Date(at + INVITATION_TTL_MILLIS)
         yield* repo.expireStale(organization.id, email, new Date(at))
-        const inserted = yield* repo.insert({
-          id: yield* ids.make("inv"),
-          organizationId: organization.id,
-          email,
-          role: input.role,
-          inviterId,
-          expiresAt,
-          createdAt: new Date(at)
-        })
+        const id = yield* ids.make("inv")
+        // The invitation and `member.invited` in one transaction (a resend renews it and tells nothing new).
+        const inserted = yield* sql.withTransaction(Effect.tap(
+          repo.insert({ id, organizationId: organization.id, email, role: input.role, inviterId, expiresAt, createdAt: new Date(at) }),
+          (row) =>
+            Option.isSome(row)
+              ? EventOutbox.record({ type: "member.invited", organizationId: organization.id, data: View.invitation(row.value, at) })
+              : Effect.void
+        )).pipe(Effect.catchTag("SqlError", Effect.die))
         if (Option.isSome(inserted)) {
           yield* mail(inserted.value, organization)
           yield* record(caller, "invitation.create", inserted.value, { email })
@@ -234,6 +235,7 @@ export class Invitations extends Effect.Service<Invitations>()("@core/auth/Invit
           })
           if (Option.isNone(member)) return yield* fail("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION")
           yield* organizations.setActiveOrganization(caller.sessionId, invitation.organizationId, at)
+          yield* EventOutbox.record({ type: "member.joined", organizationId: invitation.organizationId, data: View.member(member.value) })
           return { invitation, member: member.value }
         })).pipe(Effect.catchTag("SqlError", Effect.die))
         yield* record(caller, "invitation.accept", accepted.invitation)

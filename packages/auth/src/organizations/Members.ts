@@ -1,4 +1,4 @@
-import { Ids } from "@core/kernel"
+import { EventOutbox, Ids } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { actorOf } from "../audit/Audit.js"
@@ -9,6 +9,7 @@ import { type MemberRole, type MemberRow, MembersRepo } from "./MembersRepo.js"
 import { fail, type OrganizationError, requireIn } from "./OrganizationErrors.js"
 import { Organizations, type OrganizationSelector } from "./Organizations.js"
 import { OrganizationsRepo } from "./OrganizationsRepo.js"
+import * as View from "./OrganizationViews.js"
 import type { Actor } from "./OrgSetup.js"
 
 /**
@@ -72,7 +73,11 @@ export class Members extends Effect.Service<Members>()("@core/auth/Members", {
     /** Add a user to an organization; `USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION` if they are one. */
     const add = Effect.fn("Members.add")(function*(organizationId: string, userId: string, role: MemberRole, actor: Actor) {
       const now = new Date(yield* Clock.currentTimeMillis)
-      const inserted = yield* repo.insert({ id: yield* ids.make("mem"), organizationId, userId, role, now })
+      const id = yield* ids.make("mem")
+      const inserted = yield* sql.withTransaction(Effect.tap(
+        repo.insert({ id, organizationId, userId, role, now }),
+        (row) => (Option.isSome(row) ? EventOutbox.record({ type: "member.joined", organizationId, data: View.member(row.value) }) : Effect.void)
+      )).pipe(Effect.catchTag("SqlError", Effect.die))
       if (Option.isNone(inserted)) return yield* fail("USER_IS_ALREADY_A_MEMBER_OF_THIS_ORGANIZATION")
       const member = inserted.value
       yield* record(actor, "member.add", member, { role })
@@ -90,8 +95,17 @@ export class Members extends Effect.Service<Members>()("@core/auth/Members", {
             : fail("MEMBER_NOT_FOUND")
       )
 
+    /** End a membership and record `member.removed`, on the caller's transaction. */
     const removeAndForget = (member: MemberRow) =>
-      Effect.zipRight(repo.remove(member.id), organizationsRepo.clearActiveOrganization(member.organizationId, member.userId))
+      Effect.all([
+        repo.remove(member.id),
+        organizationsRepo.clearActiveOrganization(member.organizationId, member.userId),
+        EventOutbox.record({
+          type: "member.removed",
+          organizationId: member.organizationId,
+          data: { id: member.id, organizationId: member.organizationId, userId: member.userId, role: member.role }
+        })
+      ], { discard: true })
 
     /** Remove a member (`members:manage`; owners only by owners; never the last owner). */
     const remove = Effect.fn("Members.remove")(function*(

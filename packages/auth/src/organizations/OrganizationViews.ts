@@ -1,6 +1,5 @@
 import type { Iam } from "@core/contracts"
-import type { InvitationRow } from "./InvitationsRepo.js"
-import { statusAt } from "./Invitations.js"
+import type { InvitationRow, InvitationState } from "./InvitationsRepo.js"
 import type { MemberRow } from "./MembersRepo.js"
 import type { OrganizationWithMembers } from "./Organizations.js"
 import type { OrganizationRow } from "./OrganizationsRepo.js"
@@ -72,6 +71,10 @@ export const organizationDetail = (value: OrganizationWithMembers): Iam.Organiza
   ...organization(value.organization),
   members: value.members.map(member)
 })
+
+/** The status an invitation reads as at `now`: a pending one past its expiry is `expired`. */
+export const statusAt = (invitation: InvitationRow, now: number): InvitationState =>
+  invitation.status === "pending" && invitation.expiresAt.getTime() <= now ? "expired" : invitation.status
 
 /** An invitation on the documented routes: epoch milliseconds, and `expired` once past its expiry. */
 export const invitation = (row: InvitationRow, now: number): Iam.Invitation => ({

@@ -1,6 +1,7 @@
 import type { Billing } from "@core/contracts"
+import { EventOutbox } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { UsageAccounts } from "./UsageAccounts.js"
 
 /** One event as the ingestion API takes it (the contract's `UsageEvent`, parsed). */
@@ -31,6 +32,23 @@ export class UsageIngest extends Effect.Service<UsageIngest>()("@core/billing/Us
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const accounts = yield* UsageAccounts
+    const outbox = yield* Effect.serviceOption(EventOutbox.EventOutbox)
+    /** `usage.threshold_reached` for an alert just raised, to the platform's organization (the operators' own tell no one). */
+    const tell = (data: {
+      readonly platformId: string
+      readonly meter: Billing.UsageMeter
+      readonly threshold: number
+      readonly used: number
+      readonly included: number
+      readonly periodStart: string
+      readonly periodEnd: string
+    }) =>
+      Effect.gen(function*() {
+        if (Option.isNone(outbox)) return
+        const owner = yield* accounts.owner(data.platformId)
+        if (Option.isNone(owner) || owner.value === null) return
+        yield* outbox.value.record({ type: "usage.threshold_reached", organizationId: owner.value, platformId: data.platformId, data })
+      })
 
     const raiseAlerts = Effect.fn("UsageIngest.raiseAlerts")(function*(platformId: string) {
       const period = yield* accounts.period(platformId, new Date(yield* Clock.currentTimeMillis))
@@ -43,10 +61,24 @@ export class UsageIngest extends Effect.Service<UsageIngest>()("@core/billing/Us
         const total = used.get(meter) ?? 0
         for (const threshold of ALERT_THRESHOLDS) {
           if (total * 100 < allowance * threshold) continue
-          yield* sql`INSERT INTO billing.usage_alerts (id, platform_id, meter, threshold, allowance, used, period_start, period_end)
-            VALUES ('ual_' || replace(gen_random_uuid()::text, '-', ''), ${platformId}, ${meter}, ${threshold}, ${allowance}, ${total},
-              ${period.start}, ${period.end})
-            ON CONFLICT (platform_id, meter, threshold, period_start) DO NOTHING`
+          // The alert and its event in one transaction; an alert raised before raises nothing.
+          yield* sql.withTransaction(Effect.gen(function*() {
+            const raised = yield* sql`INSERT INTO billing.usage_alerts (id, platform_id, meter, threshold, allowance, used, period_start, period_end)
+              VALUES ('ual_' || replace(gen_random_uuid()::text, '-', ''), ${platformId}, ${meter}, ${threshold}, ${allowance}, ${total},
+                ${period.start}, ${period.end})
+              ON CONFLICT (platform_id, meter, threshold, period_start) DO NOTHING RETURNING id`
+            if (raised.length > 0) {
+              yield* tell({
+                platformId,
+                meter,
+                threshold,
+                used: total,
+                included: allowance,
+                periodStart: period.start.toISOString(),
+                periodEnd: period.end.toISOString()
+              })
+            }
+          }))
         }
       }
     }, Effect.orDie)

@@ -1,9 +1,11 @@
-import { Ids } from "@core/kernel"
+import { EventOutbox, Ids } from "@core/kernel"
 import { type EdgeResourceType, JobFailed } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { StackDefinitions } from "../ports/StackDefinitions.js"
 import { makeResourceRecordsRepo } from "../ResourceRecordsRepo.js"
+import { toResourceRecord } from "../Resources.js"
+import type { ResourceRow } from "../ResourcesRepo.js"
 
 /** An environment of the seed (`dev`, `stg`, `prod`). */
 export type Environment = "dev" | "stg" | "prod"
@@ -82,7 +84,8 @@ export class ResourceRecords extends Context.Tag("@core/registry/ResourceRecords
   ) => Effect.Effect<ReadonlyArray<ResourceView>>
   /**
    * Move a live resource (its version bumped); `deleted` soft-deletes it. `edge` records what the
-   * edge answered and the job now working on it (each field kept when absent).
+   * edge answered and the job now working on it (each field kept when absent). Becoming `active`
+   * records `resource.provisioned`, becoming `deleted` `resource.removed`, in the same transaction.
    */
   readonly move: (
     resourceId: string,
@@ -112,7 +115,19 @@ export const ResourceRecordsLive: Layer.Layer<ResourceRecords, never, SqlClient.
     const ids = yield* Ids.Ids
     const stacks = yield* Effect.serviceOption(StackDefinitions)
     const repo = makeResourceRecordsRepo(sql)
+    const outbox = yield* Effect.serviceOption(EventOutbox.EventOutbox)
     const now = Effect.map(Clock.currentTimeMillis, (millis) => new Date(millis))
+    const told = { active: "resource.provisioned", deleted: "resource.removed" } as const
+    /** The move and its event in one transaction: the resource as the API answers it after the move. */
+    const moveAndTell = (
+      outbox: EventOutbox.EventOutbox["Type"],
+      type: (typeof told)[keyof typeof told],
+      moving: Effect.Effect<Option.Option<{ readonly resource: ResourceRow; readonly organizationId: string | null }>>
+    ) =>
+      sql.withTransaction(Effect.flatMap(moving, (moved) =>
+        Option.isSome(moved) && moved.value.organizationId !== null
+          ? outbox.record({ type, organizationId: moved.value.organizationId, platformId: moved.value.resource.platformId, data: toResourceRecord(moved.value.resource) })
+          : Effect.void)).pipe(Effect.orDie)
     const liveByEdgeName = repo.liveByEdgeName
 
     return ResourceRecords.of({
@@ -141,7 +156,12 @@ export const ResourceRecordsLive: Layer.Layer<ResourceRecords, never, SqlClient.
       live: (platformId, filter = {}) =>
         filter.ids !== undefined && filter.ids.length === 0 ? Effect.succeed([]) : repo.live(platformId, filter),
       move: (resourceId, status, edge) =>
-        Effect.flatMap(now, (at) => repo.move(resourceId, status, edge, at)).pipe(
+        Effect.flatMap(now, (at) => {
+          const moving = repo.move(resourceId, status, edge, at)
+          return Option.isSome(outbox) && (status === "active" || status === "deleted")
+            ? moveAndTell(outbox.value, told[status], moving)
+            : Effect.asVoid(moving)
+        }).pipe(
           Effect.withSpan("ResourceRecords.move", { attributes: { resourceId, status } })
         ),
       settleJob: (jobId, status) =>
