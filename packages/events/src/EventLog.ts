@@ -1,7 +1,8 @@
 import { Events } from "@core/contracts"
 import { type Caller, Cursor } from "@core/kernel"
-import { Chunk, Duration, Effect, Option, Ref, Schedule, Stream } from "effect"
+import { Duration, Effect, Option, Schedule, Stream } from "effect"
 import { eventNotFound, unknownEventType } from "./Errors.js"
+import { follow, rowFilter, startOf } from "./EventFeed.js"
 import { type EventRow, EventsRepo, toEnvelope } from "./EventsRepo.js"
 import { organizationFor } from "./Policy.js"
 
@@ -14,6 +15,9 @@ export const sseFrame = (event: Events.EventEnvelope): string => `id: ${event.id
 
 /** The keep-alive comment. */
 export const KEEP_ALIVE = ": keep-alive\n\n"
+
+/** The comment that opens every stream. */
+export const OPENED = ": open\n\n"
 
 /** How the stream runs. */
 export interface StreamOptions {
@@ -61,23 +65,12 @@ export class EventLog extends Effect.Service<EventLog>()("@core/events/EventLog"
       const organizationId = yield* organizationFor(caller, "events:read")
       const types = filter.types === undefined || filter.types === "" ? undefined : filter.types.split(",").filter((type) => type !== "")
       for (const type of types ?? []) if (!Events.isEventType(type)) return yield* Effect.fail(unknownEventType(type))
-      const wanted = types === undefined ? undefined : new Set(types)
-      const resumed = lastEventId === undefined ? Option.none<number>() : yield* repo.dispatchedSeqOf(organizationId, lastEventId)
-      const start = Option.isSome(resumed) ? resumed.value : lastEventId === undefined ? yield* repo.lastDispatched() : 0
-      const position = yield* Ref.make(start)
-      const pollMs = options.pollMs ?? 250
-      const live = Stream.repeatEffectChunk(Effect.gen(function*() {
-        const rows = yield* repo.dispatchedAfter(organizationId, yield* Ref.get(position), 100)
-        if (rows.length === 0) {
-          yield* Effect.sleep(Duration.millis(pollMs))
-          return Chunk.empty<EventRow>()
-        }
-        yield* Ref.set(position, rows[rows.length - 1].dispatchedSeq ?? 0)
-        return Chunk.fromIterable(rows.filter((row) =>
-          (wanted === undefined || wanted.has(row.type)) && (filter.platformId === undefined || row.platformId === filter.platformId)))
-      }))
+      const start = yield* startOf(repo, organizationId, lastEventId)
+      const live = follow(repo, organizationId, start, rowFilter(types, filter.platformId), options.pollMs ?? 250)
       const keepAlive = Stream.fromSchedule(Schedule.spaced(Duration.millis(options.keepAliveMs ?? 15_000))).pipe(Stream.map(() => KEEP_ALIVE))
-      return Stream.merge(Stream.map(live, (row) => sseFrame(toEnvelope(row))), keepAlive, { haltStrategy: "left" }).pipe(
+      // The comment first: the response's head leaves at once (through the gateway too), so a
+      // client knows the stream is open — and where it starts — before the first event.
+      return Stream.concat(Stream.make(OPENED), Stream.merge(Stream.map(live, (row) => sseFrame(toEnvelope(row))), keepAlive, { haltStrategy: "left" })).pipe(
         Stream.map((text) => encoder.encode(text))
       )
     })

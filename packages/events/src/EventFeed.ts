@@ -1,0 +1,123 @@
+import type { Events } from "@core/contracts"
+import { Chunk, Duration, Effect, Fiber, Option, Ref, Runtime, Stream } from "effect"
+import { type EventRow, EventsRepo, toEnvelope } from "./EventsRepo.js"
+
+/** Which committed events a feed follows, and from where. */
+export interface FeedOptions {
+  /** Only this organization's events. @default every organization's */
+  readonly organizationId?: string | undefined
+  /** Only events of these types. @default every type */
+  readonly types?: ReadonlyArray<Events.EventType> | undefined
+  /** Only the events of this platform. */
+  readonly platformId?: string | undefined
+  /**
+   * Start after this event (an `evt_…` id), in dispatch order; an id no longer kept starts from the
+   * oldest kept event. @default the events dispatched from now on
+   */
+  readonly after?: string | undefined
+  /** Milliseconds between two looks for new events when there were none. @default 250 */
+  readonly pollMs?: number | undefined
+}
+
+/** What a subscriber is handed: the event as the API answers, streams and delivers it. */
+export type EventHandler = (event: Events.EventEnvelope) => void | Promise<void>
+
+/** `subscribe`'s options: the feed's, and what to do when the handler fails. */
+export interface SubscribeOptions extends FeedOptions {
+  /**
+   * Called when the handler throws or rejects; the subscription goes on with the next event.
+   * @default a warning in the log
+   */
+  readonly onError?: ((error: unknown, event: Events.EventEnvelope) => void) | undefined
+}
+
+/** Ends a subscription; resolves once its handler is no longer called. */
+export type Unsubscribe = () => Promise<void>
+
+/**
+ * The rows dispatched after position `start`, in dispatch order, those that pass `keep`: the relay
+ * dispatches under its lock in commit order, so following `dispatched_seq` never skips an event
+ * that committed late. One query per batch, a pause of `pollMs` when there was none.
+ */
+export const follow = (
+  repo: EventsRepo,
+  organizationId: string | undefined,
+  start: number,
+  keep: (row: EventRow) => boolean,
+  pollMs: number
+): Stream.Stream<EventRow> =>
+  Stream.unwrap(Effect.map(Ref.make(start), (position) =>
+    Stream.repeatEffectChunk(Effect.gen(function*() {
+      const rows = yield* repo.dispatchedAfter(organizationId, yield* Ref.get(position), 100)
+      if (rows.length === 0) {
+        yield* Effect.sleep(Duration.millis(pollMs))
+        return Chunk.empty<EventRow>()
+      }
+      yield* Ref.set(position, rows[rows.length - 1].dispatchedSeq ?? 0)
+      return Chunk.fromIterable(rows.filter(keep))
+    }))))
+
+/**
+ * Where following starts: after the event `after` names (its dispatch position; an id no longer
+ * kept, or another organization's, starts from the oldest kept event), else after the newest
+ * dispatched event (from now on).
+ */
+export const startOf = (repo: EventsRepo, organizationId: string | undefined, after: string | undefined): Effect.Effect<number> =>
+  after === undefined
+    ? repo.lastDispatched()
+    : Effect.map(repo.dispatchedSeqOf(organizationId, after), Option.getOrElse(() => 0))
+
+/** A filter of rows: the wanted types (none: all) and platform. */
+export const rowFilter = (types: ReadonlyArray<string> | undefined, platformId: string | undefined) => {
+  const wanted = types === undefined || types.length === 0 ? undefined : new Set(types)
+  return (row: EventRow): boolean => (wanted === undefined || wanted.has(row.type)) && (platformId === undefined || row.platformId === platformId)
+}
+
+/**
+ * Committed events in process, for a host app that embeds the services (no HTTP): `committed` is
+ * an Effect `Stream` of them, `subscribe` the same as a plain callback. Both follow the dispatch
+ * order of the events service's relay, which must run in the process or another one on the same
+ * database (`EventsLive`); subscriptions end with the layer's scope.
+ *
+ * @example
+ * const feed = await runtime.runPromise(EventFeed)
+ * const unsubscribe = feed.subscribe((event) => console.log(event.type, event.data), { types: ["tenant.created"] })
+ * // later
+ * await unsubscribe()
+ */
+export class EventFeed extends Effect.Service<EventFeed>()("@core/events/EventFeed", {
+  scoped: Effect.gen(function*() {
+    const repo = yield* EventsRepo
+    const runtime = yield* Effect.runtime<never>()
+    const running = new Set<Fiber.RuntimeFiber<void>>()
+    yield* Effect.addFinalizer(() => Fiber.interruptAll(running))
+
+    /** The committed events that pass `options`, in dispatch order, from now on (or after `options.after`). */
+    const committed = (options: FeedOptions = {}): Stream.Stream<Events.EventEnvelope> =>
+      Stream.unwrap(Effect.gen(function*() {
+        const start = yield* startOf(repo, options.organizationId, options.after)
+        return follow(repo, options.organizationId, start, rowFilter(options.types, options.platformId), options.pollMs ?? 250).pipe(Stream.map(toEnvelope))
+      })).pipe(Stream.withSpan("EventFeed.committed"))
+
+    /**
+     * Calls `handler` with each committed event that passes `options`, one at a time in dispatch
+     * order (the next waits for a returned promise). Answers the function that ends it.
+     */
+    const subscribe = (handler: EventHandler, options: SubscribeOptions = {}): Unsubscribe => {
+      const handle = (event: Events.EventEnvelope) =>
+        Effect.tryPromise(async () => handler(event)).pipe(
+          Effect.catchAll(({ error }) =>
+            options.onError === undefined
+              ? Effect.logWarning("an event subscriber failed", error).pipe(Effect.annotateLogs({ eventId: event.id, type: event.type }))
+              : Effect.sync(() => options.onError!(error, event)))
+        )
+      const fiber = Runtime.runFork(runtime)(Stream.runForEach(committed(options), handle))
+      running.add(fiber)
+      fiber.addObserver(() => running.delete(fiber))
+      return () => Effect.runPromise(Fiber.interrupt(fiber)).then(() => undefined)
+    }
+
+    return { committed, subscribe } as const
+  }),
+  dependencies: [EventsRepo.Default]
+}) {}
