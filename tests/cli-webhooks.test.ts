@@ -31,6 +31,7 @@ const json = <T>(run: CoreRun): T => {
 }
 
 interface Received {
+  readonly path: string
   readonly headers: IncomingHttpHeaders
   readonly body: string
 }
@@ -42,7 +43,7 @@ const startReceiver = async (port = 0) => {
     const chunks: Array<Buffer> = []
     request.on("data", (chunk: Buffer) => chunks.push(chunk))
     request.on("end", () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8") })
+      received.push({ path: request.url ?? "/", headers: request.headers, body: Buffer.concat(chunks).toString("utf8") })
       response.writeHead(204).end()
     })
   })
@@ -109,6 +110,7 @@ describe("core webhooks, core events and core listen (built binary) against the 
       const text = await run(["webhooks", "create", `${url}/2`])
       expect(text.code, text.stderr).toBe(0)
       expect(text.stdout).toMatch(/^Created webhook endpoint whe_\S+ for http:\/\/127\.0\.0\.1:\d+\/hooks\/2 \(every event type\)\.\nSigning secret: whsec_\S+\n$/)
+      const everyType = /whe_\w+/.exec(text.stdout)![0]
 
       const listed = json<{ data: Array<{ id: string; secret?: string }>; nextCursor: string | null }>(await run(["webhooks", "list", "--json"]))
       expect(listed.data.map((row) => row.id)).toContain(endpoint.id)
@@ -149,6 +151,7 @@ describe("core webhooks, core events and core listen (built binary) against the 
       expect(json<{ data: Array<{ id: string }> }>(await run(["webhooks", "list", "--json"])).data.map((row) => row.id)).not.toContain(endpoint.id)
       const again = await run(["webhooks", "delete", endpoint.id, "--yes"])
       expect([again.code, /NOT_FOUND/.test(again.stderr)]).toEqual([1, true])
+      expect((await run(["webhooks", "delete", everyType, "--yes"])).stdout).toBe(`Deleted webhook endpoint ${everyType}.\n`)
 
       // Bad input: a usage error before any request (exit 2), and the server's 400 (exit 1).
       const badType = await run(["webhooks", "create", url, "--events", "Tenant Created"])
@@ -180,7 +183,8 @@ describe("core webhooks, core events and core listen (built binary) against the 
       // A real event: a tenant created in the session's organization (an API key's creation is another type, not forwarded).
       const shop = await createTenant("listen-shop")
       expect((await call(server.base, "POST", "/api/v1/iam/api/core/apikeys", tenant.bearer, { organizationId: tenant.orgId, permissions: ["events:read"] })).status).toBe(201)
-      const [delivery] = await eventually(() => receiver.received, (list) => list.length >= 1, { message: "the forwarded tenant.created", timeout: 20_000 })
+      const forwarded = () => receiver.received.filter((request) => request.path === "/hooks")
+      const [delivery] = await eventually(forwarded, (list) => list.length >= 1, { message: "the forwarded tenant.created", timeout: 20_000 })
       const event = new Webhook(secret!).verify(delivery!.body, delivery!.headers as Record<string, string>) as { id: string; type: string; data: { id: string } }
       expect(event).toMatchObject({ type: "tenant.created", organizationId: tenant.orgId, data: { id: shop } })
       expect(delivery!.headers["webhook-id"]).toBe(event.id)
@@ -193,7 +197,10 @@ describe("core webhooks, core events and core listen (built binary) against the 
       await listen.line(/tenant\.created  evt_\S+  -> failed: ECONNREFUSED \(is the receiver running\?\)\n/, "the line of the refused event")
       receiver = await startReceiver(port)
       const back = await createTenant("listen-back")
-      const [again] = await eventually(() => receiver.received, (list) => list.length >= 1, { message: "the event after the receiver came back", timeout: 20_000 })
+      const [again] = await eventually(() => receiver.received.filter((request) => request.path === "/hooks"), (list) => list.length >= 1, {
+        message: "the event after the receiver came back",
+        timeout: 20_000
+      })
       expect(new Webhook(secret!).verify(again!.body, again!.headers as Record<string, string>)).toMatchObject({ type: "tenant.created", data: { id: back } })
 
       // Ctrl-C: exit 0, a summary on stderr; only tenant.created events were forwarded.
