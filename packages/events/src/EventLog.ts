@@ -16,8 +16,12 @@ export const sseFrame = (event: Events.EventEnvelope): string => `id: ${event.id
 /** The keep-alive comment. */
 export const KEEP_ALIVE = ": keep-alive\n\n"
 
-/** The comment that opens every stream. */
-export const OPENED = ": open\n\n"
+/**
+ * The block that opens every stream: a comment, and the `id` of the organization's newest event
+ * before the stream's start (when there is one and the client named none), which sets the client's
+ * `Last-Event-ID` without an event: a connection dropped before the first event resumes there.
+ */
+export const openingFrame = (position: string | undefined): string => `: open\n${position === undefined ? "" : `id: ${position}\n`}\n`
 
 /** How the stream runs. */
 export interface StreamOptions {
@@ -66,11 +70,12 @@ export class EventLog extends Effect.Service<EventLog>()("@core/events/EventLog"
       const types = filter.types === undefined || filter.types === "" ? undefined : filter.types.split(",").filter((type) => type !== "")
       for (const type of types ?? []) if (!Events.isEventType(type)) return yield* Effect.fail(unknownEventType(type))
       const start = yield* startOf(repo, organizationId, lastEventId)
+      const position = lastEventId === undefined ? Option.getOrUndefined(yield* repo.dispatchedIdAtOrBefore(organizationId, start)) : undefined
       const live = follow(repo, organizationId, start, rowFilter(types, filter.platformId), options.pollMs ?? 250)
       const keepAlive = Stream.fromSchedule(Schedule.spaced(Duration.millis(options.keepAliveMs ?? 15_000))).pipe(Stream.map(() => KEEP_ALIVE))
-      // The comment first: the response's head leaves at once (through the gateway too), so a
+      // The opening block first: the response's head leaves at once (through the gateway too), so a
       // client knows the stream is open — and where it starts — before the first event.
-      return Stream.concat(Stream.make(OPENED), Stream.merge(Stream.map(live, (row) => sseFrame(toEnvelope(row))), keepAlive, { haltStrategy: "left" })).pipe(
+      return Stream.concat(Stream.make(openingFrame(position)), Stream.merge(Stream.map(live, (row) => sseFrame(toEnvelope(row))), keepAlive, { haltStrategy: "left" })).pipe(
         Stream.map((text) => encoder.encode(text))
       )
     })

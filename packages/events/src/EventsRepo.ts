@@ -136,6 +136,19 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("@core/events/Event
       )
 
     /**
+     * The newest dispatched event of the organization at or before position `seq`: the id that
+     * names that position in the organization's stream (resuming after it is starting at `seq`).
+     */
+    const dispatchedIdAtOrBefore = (organizationId: string, seq: number): Effect.Effect<Option.Option<string>> =>
+      sql<{ readonly id: string }>`SELECT id FROM events.outbox
+        WHERE organization_id = ${organizationId} AND dispatched_seq <= ${seq} AND target_endpoint_id IS NULL
+        ORDER BY dispatched_seq DESC LIMIT 1`.pipe(
+        Effect.map((found) => Option.map(Option.fromNullable(found[0]), (row) => row.id)),
+        Effect.orDie,
+        Effect.withSpan("EventsRepo.dispatchedIdAtOrBefore")
+      )
+
+    /**
      * In the relay's transaction: take the relay's lock (one relay dispatches at a time, so
      * `dispatched_seq` grows in commit order) and the oldest undispatched events.
      */
@@ -169,6 +182,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("@core/events/Event
         Effect.withSpan("EventsRepo.prune")
       )
 
-    return { insert, find, list, dispatchedAfter, lastDispatched, dispatchedSeqOf, claimUndispatched, markDispatched, since, prune } as const
+    return { insert, find, list, dispatchedAfter, lastDispatched, dispatchedSeqOf, dispatchedIdAtOrBefore, claimUndispatched, markDispatched, since, prune } as const
   })
 }) {}

@@ -11,7 +11,8 @@ export interface ServerSentEvent {
  * Parses a `text/event-stream` (the WHATWG rules): lines end in CRLF, LF or CR; a blank line
  * dispatches the event; `:` starts a comment (a keep-alive); `data` lines join with `\n`; a field
  * without a colon has an empty value; one space after the colon is dropped. An event without data
- * is not dispatched. Yields `{ id, event, data, retry }`, `event` being `message` when unnamed.
+ * is not dispatched, unless it sets an `id` (a position without an event: `data` is then empty).
+ * Yields `{ id, event, data, retry }`, `event` being `message` when unnamed.
  */
 export async function* parseEventStream(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent, void, undefined> {
   const reader = body.getReader()
@@ -21,6 +22,8 @@ export async function* parseEventStream(body: ReadableStream<Uint8Array>): Async
   let event = ""
   let id: string | undefined
   let retry: number | undefined
+  /** The block being read set an `id`. */
+  let named = false
   /** The previous chunk ended in CR: a LF starting this one belongs to it. */
   let pendingCr = false
   try {
@@ -39,7 +42,8 @@ export async function* parseEventStream(body: ReadableStream<Uint8Array>): Async
         const line = buffer.slice(0, end)
         buffer = buffer.slice(end + (buffer.startsWith("\r\n", end) ? 2 : 1))
         if (line === "") {
-          if (data.length > 0) yield { id, event: event === "" ? "message" : event, data: data.join("\n"), retry }
+          if (data.length > 0 || named) yield { id, event: event === "" ? "message" : event, data: data.join("\n"), retry }
+          named = false
           data = []
           event = ""
           retry = undefined
@@ -52,8 +56,10 @@ export async function* parseEventStream(body: ReadableStream<Uint8Array>): Async
         const text = raw.startsWith(" ") ? raw.slice(1) : raw
         if (field === "data") data.push(text)
         else if (field === "event") event = text
-        else if (field === "id" && !text.includes("\0")) id = text
-        else if (field === "retry" && /^\d+$/.test(text)) retry = Number(text)
+        else if (field === "id" && !text.includes("\0")) {
+          id = text
+          named = true
+        } else if (field === "retry" && /^\d+$/.test(text)) retry = Number(text)
       }
     }
   } finally {

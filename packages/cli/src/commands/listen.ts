@@ -1,6 +1,5 @@
-import { CoreApiError, type CoreEvent, type EventType } from "@core/sdk"
+import type { CoreEvent, EventType } from "@core/sdk"
 import { createHmac, randomBytes } from "node:crypto"
-import { setTimeout as delay } from "node:timers/promises"
 import { expectPositionals, parseOptions } from "../args.js"
 import { ExitCode, usageError } from "../errors.js"
 import type { CommandContext } from "../spec.js"
@@ -13,8 +12,6 @@ import { eventTypesOf } from "./webhooks.js"
 
 /** How long the local receiver may take to answer one event, as Core's own deliveries wait. */
 const FORWARD_TIMEOUT_MS = 15_000
-/** The pause before following the stream again once the SDK gave up reopening it. */
-const RECONNECT_MS = 2_000
 
 /** What the local receiver answered one event: its status, or why there was none. */
 interface Outcome {
@@ -85,7 +82,7 @@ const lineOf = (event: CoreEvent, outcome: Outcome): string =>
  * Follows the organization's event stream and forwards every event, in order, to `target` until
  * Ctrl-C (SIGINT) or SIGTERM: one line per event (JSON lines with `--json`); a receiver that is
  * down or failing is reported and the next event forwarded all the same; a lost stream is
- * followed again from the last event forwarded, so none is skipped.
+ * reopened where it was (`Last-Event-ID`), so none is skipped.
  */
 const listen = async (ui: Ui, session: Session, target: string, types: ReadonlyArray<EventType> | undefined, platformId: string | undefined): Promise<number> => {
   const secret = `whsec_${randomBytes(32).toString("base64")}`
@@ -96,36 +93,31 @@ const listen = async (ui: Ui, session: Session, target: string, types: ReadonlyA
   process.once("SIGINT", stop)
   process.once("SIGTERM", stop)
   const what = types === undefined ? "every event" : types.join(", ")
-  let lastEventId: string | undefined
   let forwarded = 0
   let opened = false
   const ready = () => {
-    if (opened) return ui.error(`Following the event stream again, after ${lastEventId ?? "its start"}.`)
+    if (opened) return ui.error("Following the event stream again: no event missed.")
     opened = true
     if (ui.json) return ui.line(JSON.stringify({ ready: true, forwardTo: target, events: types ?? null, platformId: platformId ?? null, secret }))
     ui.line(`Ready! Forwarding ${what}${platformId === undefined ? "" : ` of platform ${platformId}`} to ${target}`)
     ui.line(`Your webhook signing secret is ${secret} (Ctrl-C to quit)`)
   }
+  // A lost server is waited for (the SDK reopens the stream where it was, for as long as it takes);
+  // a refusal (401, 403, an unknown event type) ends the session.
+  const lost = (error: unknown, attempt: number) => {
+    if (attempt === 1) ui.error(`core: lost the event stream (${error instanceof Error ? error.message : String(error)}); reconnecting…`)
+  }
   try {
-    while (!signal.aborted) {
-      try {
-        const stream = session.client.events.stream(defined({ types, platformId, lastEventId, signal, onOpen: ready }))
-        for await (const event of stream) {
-          lastEventId = event.id
-          const outcome = await forward(target, key, event, signal)
-          if (signal.aborted) break
-          forwarded++
-          if (ui.json) ui.line(JSON.stringify({ eventId: event.id, type: event.type, ...outcome }))
-          else ui.line(lineOf(event, outcome))
-        }
-      } catch (error) {
-        if (signal.aborted) break
-        // A refusal (401, 403, an unknown event type) ends the session; a lost server is waited for.
-        if (error instanceof CoreApiError && error.status < 500) throw error
-        ui.error(`core: lost the event stream (${error instanceof Error ? error.message : String(error)}); trying again in ${RECONNECT_MS / 1000} s`)
-        await delay(RECONNECT_MS, undefined, { signal }).catch(() => undefined)
-      }
+    const stream = session.client.events.stream(defined({ types, platformId, signal, onOpen: ready, onReconnect: lost, maxReconnects: Number.POSITIVE_INFINITY }))
+    for await (const event of stream) {
+      const outcome = await forward(target, key, event, signal)
+      if (signal.aborted) break
+      forwarded++
+      if (ui.json) ui.line(JSON.stringify({ eventId: event.id, type: event.type, ...outcome }))
+      else ui.line(lineOf(event, outcome))
     }
+  } catch (error) {
+    if (!signal.aborted) throw error
   } finally {
     process.off("SIGINT", stop)
     process.off("SIGTERM", stop)

@@ -36,6 +36,8 @@ export interface EventStreamOptions {
   readonly maxReconnects?: number
   /** Called each time the stream is open (at first, and after each reconnection): from then on no event is missed. */
   readonly onOpen?: () => void
+  /** Called when the stream dropped, with why, before it is opened again (`attempt`: 1 for the first try of this drop). */
+  readonly onReconnect?: (error: unknown, attempt: number) => void
   readonly headers?: Readonly<Record<string, string>>
   /** Milliseconds to wait for the stream's response headers; the stream itself has no time limit. @default 60000 */
   readonly openTimeout?: number
@@ -74,6 +76,11 @@ export const events = (transport: Transport, basePath?: string): EventsClient =>
         if (body !== null) {
           for await (const message of parseEventStream(body)) {
             if (message.retry !== undefined) delay = message.retry
+            // A block without an event names the stream's position (its opening `id`): resume there.
+            if (message.data === "") {
+              lastEventId = message.id
+              continue
+            }
             let event: CoreEvent
             try {
               event = JSON.parse(message.data) as CoreEvent
@@ -91,6 +98,7 @@ export const events = (transport: Transport, basePath?: string): EventsClient =>
         lastError = error
       }
       if (++failures > (options.maxReconnects ?? 5)) throw lastError
+      options.onReconnect?.(lastError, failures)
       try {
         await sleep(delay, signal)
       } catch (reason) {
