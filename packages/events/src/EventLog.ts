@@ -2,8 +2,8 @@ import { Events } from "@core/contracts"
 import { type Caller, Cursor } from "@core/kernel"
 import { Duration, Effect, Option, Schedule, Stream } from "effect"
 import { eventNotFound, unknownEventType } from "./Errors.js"
-import { follow, rowFilter, startOf } from "./EventFeed.js"
 import { type EventRow, EventsRepo, toEnvelope } from "./EventsRepo.js"
+import { follow, rowFilter, startOf } from "./internal/dispatchOrder.js"
 import { organizationFor } from "./Policy.js"
 
 const keyOf = (row: EventRow) => ({ createdAt: row.createdAt.toISOString(), id: row.id })
