@@ -1,5 +1,5 @@
 import type { Events } from "@core/contracts"
-import { Effect, Fiber, Runtime, Stream } from "effect"
+import { Duration, Effect, Fiber, Runtime, Stream } from "effect"
 import { EventsRepo, toEnvelope } from "./EventsRepo.js"
 import { follow, rowFilter, startOf } from "./internal/dispatchOrder.js"
 
@@ -51,7 +51,7 @@ export class EventFeed extends Effect.Service<EventFeed>()("@core/events/EventFe
   scoped: Effect.gen(function*() {
     const repo = yield* EventsRepo
     const runtime = yield* Effect.runtime<never>()
-    const running = new Set<Fiber.RuntimeFiber<void>>()
+    const running = new Set<Fiber.RuntimeFiber<unknown>>()
     yield* Effect.addFinalizer(() => Fiber.interruptAll(running))
 
     /** The committed events that pass `options`, in dispatch order, from now on (or after `options.after`). */
@@ -71,9 +71,18 @@ export class EventFeed extends Effect.Service<EventFeed>()("@core/events/EventFe
           Effect.catchAll(({ error }) =>
             options.onError === undefined
               ? Effect.logWarning("an event subscriber failed", error).pipe(Effect.annotateLogs({ eventId: event.id, type: event.type }))
-              : Effect.sync(() => options.onError!(error, event)))
+              : Effect.ignore(Effect.try(() => options.onError!(error, event))))
         )
-      const fiber = Runtime.runFork(runtime)(Stream.runForEach(committed(options), handle))
+      // Past a failure of the feed itself (the database away), the subscription follows again after
+      // the last event it handled: it ends only when it is unsubscribed or the scope closes.
+      let after = options.after
+      const resilient = Effect.suspend(() =>
+        Stream.runForEach(committed({ ...options, after }), (event) => Effect.zipRight(handle(event), Effect.sync(() => (after = event.id))))
+      ).pipe(
+        Effect.catchAllCause((cause) => Effect.zipRight(Effect.logWarning("an event subscription failed; following again in 1 s", cause), Effect.sleep(Duration.seconds(1)))),
+        Effect.forever
+      )
+      const fiber = Runtime.runFork(runtime)(resilient)
       running.add(fiber)
       fiber.addObserver(() => running.delete(fiber))
       return () => Effect.runPromise(Fiber.interrupt(fiber)).then(() => undefined)
