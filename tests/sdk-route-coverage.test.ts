@@ -53,8 +53,6 @@ const NOT_IN_THE_SDK: Readonly<Record<string, string>> = {
   "VaultRoutes.mcpGet": "the server-to-client stream the vault does not offer (405)",
   "VaultRoutes.mcpDelete": "ends an MCP session; client.vault opens none (stateless tools/call)",
   "VaultRoutes.protectedResourceMetadata": "RFC 9728 discovery for OAuth-capable MCP clients; client.vault already holds its credential",
-  // A stream of Server-Sent Events, not one JSON answer.
-  "EventRoutes.streamEvents": "an SSE stream: read it with client.request and parseEventStream (an async iterator that resumes is to come)"
 }
 
 /** Methods of the client that are not a route's: the generic ones, and `health()` (the server's `/health`, no catalogued route). */

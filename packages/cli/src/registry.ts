@@ -22,6 +22,9 @@ import { spec as vaultSpec } from "./commands/vault.spec.js"
 import { spec as deploySpec } from "./commands/deploy.spec.js"
 import { spec as deploymentsSpec } from "./commands/deployments.spec.js"
 import { spec as secretsSpec } from "./commands/secrets.spec.js"
+import { spec as webhooksSpec } from "./commands/webhooks.spec.js"
+import { spec as eventsSpec } from "./commands/events.spec.js"
+import { spec as listenSpec } from "./commands/listen.spec.js"
 import { type CommandSpec, unknownCommandIn } from "./spec.js"
 import { closest } from "./suggest.js"
 
@@ -67,7 +70,10 @@ export const commands: ReadonlyArray<CommandSpec> = [
   { ...vaultSpec, load: () => import("./commands/vault.js") },
   { ...deploySpec, load: () => import("./commands/deploy.js") },
   { ...deploymentsSpec, load: () => import("./commands/deployments.js") },
-  { ...secretsSpec, load: () => import("./commands/secrets.js") }
+  { ...secretsSpec, load: () => import("./commands/secrets.js") },
+  { ...webhooksSpec, load: () => import("./commands/webhooks.js") },
+  { ...eventsSpec, load: () => import("./commands/events.js") },
+  { ...listenSpec, load: () => import("./commands/listen.js") }
 ]
 
 /** The command called `name`, if there is one. */

@@ -1,8 +1,9 @@
 import { Events } from "@core/contracts"
 import { type Caller, Cursor } from "@core/kernel"
-import { Chunk, Duration, Effect, Option, Ref, Schedule, Stream } from "effect"
+import { Duration, Effect, Option, Schedule, Stream } from "effect"
 import { eventNotFound, unknownEventType } from "./Errors.js"
 import { type EventRow, EventsRepo, toEnvelope } from "./EventsRepo.js"
+import { follow, rowFilter, startOf } from "./internal/dispatchOrder.js"
 import { organizationFor } from "./Policy.js"
 
 const keyOf = (row: EventRow) => ({ createdAt: row.createdAt.toISOString(), id: row.id })
@@ -14,6 +15,13 @@ export const sseFrame = (event: Events.EventEnvelope): string => `id: ${event.id
 
 /** The keep-alive comment. */
 export const KEEP_ALIVE = ": keep-alive\n\n"
+
+/**
+ * The block that opens every stream: a comment, and the `id` of the organization's newest event
+ * before the stream's start (when there is one and the client named none), which sets the client's
+ * `Last-Event-ID` without an event: a connection dropped before the first event resumes there.
+ */
+export const openingFrame = (position: string | undefined): string => `: open\n${position === undefined ? "" : `id: ${position}\n`}\n`
 
 /** How the stream runs. */
 export interface StreamOptions {
@@ -61,23 +69,13 @@ export class EventLog extends Effect.Service<EventLog>()("@core/events/EventLog"
       const organizationId = yield* organizationFor(caller, "events:read")
       const types = filter.types === undefined || filter.types === "" ? undefined : filter.types.split(",").filter((type) => type !== "")
       for (const type of types ?? []) if (!Events.isEventType(type)) return yield* Effect.fail(unknownEventType(type))
-      const wanted = types === undefined ? undefined : new Set(types)
-      const resumed = lastEventId === undefined ? Option.none<number>() : yield* repo.dispatchedSeqOf(organizationId, lastEventId)
-      const start = Option.isSome(resumed) ? resumed.value : lastEventId === undefined ? yield* repo.lastDispatched() : 0
-      const position = yield* Ref.make(start)
-      const pollMs = options.pollMs ?? 250
-      const live = Stream.repeatEffectChunk(Effect.gen(function*() {
-        const rows = yield* repo.dispatchedAfter(organizationId, yield* Ref.get(position), 100)
-        if (rows.length === 0) {
-          yield* Effect.sleep(Duration.millis(pollMs))
-          return Chunk.empty<EventRow>()
-        }
-        yield* Ref.set(position, rows[rows.length - 1].dispatchedSeq ?? 0)
-        return Chunk.fromIterable(rows.filter((row) =>
-          (wanted === undefined || wanted.has(row.type)) && (filter.platformId === undefined || row.platformId === filter.platformId)))
-      }))
+      const start = yield* startOf(repo, organizationId, lastEventId)
+      const position = lastEventId === undefined ? Option.getOrUndefined(yield* repo.dispatchedIdAtOrBefore(organizationId, start)) : undefined
+      const live = follow(repo, organizationId, start, rowFilter(types, filter.platformId), options.pollMs ?? 250)
       const keepAlive = Stream.fromSchedule(Schedule.spaced(Duration.millis(options.keepAliveMs ?? 15_000))).pipe(Stream.map(() => KEEP_ALIVE))
-      return Stream.merge(Stream.map(live, (row) => sseFrame(toEnvelope(row))), keepAlive, { haltStrategy: "left" }).pipe(
+      // The opening block first: the response's head leaves at once (through the gateway too), so a
+      // client knows the stream is open — and where it starts — before the first event.
+      return Stream.concat(Stream.make(openingFrame(position)), Stream.merge(Stream.map(live, (row) => sseFrame(toEnvelope(row))), keepAlive, { haltStrategy: "left" })).pipe(
         Stream.map((text) => encoder.encode(text))
       )
     })

@@ -4,6 +4,7 @@ import { EventsConfig } from "./Config.js"
 import { DeliveriesRepo } from "./DeliveriesRepo.js"
 import { Endpoints } from "./Endpoints.js"
 import { EndpointsRepo } from "./EndpointsRepo.js"
+import { EventFeed } from "./EventFeed.js"
 import { EventLog } from "./EventLog.js"
 import { EventsRepo } from "./EventsRepo.js"
 import { OutboxLive } from "./Outbox.js"
@@ -12,9 +13,9 @@ import { Relay, RelayLive } from "./Relay.js"
 
 /**
  * The events service's use cases and repositories, over the process's `SqlClient`, `CoreConfig`,
- * `Ids` and `EventsConfig` (the routes' services; no relay).
+ * `Ids` and `EventsConfig` (the routes' services and the in-process `EventFeed`; no relay).
  */
-export const EventsServices = Layer.mergeAll(EventLog.Default, Redelivery.Default, Relay.Default, OutboxLive).pipe(
+export const EventsServices = Layer.mergeAll(EventLog.Default, EventFeed.Default, Redelivery.Default, Relay.Default, OutboxLive).pipe(
   Layer.provideMerge(Endpoints.Default),
   Layer.provideMerge(Layer.mergeAll(EventsRepo.Default, EndpointsRepo.Default, DeliveriesRepo.Default))
 )

@@ -111,10 +111,13 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("@core/events/Event
         ORDER BY created_at DESC, id DESC LIMIT ${filter.limit}`)
     })
 
-    /** An organization's dispatched events after `afterSeq` (their `dispatched_seq`), in dispatch order: the stream. */
-    const dispatchedAfter = (organizationId: string, afterSeq: number, limit: number): Effect.Effect<ReadonlyArray<EventRow>> =>
+    /**
+     * The dispatched events after `afterSeq` (their `dispatched_seq`), in dispatch order, of one
+     * organization (or of every one, `undefined`: an embedding host's feed): the stream.
+     */
+    const dispatchedAfter = (organizationId: string | undefined, afterSeq: number, limit: number): Effect.Effect<ReadonlyArray<EventRow>> =>
       rows(sql`SELECT ${sql.literal(COLUMNS)} FROM events.outbox
-        WHERE organization_id = ${organizationId} AND dispatched_seq > ${afterSeq} AND target_endpoint_id IS NULL
+        WHERE ${organizationId === undefined ? sql`TRUE` : sql`organization_id = ${organizationId}`} AND dispatched_seq > ${afterSeq} AND target_endpoint_id IS NULL
         ORDER BY dispatched_seq LIMIT ${limit}`).pipe(Effect.withSpan("EventsRepo.dispatchedAfter"))
 
     /** The highest `dispatched_seq` so far (0 before any): where a stream without `Last-Event-ID` starts. */
@@ -124,12 +127,25 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("@core/events/Event
         Effect.orDie
       )
 
-    /** The dispatch position of an event of the organization, if it is kept and dispatched. */
-    const dispatchedSeqOf = (organizationId: string, id: string): Effect.Effect<Option.Option<number>> =>
+    /** The dispatch position of an event of the organization (of any, `undefined`), if it is kept and dispatched. */
+    const dispatchedSeqOf = (organizationId: string | undefined, id: string): Effect.Effect<Option.Option<number>> =>
       sql<{ readonly seq: unknown }>`SELECT dispatched_seq AS seq FROM events.outbox
-        WHERE id = ${id} AND organization_id = ${organizationId} AND dispatched_seq IS NOT NULL`.pipe(
+        WHERE id = ${id} AND ${organizationId === undefined ? sql`TRUE` : sql`organization_id = ${organizationId}`} AND dispatched_seq IS NOT NULL`.pipe(
         Effect.map((found) => Option.map(Option.fromNullable(found[0]), (row) => Number(row.seq))),
         Effect.orDie
+      )
+
+    /**
+     * The newest dispatched event of the organization at or before position `seq`: the id that
+     * names that position in the organization's stream (resuming after it is starting at `seq`).
+     */
+    const dispatchedIdAtOrBefore = (organizationId: string, seq: number): Effect.Effect<Option.Option<string>> =>
+      sql<{ readonly id: string }>`SELECT id FROM events.outbox
+        WHERE organization_id = ${organizationId} AND dispatched_seq <= ${seq} AND target_endpoint_id IS NULL
+        ORDER BY dispatched_seq DESC LIMIT 1`.pipe(
+        Effect.map((found) => Option.map(Option.fromNullable(found[0]), (row) => row.id)),
+        Effect.orDie,
+        Effect.withSpan("EventsRepo.dispatchedIdAtOrBefore")
       )
 
     /**
@@ -166,6 +182,6 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("@core/events/Event
         Effect.withSpan("EventsRepo.prune")
       )
 
-    return { insert, find, list, dispatchedAfter, lastDispatched, dispatchedSeqOf, claimUndispatched, markDispatched, since, prune } as const
+    return { insert, find, list, dispatchedAfter, lastDispatched, dispatchedSeqOf, dispatchedIdAtOrBefore, claimUndispatched, markDispatched, since, prune } as const
   })
 }) {}

@@ -3,7 +3,8 @@
  * outbox (`OutboxLive`, the kernel's `EventOutbox`), the relay that fans events out to endpoints as
  * `webhook.deliver` jobs on the provisioning queue (`Relay`, `WebhookJobsLive`), endpoints and their
  * delivery log (`Endpoints`), the event list and stream (`EventLog`), replay and retry
- * (`Redelivery`), Standard Webhooks signing (`Signing`) and target checks (`Targets`).
+ * (`Redelivery`), Standard Webhooks signing (`Signing`) and target checks (`Targets`), and the
+ * in-process feed of committed events for an embedding host (`EventFeed`: a `Stream`, or `subscribe`).
  */
 export { type AuditEntry, AuditTrail } from "./ports/AuditTrail.js"
 export { DEFAULT_RETRY_SCHEDULE, EVENTS_DEFAULTS, EventsConfig, type EventsSettings, parseDuration, parseSchedule } from "./Config.js"
@@ -12,6 +13,7 @@ export { WebhookJobsLive } from "./Delivery.js"
 export { type DeliveryPayload, receives, WEBHOOK_DELIVER } from "./Dispatch.js"
 export { Endpoints, toEndpointRecord } from "./Endpoints.js"
 export { type EndpointRow, EndpointsRepo } from "./EndpointsRepo.js"
+export { EventFeed, type EventHandler, type FeedOptions, type SubscribeOptions, type Unsubscribe } from "./EventFeed.js"
 export { EventLog } from "./EventLog.js"
 export { CHANNEL, type EventRow, EventsRepo, toEnvelope } from "./EventsRepo.js"
 export { EventsLive, EventsServices } from "./EventsLive.js"

@@ -309,6 +309,7 @@ export const NAMESPACES: Readonly<Record<string, NamespaceBinding>> = {
   events: {
     service: "events",
     options: { name: "EventsCallOptions", type: `Pick<CallOptions, "signal" | "headers">`, doc: "Per-call options of the event methods." },
+    handTypes: ["CoreEvent", "EventStreamOptions"],
     groups: {
       "": {
         interface: "EventsClient",
@@ -316,12 +317,16 @@ export const NAMESPACES: Readonly<Record<string, NamespaceBinding>> = {
         methods: {
           list: "EventRouteRefs.listEvents",
           all: page("EventRouteRefs.listEvents"),
-          get: "EventRouteRefs.getEvent"
+          get: "EventRouteRefs.getEvent",
+          stream: {
+            route: "EventRouteRefs.streamEvents",
+            note: "The organization's events as they are dispatched (`types`, `platformId` filter them; `lastEventId` resumes after an event seen before); a dropped connection is opened again with `Last-Event-ID`, so no event is missed or seen twice; `signal` stops it (a `CoreAbortError`). `for await (const event of client.events.stream({ types: [\"tenant.created\"] }))`.",
+            signature: "(options?: EventStreamOptions) => AsyncGenerator<CoreEvent, void, undefined>"
+          }
         }
       }
     },
     notServed: {
-      "streamEvents": "a Server-Sent Events stream, not one JSON answer: read it with `client.request` and `parseEventStream`",
       "createWebhookEndpoint": "client.webhooks",
       "listWebhookEndpoints": "client.webhooks",
       "getWebhookEndpoint": "client.webhooks",

@@ -96,7 +96,7 @@ export interface CoreClient extends BaseClient {
   readonly billing: BillingClient
   /** Outbound webhooks (`/api/v1/webhooks/...`): endpoints, their signing secrets, delivery log, replay and retry. */
   readonly webhooks: WebhooksClient
-  /** The organization's events (`/api/v1/events/...`): list and read them (the stream: `client.request` and `parseEventStream`). */
+  /** The organization's events (`/api/v1/events/...`): list and read them, and follow them live (`stream`, resuming after a dropped connection). */
   readonly events: EventsClient
 }
 

@@ -251,4 +251,20 @@ describe("client.provisioning.jobs.watch", () => {
       { id: "", event: "x", data: "", retry: undefined }
     ])
   })
+
+  it("parseEventStream: a block without data is yielded only when it sets an id (a position), and the id carries over", async () => {
+    const text = ": open\nid: evt_1\n\n: keep-alive\n\nevent: y\n\ndata: {}\n\n"
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(text))
+        controller.close()
+      }
+    })
+    const events: Array<unknown> = []
+    for await (const one of parseEventStream(body)) events.push(one)
+    expect(events).toEqual([
+      { id: "evt_1", event: "message", data: "", retry: undefined },
+      { id: "evt_1", event: "message", data: "{}", retry: undefined }
+    ])
+  })
 })

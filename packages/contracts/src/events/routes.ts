@@ -140,7 +140,8 @@ export const EventRoutes = defineRoutes({
     path: "/api/v1/events/stream",
     summary: "Follow the organization's events as Server-Sent Events, resumable with Last-Event-ID",
     description: "Each event: `id` (the event id; `Last-Event-ID` resumes after it), `event` (its type) and `data` (the Event). " +
-      "Without `Last-Event-ID` the stream starts with the events that follow the connection. A comment line keeps idle streams open.",
+      "Without `Last-Event-ID` the stream starts with the events that follow the connection, and its first block (a `: open` comment) carries an `id` naming that position " +
+      "(the organization's newest event before it), so a client that drops before the first event resumes there. A comment line keeps idle streams open.",
     ...read,
     request: { query: StreamEventsQuery },
     responses: {

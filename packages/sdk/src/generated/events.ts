@@ -3,6 +3,7 @@
 // (test/generated.test.ts checks). Plain types only: nothing here loads zod.
 import { EventRouteRefs } from "@core/contracts/routes"
 import type { CallOptions, RouteCaller } from "../call.js"
+import type { CoreEvent, EventStreamOptions } from "../resources/events.js"
 
 /** Per-call options of the event methods. */
 export type EventsCallOptions = Pick<CallOptions, "signal" | "headers">
@@ -27,6 +28,15 @@ export type ListEventsItem = { id: string; type: "platform.created" | "platform.
 /** What answers `getEvent` (`GET /api/v1/events/{id}`). */
 export type GetEventResult = { id: string; type: "platform.created" | "platform.status_changed" | "tenant.created" | "tenant.deleted" | "resource.provisioned" | "resource.removed" | "job.succeeded" | "job.failed" | "job.dead_lettered" | "deployment.ready" | "deployment.failed" | "deployment.rolled_back" | "subscription.created" | "subscription.updated" | "subscription.canceled" | "invoice.finalized" | "invoice.paid" | "invoice.payment_failed" | "usage.threshold_reached" | "member.invited" | "member.joined" | "member.removed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "webhook.endpoint_disabled"; version: number; createdAt: string; platformId: string | null; organizationId: string; data: Record<string, unknown>; }
 
+/** The query of `streamEvents` (`GET /api/v1/events/stream`). */
+export interface StreamEventsQuery {
+  readonly types?: string
+  readonly platformId?: string
+}
+
+/** What answers `streamEvents` (`GET /api/v1/events/stream`). */
+export type StreamEventsResult = undefined
+
 /** The organization's events (`client.events`, `/api/v1/events`), one method per route of `Events.EventRoutes` (named in each comment). Another organization's event is a `NotFoundError`. */
 export interface EventsClient {
   /** `listEvents` (`GET /api/v1/events`): List the organization's events, newest first (filters: type, platformId, since). */
@@ -35,14 +45,17 @@ export interface EventsClient {
   readonly all: (query?: Omit<ListEventsQuery, "cursor">, options?: EventsCallOptions) => AsyncGenerator<ListEventsItem, void, undefined>
   /** `getEvent` (`GET /api/v1/events/{id}`): Read one event. */
   readonly get: (id: string, options?: EventsCallOptions) => Promise<GetEventResult>
+  /** `streamEvents` (`GET /api/v1/events/stream`): Follow the organization's events as Server-Sent Events, resumable with Last-Event-ID. The organization's events as they are dispatched (`types`, `platformId` filter them; `lastEventId` resumes after an event seen before); a dropped connection is opened again with `Last-Event-ID`, so no event is missed or seen twice; `signal` stops it (a `CoreAbortError`). `for await (const event of client.events.stream({ types: ["tenant.created"] }))`. */
+  readonly stream: (options?: EventStreamOptions) => AsyncGenerator<CoreEvent, void, undefined>
 }
 
-/** The `events` namespace's methods on `caller`. */
-export const eventsMethods = (caller: RouteCaller): EventsClient => {
+/** The `events` namespace's methods on `caller` (with the hand-written ones, `own`). */
+export const eventsMethods = (caller: RouteCaller, own: Pick<EventsClient, "stream">): EventsClient => {
   const { call, pages } = caller
   return {
     list: (query = {}, options?) => call(EventRouteRefs.listEvents, { query }, options),
     all: (query = {}, options?) => pages(EventRouteRefs.listEvents, { query }, options),
-    get: (id, options?) => call(EventRouteRefs.getEvent, { params: { id } }, options)
+    get: (id, options?) => call(EventRouteRefs.getEvent, { params: { id } }, options),
+    stream: own.stream
   }
 }
