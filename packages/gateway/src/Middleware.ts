@@ -61,6 +61,8 @@ export interface Frame {
    */
   caller: Caller | undefined
   traceId: string | undefined
+  /** The envelope code of the gateway's own refusal of the request, once written (for its span). */
+  errorCode: string | undefined
   /**
    * The `WWW-Authenticate` a 401 of this request carries instead of the bearer challenge (a
    * protected resource's, naming its metadata); set by the authentication step.
@@ -90,6 +92,7 @@ export const makeFrame = (
   principal: undefined,
   caller: undefined,
   traceId: undefined,
+  errorCode: undefined,
   challenge: undefined,
   responseHeaders: {},
   upstreamHeaders: {},
