@@ -5,8 +5,10 @@ import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { core, tempHome } from "../packages/cli/test/login-support.js"
 import { launch, migratedDataDir, ready, type Running } from "../packages/server/test/ServerProcess.js"
 import { eventually } from "./support/poll.js"
+import { tenantOf } from "./support/tenants.js"
 
 /**
  * One trace across processes, as a collector receives it: a local OTLP receiver (a real HTTP
@@ -236,6 +238,29 @@ describe("traces over OTLP", () => {
     expect(otlp.spans.some((span) => span.service === "core-registry" && span.protocol === "protobuf")).toBe(true)
     expect(otlp.spans.every((span) => span.service === "core-server" ? span.protocol === "json" : span.protocol === "protobuf")).toBe(true)
   })
+
+  it("follows a core command: its requests carry one trace context, and --trace prints its id", async () => {
+    const ada = await tenantOf(base, "Ada", "ada-traced")
+    const key = await ada.client.iam.apiKeys.create({ organizationId: ada.orgId, name: "ci", permissions: ["org:read"] })
+    const home = tempHome()
+    try {
+      const env = { CORE_API_URL: base }
+      const login = await core(home, ["login", "--token", key.key, "--iam-url", `${base}/api/v1/iam`], env)
+      expect({ code: login.code, stderr: login.stderr }).toEqual({ code: 0, stderr: "" })
+      const listed = await core(home, ["--trace", "orgs", "list", "--json"], env)
+      expect(listed.code).toBe(0)
+      expect(JSON.parse(listed.stdout)).toMatchObject([{ id: ada.orgId }])
+      const traceId = /^trace id: ([0-9a-f]{32})$/m.exec(listed.stderr)?.[1]
+      expect(traceId).toBeDefined()
+      const spans = await traceOf(traceId!, (found) => found.some((span) => span.service === "core-server" && span.name.startsWith("GET /api/v1/iam/")))
+      const edges = spans.filter((span) => span.service === "core-server" && span.name.startsWith("GET /api/v1/iam/"))
+      // Every request of the command is a child of the command's one span.
+      expect(new Set(edges.map((span) => span.parentSpanId)).size).toBe(1)
+      expect(edges[0]!.parentSpanId).toMatch(/^[0-9a-f]{16}$/)
+    } finally {
+      home.remove()
+    }
+  }, SLOW)
 
   it("marks a failing upstream's span as an error with the envelope's code", async () => {
     registry.child.kill("SIGKILL")

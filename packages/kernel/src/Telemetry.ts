@@ -105,7 +105,7 @@ export const recordErrorCode = (code: string): Effect.Effect<void> => Effect.ann
 /** Callers whose answers are recorded on `span` (the tenant of the request). */
 export const recordingCallers = (callers: Context.Tag.Service<Callers>, span: Tracer.Span): Context.Tag.Service<Callers> => ({
   ...callers,
-  resolve: (request, options) => Effect.tap(callers.resolve(request, options), (caller) => recordCaller(span, caller))
+  resolve: (request, options) => Effect.tap(callers.resolve(request, options), (caller) => Effect.sync(() => recordCaller(span, caller)))
 })
 
 /**

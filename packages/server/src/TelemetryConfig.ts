@@ -149,7 +149,7 @@ export class TelemetryConfig extends Context.Tag("@core/server/TelemetryConfig")
       sampler,
       samplerArg
     }),
-    (read) => {
+    (read): Either.Either<TelemetrySettings, ConfigError.ConfigError> => {
       const off = read.disabled || Option.exists(read.exporter, (value) => value === "none")
       const endpoint = Option.orElse(read.tracesEndpoint, () => Option.map(read.endpoint, tracesUrlOf))
       const chosen = Option.getOrElse(Option.orElse(read.tracesProtocol, () => read.protocol), () => "http/protobuf")
