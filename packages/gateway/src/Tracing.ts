@@ -20,11 +20,9 @@ export const guard = (telemetry: Spans.TelemetryService | undefined): Guard =>
   telemetry === undefined ? untraced : traced(telemetry)
 
 const untraced: Guard = (request, frame) => {
-  const inbound = TraceContext.extract(request.headers)
-  const hop = TraceContext.untracedHop(inbound)
-  frame.traceId = hop.traceId
-  frame.responseHeaders[TRACE_ID_HEADER] = hop.traceId
-  TraceContext.inject(inbound, hop, frame.upstreamHeaders)
+  const traceId = TraceContext.continueUntraced(request.headers, frame.upstreamHeaders)
+  frame.traceId = traceId
+  frame.responseHeaders[TRACE_ID_HEADER] = traceId
   return undefined
 }
 

@@ -63,7 +63,7 @@ const validTraceId = (value: string | undefined): string | undefined =>
 
 /** The trace id of a W3C `traceparent` header value, when it is well formed (read by the one propagator, `TraceContext`). */
 export const traceIdOfTraceparent = (header: string): string | undefined =>
-  TraceContext.traceIdOf({ traceparent: header.trim().toLowerCase() })
+  TraceContext.parse(header.trim().toLowerCase())?.traceId
 
 /** The trace id of a request: the gateway's `X-Core-Trace-Id`, else the one in `traceparent`. */
 export const traceIdOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {

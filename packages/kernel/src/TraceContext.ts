@@ -13,7 +13,7 @@ import {
   trace,
   TraceFlags
 } from "@opentelemetry/api"
-import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core"
+import { CompositePropagator, parseTraceParent, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core"
 import { randomBytes } from "node:crypto"
 
 export type { SpanContext } from "@opentelemetry/api"
@@ -46,8 +46,17 @@ export const remoteOf = (context: OtelContext): SpanContext | undefined => {
   return span !== undefined && isSpanContextValid(span) ? span : undefined
 }
 
+/**
+ * The span a `traceparent` value names, read by the propagator's own parser without building a
+ * context (the hot path of a hop that records no span); `undefined` when it is not valid.
+ */
+export const parse = (header: string | ReadonlyArray<string> | undefined): SpanContext | undefined => {
+  const value = typeof header === "string" ? header : header?.[0]
+  return value === undefined || value.length > 512 ? undefined : parseTraceParent(value) ?? undefined
+}
+
 /** The trace id a request's `traceparent` names, when it is valid. */
-export const traceIdOf = (headers: HeaderRecord): string | undefined => remoteOf(extract(headers))?.traceId
+export const traceIdOf = (headers: HeaderRecord): string | undefined => parse(headers.traceparent)?.traceId
 
 /** A hop's own span, as the next hop is to see it. */
 export interface Hop {
@@ -88,19 +97,25 @@ const randomHex = (bytes: number): string => {
   return hex
 }
 
-/** A new trace id (16 random bytes) and a new span id (8): what a hop uses when nothing records spans. */
-export const newTraceId = (): string => randomHex(16)
-
-/** A new span id (8 random bytes). */
+/** A new span id (8 random bytes): what a hop that records no span names itself with. */
 export const newSpanId = (): string => randomHex(8)
 
 /**
- * The hop a request makes when spans are not recorded: the inbound trace continued (its trace id
- * and sampled flag) with a new span id, or a new sampled trace.
+ * The hop of a request that records no span, written into the upstream's `headers`: the inbound
+ * trace continued (its trace id and flags) under a new span id, or a new sampled trace (whose
+ * `tracestate` is dropped, as the specification asks of one without a valid parent). The inbound
+ * `tracestate` and `baggage` travel on as the request's own headers. Answers the trace id.
  */
-export const untracedHop = (inbound: OtelContext): Hop => {
-  const remote = remoteOf(inbound)
-  return remote === undefined
-    ? { traceId: newTraceId(), spanId: newSpanId(), sampled: true }
-    : { traceId: remote.traceId, spanId: newSpanId(), sampled: (remote.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED }
+export const continueUntraced = (inbound: HeaderRecord, headers: Record<string, string | undefined>): string => {
+  const remote = parse(inbound.traceparent)
+  if (remote === undefined) {
+    // One draw from the pool for both ids: 8 bytes of span id, then 16 of trace id.
+    const ids = randomHex(24)
+    const traceId = ids.slice(16)
+    headers.traceparent = `00-${traceId}-${ids.slice(0, 16)}-01`
+    headers.tracestate = undefined
+    return traceId
+  }
+  headers.traceparent = `00-${remote.traceId}-${newSpanId()}-${remote.traceFlags.toString(16).padStart(2, "0")}`
+  return remote.traceId
 }
