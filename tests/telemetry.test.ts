@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { core, tempHome } from "../packages/cli/test/login-support.js"
 import { launch, migratedDataDir, ready, type Running } from "../packages/server/test/ServerProcess.js"
+import { Embedded } from "../packages/server/src/index.js"
 import { eventually } from "./support/poll.js"
 import { tenantOf } from "./support/tenants.js"
 
@@ -271,5 +272,33 @@ describe("traces over OTLP", () => {
     const [edge] = await traceOf(traceId, (found) => named(found, "core-server", "GET /api/v1/platforms/{platformId}") !== undefined)
     expect(edge).toMatchObject({ status: 2 })
     expect(edge!.attributes).toMatchObject({ "http.response.status_code": 502, "core.error.code": "UPSTREAM_UNAVAILABLE", "error.type": "UPSTREAM_UNAVAILABLE" })
+  }, SLOW)
+})
+
+describe("traces of services embedded in a host app", () => {
+  it("exports the embedded services' spans as core-embedded, children of the host's traceparent, without the platform's generic span", async () => {
+    const endpoint = `http://127.0.0.1:${(otlp.server.address() as AddressInfo).port}`
+    const core = Embedded.make({
+      NODE_ENV: "test",
+      CORE_DATA_DIR: ":memory:",
+      CORE_SECRET: SECRET,
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_BSP_SCHEDULE_DELAY: "50"
+    }, { logging: { level: "none" } })
+    try {
+      const trace = "5bf92f3577b34da6a3ce929d0e0e4737"
+      const signUp = await core.identity(new Request("http://host.test/api/auth/sign-up/email", {
+        method: "POST",
+        headers: { "content-type": "application/json", traceparent: `00-${trace}-${INBOUND_SPAN}-01` },
+        body: JSON.stringify({ name: "Eve", email: "eve@example.com", password: "correct horse battery" })
+      }))
+      expect(signUp.status).toBe(200)
+      const spans = await traceOf(trace, (found) => named(found, "core-embedded", "POST /api/auth/sign-up/email") !== undefined)
+      expect(named(spans, "core-embedded", "POST /api/auth/sign-up/email")).toMatchObject({ parentSpanId: INBOUND_SPAN, kind: 2, protocol: "json" })
+      expect(spans.some((span) => span.name.startsWith("http.server"))).toBe(false)
+    } finally {
+      await core.dispose()
+    }
   }, SLOW)
 })

@@ -1,4 +1,4 @@
-import { type HttpApp, HttpMiddleware, HttpRouter } from "@effect/platform"
+import { type HttpApp, HttpRouter } from "@effect/platform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Config, type Configuration, CoreConfig, Database } from "@core/kernel"
 import { LocalEdge, LocalPages } from "@core/provisioning"
@@ -55,12 +55,7 @@ export const serve = (
       const routes = HttpRouter.concat(Health.routes(checks), HttpRouter.empty.pipe(HttpRouter.all("*", app)))
       const bound = yield* (lower === "provisioning"
         ? servingSites(routes, config, port ?? config.port).pipe(Effect.provide(database))
-        : Listener.listen(routes, { port: port ?? config.port })).pipe(
-          Effect.mapError((error) => failed(error.message)),
-          // Each catalogued route records its own span (`METHOD /route/{param}`, `Telemetry`): not
-          // the platform's generic one as well.
-          Effect.locally(HttpMiddleware.currentTracerDisabledWhen, () => true)
-        )
+        : Listener.listen(routes, { port: port ?? config.port })).pipe(Effect.mapError((error) => failed(error.message)))
       yield* Effect.logInfo("listening").pipe(Effect.annotateLogs({ service: lower, port: bound }))
       const screen = yield* Terminal.Terminal
       if (screen.interactive) screen.line(`The ${lower} service is listening on http://localhost:${bound} (Ctrl+C stops it).`)

@@ -8,6 +8,7 @@ import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import * as Resource from "@effect/opentelemetry/Resource"
 import * as OtelTracer from "@effect/opentelemetry/Tracer"
 import { Telemetry } from "@core/kernel"
+import { HttpMiddleware } from "@effect/platform"
 import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
 import { OTLPTraceExporter as ProtobufTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto"
 import { type Attributes, type Context as OtelContext, type Link, SpanKind, trace } from "@opentelemetry/api"
@@ -59,11 +60,16 @@ export const requestsOnly = (sampler: Sampler): Sampler => ({
 /** How long shutting down may wait for the last batch to reach the collector. */
 const FLUSH_TIMEOUT = Duration.seconds(5)
 
-/** The Effect tracer over the OTel one, set as the process's, and `Telemetry` for the runners. */
+/**
+ * The Effect tracer over the OTel one, set as the process's, and `Telemetry` for the runners. The
+ * `@effect/platform` server's generic span (`http.server GET`) is turned off: each catalogued route
+ * records its own (`METHOD /route/{param}`), one span per hop.
+ */
 const tracing = Layer.unwrapEffect(
   Effect.map(OtelTracer.make, (tracer) =>
-    Layer.merge(
+    Layer.mergeAll(
       Layer.setTracer(tracer),
+      Layer.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true),
       Layer.succeed(Telemetry.Telemetry, { tracer, externalSpan: (spanContext) => OtelTracer.makeExternalSpan(spanContext) })
     ))
 )
