@@ -258,6 +258,8 @@ describe("traces over OTLP", () => {
       // Every request of the command is a child of the command's one span.
       expect(new Set(edges.map((span) => span.parentSpanId)).size).toBe(1)
       expect(edges[0]!.parentSpanId).toMatch(/^[0-9a-f]{16}$/)
+      // The caller's tenant, as the gateway resolved the key.
+      expect(edges[0]!.attributes).toMatchObject({ "core.organization_id": ada.orgId, "core.platform_id": ada.platformId, "core.caller.kind": "apikey" })
     } finally {
       home.remove()
     }

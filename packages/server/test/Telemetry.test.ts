@@ -3,6 +3,8 @@ import { ROOT_CONTEXT, SpanKind, trace, TraceFlags } from "@opentelemetry/api"
 import { SamplingDecision } from "@opentelemetry/sdk-trace-base"
 import { Context, Effect, Either, Option } from "effect"
 import { readFileSync } from "node:fs"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "vitest"
 import * as Settings from "../src/Settings.js"
 import * as Telemetry from "../src/Telemetry.js"
@@ -91,5 +93,30 @@ describe("telemetry settings", () => {
     expect(sampler.shouldSample(parent, trace1, "sql.execute", SpanKind.CLIENT, {}, []).decision).toBe(SamplingDecision.RECORD_AND_SAMPLED)
     const ratio = Telemetry.samplerOf("parentbased_traceidratio", 0)
     expect(ratio.shouldSample(ROOT_CONTEXT, trace1, "GET /", SpanKind.SERVER, {}, []).decision).toBe(SamplingDecision.NOT_RECORD)
+  })
+
+  it("flush the last batch when the scope closes (shutdown), long before the batch delay", async () => {
+    const bodies: Array<{ readonly type: string; readonly body: string }> = []
+    const receiver = http.createServer((request, response) => {
+      let body = ""
+      request.setEncoding("utf8").on("data", (chunk: string) => (body += chunk)).on("end", () => {
+        bodies.push({ type: request.headers["content-type"] ?? "", body })
+        response.writeHead(200, { "content-type": "application/json" }).end("{}")
+      })
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/v1/traces`
+      const settings = { ...DISABLED, tracesEndpoint: Option.some(url), protocol: "http/json" as const, scheduleDelayMs: 600_000 }
+      await Effect.runPromise(Effect.scoped(
+        Effect.provide(Effect.withSpan(Effect.void, "GET /flushed", { kind: "server" }), Telemetry.layer(settings, "core-test"))
+      ))
+      expect(bodies).toHaveLength(1)
+      expect(bodies[0]!.type).toContain("application/json")
+      expect(bodies[0]!.body).toContain("GET /flushed")
+      expect(bodies[0]!.body).toContain("core-test")
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve))
+    }
   })
 })
