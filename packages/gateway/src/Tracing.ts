@@ -30,6 +30,7 @@ const traced = (telemetry: Spans.TelemetryService): Guard => (request, frame) =>
   const route = frame.rule.path === undefined ? undefined : Spans.templateOf(frame.rule.path)
   const { inbound, span } = Spans.startServerSpan(telemetry, request.method, route, request.headers, frame.requestId)
   frame.traceId = span.traceId
+  frame.span = span
   frame.responseHeaders[TRACE_ID_HEADER] = span.traceId
   TraceContext.inject(inbound, span, frame.upstreamHeaders)
   frame.after.push((head) => {
