@@ -9,7 +9,7 @@ type Options = NonNullable<ParseArgsConfig["options"]>
 export type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: Array<string>; options: O; allowPositionals: true; strict: true }>>
 
 /** Options every command takes, taken off the line before the command sees it (suggested when mistyped). */
-const GLOBAL_FLAGS = ["--json", "--help", "--version"]
+const GLOBAL_FLAGS = ["--json", "--trace", "--help", "--version"]
 
 /**
  * `--opt <value>` where the value starts with a dash (a token or key can: base64url uses `-`) is

@@ -1,5 +1,6 @@
 import { CliError, ExitCode, usageError } from "./errors.js"
 import { commands, findCommand, unknownCommand } from "./registry.js"
+import { commandTrace } from "./trace.js"
 import { createUi, type Output, type Ui } from "./ui.js"
 import { version } from "./version.js"
 
@@ -16,18 +17,19 @@ interface Invocation {
   readonly help: boolean
   readonly version: boolean
   readonly json: boolean
+  readonly trace: boolean
   readonly command: string | undefined
   readonly rest: ReadonlyArray<string>
   readonly problem: CliError | undefined
 }
 
 /**
- * Splits argv into the global options and the command with its own arguments. `--help` and
- * `--json` count anywhere before `--`; `--version` and unknown options only before the command
+ * Splits argv into the global options and the command with its own arguments. `--help`,
+ * `--json` and `--trace` count anywhere before `--`; `--version` and unknown options only before the command
  * (after it they belong to the command).
  */
 const parseInvocation = (argv: ReadonlyArray<string>): Invocation => {
-  let help = false, showVersion = false, json = false
+  let help = false, showVersion = false, json = false, trace = false
   let command: string | undefined
   let problem: CliError | undefined
   const rest: Array<string> = []
@@ -39,12 +41,13 @@ const parseInvocation = (argv: ReadonlyArray<string>): Invocation => {
     }
     if (arg === "-h" || arg === "--help") help = true
     else if (arg === "--json") json = true
+    else if (arg === "--trace") trace = true
     else if (command !== undefined) rest.push(arg)
     else if (arg === "-v" || arg === "--version") showVersion = true
     else if (arg.startsWith("-")) problem ??= usageError(`Unknown option '${arg}'. Run 'core --help' for the global options.`, "UNKNOWN_OPTION")
     else command = arg
   }
-  return { help, version: showVersion, json, command, rest, problem }
+  return { help, version: showVersion, json, trace, command, rest, problem }
 }
 
 const report = (ui: Ui, error: unknown): number => {
@@ -92,7 +95,13 @@ export const run = async (argv: ReadonlyArray<string>, io: Io): Promise<number> 
       return ExitCode.ok
     }
     const module = await command.load()
-    return await module.run({ argv: invocation.rest, ui, env: io.env, commands })
+    // Every request of the command carries one trace context (`traceparent`); `--trace` prints its id.
+    const trace = commandTrace(io.env)
+    try {
+      return await module.run({ argv: invocation.rest, ui, env: { ...io.env, TRACEPARENT: trace.traceparent }, commands })
+    } finally {
+      if (invocation.trace) ui.error(`trace id: ${trace.traceId}`)
+    }
   } catch (error) {
     return report(ui, error)
   }

@@ -97,6 +97,8 @@ export const openSession = async (env: Env, fetchImpl: typeof fetch = globalThis
 
   const authorizedFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init)
+    // The command's trace context (`run` sets TRACEPARENT): the gateway continues it.
+    if (env.TRACEPARENT !== undefined && !request.headers.has("traceparent")) request.headers.set("traceparent", env.TRACEPARENT)
     const used = current!
     const canRenew = !isApiKey(used.token) && used.refreshToken !== null && replayable(request)
     const spare = canRenew ? request.clone() : undefined

@@ -76,6 +76,7 @@ export const globalOptions: ReadonlyArray<OptionHelp> = [
 export const globalEnvironment: ReadonlyArray<EnvironmentHelp> = [
   { name: "CORE_API_URL", description: "The gateway address core login uses (default: http://localhost:8787)" },
   { name: "CORE_IAM_URL", description: "The identity service address core login uses (default: $CORE_API_URL/api/v1/iam)" },
+  { name: "TRACEPARENT", description: "A W3C trace context the command's requests continue (default: a new trace per command; --trace prints its id on stderr)" },
   { name: "CORE_ORG", description: "The organization of members, invitations, keys, roles, grants and audit when --org is not given" },
   { name: "CI, TERM=dumb", description: "No spinners, prompts or browser (as when output is piped)" },
   { name: "HOME", description: "Credentials live in $HOME/.core/credentials.json" }

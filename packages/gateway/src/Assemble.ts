@@ -1,6 +1,6 @@
 import type { HttpApp, HttpServerRequest } from "@effect/platform"
-import { type Configuration, ForwardedIdentity, PublicUrl, UpstreamUnavailable } from "@core/kernel"
-import { Effect, type Scope } from "effect"
+import { type Configuration, ForwardedIdentity, PublicUrl, Telemetry, UpstreamUnavailable } from "@core/kernel"
+import { Effect, Option, type Scope } from "effect"
 import type { Redis } from "ioredis"
 import * as Authentication from "./Authentication.js"
 import * as Cors from "./Cors.js"
@@ -34,6 +34,11 @@ export interface AssembleOptions {
    * OAuth routes'): the gateway's own refusals there are rendered so (decisions 0605, 0609).
    */
   readonly renderers?: ReadonlyArray<PathRenderer>
+  /**
+   * Spans exported (the server's telemetry layer): each request gets the gateway's `http.server`
+   * span. @default `listener`: the `Telemetry` where it is built; `gateway`: none
+   */
+  readonly telemetry?: Telemetry.TelemetryService
 }
 
 const noIdentityService: IdentityResolver.IdentityResolver = {
@@ -85,7 +90,7 @@ const guardsOf = (options: AssembleOptions): Guards => {
   return {
     rateLimiter,
     cors: Cors.middleware(isAllowedOrigin),
-    tracing: Tracing.middleware,
+    tracing: Tracing.guard(options.telemetry),
     authentication,
     suspension: options.usage === undefined ? Authentication.suspension : RequestUsage.counting(Authentication.suspension, options.usage)
   }
@@ -111,7 +116,10 @@ const gatewayOptions = (options: AssembleOptions): Gateway.GatewayOptions => ({
  * const listener = yield* Assemble.listener({ config, upstreams, fallback: health })
  */
 export const listener = (options: AssembleOptions): Effect.Effect<Gateway.NodeListener> =>
-  Gateway.listener(gatewayOptions(options))
+  options.telemetry !== undefined
+    ? Gateway.listener(gatewayOptions(options))
+    : Effect.flatMap(Effect.serviceOption(Telemetry.Telemetry), (telemetry) =>
+      Gateway.listener(gatewayOptions(Option.isSome(telemetry) ? { ...options, telemetry: telemetry.value } : options)))
 
 /**
  * The same gateway as an `@effect/platform` app, for hosts that embed it

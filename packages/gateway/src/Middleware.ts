@@ -1,6 +1,6 @@
 import type { Headers, HttpApp } from "@effect/platform"
 import { type Caller, ErrorResponse } from "@core/kernel"
-import { Effect, LogLevel, type Scope } from "effect"
+import { Effect, LogLevel, type Scope, type Tracer } from "effect"
 import type { Principal } from "./CredentialCache.js"
 import type * as RouteRules from "./RouteRules.js"
 import { type Match, matchTarget, type Route, type Target } from "./Routes.js"
@@ -62,6 +62,13 @@ export interface Frame {
   caller: Caller | undefined
   traceId: string | undefined
   /**
+   * The gateway's span of the request, when spans are exported (the tracing step): what the later
+   * steps' work (identity's lookups, Redis) is recorded under.
+   */
+  span: Tracer.Span | undefined
+  /** The envelope code of the gateway's own refusal of the request, once written (for its span). */
+  errorCode: string | undefined
+  /**
    * The `WWW-Authenticate` a 401 of this request carries instead of the bearer challenge (a
    * protected resource's, naming its metadata); set by the authentication step.
    */
@@ -90,6 +97,8 @@ export const makeFrame = (
   principal: undefined,
   caller: undefined,
   traceId: undefined,
+  span: undefined,
+  errorCode: undefined,
   challenge: undefined,
   responseHeaders: {},
   upstreamHeaders: {},
@@ -160,7 +169,7 @@ export const enter = (
     const verdict = guards[index]!(exchange, frame)
     if (Effect.isEffect(verdict)) {
       return Effect.flatMap(
-        verdict,
+        frame.span === undefined ? verdict : Effect.withParentSpan(verdict, frame.span),
         (answer) => (answer === undefined ? toEffect(enter(guards, exchange, frame, index + 1)) : Effect.succeed(answer))
       )
     }

@@ -7,7 +7,7 @@
 import { HttpRouter, HttpServerError, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { Cause, Context, Effect, Option, Runtime, Scope } from "effect"
 import type * as http from "node:http"
-import { type Callers, CoreConfig, ErrorResponse, RequestContext, Route } from "@core/kernel"
+import { Callers, CoreConfig, ErrorResponse, RequestContext, Route, Telemetry } from "@core/kernel"
 import { Flight } from "./internal/nodeFlight.js"
 import { NodeRequest } from "./internal/nodeRequest.js"
 import { RequestScope } from "./internal/requestScope.js"
@@ -25,6 +25,8 @@ export type Provided =
 
 interface Compiled {
   readonly route: HttpRouter.Route<unknown, unknown>
+  /** The catalogue's path (`/api/v1/platforms/{platformId}`): the server span's route. */
+  readonly template: string
   readonly program: Effect.Effect<HttpServerResponse.HttpServerResponse>
 }
 
@@ -33,6 +35,7 @@ const SEARCH_PARAMS = HttpServerRequest.ParsedSearchParams.key
 const ROUTE_CONTEXT = HttpRouter.RouteContext.key
 const SCOPE = Scope.Scope.key
 const REQUEST_CONTEXT = RequestContext.RequestContext.key
+const CALLERS = Callers.key
 
 const NO_SEARCH_PARAMS: Readonly<Record<string, string | Array<string>>> = Object.freeze({})
 
@@ -55,8 +58,10 @@ const notFound = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =
  * current context: the handlers' services are taken once, here. Per request it matches the route
  * in a table compiled once, builds one light `HttpServerRequest` over Node's request (with the
  * route context, search parameters, a scope and the `RequestContext`), runs the handler in a fiber
- * that starts at once, and writes the head once when it ends; no server span, no middleware, no
- * web `Request`/`Response`. A client that leaves interrupts the fiber.
+ * that starts at once, and writes the head once when it ends; no middleware, no web
+ * `Request`/`Response`. Where `Telemetry` is provided, each request runs in its `http.server` span
+ * (`METHOD /route/{param}`, the child of its `traceparent`); without it, none is built. A client
+ * that leaves interrupts the fiber.
  *
  * @example
  * const listener = yield* RouteNode.listener(Http.handlers) // import { RouteNode } from "@core/http/node"
@@ -73,12 +78,15 @@ export const listener = <const H extends ReadonlyArray<Route.Handler<any, any>>>
       return Route.pathsOf(path, options?.base).map((served) => ({
         method,
         path: served,
-        value: { route: HttpRouter.makeRoute(method, Route.routerPath(served) as HttpRouter.PathInput, handler.run), program }
+        value: { route: HttpRouter.makeRoute(method, Route.routerPath(served) as HttpRouter.PathInput, handler.run), template: path, program }
       }))
     }))
     const services = runtime.context.unsafeMap
     const known = Context.getOption(runtime.context, RequestContext.RequestContext)
     const trustProxy = Option.exists(Context.getOption(runtime.context, CoreConfig), (config) => config.trustProxy)
+    // Asked once: without it (no OTLP endpoint) a request builds no span.
+    const telemetry = Option.getOrUndefined(Context.getOption(runtime.context, Telemetry.Telemetry))
+    const callers = services.get(CALLERS) as Context.Tag.Service<Callers> | undefined
     const { fiberRefs, runtimeFlags } = runtime
 
     return (req, res) => {
@@ -95,10 +103,13 @@ export const listener = <const H extends ReadonlyArray<Route.Handler<any, any>>>
         context.set(SEARCH_PARAMS, match.query === "" ? NO_SEARCH_PARAMS : RouteTable.searchParamsOf(match.query))
         context.set(REQUEST_CONTEXT, RequestContext.ofRequest(request, known, trustProxy))
       }
+      let program = match === undefined ? notFound : match.value.program
+      if (telemetry !== undefined && match !== undefined) {
+        const traced = Telemetry.inServerSpan(telemetry, match.value.template, request, program)
+        if (callers !== undefined) context.set(CALLERS, Telemetry.recordingCallers(callers, traced.span))
+        program = traced.program
+      }
       const flight = new Flight(res, method === "HEAD", scope, runtime)
-      flight.start(
-        Runtime.make({ context: Context.unsafeMake(context), fiberRefs, runtimeFlags }),
-        match === undefined ? notFound : match.value.program
-      )
+      flight.start(Runtime.make({ context: Context.unsafeMake(context), fiberRefs, runtimeFlags }), program)
     }
   })

@@ -4,6 +4,7 @@ import { Cause, Effect, Option } from "effect"
 import { type CoreError, Unavailable, UpstreamTimeout, UpstreamUnavailable } from "./Errors.js"
 import * as DatabaseFailure from "./internal/databaseFailure.js"
 import { requestIdOf } from "./RequestId.js"
+import * as Telemetry from "./Telemetry.js"
 
 /** How one error is answered: status, code, message, details and extra headers. */
 export interface ErrorDescription {
@@ -228,7 +229,9 @@ export const handleCauseWith = (renderer: Renderer) =>
     const requestId = requestIdOf(request)
     const problem = problemOfCause(cause, renderer)
     const answer = () => withChallenge(HttpServerResponse.setHeader(renderer.render(problem, requestId), "x-request-id", requestId))
-    if (problem.kind !== "internal" && problem.kind !== "upstream") return Effect.sync(answer)
+    // The request's server span, when spans are recorded, names the envelope's code.
+    const recorded = Telemetry.recordErrorCode(problem.code)
+    if (problem.kind !== "internal" && problem.kind !== "upstream") return Effect.zipRight(recorded, Effect.sync(answer))
     // A failed statement's own message goes with it (decision 0187), never its parameters.
     const database = DatabaseFailure.failureOf(cause)
     // An outage is one line naming what is down (never its address), not a stack per request.
@@ -236,6 +239,7 @@ export const handleCauseWith = (renderer: Renderer) =>
       ? Effect.logWarning("dependency unavailable", problem.error.dependency)
       : problem.kind === "upstream" ? Effect.logWarning("upstream failure", Cause.pretty(cause)) : Effect.logError("unhandled request failure", Cause.pretty(cause))
     return log.pipe(
+      Effect.zipRight(recorded),
       Effect.annotateLogs({
         requestId,
         method: request.method,

@@ -2,6 +2,7 @@ import { HttpMiddleware, HttpServerRequest } from "@effect/platform"
 import { Context, Effect, Option } from "effect"
 import type { Caller } from "./Caller.js"
 import { requestIdOf } from "./RequestId.js"
+import * as TraceContext from "./TraceContext.js"
 
 /** What every part of a request's handling may know about it. */
 export interface RequestContextData {
@@ -55,18 +56,14 @@ export const facts: Effect.Effect<RequestFacts> = Effect.map(
 
 
 const TRACE_ID = /^[0-9a-f]{32}$/
-const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
 const ZERO_TRACE_ID = "0".repeat(32)
 
 const validTraceId = (value: string | undefined): string | undefined =>
   value !== undefined && TRACE_ID.test(value) && value !== ZERO_TRACE_ID ? value : undefined
 
-/** The trace id of a W3C `traceparent` header value, when it is well formed. */
-export const traceIdOfTraceparent = (header: string): string | undefined => {
-  const match = TRACEPARENT.exec(header.trim().toLowerCase())
-  if (match === null || match[1] === "ff" || match[3] === "0000000000000000") return undefined
-  return validTraceId(match[2])
-}
+/** The trace id of a W3C `traceparent` header value, when it is well formed (read by the one propagator, `TraceContext`). */
+export const traceIdOfTraceparent = (header: string): string | undefined =>
+  TraceContext.parse(header.trim().toLowerCase())?.traceId
 
 /** The trace id of a request: the gateway's `X-Core-Trace-Id`, else the one in `traceparent`. */
 export const traceIdOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {

@@ -19,6 +19,7 @@ import { type Forbidden, type InvalidJson, NotFound, type PayloadTooLarge, Unaut
 import { CoreConfig } from "./Config.js"
 import * as ErrorResponse from "./ErrorResponse.js"
 import * as RequestContext from "./RequestContext.js"
+import * as Telemetry from "./Telemetry.js"
 import { decode } from "./Validation.js"
 
 type KindOf<K> = K extends "user" ? UserCaller : K extends "apikey" ? ApiKeyCaller : K extends "service" ? ServiceCaller : never
@@ -269,7 +270,7 @@ export const router = <const H extends ReadonlyArray<Handler<any, any>>>(
 ): HttpRouter.HttpRouter<never, Exclude<RequirementsOf<H[number]>, HttpRouter.RouteContext> | Callers> => {
   let router = HttpRouter.empty as HttpRouter.HttpRouter<unknown, unknown>
   for (const handler of handlers) {
-    const run = program(handler, options?.renderer)
+    const run = Telemetry.traced(handler.route.path, program(handler, options?.renderer))
     for (const path of pathsOf(handler.route.path, options?.base)) {
       router = HttpRouter.route(handler.route.method)(router, routerPath(path), run) as HttpRouter.HttpRouter<unknown, unknown>
     }

@@ -1,5 +1,5 @@
 import { type Configuration, Logging } from "@core/kernel"
-import { Cause, Effect, Exit, Option } from "effect"
+import { Cause, Context, Effect, Exit, Option } from "effect"
 import * as Args from "./Args.js"
 import * as DotEnv from "./DotEnv.js"
 import { CommandFailed, failed, usage } from "./Failure.js"
@@ -8,6 +8,8 @@ import { bootstrap } from "./OperatorBootstrap.js"
 import * as Serve from "./Serve.js"
 import * as Settings from "./Settings.js"
 import { start } from "./Start.js"
+import * as Telemetry from "./Telemetry.js"
+import { TelemetryConfig } from "./TelemetryConfig.js"
 import * as Terminal from "./Terminal.js"
 import { version } from "./Version.js"
 import * as WorkerCommand from "./WorkerCommand.js"
@@ -29,13 +31,21 @@ const print = (text: string): Effect.Effect<void> =>
     process.stdout.write(text.endsWith("\n") ? text : `${text}\n`)
   })
 
-/** Run a command with the configuration; a bad value anywhere stops it first (exit 1, naming the variable). */
+/**
+ * Run a command with the configuration; a bad value anywhere stops it first (exit 1, naming the
+ * variable). A process that serves (`telemetryAs`: its default `OTEL_SERVICE_NAME`) exports its spans
+ * when an OTLP endpoint is configured, and flushes them as it stops.
+ */
 const withConfig = (
   run: (config: Configuration) => Effect.Effect<void, CommandFailed, Settings.DomainSettings>,
-  overrides: Readonly<Record<string, string>> = {}
+  overrides: Readonly<Record<string, string>> = {},
+  telemetryAs?: string
 ) =>
-  Effect.flatMap(configuration(overrides), ({ config, domains }) =>
-    run(config).pipe(Effect.provide(domains), Effect.provide(Logging.layer(Terminal.logging(config, Terminal.forProcess())))))
+  Effect.flatMap(configuration(overrides), ({ config, domains }) => {
+    const telemetry = telemetryAs === undefined ? undefined : Telemetry.layer(Context.get(domains, TelemetryConfig), telemetryAs)
+    const traced = telemetry === undefined ? run(config) : Effect.provide(run(config), telemetry)
+    return traced.pipe(Effect.provide(domains), Effect.provide(Logging.layer(Terminal.logging(config, Terminal.forProcess()))))
+  })
 
 /** Run one parsed command line. */
 export const run = (command: Args.Command | Args.UsageError): Effect.Effect<void, CommandFailed> => {
@@ -46,7 +56,7 @@ export const run = (command: Args.Command | Args.UsageError): Effect.Effect<void
     case "Version":
       return print(version)
     case "Start":
-      return withConfig(start, command.port === undefined ? {} : { PORT: String(command.port) })
+      return withConfig(start, command.port === undefined ? {} : { PORT: String(command.port) }, "core-server")
     case "Migrate":
       return withConfig(Maintenance.migrate)
     case "Backup":
@@ -54,11 +64,11 @@ export const run = (command: Args.Command | Args.UsageError): Effect.Effect<void
     case "Restore":
       return withConfig((config) => Maintenance.restore(config, command.file, { yes: command.yes }))
     case "Serve":
-      return withConfig((config) => Serve.serve(config, command.service, command.port))
+      return withConfig((config) => Serve.serve(config, command.service, command.port), {}, `core-${command.service.toLowerCase()}`)
     case "Bootstrap":
       return withConfig((config) => Effect.flatMap(bootstrap(config, command.email), print))
     case "Worker":
-      return withConfig((config) => WorkerCommand.worker(config, command.concurrency))
+      return withConfig((config) => WorkerCommand.worker(config, command.concurrency), {}, "core-worker")
   }
 }
 

@@ -7,6 +7,8 @@ import { Context, Effect, Layer, ManagedRuntime } from "effect"
 import { DOMAINS } from "./Migrations.js"
 import * as Services from "./Services.js"
 import * as Settings from "./Settings.js"
+import * as Telemetry from "./Telemetry.js"
+import { TelemetryConfig } from "./TelemetryConfig.js"
 import * as Terminal from "./Terminal.js"
 
 /** A signed-in user as Core's gateway knows it (identity's `/api/core/session` answer). */
@@ -95,7 +97,13 @@ export const make = (env: Record<string, string | undefined>, options: EmbedOpti
     })
   ).pipe(Layer.provide(mount))
   const logging = Logging.layer(options.logging ?? Terminal.logging(parsed, Terminal.forProcess()))
-  const runtime = ManagedRuntime.make(apps.pipe(Layer.provideMerge(base), Layer.provide(logging), Layer.merge(logging), Layer.orDie))
+  // The host's OTEL_* variables export the services' spans as `core-embedded` (docs/observability.md).
+  const telemetry = Layer.unwrapEffect(Effect.map(TelemetryConfig, (settings) => Telemetry.layer(settings, "core-embedded"))).pipe(
+    Layer.provide(Settings.layer(env))
+  )
+  const runtime = ManagedRuntime.make(
+    apps.pipe(Layer.provideMerge(base), Layer.provideMerge(telemetry), Layer.provide(logging), Layer.merge(logging), Layer.orDie)
+  )
   const key = ForwardedIdentity.keyFrom(parsed.secret)
 
   /** A handler that builds the services on its first request, then serves `pick`'s app. */

@@ -6,9 +6,10 @@ import { ProvisioningConfig, WorkerConfig } from "@core/provisioning"
 import { VaultConfig } from "@core/vault"
 import { Config, type ConfigError as EffectConfigError, Context, Effect, Either, Layer } from "effect"
 import { ServerConfig } from "./ServerConfig.js"
+import { TelemetryConfig } from "./TelemetryConfig.js"
 
 /** Every domain's own settings (each package's `src/Config.ts`) and the server's, as services. */
-export type DomainSettings = MailConfig | BillingConfig | ProvisioningConfig | DeployConfig | ServerConfig | WorkerConfig | VaultConfig
+export type DomainSettings = MailConfig | BillingConfig | ProvisioningConfig | DeployConfig | ServerConfig | WorkerConfig | VaultConfig | TelemetryConfig
 
 /** What a command runs with: the configuration every service shares and each domain's own settings. */
 export interface Settings {
@@ -18,15 +19,16 @@ export interface Settings {
 
 /** Every domain's settings, read together so that one failure names every bad variable. */
 const domains: Config.Config<Context.Context<DomainSettings>> = Config.map(
-  Config.all([MailConfig.config, BillingConfig.config, ProvisioningConfig.config, DeployConfig.config, ServerConfig.config, WorkerConfig.config, VaultConfig.config]),
-  ([mail, billing, provisioning, deploy, server, worker, vault]) =>
+  Config.all([MailConfig.config, BillingConfig.config, ProvisioningConfig.config, DeployConfig.config, ServerConfig.config, WorkerConfig.config, VaultConfig.config, TelemetryConfig.config]),
+  ([mail, billing, provisioning, deploy, server, worker, vault, telemetry]) =>
     Context.make(MailConfig, mail).pipe(
       Context.add(BillingConfig, billing),
       Context.add(ProvisioningConfig, provisioning),
       Context.add(DeployConfig, deploy),
       Context.add(ServerConfig, server),
       Context.add(WorkerConfig, worker),
-      Context.add(VaultConfig, vault)
+      Context.add(VaultConfig, vault),
+      Context.add(TelemetryConfig, telemetry)
     )
 )
 

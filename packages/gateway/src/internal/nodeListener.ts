@@ -92,6 +92,7 @@ class InFlight implements Head, NodeForwarding {
   }
 
   fail(error: UpstreamUnavailable | UpstreamTimeout) {
+    this.frame.errorCode = ErrorResponse.describe(error).code
     writeRefusal(this.response, error, this.frame.requestId, this.renderer)
   }
 
