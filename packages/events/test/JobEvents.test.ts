@@ -127,7 +127,8 @@ describe.each(TestDatabase.drivers)("job events on %s", (driver) => {
  * exactly once (one delivery job per event for the organization's endpoint).
  */
 describe.skipIf(TestDatabase.url === undefined)("job events under concurrency on pg", () => {
-  const layer = Layer.mergeAll(
+  // Built in beforeAll: on PGlite the describe is skipped, and a PostgreSQL layer cannot be made there.
+  const makeLayer = () => Layer.mergeAll(
     Worker.layer({ concurrency: 8, pollMs: 30, leaseMs: 5_000 }).pipe(Layer.provide(JobHandlers.layer(handlers))),
     Relay.Default
   ).pipe(
@@ -136,9 +137,9 @@ describe.skipIf(TestDatabase.url === undefined)("job events under concurrency on
     Layer.provideMerge(TestDatabase.layer([ProvisioningMigrations, EventsMigrations], { driver: "pg" })),
     Layer.orDie
   )
-  let runtime: ManagedRuntime.ManagedRuntime<Layer.Layer.Success<typeof layer>, never>
+  let runtime: ManagedRuntime.ManagedRuntime<Layer.Layer.Success<ReturnType<typeof makeLayer>>, never>
   beforeAll(() => {
-    runtime = ManagedRuntime.make(layer)
+    runtime = ManagedRuntime.make(makeLayer())
   })
   afterAll(() => runtime?.dispose())
   const count = (text: string) =>
