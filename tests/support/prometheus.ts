@@ -51,7 +51,8 @@ const checkValue = (text: string): string => {
 /** The families of an exposition text; throws on text the format does not allow. */
 export const parse = (text: string): ReadonlyArray<Family> => {
   if (text !== "" && !text.endsWith("\n")) throw new Error("The exposition text must end with a newline")
-  const families = new Map<string, { name: string; help: string; type: Family["type"]; series: Map<string, Record<string, unknown>> }>()
+  type Building = { labels: Record<string, string>; value?: string; buckets?: Record<string, string>; count?: string; sum?: string }
+  const families = new Map<string, { name: string; help: string; type: Family["type"]; series: Map<string, Building> }>()
   const family = (name: string) => {
     let known = families.get(name)
     if (known === undefined) families.set(name, known = { name, help: "", type: "UNTYPED", series: new Map() })
@@ -90,10 +91,10 @@ export const parse = (text: string): ReadonlyArray<Family> => {
     if (series === undefined) target.series.set(key, series = { labels: grouped })
     if (part === "bucket") {
       if (le === undefined) throw new Error(`A bucket without le: ${line}`)
-      series.buckets = { ...(series.buckets as Record<string, string> | undefined), [le]: value }
+      series.buckets = { ...series.buckets, [le]: value }
     } else series[part] = value
   }
-  return [...families.values()].map(({ name, help, type, series }) => ({ name, help, type, metrics: [...series.values()] as Array<Series> }))
+  return [...families.values()].map(({ name, help, type, series }) => ({ name, help, type, metrics: [...series.values()] }))
 }
 
 const sameLabels = (labels: Record<string, string>, wanted: Record<string, string>): boolean =>
