@@ -94,8 +94,8 @@ describe("Metrics.make", () => {
     const route = "/api/v1/platforms/{platformId}"
     const get = `http_request_method="GET",http_route="${route}",http_response_status_code="200"`
     expect(lines(text)).toEqual(expect.arrayContaining([
-      `http_server_request_duration_seconds_bucket{le="0.005",${get}} 2`,
-      `http_server_request_duration_seconds_bucket{le="+Inf",${get}} 7`,
+      `http_server_request_duration_seconds_bucket{${get},le="0.005"} 2`,
+      `http_server_request_duration_seconds_bucket{${get},le="+Inf"} 7`,
       `http_server_request_duration_seconds_count{${get}} 7`,
       "http_server_request_duration_seconds_count{http_request_method=\"POST\",http_route=\"/api/v1/iam\",http_response_status_code=\"401\"} 1",
       "http_server_request_duration_seconds_count{http_request_method=\"_OTHER\",http_route=\"other\",http_response_status_code=\"404\"} 2",
