@@ -1,9 +1,10 @@
 import { BillingMigrations, calendarMonth, UsageAccounts, UsageHandlers, UsageIngest, UsageReads, UsageTotals, UsageTotalsLive } from "@core/billing"
-import { Callers, Route, Unauthorized } from "@core/kernel"
+import { Callers, Metrics, Route, Unauthorized } from "@core/kernel"
 import { type HttpHarness, makeHttpHarness, TestDatabase } from "@core/kernel/testing"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Prometheus from "./support/prometheus.js"
 
 /**
  * Usage metering over real SQL (PGlite, and PostgreSQL when `CORE_TEST_DATABASE_URL` is set): the
@@ -90,6 +91,11 @@ for (const driver of TestDatabase.drivers) {
         event({ id: "evt_dup_2", platformId: "plt_b", quantity: 4, occurredAt: at("2026-01-05", 23) }),
         event({ id: "evt_dup_3", platformId: "plt_b", meter: "builds", quantity: 1, occurredAt: at("2026-01-06") })
       ]
+      const counted = async () => {
+        const parsed = Prometheus.parse(await Metrics.render())
+        return ["accepted", "duplicate"].map((result) => Prometheus.valueOf(parsed, "core_billing_usage_events_total", { result }))
+      }
+      const before = await counted()
       expect(await ingest(batch)).toEqual({ status: 200, body: { accepted: 3, duplicates: 0 } })
       expect(await ingest([...batch, event({ id: "evt_dup_4", platformId: "plt_b", quantity: 5, occurredAt: at("2026-01-05") })]))
         .toEqual({ status: 200, body: { accepted: 1, duplicates: 3 } })
@@ -105,6 +111,9 @@ for (const driver of TestDatabase.drivers) {
         { day: "2026-01-07", meter: "requests", quantity: "1" }
       ])
       expect(await query(`SELECT count(*)::int AS n FROM billing.usage_events WHERE platform_id = 'plt_b'`)).toEqual([{ n: 5 }])
+      // The process's metrics count the same: 5 accepted, 4 duplicates.
+      const after = await counted()
+      expect([after[0] - before[0], after[1] - before[1]]).toEqual([5, 4])
     })
 
     it("refuses a batch without the service key (401) and bad events (400 VALIDATION_ERROR)", async () => {

@@ -154,7 +154,8 @@ describe.runIf(runsOncePerCi)("the OpenAPI document (/api/v1/openapi.json)", () 
     // The gateway's own routes.
     await send("GET", "/health")
     expect((await send("GET", "/ready")).status).toBe(200)
-    await send("GET", "/metrics")
+    expect((await send("GET", "/metrics")).status).toBe(401)
+    expect((await send("GET", "/metrics", { headers: operator })).status).toBe(200)
     // Identity: better-auth's shapes, Core's envelope, OAuth's form.
     expect((await send("POST", "/api/v1/iam/api/auth/sign-up/email", { body: { name: "Traffic", email: "openapi-traffic@example.com", password: "correct horse battery" } })).status).toBe(422)
     expect((await send("POST", "/api/v1/iam/api/auth/sign-in/email", { body: { email: "openapi-traffic@example.com", password: "wrong horse battery" } })).status).toBe(401)

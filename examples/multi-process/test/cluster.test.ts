@@ -126,8 +126,9 @@ describe.skipIf(adminUrl === undefined || redisUrl === undefined)("every service
     for (const which of [a, b]) {
       const ready = await fetch(`${gateway(which)}/ready`)
       expect(await ready.json()).toEqual({ status: "ready", checks: { database: "ok", redis: "ok" } })
-      const metrics = await (await fetch(`${gateway(which)}/metrics`)).text()
-      expect(metrics).toContain("core_http_requests_total{")
+      expect((await fetch(`${gateway(which)}/metrics`)).status).toBe(401)
+      const metrics = await (await fetch(`${gateway(which)}/metrics`, { headers: { authorization: `Bearer ${cluster.staticKey}` } })).text()
+      expect(metrics).toContain("http_server_request_duration_seconds_count{")
       expect(metrics).toMatch(/core_rate_limit_rejections_total \d+/)
     }
   }, SLOW)

@@ -1,5 +1,5 @@
 import { Events } from "@core/contracts"
-import { EventOutbox, Ids } from "@core/kernel"
+import { EventOutbox, Ids, Metrics } from "@core/kernel"
 import { JobFailed, type JobHandler, JobHandlers } from "@core/provisioning"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Either, Layer, Option } from "effect"
@@ -151,6 +151,7 @@ export const WebhookJobsLive: Layer.Layer<JobHandlers, never, Endpoints | Endpoi
             const headers = yield* Effect.promise(() => headersFor(secrets, event.value.id, Math.floor(at.getTime() / 1000), body))
             const outcome = yield* post(endpoint.value, body, headers)
             const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300
+            Metrics.webhooks.attempted(ok, outcome.durationMs / 1_000)
             yield* deliveries.insert({
               id: yield* ids.make("whd"),
               endpointId,

@@ -173,7 +173,7 @@ export const make = (options: GatewayOptions = {}): HttpApp.Default<never, Scope
         const durationMs = elapsedMillis(start)
         const followUp = finish(frame, head, durationMs)
         const finished = build()
-        metrics?.observeRequest(Metrics.routeLabel(pathname), raw.method, finished.status, durationMs / 1_000)
+        metrics?.observeRequest(Metrics.routeOf(frame.rule.path, pathname), raw.method, finished.status, durationMs / 1_000)
         const logged = Effect.flatMap(
           FiberRef.get(FiberRef.currentMinimumLogLevel),
           (minimum) => (logsRequests(minimum) ? logRequest(raw.method, frame, finished.status, durationMs) : Effect.void)

@@ -75,13 +75,19 @@ export const GatewayRoutes = defineRoutes({
   metrics: {
     method: "GET",
     path: "/metrics",
-    summary: "Prometheus metrics (restrict at the proxy in front)",
-    description: "The gateway's responses and their durations by route prefix, method and status, credential-cache " +
-      "lookups, rate-limit refusals, unreachable or slow upstreams, and the process's memory and uptime, in the " +
-      "Prometheus text format. Labels never carry ids. Public: keep it off the internet at the proxy in front.",
-    auth: "public",
+    summary: "Prometheus metrics of this process (the static key)",
+    description: "Every metric of the process in the Prometheus text format (docs/observability.md): " +
+      "`http_server_request_duration_seconds` by route template, method and status, the job queue, webhook " +
+      "deliveries, credential-cache lookups, rate-limit refusals, unreachable or slow upstreams, and the process's " +
+      "CPU, memory and event-loop delay. Labels never carry ids. Read with the static key " +
+      "(`Authorization: Bearer <CORE_STATIC_API_KEY>`); `CORE_METRICS_PORT` serves it without credentials on a port of its own.",
+    auth: "service",
     rateLimit: "exempt",
-    responses: { 200: { contentType: "text/plain; version=0.0.4", description: "The Prometheus text format" }, 431: HEADERS_TOO_LARGE }
+    responses: {
+      200: { contentType: "text/plain; version=0.0.4", description: "The Prometheus text format" },
+      401: { schema: ErrorEnvelope, description: "`UNAUTHORIZED`: no static key, or another one" },
+      431: HEADERS_TOO_LARGE
+    }
   },
   openApiDocument: {
     method: "GET",

@@ -1,113 +1,31 @@
 import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Logger, type Scope } from "effect"
+import { Effect, Logger, Redacted, type Scope } from "effect"
+import * as Prom from "prom-client"
 import { describe, expect, it } from "vitest"
+import * as Prometheus from "../../../tests/support/prometheus.js"
 import * as Metrics from "../src/Metrics.js"
 import * as Gateway from "../src/Gateway.js"
 import * as Upstream from "../src/Upstream.js"
 import * as Transport from "./Transport.js"
 import * as Routes from "../src/Routes.js"
-
-interface Sample {
-  readonly name: string
-  readonly labels: Record<string, string>
-  readonly value: number
-}
-
-/** A strict reader of the text exposition format 0.0.4: it throws on any line it does not understand. */
-const parse = (text: string) => {
-  expect(text.endsWith("\n")).toBe(true)
-  const help = new Map<string, string>()
-  const types = new Map<string, string>()
-  const samples: Array<Sample> = []
-  for (const line of text.slice(0, -1).split("\n")) {
-    const comment = /^# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*) (.*)$/.exec(line)
-    if (comment !== null) {
-      const [, kind, name, rest] = comment
-      if (kind === "HELP") help.set(name, rest.replace(/\\(\\|n)/g, (_, c: string) => (c === "n" ? "\n" : "\\")))
-      else types.set(name, rest)
-      continue
-    }
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line)
-    if (match === null) throw new Error(`Unparsable line: ${JSON.stringify(line)}`)
-    const labels: Record<string, string> = {}
-    const pairs = match[2] ?? ""
-    const pair = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"(,|$)/y
-    let found: RegExpExecArray | null
-    while (pair.lastIndex < pairs.length && (found = pair.exec(pairs)) !== null) {
-      labels[found[1]] = found[2].replace(/\\(\\|"|n)/g, (_, c: string) => (c === "n" ? "\n" : c))
-    }
-    if (pair.lastIndex !== pairs.length) throw new Error(`Unparsable labels: ${pairs}`)
-    const value = match[3] === "+Inf" ? Infinity : match[3] === "-Inf" ? -Infinity : Number(match[3])
-    if (Number.isNaN(value) && match[3] !== "NaN") throw new Error(`Unparsable value: ${match[3]}`)
-    samples.push({ name: match[1], labels, value })
-  }
-  return { help, types, samples }
-}
+import { ErrorResponse, Metrics as KernelMetrics } from "@core/kernel"
 
 const lines = (text: string) => text.split("\n")
 
-describe("Metrics registry", () => {
-  it("renders counters exactly, an unlabelled one from zero, series sorted by labels", () => {
-    const registry = Metrics.makeRegistry()
-    const jobs = registry.counter("core_jobs_total", "Jobs run.", ["kind", "code"])
-    registry.counter("core_ticks_total", "Ticks.")
-    jobs.series("provision", 200).inc()
-    jobs.series("deploy", 500).inc(2)
-    jobs.series("provision", 200).inc()
-    jobs.series("provision", "200").inc()
-    expect(registry.render()).toBe([
-      "# HELP core_jobs_total Jobs run.",
-      "# TYPE core_jobs_total counter",
-      "core_jobs_total{kind=\"deploy\",code=\"500\"} 2",
-      "core_jobs_total{kind=\"provision\",code=\"200\"} 3",
-      "# HELP core_ticks_total Ticks.",
-      "# TYPE core_ticks_total counter",
-      "core_ticks_total 0",
-      ""
-    ].join("\n"))
-  })
-
-  it("escapes quotes, backslashes and newlines in label values and help, and they parse back", () => {
-    const registry = Metrics.makeRegistry()
+describe("the exposition (prom-client's, read back by a Prometheus parser)", () => {
+  it("escapes quotes, backslashes and newlines in label values and help, and they parse back", async () => {
+    const registry = new Prom.Registry()
     const odd = "say \"hi\"\\n\nnext"
-    registry.counter("core_odd_total", "Back\\slash and\nnewline.", ["value"]).series(odd).inc()
-    const text = registry.render()
-    expect(lines(text)).toEqual([
+    new Prom.Counter({ name: "core_odd_total", help: "Back\\slash and\nnewline.", labelNames: ["value"], registers: [registry] }).labels(odd).inc()
+    const text = await registry.metrics()
+    expect(lines(text)).toEqual(expect.arrayContaining([
       "# HELP core_odd_total Back\\\\slash and\\nnewline.",
       "# TYPE core_odd_total counter",
-      "core_odd_total{value=\"say \\\"hi\\\"\\\\n\\nnext\"} 1",
-      ""
-    ])
-    const parsed = parse(text)
-    expect(parsed.help.get("core_odd_total")).toBe("Back\\slash and\nnewline.")
-    expect(parsed.samples).toEqual([{ name: "core_odd_total", labels: { value: odd }, value: 1 }])
-  })
-
-  it("renders cumulative histogram buckets (bounds inclusive), +Inf, sum and count", () => {
-    const registry = Metrics.makeRegistry()
-    const sizes = registry.histogram("core_size_bytes", "Sizes.", ["kind"], [10, 1, 100])
-    for (const value of [0.5, 1, 7, 10, 50, 1000]) sizes.series("a").observe(value)
-    expect(registry.render()).toBe([
-      "# HELP core_size_bytes Sizes.",
-      "# TYPE core_size_bytes histogram",
-      "core_size_bytes_bucket{kind=\"a\",le=\"1\"} 2",
-      "core_size_bytes_bucket{kind=\"a\",le=\"10\"} 4",
-      "core_size_bytes_bucket{kind=\"a\",le=\"100\"} 5",
-      "core_size_bytes_bucket{kind=\"a\",le=\"+Inf\"} 6",
-      "core_size_bytes_sum{kind=\"a\"} 1068.5",
-      "core_size_bytes_count{kind=\"a\"} 6",
-      ""
-    ].join("\n"))
-  })
-
-  it("refuses bad and duplicate names, reserved labels and more than three labels", () => {
-    const registry = Metrics.makeRegistry()
-    registry.counter("core_a_total", "A.")
-    expect(() => registry.counter("core_a_total", "Again.")).toThrow(TypeError)
-    expect(() => registry.counter("core-b", "Dash.")).toThrow(TypeError)
-    expect(() => registry.histogram("core_c", "C.", ["le"], [1])).toThrow(TypeError)
-    expect(() => registry.counter("core_d_total", "D.", ["__x"])).toThrow(TypeError)
-    expect(() => registry.counter("core_e_total", "E.", ["a", "b", "c", "d"])).toThrow(TypeError)
+      "core_odd_total{value=\"say \\\"hi\\\"\\\\n\\nnext\"} 1"
+    ]))
+    const [family] = Prometheus.parse(text)
+    expect(family.name).toBe("core_odd_total")
+    expect(family.metrics).toEqual([{ labels: { value: odd }, value: "1" }])
   })
 })
 
@@ -137,10 +55,10 @@ describe("Metrics.routeLabel", () => {
 })
 
 describe("Metrics.make", () => {
-  it("starts with every auth-cache, rate-limit and upstream series at zero, and the process basics", () => {
-    const parsed = parse(Metrics.make().render())
+  it("starts with every auth-cache, rate-limit and upstream series at zero, and the process metrics", async () => {
+    const parsed = Prometheus.parse(await Metrics.make().render())
     const find = (name: string, labels: Record<string, string> = {}) =>
-      parsed.samples.filter((s) => s.name === name && JSON.stringify(s.labels) === JSON.stringify(labels)).map((s) => s.value)
+      Prometheus.seriesOf(parsed, name, labels).map((series) => Number(series.value))
     expect(find("core_auth_cache_total", { result: "hit" })).toEqual([0])
     expect(find("core_auth_cache_total", { result: "miss" })).toEqual([0])
     expect(find("core_rate_limit_rejections_total")).toEqual([0])
@@ -148,48 +66,53 @@ describe("Metrics.make", () => {
       expect(find("core_upstream_errors_total", { service, kind: "unavailable" })).toEqual([0])
       expect(find("core_upstream_errors_total", { service, kind: "timeout" })).toEqual([0])
     }
-    expect(parsed.types.get("core_http_requests_total")).toBe("counter")
-    expect(parsed.types.get("core_http_request_duration_seconds")).toBe("histogram")
-    expect(parsed.samples.some((s) => s.name.startsWith("core_http_"))).toBe(false)
+    // The request histogram has its type and no series before the first request.
+    expect(Prometheus.typeOf(parsed, "http_server_request_duration_seconds")).toBe("HISTOGRAM")
+    expect(Prometheus.seriesOf(parsed, "http_server_request_duration_seconds")).toEqual([])
     for (const name of ["process_resident_memory_bytes", "process_start_time_seconds", "process_uptime_seconds"]) {
-      expect(parsed.types.get(name)).toBe("gauge")
+      expect(Prometheus.typeOf(parsed, name)).toBe("GAUGE")
       expect(find(name)[0]).toBeGreaterThan(0)
     }
+    // Event-loop delay and the heap, from prom-client's process metrics.
+    expect(Prometheus.typeOf(parsed, "nodejs_eventloop_lag_p99_seconds")).toBe("GAUGE")
+    expect(find("nodejs_heap_size_used_bytes")[0]).toBeGreaterThan(0)
   })
 
-  it("counts requests by route, bounded method and status, with monotonic duration buckets", () => {
+  it("counts requests by route template, bounded method and status, with monotonic duration buckets", async () => {
     const metrics = Metrics.make()
     const durations = [0.001, 0.005, 0.02, 0.3, 0.3, 4, 60]
-    for (const seconds of durations) metrics.observeRequest("/api/v1/iam", "GET", 200, seconds)
+    for (const seconds of durations) metrics.observeRequest("/api/v1/platforms/:platformId", "GET", 200, seconds)
     metrics.observeRequest("/api/v1/iam", "POST", 401, 0.01)
     metrics.observeRequest("other", "BREW", 404, 0.01)
+    metrics.observeRequest("other", "BREW2", 404, 0.01)
     metrics.authCache(true)
     metrics.authCache(true)
     metrics.authCache(false)
     metrics.rateLimited()
     metrics.upstreamError("BILLING", "timeout")
-    const text = metrics.render()
+    const text = await metrics.render()
+    const route = "/api/v1/platforms/{platformId}"
+    const get = `http_request_method="GET",http_route="${route}",http_response_status_code="200"`
     expect(lines(text)).toEqual(expect.arrayContaining([
-      "core_http_requests_total{route=\"/api/v1/iam\",method=\"GET\",status=\"200\"} 7",
-      "core_http_requests_total{route=\"/api/v1/iam\",method=\"POST\",status=\"401\"} 1",
-      "core_http_requests_total{route=\"other\",method=\"other\",status=\"404\"} 1",
-      "core_http_request_duration_seconds_bucket{route=\"/api/v1/iam\",method=\"GET\",le=\"0.005\"} 2",
-      "core_http_request_duration_seconds_bucket{route=\"/api/v1/iam\",method=\"GET\",le=\"+Inf\"} 7",
-      "core_http_request_duration_seconds_count{route=\"/api/v1/iam\",method=\"GET\"} 7",
+      `http_server_request_duration_seconds_bucket{${get},le="0.005"} 2`,
+      `http_server_request_duration_seconds_bucket{${get},le="+Inf"} 7`,
+      `http_server_request_duration_seconds_count{${get}} 7`,
+      "http_server_request_duration_seconds_count{http_request_method=\"POST\",http_route=\"/api/v1/iam\",http_response_status_code=\"401\"} 1",
+      "http_server_request_duration_seconds_count{http_request_method=\"_OTHER\",http_route=\"other\",http_response_status_code=\"404\"} 2",
       "core_auth_cache_total{result=\"hit\"} 2",
       "core_auth_cache_total{result=\"miss\"} 1",
       "core_rate_limit_rejections_total 1",
       "core_upstream_errors_total{service=\"BILLING\",kind=\"timeout\"} 1",
       "core_upstream_errors_total{service=\"BILLING\",kind=\"unavailable\"} 0"
     ]))
-    const buckets = parse(text).samples.filter((s) =>
-      s.name === "core_http_request_duration_seconds_bucket" && s.labels.method === "GET"
-    )
-    expect(buckets.map((s) => s.labels.le)).toEqual([...Metrics.DURATION_BUCKETS.map(String), "+Inf"])
-    const counts = buckets.map((s) => s.value)
+    const parsed = Prometheus.parse(text)
+    const [series] = Prometheus.seriesOf(parsed, "http_server_request_duration_seconds", { http_request_method: "GET" })
+    const buckets = series.buckets ?? {}
+    const bounds = Object.keys(buckets).sort((x, y) => Number(x) - Number(y))
+    expect(bounds).toEqual([...KernelMetrics.HTTP_DURATION_BUCKETS.map(String), "+Inf"])
+    const counts = bounds.map((bound) => Number(buckets[bound]))
     expect(counts).toEqual([...counts].sort((x, y) => x - y))
-    const sum = parse(text).samples.find((s) => s.name === "core_http_request_duration_seconds_sum" && s.labels.method === "GET")
-    expect(sum?.value).toBeCloseTo(durations.reduce((x, y) => x + y, 0), 9)
+    expect(Number(series.sum)).toBeCloseTo(durations.reduce((x, y) => x + y, 0), 9)
   })
 })
 
@@ -206,7 +129,27 @@ describe("Metrics.route", () => {
     expect(response.headers.get("cache-control")).toBe("no-store")
     const body = await response.text()
     expect(lines(body)).toContain("core_rate_limit_rejections_total 1")
-    expect(() => parse(body)).not.toThrow()
+    expect(Prometheus.valueOf(Prometheus.parse(body), "core_rate_limit_rejections_total")).toBe(1)
+  })
+
+  it("takes the static key when one is configured: 401 without it or with another, 200 with it", async () => {
+    const staticKey = Redacted.make("sk-metrics-test-0123456789")
+    const app = ErrorResponse.withErrorEnvelope(Metrics.route(Metrics.make(), { staticKey }))
+    for (const headers of [{}, { authorization: "Bearer wrong" }, { authorization: "Basic c2stbWV0cmljcw==" }] as Array<Record<string, string>>) {
+      const refused = await get(app, "/metrics", { headers: { ...headers, "x-request-id": "r-401" } })
+      expect(refused.status).toBe(401)
+      expect(await refused.json()).toEqual({
+        error: {
+          code: "UNAUTHORIZED",
+          message: "Reading /metrics takes the static key: Authorization: Bearer <CORE_STATIC_API_KEY>",
+          requestId: "r-401",
+          details: null
+        }
+      })
+    }
+    const allowed = await get(app, "/metrics", { headers: { authorization: `Bearer ${Redacted.value(staticKey)}` } })
+    expect(allowed.status).toBe(200)
+    expect(Prometheus.typeOf(Prometheus.parse(await allowed.text()), "core_auth_cache_total")).toBe("COUNTER")
   })
 
   it("leaves other paths and methods to the routes after it", async () => {
@@ -236,14 +179,16 @@ describe("request metrics in the chain", () => {
       error: { code: "INTERNAL_ERROR", message: "An internal error occurred", requestId: "r-500", details: null }
     })
     expect((await handler(new Request("http://localhost/health"))).status).toBe(200)
-    const text = metrics.render()
-    expect(lines(text)).toEqual(expect.arrayContaining([
-      "core_http_requests_total{route=\"other\",method=\"GET\",status=\"404\"} 1",
-      "core_http_requests_total{route=\"/api/v1/iam\",method=\"GET\",status=\"500\"} 1",
-      "core_http_requests_total{route=\"/health\",method=\"GET\",status=\"200\"} 1",
-      "core_http_request_duration_seconds_count{route=\"other\",method=\"GET\"} 1",
-      "core_http_request_duration_seconds_count{route=\"/api/v1/iam\",method=\"GET\"} 1"
-    ]))
+    const text = await metrics.render()
+    const parsed = Prometheus.parse(text)
+    const count = (route: string, status: string) =>
+      Prometheus.valueOf(parsed, "http_server_request_duration_seconds", { http_request_method: "GET", http_route: route, http_response_status_code: status })
+    expect([count("other", "404"), count("/api/v1/iam", "500"), count("/health", "200")]).toEqual([1, 1, 1])
+    expect(Prometheus.seriesOf(parsed, "http_server_request_duration_seconds").map((series) => series.labels.http_route).sort()).toEqual([
+      "/api/v1/iam",
+      "/health",
+      "other"
+    ])
     expect(text).not.toContain("secret")
   })
 
@@ -256,11 +201,12 @@ describe("request metrics in the chain", () => {
       const request = HttpServerRequest.fromWeb(new Request("http://localhost/")).modify({ url })
       await Effect.runPromise(Effect.scoped(Effect.provideService(app, HttpServerRequest.HttpServerRequest, request)))
     }
-    expect(lines(metrics.render())).toEqual(expect.arrayContaining([
-      "core_http_requests_total{route=\"/api/v1/iam\",method=\"GET\",status=\"204\"} 1",
-      "core_http_requests_total{route=\"/api/v1/stacks\",method=\"GET\",status=\"204\"} 1",
-      "core_http_requests_total{route=\"/api/v1/cli\",method=\"GET\",status=\"204\"} 1",
-      "core_http_requests_total{route=\"other\",method=\"GET\",status=\"404\"} 1"
-    ]))
+    const parsed = Prometheus.parse(await metrics.render())
+    const served = Prometheus.seriesOf(parsed, "http_server_request_duration_seconds").map((series) =>
+      `${series.labels.http_route} ${series.labels.http_response_status_code} ${series.count}`
+    )
+    // The matched rule's template where the catalogue declares the path (`/api/v1/stacks/x` is a
+    // stack's `{name}`), the prefix where it does not: never the raw target's values.
+    expect(served.sort()).toEqual(["/api/v1/cli 204 1", "/api/v1/iam 204 1", "/api/v1/stacks/{name} 204 1", "other 404 1"])
   })
 })

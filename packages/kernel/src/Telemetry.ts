@@ -7,6 +7,7 @@ import { HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import type { Context as OtelContext, SpanContext } from "@opentelemetry/api"
 import { Context, Effect, Exit, Option, type Tracer } from "effect"
 import { type Caller, Callers } from "./Caller.js"
+import { type HttpServerMetrics, ServerMetrics } from "./Metrics.js"
 import { requestIdOf } from "./RequestId.js"
 import * as TraceContext from "./TraceContext.js"
 
@@ -128,6 +129,18 @@ export const inServerSpan = <E, R>(
   }
 }
 
+/** A route's program whose response (a failure as 500, as its span has it) and duration `metrics` record. */
+const measuredIn = <E, R>(
+  metrics: HttpServerMetrics,
+  path: string,
+  method: string,
+  program: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
+  const started = performance.now()
+  return Effect.onExit(program, (exit) =>
+    Effect.sync(() => metrics.observe(path, method, Exit.isSuccess(exit) ? exit.value.status : 500, (performance.now() - started) / 1_000)))
+}
+
 /**
  * A catalogued route's program traced when `Telemetry` is where it runs (the `@effect/platform`
  * router's path: web handlers, `core-server serve`); as it is otherwise, after one lookup.
@@ -139,8 +152,11 @@ export const traced = <E, R>(
   Effect.contextWithEffect((context: Context.Context<never>) => {
     const telemetry = context.unsafeMap.get(Telemetry.key) as TelemetryService | undefined
     const request = context.unsafeMap.get(HttpServerRequest.HttpServerRequest.key) as HttpServerRequest.HttpServerRequest | undefined
-    if (telemetry === undefined || request === undefined) return program
-    const inSpan = inServerSpan(telemetry, path, request, program)
+    if (request === undefined) return program
+    const metrics = context.unsafeMap.get(ServerMetrics.key) as HttpServerMetrics | undefined
+    const measured = metrics === undefined ? program : measuredIn(metrics, path, request.method, program)
+    if (telemetry === undefined) return measured
+    const inSpan = inServerSpan(telemetry, path, request, measured)
     const callers = context.unsafeMap.get(Callers.key) as Context.Tag.Service<Callers> | undefined
     return callers === undefined ? inSpan.program : Effect.provideService(inSpan.program, Callers, recordingCallers(callers, inSpan.span))
   })

@@ -68,6 +68,10 @@ export const makeQueueRepo = (sql: SqlClient.SqlClient) => {
         : sql`UPDATE provisioning.jobs SET status = 'QUEUED', error = ${error}, lease_until = NULL, locked_by = NULL,
             run_at = ${retryAt}, updated_at = ${now} WHERE id = ${id} AND locked_by = ${workerId} AND status = 'RUNNING'
           RETURNING ${columns}`),
+    /** The jobs waiting and running now, by state and type (`core_job_queue_depth`, read when scraped). */
+    depth: (): Effect.Effect<ReadonlyArray<{ readonly state: string; readonly type: string; readonly count: number }>> =>
+      sql<{ readonly state: string; readonly type: string; readonly count: number }>`SELECT status AS state, type, count(*)::int AS count
+        FROM provisioning.jobs WHERE status IN ('QUEUED', 'RUNNING') GROUP BY status, type`.pipe(Effect.orDie),
     /** Give a job back at shutdown: queued again at once, this attempt not counted. */
     release: (id: string, workerId: string, now: Date) =>
       sql`UPDATE provisioning.jobs SET status = 'QUEUED', attempts = GREATEST(attempts - 1, 0), lease_until = NULL,

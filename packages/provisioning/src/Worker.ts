@@ -1,6 +1,6 @@
-import { Database } from "@core/kernel"
+import { Database, Metrics } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
-import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Queue, Random, Ref, Schedule, Stream } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Queue, Random, Ref, Runtime, Schedule, Stream } from "effect"
 import { type JobContext, JobFailed, JobHandlers } from "./JobHandlers.js"
 import * as JobOutcomes from "./JobOutcomes.js"
 import { CHANNEL, type JobRow, type JobStep } from "./Jobs.js"
@@ -105,6 +105,13 @@ export const run = (options: WorkerOptions = {}) =>
     // is retried across a lost connection): the heartbeat keeps their leases too, so that a slow
     // write does not let another worker run them again.
     const finishing = new Set<string>()
+    // The type of each job this worker holds, for the metrics of a lease it lost.
+    const typeOfJob = new Map<string, string>()
+    // `core_job_queue_depth` is read from the queue when the metrics are scraped (decision 0723).
+    const runPromise = Runtime.runPromise(yield* Effect.runtime<never>())
+    const depthSource = () => runPromise(queue.depth())
+    Metrics.setQueueDepthSource(depthSource)
+    yield* Effect.addFinalizer(() => Effect.sync(() => Metrics.clearQueueDepthSource(depthSource)))
     const stopJob = (id: string) => {
       const fiber = runningJobs.get(id)
       return fiber === undefined ? Effect.void : Fiber.interruptFork(fiber)
@@ -126,7 +133,9 @@ export const run = (options: WorkerOptions = {}) =>
       const ids = [...runningJobs.keys(), ...finishing]
       const at = yield* Clock.currentTimeMillis
       const kept = yield* queue.heartbeatAll(ids, workerId, new Date(at + leaseMs), new Date(at))
-      yield* Effect.forEach(ids.filter((id) => !kept.has(id)), stopJob, { discard: true })
+      const lost = ids.filter((id) => !kept.has(id))
+      for (const id of lost) Metrics.jobs.leaseLost(typeOfJob.get(id) ?? "unknown")
+      yield* Effect.forEach(lost, stopJob, { discard: true })
     }).pipe(
       // A heartbeat lost to a broken connection is not the handlers' failure: the next one extends the leases.
       Effect.catchAllDefect((defect) => Effect.logWarning("provisioning heartbeat failed", defect)),
@@ -137,6 +146,9 @@ export const run = (options: WorkerOptions = {}) =>
     const perform = (job: JobRow) =>
       Effect.gen(function*() {
         const handler = handlers.get(job.type)
+        const started = performance.now()
+        Metrics.jobs.started(job.type, ((yield* Clock.currentTimeMillis) - job.runAt.getTime()) / 1_000)
+        const ended = (outcome: Metrics.JobAttemptOutcome) => Metrics.jobs.ended(job.type, outcome, (performance.now() - started) / 1_000)
         const steps = yield* Ref.make<ReadonlyArray<JobStep>>(job.steps)
         const progress = yield* Ref.make(job.progress)
         const save = Effect.flatMap(Effect.all([Ref.get(steps), Ref.get(progress), now]), ([s, p, at]) =>
@@ -169,23 +181,32 @@ export const run = (options: WorkerOptions = {}) =>
           )
         )
         runningJobs.set(job.id, fiber)
+        typeOfJob.set(job.id, job.type)
         const exit = yield* Fiber.await(fiber).pipe(
           // The worker stops: the handler with it (and the job is given back, below).
-          Effect.onInterrupt(() => Fiber.interrupt(fiber)),
-          Effect.ensuring(Effect.sync(() => runningJobs.delete(job.id)))
+          Effect.onInterrupt(() => Effect.zipRight(Effect.sync(() => ended("released")), Fiber.interrupt(fiber))),
+          Effect.ensuring(Effect.sync(() => {
+            runningJobs.delete(job.id)
+            typeOfJob.delete(job.id)
+          }))
         )
         // A success is written by the slot, with its next claim (`completeAndClaim`, decision 0330).
         if (Exit.isSuccess(exit)) {
+          ended("succeeded")
           finishing.add(job.id)
           return Option.some<Finished>({ id: job.id, result: exit.value ?? {}, told: outcomes.enabled && JobOutcomes.tellsOutcomes(job) })
         }
         const at = yield* now
-        if (Exit.isInterrupted(exit)) return yield* Effect.as(durable(queue.release(job.id, workerId, at)), Option.none<Finished>())
+        if (Exit.isInterrupted(exit)) {
+          ended("released")
+          return yield* Effect.as(durable(queue.release(job.id, workerId, at)), Option.none<Finished>())
+        }
         const error = message(exit.cause)
         const attempts = handler?.maxAttempts ?? job.maxAttempts
         const retryAt = handler === undefined || job.attempts >= attempts
           ? undefined
           : new Date(at.getTime() + (handler.retryDelayMs?.(job.attempts) ?? (yield* backoff(job.attempts, backoffBaseMs, backoffMaxMs))))
+        ended(retryAt === undefined ? "dead_lettered" : "retried")
         yield* Effect.logWarning("provisioning job failed").pipe(
           Effect.annotateLogs({ jobId: job.id, type: job.type, attempt: job.attempts, retry: retryAt !== undefined, error })
         )

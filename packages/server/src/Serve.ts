@@ -1,12 +1,15 @@
 import { type HttpApp, HttpRouter } from "@effect/platform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Config, type Configuration, CoreConfig, Database } from "@core/kernel"
+import { Config, type Configuration, CoreConfig, Database, ErrorResponse, Metrics as KernelMetrics } from "@core/kernel"
 import { LocalEdge, LocalPages } from "@core/provisioning"
+import { Metrics } from "@core/gateway"
 import { Effect } from "effect"
 import { type CommandFailed, failed, usage } from "./Failure.js"
 import * as Health from "./Health.js"
 import * as Listener from "./Listener.js"
+import * as MetricsPort from "./MetricsPort.js"
 import * as Migrations from "./Migrations.js"
+import { ServerConfig } from "./ServerConfig.js"
 import * as Services from "./Services.js"
 import type { DomainSettings } from "./Settings.js"
 import * as Storage from "./Storage.js"
@@ -52,10 +55,18 @@ export const serve = (
       yield* Migrations.runAll(config).pipe(Effect.provide(database))
       const app = yield* Services.trustedApp(definition).pipe(Effect.provide(database), Effect.provideService(CoreConfig, config))
       const checks = [{ name: "database", check: Database.ping.pipe(Effect.provide(database)) }]
-      const routes = HttpRouter.concat(Health.routes(checks), HttpRouter.empty.pipe(HttpRouter.all("*", app)))
+      // `/metrics` beside the probes, read with the static key (decision 0723).
+      const metrics = MetricsPort.processMetrics()
+      const routes = ErrorResponse.withErrorEnvelope(HttpRouter.concatAll(
+        Health.routes(checks),
+        Metrics.route(metrics, MetricsPort.accessOf(config)),
+        // The service's routes record `http.server.request.duration` themselves here: no gateway in front in this process.
+        HttpRouter.empty.pipe(HttpRouter.all("*", Effect.provideService(app, KernelMetrics.ServerMetrics, KernelMetrics.httpServer())))
+      ))
       const bound = yield* (lower === "provisioning"
         ? servingSites(routes, config, port ?? config.port).pipe(Effect.provide(database))
         : Listener.listen(routes, { port: port ?? config.port })).pipe(Effect.mapError((error) => failed(error.message)))
+      yield* MetricsPort.serve((yield* ServerConfig).metricsPort)
       yield* Effect.logInfo("listening").pipe(Effect.annotateLogs({ service: lower, port: bound }))
       const screen = yield* Terminal.Terminal
       if (screen.interactive) screen.line(`The ${lower} service is listening on http://localhost:${bound} (Ctrl+C stops it).`)

@@ -1,5 +1,5 @@
 import { Config as KernelConfig } from "@core/kernel"
-import { Config, Context, Layer } from "effect"
+import { Config, Context, Layer, Option } from "effect"
 
 /** The server's own limits: shutdown, slow clients, connections, start-up (docs/decisions/0200–0202). */
 export interface ServerSettings {
@@ -11,6 +11,11 @@ export interface ServerSettings {
   readonly maxConnections: number
   /** How long a request that arrives while the server starts waits for it (`CORE_STARTUP_WAIT_MS`). @default 30000 */
   readonly startupWaitMs: number
+  /**
+   * A port of its own where `/metrics` is served without credentials (`CORE_METRICS_PORT`; decision
+   * 0723), for a scraper inside the deployment's network. @default none
+   */
+  readonly metricsPort?: number | undefined
 }
 
 /** The defaults of {@link ServerSettings}. */
@@ -39,7 +44,14 @@ export class ServerConfig extends Context.Tag("@core/server/ServerConfig")<Serve
     shutdownGraceMs: whole("CORE_SHUTDOWN_GRACE_MS", 600_000, DEFAULTS.shutdownGraceMs),
     bodyTimeoutMs: whole("CORE_BODY_TIMEOUT_MS", 600_000, DEFAULTS.bodyTimeoutMs),
     maxConnections: whole("CORE_MAX_CONNECTIONS", 1_000_000, DEFAULTS.maxConnections),
-    startupWaitMs: whole("CORE_STARTUP_WAIT_MS", 600_000, DEFAULTS.startupWaitMs)
+    startupWaitMs: whole("CORE_STARTUP_WAIT_MS", 600_000, DEFAULTS.startupWaitMs),
+    metricsPort: Config.map(
+      Config.option(KernelConfig.setting("CORE_METRICS_PORT", {
+        test: (value) => /^\d{1,5}$/.test(value) && Number(value) <= 65_535,
+        must: "must be a port number from 0 to 65535"
+      })),
+      Option.match({ onNone: () => undefined, onSome: Number })
+    )
   })
 
   static readonly layer = (settings: Partial<ServerSettings> = {}): Layer.Layer<ServerConfig> =>

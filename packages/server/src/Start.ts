@@ -11,6 +11,7 @@ import { type CommandFailed, failed } from "./Failure.js"
 import * as Health from "./Health.js"
 import * as Listener from "./Listener.js"
 import * as Migrations from "./Migrations.js"
+import * as MetricsPort from "./MetricsPort.js"
 import * as RequestUsageLive from "./RequestUsageLive.js"
 import { ServerConfig } from "./ServerConfig.js"
 import * as Services from "./Services.js"
@@ -100,7 +101,7 @@ export const start = (configured: Configuration): Effect.Effect<void, CommandFai
         )
         screen.status("Starting the services…")
         yield* Effect.sleep(0)
-        const metrics = Metrics.make()
+        const metrics = MetricsPort.processMetrics()
         const upstreams = yield* Services.upstreams(metrics.upstreamError).pipe(
           Effect.provide(database),
           Effect.provideService(CoreConfig, config)
@@ -125,7 +126,7 @@ export const start = (configured: Configuration): Effect.Effect<void, CommandFai
             { prefix: GATEWAY_PREFIXES.vault, renderer: VaultRenderer },
             { prefix: `${GATEWAY_PREFIXES.identity}/oauth`, renderer: OAuthRenderer }
           ],
-          fallback: WebPages.withPageNotFound(HttpRouter.concatAll(Health.routes(checks), Metrics.route(metrics), WebPages.routes(upstreams)))
+          fallback: WebPages.withPageNotFound(HttpRouter.concatAll(Health.routes(checks), Metrics.route(metrics, MetricsPort.accessOf(config)), WebPages.routes(upstreams)))
         })
         // The local edge's pages at <project>.localhost, in front of the gateway (decision 0296);
         // forwarded to the provisioning service when it runs in another process (decision 0554).
@@ -133,6 +134,7 @@ export const start = (configured: Configuration): Effect.Effect<void, CommandFai
         const served = provisioning !== undefined
           ? SitesForwarding.listener(ready, provisioning)
           : yield* LocalPages.listener(ready, { root: LocalEdge.rootOf(config) }).pipe(Effect.provide(database))
+        yield* MetricsPort.serve(settings.metricsPort)
         starting.done()
         gate.open(served)
         screen.clear()

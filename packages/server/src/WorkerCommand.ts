@@ -3,7 +3,9 @@ import { WorkerConfig } from "@core/provisioning"
 import { Effect, Layer } from "effect"
 import * as Os from "node:os"
 import { type CommandFailed, failed } from "./Failure.js"
+import * as MetricsPort from "./MetricsPort.js"
 import * as Migrations from "./Migrations.js"
+import { ServerConfig } from "./ServerConfig.js"
 import * as Services from "./Services.js"
 import type { DomainSettings } from "./Settings.js"
 import * as Storage from "./Storage.js"
@@ -46,6 +48,8 @@ export const worker = (
         Effect.provideService(WorkerConfig, effective),
         Effect.orDie
       )
+      // The worker has no HTTP port: its metrics are served on `CORE_METRICS_PORT` alone (decision 0723).
+      yield* MetricsPort.serve((yield* ServerConfig).metricsPort)
       yield* Effect.logInfo("worker started").pipe(
         Effect.annotateLogs({ pid: process.pid, workerId, concurrency: effective.concurrency, leaseMs: effective.leaseMs })
       )

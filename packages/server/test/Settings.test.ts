@@ -47,17 +47,22 @@ describe("Settings", () => {
       CORE_SHUTDOWN_GRACE_MS: "2500",
       CORE_BODY_TIMEOUT_MS: "5000",
       CORE_MAX_CONNECTIONS: "64",
-      CORE_STARTUP_WAIT_MS: "3000"
+      CORE_STARTUP_WAIT_MS: "3000",
+      CORE_METRICS_PORT: "9464"
     }))
     expect(Context.get(set.domains, ServerConfig)).toEqual({
       shutdownGraceMs: 2_500,
       bodyTimeoutMs: 5_000,
       maxConnections: 64,
-      startupWaitMs: 3_000
+      startupWaitMs: 3_000,
+      metricsPort: 9_464
     })
+    expect(Context.get(Either.getOrThrow(load({})).domains, ServerConfig).metricsPort).toBeUndefined()
     expect(message({ CORE_MAX_CONNECTIONS: "0" })).toContain("CORE_MAX_CONNECTIONS must be a whole number from 1 to 1000000")
+    expect(message({ CORE_METRICS_PORT: "70000" })).toContain("CORE_METRICS_PORT must be a port number from 0 to 65535")
+    expect(message({ CORE_METRICS_PORT: "metrics" })).toContain("CORE_METRICS_PORT must be a port number from 0 to 65535")
     const example = readFileSync(new URL("../../../.env.example", import.meta.url), "utf8")
-    for (const name of ["CORE_SHUTDOWN_GRACE_MS", "CORE_BODY_TIMEOUT_MS", "CORE_MAX_CONNECTIONS", "CORE_STARTUP_WAIT_MS"]) {
+    for (const name of ["CORE_SHUTDOWN_GRACE_MS", "CORE_BODY_TIMEOUT_MS", "CORE_MAX_CONNECTIONS", "CORE_STARTUP_WAIT_MS", "CORE_METRICS_PORT"]) {
       expect(example).toMatch(new RegExp(`^#? ?${name}=`, "m"))
     }
   })

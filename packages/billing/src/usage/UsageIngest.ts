@@ -1,5 +1,5 @@
 import type { Billing } from "@core/contracts"
-import { EventOutbox } from "@core/kernel"
+import { EventOutbox, Metrics } from "@core/kernel"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option } from "effect"
 import { UsageAccounts } from "./UsageAccounts.js"
@@ -114,6 +114,7 @@ export class UsageIngest extends Effect.Service<UsageIngest>()("@core/billing/Us
         )
         SELECT platform_id AS "platformId", sum(events) AS events FROM rolled GROUP BY platform_id`.pipe(Effect.orDie)
       const accepted = counted.reduce((sum, row) => sum + Number(row.events), 0)
+      Metrics.usage.ingested(accepted, events.length - accepted)
       yield* Effect.forEach(counted, (row) => raiseAlerts(row.platformId), { discard: true })
       return { accepted, duplicates: events.length - accepted }
     })

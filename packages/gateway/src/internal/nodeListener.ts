@@ -182,7 +182,7 @@ export const listener = (options: GatewayOptions): Effect.Effect<NodeListener> =
 
     const reporter: Reporter = {
       report: (flight, status, durationMs, followUp) => {
-        metrics?.observeRequest(Metrics.routeLabel(flight.frame.pathname), flight.method, status, durationMs / 1_000)
+        metrics?.observeRequest(Metrics.routeOf(flight.frame.rule.path, flight.frame.pathname), flight.method, status, durationMs / 1_000)
         for (const work of followUp) run(work)
         if (logs) run(logRequest(flight.method, flight.frame, status, durationMs))
       }
