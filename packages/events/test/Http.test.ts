@@ -268,4 +268,12 @@ describe.each(TestDatabase.drivers)("the events service on %s", (driver) => {
     const [newest] = (await body(await send("/api/v1/events?limit=1", { token: "b_admin" }))).data as Array<Json>
     expect(await streamed("b_admin", {}, (text) => text.includes("\n\n"))).toBe(`: open\nid: ${newest!.id}\n\n`)
   })
+
+  it("checks a recorded event's data against its own type's schema when it compiles", () => {
+    const member = { id: "mem_1", organizationId: "org_a", userId: "usr_1", role: "member" }
+    const right = EventOutbox.record({ type: "member.removed", organizationId: "org_a", data: member })
+    // @ts-expect-error a tenant's data is an entity record, not a membership
+    const wrong = EventOutbox.record({ type: "tenant.created", organizationId: "org_a", data: member })
+    expect([Effect.isEffect(right), Effect.isEffect(wrong)]).toEqual([true, true])
+  })
 })
