@@ -132,13 +132,26 @@ describe("core webhooks, core events and core listen (built binary) against the 
       expect(log.data[0]).toMatchObject({ eventId: tested.id, statusCode: 204, status: "succeeded" })
       expect((await run(["webhooks", "deliveries", endpoint.id])).stdout).toMatch(/^ID\s+EVENT\s+TYPE\s+ATTEMPT\s+STATUS\s+CODE\s+MS\s+ERROR\s+AT\n/)
 
+      // Retry an attempt: the same event again, with the same webhook-id; replay and update.
+      const attempt = json<{ data: Array<{ id: string }> }>(await run(["webhooks", "deliveries", endpoint.id, "--json"])).data[0]!
+      expect(json<{ endpointId: string; eventId: string }>(await run(["webhooks", "retry", attempt.id, "--json"]))).toEqual({ endpointId: endpoint.id, eventId: tested.id })
+      const [, retried] = await eventually(() => receiver.received, (list) => list.length >= 2, { message: "the retried delivery" })
+      expect(retried!.headers["webhook-id"]).toBe(tested.id)
+      expect(json<{ id: string; queued: number }>(await run(["webhooks", "replay", endpoint.id, "--since", "2026-01-01T00:00:00Z", "--json"]))).toMatchObject({ id: endpoint.id, queued: expect.any(Number) })
+      const noSince = await run(["webhooks", "replay", endpoint.id])
+      expect([noSince.code, noSince.stderr]).toEqual([2, expect.stringContaining("core webhooks replay needs --since <time>")])
+      expect(json<{ description: string; enabled: boolean }>(await run(["webhooks", "update", endpoint.id, "--description", "shop 2", "--disable", "--json"]))).toMatchObject({ description: "shop 2", enabled: false })
+      expect((await run(["webhooks", "update", endpoint.id, "--enable"])).stdout).toBe(`Updated webhook endpoint ${endpoint.id}: ${url} (tenant.created, webhook.test), enabled.\n`)
+      const nothing = await run(["webhooks", "update", endpoint.id])
+      expect([nothing.code, nothing.stderr]).toEqual([2, expect.stringContaining("Nothing to change")])
+
       const rotated = json<{ id: string; secret: string }>(await run(["webhooks", "rotate", endpoint.id, "--json"]))
       expect(rotated.id).toBe(endpoint.id)
       expect(rotated.secret).toMatch(/^whsec_/)
       expect(rotated.secret).not.toBe(endpoint.secret)
 
       // Another organization: 404 for each route of this endpoint, and its own list without it.
-      for (const args of [["webhooks", "test", endpoint.id], ["webhooks", "rotate", endpoint.id], ["webhooks", "deliveries", endpoint.id], ["webhooks", "delete", endpoint.id, "--yes"]]) {
+      for (const args of [["webhooks", "test", endpoint.id], ["webhooks", "rotate", endpoint.id], ["webhooks", "deliveries", endpoint.id], ["webhooks", "update", endpoint.id, "--enable"], ["webhooks", "replay", endpoint.id, "--since", "2026-01-01T00:00:00Z"], ["webhooks", "retry", attempt.id], ["webhooks", "delete", endpoint.id, "--yes"]]) {
         const answer = await asOther(args)
         expect([args, answer.code, answer.stdout, /NOT_FOUND/.test(answer.stderr)]).toEqual([args, 1, "", true])
       }

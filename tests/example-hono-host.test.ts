@@ -1,19 +1,43 @@
+import type { Events } from "@core/contracts"
 import { serve } from "@hono/node-server"
+import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
+import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeHost } from "../examples/hono-host/src/app.js"
+import { eventually } from "./support/poll.js"
 
 /**
- * examples/hono-host: Core's identity, registry and billing inside a Hono app (in this process, on
- * PGlite in memory), identity under `/identity`, the registry and billing behind the host's own
- * authentication (decision 0551).
+ * examples/hono-host: Core's identity, registry, billing and events inside a Hono app (in this
+ * process, on PGlite in memory), identity under `/identity`, the others behind the host's own
+ * authentication (decision 0551); the events service runs as `core-server start` runs it (decision
+ * 0730), its settings from the host's `env`: a change reaches the host's in-process subscriber and
+ * a webhook endpoint on a local receiver.
  */
-describe("examples/hono-host: Core's identity, registry and billing inside a Hono app", () => {
-  const host = makeHost({ env: { NODE_ENV: "test", CORE_DATA_DIR: ":memory:", CORE_SECRET: "hono-host-secret-0123456789abcdef" } })
+describe("examples/hono-host: Core's identity, registry, billing and events inside a Hono app", () => {
+  const host = makeHost({
+    env: {
+      NODE_ENV: "test",
+      CORE_DATA_DIR: ":memory:",
+      CORE_SECRET: "hono-host-secret-0123456789abcdef",
+      CORE_WEBHOOKS_ALLOW_HTTP: "1",
+      CORE_WEBHOOKS_ALLOW_PRIVATE: "1"
+    }
+  })
   let base = ""
   let close = () => {}
+  const received: Array<{ readonly headers: IncomingHttpHeaders; readonly body: string }> = []
+  const receiver = createServer((request, response) => {
+    const chunks: Array<Buffer> = []
+    request.on("data", (chunk: Buffer) => chunks.push(chunk))
+    request.on("end", () => {
+      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString("utf8") })
+      response.writeHead(204).end()
+    })
+  })
 
   beforeAll(async () => {
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
     await new Promise<void>((resolve) => {
       const server = serve({ fetch: host.app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => {
         base = `http://127.0.0.1:${info.port}`
@@ -26,6 +50,7 @@ describe("examples/hono-host: Core's identity, registry and billing inside a Hon
   afterAll(async () => {
     close()
     await host.dispose()
+    await new Promise((resolve) => receiver.close(resolve))
   })
 
   it("keeps the host's own routes and serves identity under /identity with its own paths", async () => {
@@ -125,5 +150,40 @@ describe("examples/hono-host: Core's identity, registry and billing inside a Hon
     expect([forged.status, forged.body.error.code]).toEqual([404, "NOT_FOUND"])
     const bill = await call("GET", `/billing/api/billing/subscription?platformId=${eve.platformId}`, { authorization: `Bearer ${dee.token}` })
     expect([bill.status, bill.body.error.code]).toEqual([404, "NOT_FOUND"])
+  }, 120_000)
+
+  it("runs the events service: a tenant created through /registry reaches the host's subscriber and the organization's webhook endpoint, signed", async () => {
+    const fay = await signUp("Fay", "fay-hono")
+    const gus = await signUp("Gus", "gus-hono")
+    const fayBearer = { authorization: `Bearer ${fay.token}` }
+    const seen: Array<Events.EventEnvelope> = []
+    const unsubscribe = await host.subscribe((event) => {
+      seen.push(event)
+    }, { organizationId: fay.orgId, types: ["tenant.created"] })
+
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`
+    const endpoint = await call("POST", "/events/api/v1/webhooks/endpoints", fayBearer, { url, events: ["tenant.created"] })
+    expect(endpoint).toMatchObject({ status: 201, body: { url, events: ["tenant.created"], enabled: true } })
+    const foreign = await call("GET", `/events/api/v1/webhooks/endpoints/${endpoint.body.id}`, { authorization: `Bearer ${gus.token}` })
+    expect([foreign.status, foreign.body.error.code]).toEqual([404, "NOT_FOUND"])
+
+    const tenant = await call("POST", `/registry/api/v1/platforms/${fay.platformId}/entities`, fayBearer, { name: "Shop", slug: "shop", type: "tenant" })
+    expect(tenant.status).toBe(201)
+    expect((await call("POST", `/registry/api/v1/platforms/${gus.platformId}/entities`, { authorization: `Bearer ${gus.token}` }, { name: "Other", slug: "other", type: "tenant" })).status).toBe(201)
+
+    await eventually(() => seen.length, (count) => count >= 1, { message: "the host's subscriber to get tenant.created", timeout: 20_000 })
+    expect(seen.map((event) => [event.type, event.organizationId, event.platformId, event.data.id])).toEqual([["tenant.created", fay.orgId, fay.platformId, tenant.body.id]])
+    const [delivery] = await eventually(() => received, (all) => all.length >= 1, { message: "the receiver to get tenant.created", timeout: 20_000 })
+    const payload = new Webhook(endpoint.body.secret).verify(delivery!.body, {
+      "webhook-id": String(delivery!.headers["webhook-id"]),
+      "webhook-timestamp": String(delivery!.headers["webhook-timestamp"]),
+      "webhook-signature": String(delivery!.headers["webhook-signature"])
+    })
+    expect(payload).toEqual(seen[0])
+    expect(delivery!.headers["webhook-id"]).toBe(seen[0]!.id)
+    const listed = await call("GET", "/events/api/v1/events?type=tenant.created", fayBearer)
+    expect(listed).toMatchObject({ status: 200, body: { data: [{ id: seen[0]!.id }] } })
+    await unsubscribe()
+    expect(received).toHaveLength(1)
   }, 120_000)
 })

@@ -69,8 +69,9 @@ type HostEnv = { Variables: { caller: Embedded.SessionCaller } }
  * - `/identity/*`: Core's identity service — the pages (`/identity/sign-up`, `/identity/sign-in`, …)
  *   and the API (`/identity/api/auth/sign-up/email`, `/identity/api/core/session`, …), which
  *   authenticates its own callers;
- * - `/registry/*` and `/billing/*`: Core's registry and billing, behind the host's `requireUser`
- *   (the host decides who comes in, then signs that caller for the service);
+ * - `/registry/*`, `/billing/*` and `/events/*`: Core's registry, billing and events (webhook
+ *   endpoints, the event log), behind the host's `requireUser` (the host decides who comes in, then
+ *   signs that caller for the service);
  * - `/me`: a route of the host's own that reads the embedded registry and billing for its user.
  */
 export const makeHost = (options: HostOptions) => {
@@ -91,11 +92,11 @@ export const makeHost = (options: HostOptions) => {
     await next()
   })
 
-  app.get("/", (c) => c.text(`Hello from the host app. Core: ${path} (identity), /registry, /billing.`))
+  app.get("/", (c) => c.text(`Hello from the host app. Core: ${path} (identity), /registry, /billing, /events.`))
   HonoAdapter.mount(app, path, core.identity)
   // The registry and billing for the caller `requireUser` let in: the service sees its own paths,
   // that caller signed for it, and no identity header of the client's own.
-  for (const service of ["registry", "billing"] as const) {
+  for (const service of ["registry", "billing", "events"] as const) {
     const prefix = `/${service}`
     const forward = (c: Context<HostEnv>) => core[service](core.forCaller(Web.stripPrefix(c.req.raw, prefix), c.get("caller"), service))
     app.all(prefix, requireUser, forward)
@@ -118,5 +119,6 @@ export const makeHost = (options: HostOptions) => {
     })
   })
 
-  return { app, dispose: core.dispose }
+  // `subscribe`: the committed events in process, for the host's own reactions (no HTTP).
+  return { app, subscribe: core.subscribe, dispose: core.dispose }
 }

@@ -1,7 +1,7 @@
 import type { Events } from "@core/contracts"
 import { Duration, Effect, Fiber, Runtime, Stream } from "effect"
 import { EventsRepo, toEnvelope } from "./EventsRepo.js"
-import { follow, rowFilter, startOf } from "./internal/dispatchOrder.js"
+import { follow, positionId, rowFilter, startOf } from "./internal/dispatchOrder.js"
 
 /** Which committed events a feed follows, and from where. */
 export interface FeedOptions {
@@ -12,8 +12,9 @@ export interface FeedOptions {
   /** Only the events of this platform. */
   readonly platformId?: string | undefined
   /**
-   * Start after this event (an `evt_…` id), in dispatch order; an id no longer kept starts from the
-   * oldest kept event. @default the events dispatched from now on
+   * Start after this event (an `evt_…` id), in dispatch order, or at a position `position()`
+   * answered (`pos_…`); an id no longer kept starts from the oldest kept event. @default the events
+   * dispatched from now on
    */
   readonly after?: string | undefined
   /** Milliseconds between two looks for new events when there were none. @default 250 */
@@ -88,7 +89,13 @@ export class EventFeed extends Effect.Service<EventFeed>()("@core/events/EventFe
       return () => Effect.runPromise(Fiber.interrupt(fiber)).then(() => undefined)
     }
 
-    return { committed, subscribe } as const
+    /**
+     * The dispatch position now, as an `after` (`pos_…`): a feed started after it misses no event
+     * dispatched later, however long the start takes.
+     */
+    const position = (): Effect.Effect<string> => Effect.map(repo.lastDispatched(), positionId)
+
+    return { committed, subscribe, position } as const
   }),
   dependencies: [EventsRepo.Default]
 }) {}

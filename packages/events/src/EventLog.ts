@@ -3,7 +3,7 @@ import { type Caller, Cursor } from "@core/kernel"
 import { Duration, Effect, Option, Schedule, Stream } from "effect"
 import { eventNotFound, unknownEventType } from "./Errors.js"
 import { type EventRow, EventsRepo, toEnvelope } from "./EventsRepo.js"
-import { follow, rowFilter, startOf } from "./internal/dispatchOrder.js"
+import { follow, positionId, rowFilter, startOf } from "./internal/dispatchOrder.js"
 import { organizationFor } from "./Policy.js"
 
 const keyOf = (row: EventRow) => ({ createdAt: row.createdAt.toISOString(), id: row.id })
@@ -17,9 +17,11 @@ export const sseFrame = (event: Events.EventEnvelope): string => `id: ${event.id
 export const KEEP_ALIVE = ": keep-alive\n\n"
 
 /**
- * The block that opens every stream: a comment, and the `id` of the organization's newest event
- * before the stream's start (when there is one and the client named none), which sets the client's
- * `Last-Event-ID` without an event: a connection dropped before the first event resumes there.
+ * The block that opens every stream: a comment, and (when the client named no `Last-Event-ID`) an
+ * `id` naming the stream's start, which sets the client's `Last-Event-ID` without an event: a
+ * connection dropped before the first event resumes there. It is the organization's newest event
+ * before the start, or `pos_0` when the organization had none (its stream's beginning, which is
+ * the same place then, and says nothing of other organizations' events).
  */
 export const openingFrame = (position: string | undefined): string => `: open\n${position === undefined ? "" : `id: ${position}\n`}\n`
 
@@ -57,8 +59,8 @@ export class EventLog extends Effect.Service<EventLog>()("@core/events/EventLog"
 
     /**
      * The organization's events as `text/event-stream` bytes, in dispatch order: after the event
-     * `lastEventId` names when the client resumes (from the stream's start when that event is no
-     * longer kept), else from now on.
+     * (or at the position, `pos_…`) `lastEventId` names when the client resumes (from the stream's
+     * start when that event is no longer kept), else from now on.
      */
     const stream = Effect.fn("EventLog.stream")(function*(
       caller: Caller,
@@ -70,7 +72,9 @@ export class EventLog extends Effect.Service<EventLog>()("@core/events/EventLog"
       const types = filter.types === undefined || filter.types === "" ? undefined : filter.types.split(",").filter((type) => type !== "")
       for (const type of types ?? []) if (!Events.isEventType(type)) return yield* Effect.fail(unknownEventType(type))
       const start = yield* startOf(repo, organizationId, lastEventId)
-      const position = lastEventId === undefined ? Option.getOrUndefined(yield* repo.dispatchedIdAtOrBefore(organizationId, start)) : undefined
+      const position = lastEventId === undefined
+        ? Option.getOrElse(yield* repo.dispatchedIdAtOrBefore(organizationId, start), () => positionId(0))
+        : undefined
       const live = follow(repo, organizationId, start, rowFilter(types, filter.platformId), options.pollMs ?? 250)
       const keepAlive = Stream.fromSchedule(Schedule.spaced(Duration.millis(options.keepAliveMs ?? 15_000))).pipe(Stream.map(() => KEEP_ALIVE))
       // The opening block first: the response's head leaves at once (through the gateway too), so a

@@ -21,10 +21,13 @@ export const EventsServices = Layer.mergeAll(EventLog.Default, EventFeed.Default
 )
 
 /**
+ * The whole service over the host's `EventsConfig` (a server reads it with every domain's settings,
+ * from the environment it was given): its use cases and the relay running in the layer's scope.
+ */
+export const EventsLiveWithoutConfig = RelayLive.pipe(Layer.provideMerge(EventsServices), Layer.provideMerge(Ids.layer))
+
+/**
  * The whole service: its use cases and the relay running in the layer's scope, reading its
  * settings from the environment (`EventsConfig.layerConfig`).
  */
-export const EventsLive = RelayLive.pipe(
-  Layer.provideMerge(EventsServices),
-  Layer.provideMerge(Layer.mergeAll(EventsConfig.layerConfig, Ids.layer))
-)
+export const EventsLive = EventsLiveWithoutConfig.pipe(Layer.provideMerge(EventsConfig.layerConfig))

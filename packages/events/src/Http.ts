@@ -4,14 +4,14 @@ import { HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { Endpoints } from "./Endpoints.js"
 import { EventLog } from "./EventLog.js"
+import { isResumeId } from "./internal/dispatchOrder.js"
 import { Redelivery } from "./Redelivery.js"
 
 const webhooks = Events.WebhookRoutes
 const events = Events.EventRoutes
 
-/** `Last-Event-ID` when it names an event; anything else starts the stream from now. */
-const lastEventId = (header: string | undefined): string | undefined =>
-  header !== undefined && /^evt_[0-9A-Z]{26}$/.test(header) ? header : undefined
+/** `Last-Event-ID` when it names an event or a stream position (`pos_…`); anything else starts the stream from now. */
+const lastEventId = (header: string | undefined): string | undefined => (header !== undefined && isResumeId(header) ? header : undefined)
 
 /** The events service's routes, one `handle` per catalogued route (`Events.WebhookRoutes`, `Events.EventRoutes`). */
 export const EventsHandlers = [

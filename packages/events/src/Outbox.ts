@@ -17,7 +17,7 @@ export const OutboxLive: Layer.Layer<EventOutbox.EventOutbox, never, EventsRepo 
     return {
       record: (event) =>
         Effect.gen(function*() {
-          const spec = Events.EVENT_CATALOGUE[event.type]
+          const spec: Events.EventTypeSpec = Events.EVENT_CATALOGUE[event.type]
           const data = spec.data.parse(event.data)
           yield* repo.insert({
             id: yield* ids.make("evt"),

@@ -224,4 +224,56 @@ describe.each(TestDatabase.drivers)("the events service on %s", (driver) => {
     const left = await h.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ platform_id: string }>`SELECT platform_id FROM events.outbox WHERE platform_id IN (${platformId}, ${kept})`))
     expect(left).toEqual([{ platform_id: kept }])
   })
+
+  /** The stream's text until `enough` says so (the stream itself never ends). */
+  const streamed = async (token: string, headers: Record<string, string>, enough: (text: string) => boolean) => {
+    const controller = new AbortController()
+    const response = await h.fetch("/api/v1/events/stream", { token, headers, signal: controller.signal })
+    expect(response.status).toBe(200)
+    const reader = response.body!.getReader()
+    const decoder = new TextDecoder()
+    let text = ""
+    try {
+      while (!enough(text)) {
+        const { done, value } = await reader.read()
+        if (done) break
+        text += decoder.decode(value, { stream: true })
+      }
+    } finally {
+      controller.abort()
+      await reader.cancel().catch(() => undefined)
+    }
+    return text
+  }
+
+  it("opens the stream of an organization with no event yet with an id (pos_0) that resumes at its start, and one with events at its newest", async () => {
+    // org_b has recorded nothing: the opening still names a position, and says nothing of org_a's events.
+    await record({ type: "member.removed", organizationId: "org_a", data: { id: "mem_a1", organizationId: "org_a", userId: "usr_1", role: "member" } })
+    await h.run(Effect.flatMap(Relay, (relay) => relay.drain()))
+    expect(await streamed("b_admin", {}, (text) => text.includes("\n\n"))).toBe(": open\nid: pos_0\n\n")
+
+    // Dropped before its first event: the events recorded meanwhile arrive when it resumes there, the other organization's never.
+    await record({ type: "member.removed", organizationId: "org_a", data: { id: "mem_a2", organizationId: "org_a", userId: "usr_2", role: "member" } })
+    await record({ type: "member.removed", organizationId: "org_b", data: { id: "mem_b1", organizationId: "org_b", userId: "usr_3", role: "member" } })
+    await h.run(Effect.flatMap(Relay, (relay) => relay.drain()))
+    const resumed = await streamed("b_admin", { "last-event-id": "pos_0" }, (text) => text.split("\n\n").length >= 3)
+    const [opening, frame] = resumed.split("\n\n")
+    expect(opening).toBe(": open")
+    const [id, type, data] = frame!.split("\n")
+    const event = JSON.parse(data!.slice("data: ".length)) as Json
+    expect([id, type]).toEqual([`id: ${event.id}`, "event: member.removed"])
+    expect(event).toMatchObject({ organizationId: "org_b", data: { id: "mem_b1" } })
+
+    // An organization with events opens at its newest one, as before.
+    const [newest] = (await body(await send("/api/v1/events?limit=1", { token: "b_admin" }))).data as Array<Json>
+    expect(await streamed("b_admin", {}, (text) => text.includes("\n\n"))).toBe(`: open\nid: ${newest!.id}\n\n`)
+  })
+
+  it("checks a recorded event's data against its own type's schema when it compiles", () => {
+    const member = { id: "mem_1", organizationId: "org_a", userId: "usr_1", role: "member" }
+    const right = EventOutbox.record({ type: "member.removed", organizationId: "org_a", data: member })
+    // @ts-expect-error a tenant's data is an entity record, not a membership
+    const wrong = EventOutbox.record({ type: "tenant.created", organizationId: "org_a", data: member })
+    expect([Effect.isEffect(right), Effect.isEffect(wrong)]).toEqual([true, true])
+  })
 })

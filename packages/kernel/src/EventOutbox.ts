@@ -9,6 +9,9 @@ export interface NewEvent<T extends Events.EventType = Events.EventType> {
   readonly data: Events.EventData<T>
 }
 
+/** Any new event, its `data` checked against its own type's schema (one member per type, told apart by `type`). */
+export type AnyNewEvent = { [T in Events.EventType]: NewEvent<T> }[Events.EventType]
+
 /**
  * Where a domain records the events of its changes (the transactional outbox, docs/webhooks.md):
  * called inside the change's own `withTransaction`, the event row is written on that transaction's
@@ -16,7 +19,7 @@ export interface NewEvent<T extends Events.EventType = Events.EventType> {
  * implements it (`OutboxLive`); without one (a domain's own tests, a domain alone) nothing is recorded.
  */
 export class EventOutbox extends Context.Tag("@core/kernel/EventOutbox")<EventOutbox, {
-  readonly record: (event: NewEvent) => Effect.Effect<void>
+  readonly record: (event: AnyNewEvent) => Effect.Effect<void>
 }>() {}
 
 /**
@@ -29,4 +32,4 @@ export class EventOutbox extends Context.Tag("@core/kernel/EventOutbox")<EventOu
  * }))
  */
 export const record = <T extends Events.EventType>(event: NewEvent<T>): Effect.Effect<void> =>
-  Effect.flatMap(Effect.serviceOption(EventOutbox), (outbox) => (Option.isSome(outbox) ? outbox.value.record(event as NewEvent) : Effect.void))
+  Effect.flatMap(Effect.serviceOption(EventOutbox), (outbox) => (Option.isSome(outbox) ? outbox.value.record(event as AnyNewEvent) : Effect.void))

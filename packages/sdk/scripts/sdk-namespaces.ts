@@ -309,7 +309,7 @@ export const NAMESPACES: Readonly<Record<string, NamespaceBinding>> = {
   events: {
     service: "events",
     options: { name: "EventsCallOptions", type: `Pick<CallOptions, "signal" | "headers">`, doc: "Per-call options of the event methods." },
-    handTypes: ["CoreEvent", "EventStreamOptions"],
+    handTypes: ["EventStreamOptions"],
     groups: {
       "": {
         interface: "EventsClient",

@@ -1,9 +1,10 @@
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { SERVICE_DECLARATIONS, Stacks } from "@core/contracts"
 import { describe, expect, it } from "vitest"
 import { GENERATED_DIR, namespaces, renderAll, renderNamespace, routesOf } from "../scripts/generate-sdk.js"
 import { HAND_WRITTEN, type MethodBinding } from "../scripts/sdk-namespaces.js"
+import type { CoreEvent, EventType } from "../src/index.js"
 
 describe("the generated resources (src/generated/*.ts)", () => {
   it("are up to date with the catalogue and scripts/sdk-namespaces.ts", () => {
@@ -41,4 +42,18 @@ describe("the generated resources (src/generated/*.ts)", () => {
     expect(text).toContain("  readonly getStackVersion: (name: string, version: string, options?: InventoryCallOptions) => Promise<GetStackVersionResult>")
     expect(text).toContain("export const inventoryMethods = (caller: RouteCaller): InventoryClient => {")
   }, 120_000)
+
+  it("type each event's data by its type (CoreEvent is a union told apart by type), and name the event types once", () => {
+    const slugOf = (event: CoreEvent): string | undefined => (event.type === "tenant.created" ? event.data.slug : undefined)
+    // @ts-expect-error without narrowing by type, data is any event type's
+    const unnarrowed = (event: CoreEvent): string => event.data.slug
+    expect(typeof unnarrowed).toBe("function")
+    expect(slugOf({ type: "tenant.created", data: { slug: "shop" } } as CoreEvent)).toBe("shop")
+    const type: EventType = "webhook.endpoint_disabled"
+    expect(type).toBe("webhook.endpoint_disabled")
+    // The committed files (the first test holds them to the generator's output).
+    const files = readdirSync(GENERATED_DIR).map((file) => readFileSync(join(GENERATED_DIR, file), "utf8"))
+    const union = files.join("\n").match(/^export type EventType = (.*)$/m)![1]!
+    expect(files.reduce((count, text) => count + text.split(union).length - 1, 0)).toBe(1)
+  })
 })

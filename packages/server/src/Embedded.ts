@@ -1,4 +1,5 @@
 import { IdentityMount } from "@core/auth"
+import { EventFeed, type EventHandler, type SubscribeOptions, type Unsubscribe } from "@core/events"
 import { IdentityResolver } from "@core/gateway"
 import * as Web from "@core/http/web"
 import { CoreConfig, Database, ForwardedIdentity, loadConfig, Logging, Migrations } from "@core/kernel"
@@ -15,11 +16,14 @@ import * as Terminal from "./Terminal.js"
 export type SessionCaller = ReturnType<typeof IdentityResolver.sessionPrincipal>
 
 /** The services a host app embeds behind its own authentication (decision 0551). */
-export type TrustedService = "registry" | "billing"
+export type TrustedService = "registry" | "billing" | "events"
 
 type App = HttpApp.Default<unknown>
 
-/** Identity, the registry and billing in the host's process, as web-standard handlers. */
+/**
+ * Identity, the registry, billing and events in the host's process, as web-standard handlers, and
+ * the committed events as an in-process feed.
+ */
 export interface EmbeddedCore {
   /** Identity: sign-up, sign-in, sessions, organizations, keys, pages (its own authentication). */
   readonly identity: Web.Handler
@@ -27,6 +31,19 @@ export interface EmbeddedCore {
   readonly registry: Web.Handler
   /** Billing, for a caller the host authenticated (`signedHeaders`). */
   readonly billing: Web.Handler
+  /**
+   * Events and webhooks (`/api/v1/webhooks/…`, `/api/v1/events/…`), for a caller the host
+   * authenticated (`signedHeaders(caller, "events")`): the organization's endpoints, deliveries and events.
+   */
+  readonly events: Web.Handler
+  /**
+   * Calls `handler` with each committed event from now on (every organization's unless
+   * `options.organizationId`; `types`, `platformId`, `after` as `EventFeed.subscribe`), one at a
+   * time in dispatch order. Resolves, once the services run, with the function that ends it.
+   */
+  readonly subscribe: (handler: EventHandler, options?: SubscribeOptions) => Promise<Unsubscribe>
+  /** The in-process feed itself (`EventFeed`: `committed(options)` is an Effect `Stream`), once the services run. */
+  readonly feed: () => Promise<EventFeed>
   /**
    * Who a session token belongs to, asked of the embedded identity service in process
    * (`GET /api/core/session`); `undefined` when identity refuses it.
@@ -43,7 +60,7 @@ export interface EmbeddedCore {
    * who the caller is.
    */
   readonly forCaller: (request: Request, caller: SessionCaller, service: TrustedService) => Request
-  /** Stop the billing cycle and close the database. */
+  /** Stop the billing cycle, the event relay and the job worker, end the subscriptions, and close the database. */
   readonly dispose: () => Promise<void>
 }
 
@@ -62,6 +79,8 @@ class Apps extends Context.Tag("@core/server/Embedded/Apps")<Apps, {
   readonly identity: App
   readonly registry: App
   readonly billing: App
+  readonly events: App
+  readonly feed: EventFeed
 }>() {}
 
 const serviceNamed = (name: string) => {
@@ -71,11 +90,14 @@ const serviceNamed = (name: string) => {
 }
 
 /**
- * Core's identity, registry and billing services in a host app's process, on one database (PGlite
- * under `CORE_DATA_DIR`, or PostgreSQL with `DATABASE_URL`) migrated on the first request. The
- * services are the ones `core-server` runs (`Services.trustedApp`): the registry and billing
- * believe only a caller signed with `CORE_SECRET`, which `signedHeaders` (or `forCaller`) does
- * once the host has authenticated the request its own way (decision 0551).
+ * Core's identity, registry, billing and events services in a host app's process, on one database
+ * (PGlite under `CORE_DATA_DIR`, or PostgreSQL with `DATABASE_URL`) migrated on the first request
+ * (or the first `subscribe`). The services are the ones `core-server` runs (`Services.trustedApp`):
+ * the registry, billing and events believe only a caller signed with `CORE_SECRET`, which
+ * `signedHeaders` (or `forCaller`) does once the host has authenticated the request its own way
+ * (decision 0551). As `core-server start` does, it runs the events relay (the domains' events reach
+ * `subscribe`, the stream and the webhook endpoints) and the provisioning worker (the registry's
+ * jobs and the webhook deliveries); `CORE_WORKER_CONCURRENCY=0` leaves the jobs to another process.
  *
  * @example
  * const core = Embedded.make(process.env, { identityPath: "/auth" })
@@ -90,10 +112,14 @@ export const make = (env: Record<string, string | undefined>, options: EmbedOpti
   const mount = options.identityPath === undefined ? Layer.empty : IdentityMount.at(options.identityPath)
   const apps = Layer.scoped(
     Apps,
-    Effect.all({
-      identity: Services.trustedApp(serviceNamed("iam")),
-      registry: Services.trustedApp(serviceNamed("registry")),
-      billing: Services.trustedApp(serviceNamed("billing"))
+    Effect.gen(function*() {
+      const identity = yield* Services.trustedApp(serviceNamed("iam"))
+      const registry = yield* Services.trustedApp(serviceNamed("registry"))
+      const billing = yield* Services.trustedApp(serviceNamed("billing"))
+      const events = yield* Services.trustedService(serviceNamed("events"))
+      // Provisioning for its worker: the registry's jobs and the webhook deliveries run in the host.
+      yield* Services.trustedApp(serviceNamed("provisioning"))
+      return { identity, registry, billing, events: events.app, feed: Context.get(events.context as Context.Context<EventFeed>, EventFeed) }
     })
   ).pipe(Layer.provide(mount))
   const logging = Logging.layer(options.logging ?? Terminal.logging(parsed, Terminal.forProcess()))
@@ -120,6 +146,14 @@ export const make = (env: Record<string, string | undefined>, options: EmbedOpti
 
   const identity = handlerOf((found) => found.identity)
 
+  const feed = async () => Context.get((await runtime.runtime()).context, Apps).feed
+  const subscribe = async (handler: EventHandler, options: SubscribeOptions = {}) => {
+    const found = await feed()
+    // "From now on" is fixed before this resolves: a change made after it reaches the handler.
+    const after = options.after ?? await runtime.runPromise(found.position())
+    return found.subscribe(handler, { ...options, after })
+  }
+
   const sessionOf = async (token: string) => {
     const answer = await identity(new Request("http://core.internal/api/core/session", { headers: { authorization: `Bearer ${token}` } }))
     if (answer.status !== 200) return undefined
@@ -140,6 +174,9 @@ export const make = (env: Record<string, string | undefined>, options: EmbedOpti
     identity,
     registry: handlerOf((found) => found.registry),
     billing: handlerOf((found) => found.billing),
+    events: handlerOf((found) => found.events),
+    subscribe,
+    feed,
     sessionOf,
     signedHeaders,
     forCaller,

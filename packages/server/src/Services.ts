@@ -15,7 +15,7 @@ import { ResourcesLive } from "@core/registry"
 import { Catalogue, StacksHandlers } from "@core/stacks"
 import { DeployHandlers, DeployJobs, DeployLive } from "@core/deploy"
 import { VaultHandlers, VaultLive } from "@core/vault"
-import { EventsConfig, EventsHandlers, EventsLive, EventsServices, WebhookJobsLive } from "@core/events"
+import { EventsHandlers, EventsLiveWithoutConfig, EventsServices, WebhookJobsLive } from "@core/events"
 import { Context, Duration, Effect, Layer } from "effect"
 import { OnboardingOrganizationsLive } from "./OnboardingOrganizationsLive.js"
 import { PlatformSetupLive } from "./PlatformSetupLive.js"
@@ -46,12 +46,13 @@ const contextOf = (service: ServiceDefinition): Effect.Effect<Context.Context<ne
 
 /**
  * Events and outbound webhooks (`/api/v1/webhooks`, `/api/v1/events`): the endpoints, the event
- * list and stream, and the relay that fans events out as `webhook.deliver` jobs (run by the
- * provisioning worker, registered below).
+ * list and stream, the in-process feed, and the relay that fans events out as `webhook.deliver`
+ * jobs (run by the provisioning worker, registered below). Its settings (`CORE_WEBHOOKS_*`) are
+ * read with every domain's, from the environment the server or the embedding host was given.
  */
 const events = implement(EventsService, {
   handlers: EventsHandlers,
-  layer: Layer.mergeAll(EventsLive, ForwardedCallers.layer)
+  layer: Layer.mergeAll(EventsLiveWithoutConfig, ForwardedCallers.layer)
 })
 
 /** The identity service: accounts, sessions, organizations, authorization, keys, audit. */
@@ -109,7 +110,7 @@ const jobHandlers = JobHandlers.merge(
   RegistryJobs,
   DeployJobs,
   // An endpoint disabled after failing for days is an entry in identity's audit log.
-  WebhookJobsLive.pipe(Layer.provide(AuditTrailLive), Layer.provide(EventsServices), Layer.provide(EventsConfig.layerConfig))
+  WebhookJobsLive.pipe(Layer.provide(AuditTrailLive), Layer.provide(EventsServices))
 )
 
 /**
@@ -201,11 +202,20 @@ const trustOf = (service: ServiceDefinition, config: Configuration) => ({
  * headers the gateway signed for it (a forged `X-Core-User-Id` never reaches it).
  */
 export const trustedApp = (service: ServiceDefinition): Effect.Effect<HttpApp.Default<unknown>, never, ServiceRequirements> =>
+  Effect.map(trustedService(service), ({ app }) => app)
+
+/**
+ * A service's app as `trustedApp` builds it, with the context it was built in: its services, for a
+ * host that uses them in process too (`Embedded`'s event feed).
+ */
+export const trustedService = (
+  service: ServiceDefinition
+): Effect.Effect<{ readonly app: HttpApp.Default<unknown>; readonly context: Context.Context<never> }, never, ServiceRequirements> =>
   Effect.gen(function*() {
     const config = yield* CoreConfig
     const context = yield* contextOf(service)
     const app = Effect.provide(Route.router(service.handlers, service.base === undefined ? {} : { base: service.base }), context)
-    return ForwardedIdentity.guard(app as HttpApp.Default<unknown>, trustOf(service, config)) as HttpApp.Default<unknown>
+    return { app: ForwardedIdentity.guard(app as HttpApp.Default<unknown>, trustOf(service, config)) as HttpApp.Default<unknown>, context }
   })
 
 /**

@@ -1,6 +1,7 @@
 import { MailConfig } from "@core/auth"
 import { BillingConfig } from "@core/billing"
 import { DeployConfig } from "@core/deploy"
+import { EventsConfig } from "@core/events"
 import { Config as KernelConfig, ConfigError, type Configuration } from "@core/kernel"
 import { ProvisioningConfig, WorkerConfig } from "@core/provisioning"
 import { VaultConfig } from "@core/vault"
@@ -9,7 +10,7 @@ import { ServerConfig } from "./ServerConfig.js"
 import { TelemetryConfig } from "./TelemetryConfig.js"
 
 /** Every domain's own settings (each package's `src/Config.ts`) and the server's, as services. */
-export type DomainSettings = MailConfig | BillingConfig | ProvisioningConfig | DeployConfig | ServerConfig | WorkerConfig | VaultConfig | TelemetryConfig
+export type DomainSettings = MailConfig | BillingConfig | ProvisioningConfig | DeployConfig | ServerConfig | WorkerConfig | VaultConfig | TelemetryConfig | EventsConfig
 
 /** What a command runs with: the configuration every service shares and each domain's own settings. */
 export interface Settings {
@@ -19,8 +20,8 @@ export interface Settings {
 
 /** Every domain's settings, read together so that one failure names every bad variable. */
 const domains: Config.Config<Context.Context<DomainSettings>> = Config.map(
-  Config.all([MailConfig.config, BillingConfig.config, ProvisioningConfig.config, DeployConfig.config, ServerConfig.config, WorkerConfig.config, VaultConfig.config, TelemetryConfig.config]),
-  ([mail, billing, provisioning, deploy, server, worker, vault, telemetry]) =>
+  Config.all([MailConfig.config, BillingConfig.config, ProvisioningConfig.config, DeployConfig.config, ServerConfig.config, WorkerConfig.config, VaultConfig.config, TelemetryConfig.config, EventsConfig.config]),
+  ([mail, billing, provisioning, deploy, server, worker, vault, telemetry, events]) =>
     Context.make(MailConfig, mail).pipe(
       Context.add(BillingConfig, billing),
       Context.add(ProvisioningConfig, provisioning),
@@ -28,7 +29,8 @@ const domains: Config.Config<Context.Context<DomainSettings>> = Config.map(
       Context.add(ServerConfig, server),
       Context.add(WorkerConfig, worker),
       Context.add(VaultConfig, vault),
-      Context.add(TelemetryConfig, telemetry)
+      Context.add(TelemetryConfig, telemetry),
+      Context.add(EventsConfig, events)
     )
 )
 

@@ -7,8 +7,8 @@ export const eventsFlag: OptionHelp = { flags: "--events <type,…>", descriptio
 /** `core webhooks`: its help, which `core --help` and the command itself read (its code loads only when it runs). */
 export const spec: CommandHelp = {
   name: "webhooks",
-  summary: "The organization's webhook endpoints: list, create, delete, rotate their secret, test, read their delivery log",
-  usage: "core webhooks <list|create|delete|rotate|test|deliveries> [options]",
+  summary: "The organization's webhook endpoints: list, create, change, delete, rotate their secret, test, read their delivery log, send events again",
+  usage: "core webhooks <list|create|update|delete|rotate|test|deliveries|replay|retry> [options]",
   options: [],
   subcommands: [
     { name: "list", summary: "Endpoints, newest first, one page or --all (never their secrets)", usage: "core webhooks list [--limit <n>] [--cursor <c>] [--all]", options: [limit, pages] },
@@ -23,6 +23,18 @@ export const spec: CommandHelp = {
       ],
       examples: ["core webhooks create https://shop.example/hooks --events tenant.created,tenant.deleted", "core webhooks create https://shop.example/hooks --json"]
     },
+    {
+      name: "update",
+      summary: "Change an endpoint's URL, event types or description, or enable or disable it",
+      usage: "core webhooks update <endpoint-id> [--url <url>] [--events <type,…>] [--description <text>] [--enable|--disable]",
+      options: [
+        { flags: "--url <url>", description: "Where its events are posted" },
+        eventsFlag,
+        { flags: "--description <text>", description: "What it is for" },
+        { flags: "--enable", description: "Send it events again" },
+        { flags: "--disable", description: "Stop sending it events" }
+      ]
+    },
     { name: "delete", summary: "Delete an endpoint and its delivery log (asks first)", usage: "core webhooks delete <endpoint-id> [--yes]", options: [yes] },
     {
       name: "rotate",
@@ -36,7 +48,14 @@ export const spec: CommandHelp = {
       summary: "An endpoint's delivery attempts, newest first: status code, duration, error",
       usage: "core webhooks deliveries <endpoint-id> [--limit <n>] [--cursor <c>] [--all]",
       options: [limit, pages]
-    }
+    },
+    {
+      name: "replay",
+      summary: "Send an endpoint every kept event of its types since a time again (same webhook-id)",
+      usage: "core webhooks replay <endpoint-id> --since <time>",
+      options: [{ flags: "--since <time>", description: "An ISO 8601 time, e.g. 2026-12-01T00:00:00Z" }]
+    },
+    { name: "retry", summary: "Deliver an attempt's event to its endpoint again (same webhook-id)", usage: "core webhooks retry <delivery-id>", options: [] }
   ],
   examples: [
     "core webhooks create https://shop.example/hooks --events tenant.created",

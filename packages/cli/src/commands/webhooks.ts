@@ -81,10 +81,41 @@ const deliveryColumns: ReadonlyArray<Column<Delivery>> = [
 
 const secretNotice = "Copy the signing secret now: it is shown this once and cannot be retrieved again."
 
-/** `core webhooks list|create|delete|rotate|test|deliveries`: the organization's webhook endpoints (docs/webhooks.md). */
+/** `core webhooks list|create|update|delete|rotate|test|deliveries|replay|retry`: the organization's webhook endpoints (docs/webhooks.md). */
 export const run = async ({ argv, ui, env }: CommandContext): Promise<number> => {
-  const { verb, rest } = verbOf(argv, ["list", "create", "delete", "rotate", "test", "deliveries"], spec.usage)
+  const { verb, rest } = verbOf(argv, ["list", "create", "update", "delete", "rotate", "test", "deliveries", "replay", "retry"], spec.usage)
   const usage = usageIn(spec, verb)
+  if (verb === "update") {
+    const { values, positionals } = parseOptions(rest, { url: { type: "string" }, events: { type: "string" }, description: { type: "string" }, enable: { type: "boolean" }, disable: { type: "boolean" } }, usage)
+    const [id] = expectPositionals(positionals, ["endpoint-id"], usage)
+    if (values.enable === true && values.disable === true) throw usageError(`Give --enable or --disable, not both. Usage: ${usage}`)
+    const change = defined({ url: values.url, events: eventTypesOf(values.events, usage), description: values.description, enabled: values.enable === true ? true : values.disable === true ? false : undefined })
+    if (Object.keys(change).length === 0) throw usageError(`Nothing to change: give --url, --events, --description, --enable or --disable. Usage: ${usage}`)
+    return withSession(env, async ({ client }) => {
+      const updated = await client.webhooks.endpoints.update(id!, change)
+      ui.result(updated, () => ui.line(`Updated webhook endpoint ${updated.id}: ${updated.url} (${updated.events.length === 0 ? "every event type" : updated.events.join(", ")}), ${updated.enabled ? "enabled" : "disabled"}.`))
+      return ExitCode.ok
+    })
+  }
+  if (verb === "replay") {
+    const { values, positionals } = parseOptions(rest, { since: { type: "string" } }, usage)
+    const [id] = expectPositionals(positionals, ["endpoint-id"], usage)
+    if (values.since === undefined) throw usageError(`core webhooks replay needs --since <time>, e.g. 2026-12-01T00:00:00Z. Usage: ${usage}`)
+    return withSession(env, async ({ client }) => {
+      const replayed = await client.webhooks.endpoints.replay(id!, { since: values.since! })
+      ui.result({ id, ...replayed }, () => ui.line(`Queued ${replayed.queued} events to ${id} again: core webhooks deliveries ${id}`))
+      return ExitCode.ok
+    })
+  }
+  if (verb === "retry") {
+    const { positionals } = parseOptions(rest, {}, usage)
+    const [id] = expectPositionals(positionals, ["delivery-id"], usage)
+    return withSession(env, async ({ client }) => {
+      const retried = await client.webhooks.deliveries.retry(id!)
+      ui.result(retried, () => ui.line(`Queued event ${retried.eventId} to ${retried.endpointId} again: core webhooks deliveries ${retried.endpointId}`))
+      return ExitCode.ok
+    })
+  }
   if (verb === "list") {
     const { values, positionals } = parseOptions(rest, pageOptions, usage)
     expectPositionals(positionals, [], usage)

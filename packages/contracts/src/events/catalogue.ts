@@ -8,9 +8,9 @@ import { ResourceRecord } from "../registry/resources.js"
 import { EntityRecord, LifecycleEvent, PlatformRecord } from "../registry/schemas.js"
 
 /** One type of event: the schema of its `data`, what it means, and the version of that schema. */
-export interface EventTypeSpec {
+export interface EventTypeSpec<Data extends z.ZodType = z.ZodType> {
   /** The schema of the event's `data`: the object as the API answers it after the change (never a secret). */
-  readonly data: z.ZodType
+  readonly data: Data
   /** One line: what happened. */
   readonly description: string
   /** The version of `data`'s schema: a breaking change to it is a new version (`2`), the old one stays deliverable. */
@@ -19,7 +19,8 @@ export interface EventTypeSpec {
   readonly source: "registry" | "iam" | "provisioning" | "cli" | "billing" | "events"
 }
 
-const spec = (source: EventTypeSpec["source"], description: string, data: z.ZodType): EventTypeSpec => ({ data, description, version: 1, source })
+/** A type's entry, keeping its schema's own type: `EventData<T>` is exact, so a recorded event's `data` is checked when it compiles. */
+const spec = <Data extends z.ZodType>(source: EventTypeSpec["source"], description: string, data: Data): EventTypeSpec<Data> => ({ data, description, version: 1, source })
 
 /** `platform.status_changed`: the platform after the change and its lifecycle event. */
 export const PlatformStatusChangedData = z.object({ platform: PlatformRecord, lifecycleEvent: LifecycleEvent })
@@ -116,6 +117,12 @@ export const EventEnvelope = z
   })
   .meta({ id: "Event" })
 export type EventEnvelope = z.infer<typeof EventEnvelope>
+
+/** An event of type `T` with its exact `data`: the envelope as a webhook of that type delivers it. */
+export type EventOf<T extends EventType> = Omit<EventEnvelope, "type" | "data"> & { type: T; data: EventData<T> }
+
+/** Any event with its exact `data`: one member per type, told apart by `type`. */
+export type AnyEvent = { [T in EventType]: { [K in keyof EventOf<T>]: EventOf<T>[K] } }[EventType]
 
 /** An event of type `type` as it is delivered: the envelope with that type's `data`. */
 export const eventOfType = (type: EventType): z.ZodType =>

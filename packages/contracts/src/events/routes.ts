@@ -141,7 +141,7 @@ export const EventRoutes = defineRoutes({
     summary: "Follow the organization's events as Server-Sent Events, resumable with Last-Event-ID",
     description: "Each event: `id` (the event id; `Last-Event-ID` resumes after it), `event` (its type) and `data` (the Event). " +
       "Without `Last-Event-ID` the stream starts with the events that follow the connection, and its first block (a `: open` comment) carries an `id` naming that position " +
-      "(the organization's newest event before it), so a client that drops before the first event resumes there. A comment line keeps idle streams open.",
+      "(the organization's newest event before it, or `pos_0` when it has none yet), so a client that drops before the first event resumes there; `Last-Event-ID` takes an event id or such a `pos_…`. A comment line keeps idle streams open.",
     ...read,
     request: { query: StreamEventsQuery },
     responses: {

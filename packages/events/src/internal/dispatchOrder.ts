@@ -27,15 +27,30 @@ export const follow = (
       return Chunk.fromIterable(rows.filter(keep))
     }))))
 
+/** A dispatch position as a stream id: `pos_` and the position (`pos_0`: before every event). */
+export const positionId = (position: number): string => `pos_${position}`
+
+const POSITION = /^pos_(\d{1,15})$/
+
+/** The position a `positionId` names, if `id` is one. */
+export const positionOf = (id: string): number | undefined => {
+  const match = POSITION.exec(id)
+  return match === null ? undefined : Number(match[1])
+}
+
+/** Whether `id` can name where a stream resumes: an event id, or a dispatch position (`positionId`). */
+export const isResumeId = (id: string): boolean => /^evt_[0-9A-Z]{26}$/.test(id) || POSITION.test(id)
+
 /**
  * Where following starts: after the event `after` names (its dispatch position; an id no longer
- * kept, or another organization's, starts from the oldest kept event), else after the newest
- * dispatched event (from now on).
+ * kept, or another organization's, starts from the oldest kept event), at the position a
+ * `positionId` names, else after the newest dispatched event (from now on).
  */
-export const startOf = (repo: EventsRepo, organizationId: string | undefined, after: string | undefined): Effect.Effect<number> =>
-  after === undefined
-    ? repo.lastDispatched()
-    : Effect.map(repo.dispatchedSeqOf(organizationId, after), Option.getOrElse(() => 0))
+export const startOf = (repo: EventsRepo, organizationId: string | undefined, after: string | undefined): Effect.Effect<number> => {
+  if (after === undefined) return repo.lastDispatched()
+  const position = positionOf(after)
+  return position !== undefined ? Effect.succeed(position) : Effect.map(repo.dispatchedSeqOf(organizationId, after), Option.getOrElse(() => 0))
+}
 
 /** A filter of rows: the wanted types (none: all) and platform. */
 export const rowFilter = (types: ReadonlyArray<string> | undefined, platformId: string | undefined) => {

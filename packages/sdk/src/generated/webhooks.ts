@@ -3,15 +3,16 @@
 // (test/generated.test.ts checks). Plain types only: nothing here loads zod.
 import { WebhookRouteRefs } from "@core/contracts/routes"
 import type { CallOptions, RouteCaller } from "../call.js"
+import type { CoreEvent, EventType } from "./events.js"
 
 /** Per-call options of the webhook methods. */
 export type WebhooksCallOptions = Pick<CallOptions, "signal" | "headers" | "idempotencyKey">
 
 /** The body of `createWebhookEndpoint` (`POST /api/v1/webhooks/endpoints`). */
-export type CreateWebhookEndpointBody = { url: string; description?: string | undefined; events?: ("platform.created" | "platform.status_changed" | "tenant.created" | "tenant.deleted" | "resource.provisioned" | "resource.removed" | "job.succeeded" | "job.failed" | "job.dead_lettered" | "deployment.ready" | "deployment.failed" | "deployment.rolled_back" | "subscription.created" | "subscription.updated" | "subscription.canceled" | "invoice.finalized" | "invoice.paid" | "invoice.payment_failed" | "usage.threshold_reached" | "member.invited" | "member.joined" | "member.removed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "webhook.endpoint_disabled")[] | undefined; platformId?: string | undefined; }
+export type CreateWebhookEndpointBody = { url: string; description?: string | undefined; events?: EventType[] | undefined; platformId?: string | undefined; }
 
 /** What answers `createWebhookEndpoint` (`POST /api/v1/webhooks/endpoints`). */
-export type CreateWebhookEndpointResult = { id: string; url: string; description: string; events: ("platform.created" | "platform.status_changed" | "tenant.created" | "tenant.deleted" | "resource.provisioned" | "resource.removed" | "job.succeeded" | "job.failed" | "job.dead_lettered" | "deployment.ready" | "deployment.failed" | "deployment.rolled_back" | "subscription.created" | "subscription.updated" | "subscription.canceled" | "invoice.finalized" | "invoice.paid" | "invoice.payment_failed" | "usage.threshold_reached" | "member.invited" | "member.joined" | "member.removed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "webhook.endpoint_disabled")[]; platformId: string | null; enabled: boolean; createdAt: string; updatedAt: string; secret: string; }
+export type CreateWebhookEndpointResult = { id: string; url: string; description: string; events: EventType[]; platformId: string | null; enabled: boolean; createdAt: string; updatedAt: string; secret: string; }
 
 /** The query of `listWebhookEndpoints` (`GET /api/v1/webhooks/endpoints`). */
 export interface ListWebhookEndpointsQuery {
@@ -22,19 +23,19 @@ export interface ListWebhookEndpointsQuery {
 }
 
 /** What answers `listWebhookEndpoints` (`GET /api/v1/webhooks/endpoints`). */
-export type ListWebhookEndpointsResult = { data: { id: string; url: string; description: string; events: ("platform.created" | "platform.status_changed" | "tenant.created" | "tenant.deleted" | "resource.provisioned" | "resource.removed" | "job.succeeded" | "job.failed" | "job.dead_lettered" | "deployment.ready" | "deployment.failed" | "deployment.rolled_back" | "subscription.created" | "subscription.updated" | "subscription.canceled" | "invoice.finalized" | "invoice.paid" | "invoice.payment_failed" | "usage.threshold_reached" | "member.invited" | "member.joined" | "member.removed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "webhook.endpoint_disabled")[]; platformId: string | null; enabled: boolean; createdAt: string; updatedAt: string; }[]; hasMore: boolean; nextCursor: string | null; }
+export type ListWebhookEndpointsResult = { data: { id: string; url: string; description: string; events: EventType[]; platformId: string | null; enabled: boolean; createdAt: string; updatedAt: string; }[]; hasMore: boolean; nextCursor: string | null; }
 
 /** One item of the pages of `listWebhookEndpoints` (`GET /api/v1/webhooks/endpoints`). */
-export type ListWebhookEndpointsItem = { id: string; url: string; description: string; events: ("platform.created" | "platform.status_changed" | "tenant.created" | "tenant.deleted" | "resource.provisioned" | "resource.removed" | "job.succeeded" | "job.failed" | "job.dead_lettered" | "deployment.ready" | "deployment.failed" | "deployment.rolled_back" | "subscription.created" | "subscription.updated" | "subscription.canceled" | "invoice.finalized" | "invoice.paid" | "invoice.payment_failed" | "usage.threshold_reached" | "member.invited" | "member.joined" | "member.removed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "webhook.endpoint_disabled")[]; platformId: string | null; enabled: boolean; createdAt: string; updatedAt: string; }
+export type ListWebhookEndpointsItem = { id: string; url: string; description: string; events: EventType[]; platformId: string | null; enabled: boolean; createdAt: string; updatedAt: string; }
 
 /** What answers `getWebhookEndpoint` (`GET /api/v1/webhooks/endpoints/{id}`). */
-export type GetWebhookEndpointResult = { id: string; url: string; description: string; events: ("platform.created" | "platform.status_changed" | "tenant.created" | "tenant.deleted" | "resource.provisioned" | "resource.removed" | "job.succeeded" | "job.failed" | "job.dead_lettered" | "deployment.ready" | "deployment.failed" | "deployment.rolled_back" | "subscription.created" | "subscription.updated" | "subscription.canceled" | "invoice.finalized" | "invoice.paid" | "invoice.payment_failed" | "usage.threshold_reached" | "member.invited" | "member.joined" | "member.removed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "webhook.endpoint_disabled")[]; platformId: string | null; enabled: boolean; createdAt: string; updatedAt: string; }
+export type GetWebhookEndpointResult = { id: string; url: string; description: string; events: EventType[]; platformId: string | null; enabled: boolean; createdAt: string; updatedAt: string; }
 
 /** The body of `updateWebhookEndpoint` (`PATCH /api/v1/webhooks/endpoints/{id}`). */
-export type UpdateWebhookEndpointBody = { url?: string | undefined; description?: string | undefined; events?: ("platform.created" | "platform.status_changed" | "tenant.created" | "tenant.deleted" | "resource.provisioned" | "resource.removed" | "job.succeeded" | "job.failed" | "job.dead_lettered" | "deployment.ready" | "deployment.failed" | "deployment.rolled_back" | "subscription.created" | "subscription.updated" | "subscription.canceled" | "invoice.finalized" | "invoice.paid" | "invoice.payment_failed" | "usage.threshold_reached" | "member.invited" | "member.joined" | "member.removed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "webhook.endpoint_disabled")[] | undefined; enabled?: boolean | undefined; }
+export type UpdateWebhookEndpointBody = { url?: string | undefined; description?: string | undefined; events?: EventType[] | undefined; enabled?: boolean | undefined; }
 
 /** What answers `updateWebhookEndpoint` (`PATCH /api/v1/webhooks/endpoints/{id}`). */
-export type UpdateWebhookEndpointResult = { id: string; url: string; description: string; events: ("platform.created" | "platform.status_changed" | "tenant.created" | "tenant.deleted" | "resource.provisioned" | "resource.removed" | "job.succeeded" | "job.failed" | "job.dead_lettered" | "deployment.ready" | "deployment.failed" | "deployment.rolled_back" | "subscription.created" | "subscription.updated" | "subscription.canceled" | "invoice.finalized" | "invoice.paid" | "invoice.payment_failed" | "usage.threshold_reached" | "member.invited" | "member.joined" | "member.removed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "webhook.endpoint_disabled")[]; platformId: string | null; enabled: boolean; createdAt: string; updatedAt: string; }
+export type UpdateWebhookEndpointResult = { id: string; url: string; description: string; events: EventType[]; platformId: string | null; enabled: boolean; createdAt: string; updatedAt: string; }
 
 /** What answers `deleteWebhookEndpoint` (`DELETE /api/v1/webhooks/endpoints/{id}`). */
 export type DeleteWebhookEndpointResult = undefined
@@ -43,7 +44,7 @@ export type DeleteWebhookEndpointResult = undefined
 export type RotateWebhookSecretResult = { secret: string; }
 
 /** What answers `testWebhookEndpoint` (`POST /api/v1/webhooks/endpoints/{id}/test`). */
-export type TestWebhookEndpointResult = { id: string; type: "platform.created" | "platform.status_changed" | "tenant.created" | "tenant.deleted" | "resource.provisioned" | "resource.removed" | "job.succeeded" | "job.failed" | "job.dead_lettered" | "deployment.ready" | "deployment.failed" | "deployment.rolled_back" | "subscription.created" | "subscription.updated" | "subscription.canceled" | "invoice.finalized" | "invoice.paid" | "invoice.payment_failed" | "usage.threshold_reached" | "member.invited" | "member.joined" | "member.removed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "webhook.endpoint_disabled"; version: number; createdAt: string; platformId: string | null; organizationId: string; data: Record<string, unknown>; }
+export type TestWebhookEndpointResult = CoreEvent
 
 /** The query of `listWebhookDeliveries` (`GET /api/v1/webhooks/endpoints/{id}/deliveries`). */
 export interface ListWebhookDeliveriesQuery {
@@ -54,10 +55,10 @@ export interface ListWebhookDeliveriesQuery {
 }
 
 /** What answers `listWebhookDeliveries` (`GET /api/v1/webhooks/endpoints/{id}/deliveries`). */
-export type ListWebhookDeliveriesResult = { data: { id: string; endpointId: string; eventId: string; eventType: "platform.created" | "platform.status_changed" | "tenant.created" | "tenant.deleted" | "resource.provisioned" | "resource.removed" | "job.succeeded" | "job.failed" | "job.dead_lettered" | "deployment.ready" | "deployment.failed" | "deployment.rolled_back" | "subscription.created" | "subscription.updated" | "subscription.canceled" | "invoice.finalized" | "invoice.paid" | "invoice.payment_failed" | "usage.threshold_reached" | "member.invited" | "member.joined" | "member.removed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "webhook.endpoint_disabled"; attempt: number; status: "failed" | "succeeded"; statusCode: number | null; durationMs: number; response: string; error: string | null; createdAt: string; }[]; hasMore: boolean; nextCursor: string | null; }
+export type ListWebhookDeliveriesResult = { data: { id: string; endpointId: string; eventId: string; eventType: EventType; attempt: number; status: "failed" | "succeeded"; statusCode: number | null; durationMs: number; response: string; error: string | null; createdAt: string; }[]; hasMore: boolean; nextCursor: string | null; }
 
 /** One item of the pages of `listWebhookDeliveries` (`GET /api/v1/webhooks/endpoints/{id}/deliveries`). */
-export type ListWebhookDeliveriesItem = { id: string; endpointId: string; eventId: string; eventType: "platform.created" | "platform.status_changed" | "tenant.created" | "tenant.deleted" | "resource.provisioned" | "resource.removed" | "job.succeeded" | "job.failed" | "job.dead_lettered" | "deployment.ready" | "deployment.failed" | "deployment.rolled_back" | "subscription.created" | "subscription.updated" | "subscription.canceled" | "invoice.finalized" | "invoice.paid" | "invoice.payment_failed" | "usage.threshold_reached" | "member.invited" | "member.joined" | "member.removed" | "api_key.created" | "api_key.revoked" | "webhook.test" | "webhook.endpoint_disabled"; attempt: number; status: "failed" | "succeeded"; statusCode: number | null; durationMs: number; response: string; error: string | null; createdAt: string; }
+export type ListWebhookDeliveriesItem = { id: string; endpointId: string; eventId: string; eventType: EventType; attempt: number; status: "failed" | "succeeded"; statusCode: number | null; durationMs: number; response: string; error: string | null; createdAt: string; }
 
 /** The body of `replayWebhookEvents` (`POST /api/v1/webhooks/endpoints/{id}/replay`). */
 export type ReplayWebhookEventsBody = { since: string; }
@@ -105,7 +106,7 @@ export const webhookEndpoints = (caller: RouteCaller): WebhookEndpoints => {
     update: (id, input, options?) => call(WebhookRouteRefs.updateWebhookEndpoint, { params: { id }, body: input }, options),
     delete: (id, options?) => call(WebhookRouteRefs.deleteWebhookEndpoint, { params: { id } }, options),
     rotateSecret: (id, options?) => call(WebhookRouteRefs.rotateWebhookSecret, { params: { id } }, options),
-    test: (id, options?) => call(WebhookRouteRefs.testWebhookEndpoint, { params: { id } }, options),
+    test: (id, options?) => call(WebhookRouteRefs.testWebhookEndpoint, { params: { id } }, options) as Promise<TestWebhookEndpointResult>,
     deliveries: (id, query = {}, options?) => call(WebhookRouteRefs.listWebhookDeliveries, { params: { id }, query }, options),
     deliveriesAll: (id, query = {}, options?) => pages(WebhookRouteRefs.listWebhookDeliveries, { params: { id }, query }, options),
     replay: (id, input, options?) => call(WebhookRouteRefs.replayWebhookEvents, { params: { id }, body: input }, options)

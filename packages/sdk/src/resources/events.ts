@@ -1,7 +1,7 @@
 import { EventRouteRefs } from "@core/contracts/routes"
 import { routeCaller } from "../call.js"
 import { CoreAbortError, CoreApiError, CoreConnectionError, CoreError, CoreTimeoutError } from "../errors.js"
-import { type EventsClient, eventsMethods, type GetEventResult, type ListEventsQuery } from "../generated/events.js"
+import { type CoreEvent, type EventsClient, eventsMethods, type EventType } from "../generated/events.js"
 import { gatewayPrefixOf } from "../gateway.js"
 import { sleep } from "../retry.js"
 import { parseEventStream } from "../sse.js"
@@ -9,13 +9,7 @@ import type { Transport } from "../transport.js"
 
 // The methods, their types and docs are generated from the catalogue (src/generated/events.ts);
 // this file adds what is special: `stream` over the organization's Server-Sent Events.
-export type { EventsCallOptions, EventsClient } from "../generated/events.js"
-
-/** An event as the API lists, reads and streams it (and as a webhook delivers it). */
-export type CoreEvent = GetEventResult
-
-/** An event type of the catalogue (`tenant.created`, `job.succeeded`, …). */
-export type EventType = NonNullable<ListEventsQuery["type"]>
+export type { CoreEvent, EventsCallOptions, EventsClient, EventType } from "../generated/events.js"
 
 /** The options of `events.stream`. */
 export interface EventStreamOptions {
