@@ -7,17 +7,25 @@
 //   node scripts/check-packages.mjs <tarball.tgz>...        (exit 1 when any package has a problem)
 //
 // The tarballs come from scripts/pack-packages.mjs (the same `npm pack` that `attw --pack` runs).
-import { execFile } from "node:child_process"
+// attw runs in this process, through the library its command line is made of
+// (@arethetypeswrong/core, with the command's own exit rule and report): one TypeScript loaded for
+// every tarball instead of one `attw` process per package, most of whose CPU was its start-up.
 import { readFile } from "node:fs/promises"
-import { createRequire } from "node:module"
-import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { promisify } from "node:util"
+import { checkPackage, createPackageFromTarballData } from "@arethetypeswrong/core"
+import { getExitCode } from "@arethetypeswrong/cli/internal/getExitCode"
 import { publint } from "publint"
 import { formatMessage } from "publint/utils"
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..")
-const attw = createRequire(join(root, "package.json")).resolve("@arethetypeswrong/cli/package.json").replace(/package\.json$/, "dist/index.js")
+/** `attw --profile esm-only`: the resolutions that profile ignores (profiles.js of @arethetypeswrong/cli). */
+const ESM_ONLY = { ignoreRules: [], ignoreResolutions: ["node10", "node16-cjs"] }
+
+/** attw's table for a failed package, as `attw --format ascii --no-color --no-emoji` prints it. */
+const attwReport = async (analysis) => {
+  process.env.FORCE_COLOR = "0"
+  const { typed } = await import("@arethetypeswrong/cli/internal/render")
+  return typed(analysis, { ...ESM_ONLY, emoji: false, summary: true, format: "ascii" })
+}
 
 /** publint's messages and attw's verdict for one tarball: `problems` is empty when it passes. */
 export const checkTarball = async (tarball) => {
@@ -27,22 +35,15 @@ export const checkTarball = async (tarball) => {
   for (const message of messages) problems.push(`publint ${message.type}: ${formatMessage(message, pkg, { color: false }) ?? message.code}`)
   const typed = pkg.types !== undefined || JSON.stringify(pkg.exports ?? {}).includes('"types"')
   if (typed) {
-    const { stdout, code } = await promisify(execFile)(process.execPath, [attw, tarball, "--profile", "esm-only", "--format", "ascii", "--no-color", "--no-emoji"], { maxBuffer: 16 * 1024 * 1024 })
-      .then(({ stdout }) => ({ stdout, code: 0 }), (error) => ({ stdout: `${error.stdout ?? ""}${error.stderr ?? ""}`, code: error.code ?? 1 }))
-    if (code !== 0) problems.push(`attw (esm-only) failed:\n${stdout}`)
+    const analysis = await checkPackage(createPackageFromTarballData(new Uint8Array(buffer)))
+    if (getExitCode(analysis, ESM_ONLY) !== 0) problems.push(`attw (esm-only) failed:\n${await attwReport(analysis)}`)
   }
   return { name: pkg.name, typed, problems }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  // Two at a time: attw spends its time in TypeScript, one core each.
-  const tarballs = process.argv.slice(2)
-  const results = new Array(tarballs.length)
-  let next = 0
-  const worker = async () => {
-    for (let index = next++; index < tarballs.length; index = next++) results[index] = await checkTarball(tarballs[index])
-  }
-  await Promise.all([worker(), worker()])
+  const results = []
+  for (const tarball of process.argv.slice(2)) results.push(await checkTarball(tarball))
   for (const { name, typed, problems } of results)
     process.stdout.write(`${problems.length === 0 ? "ok  " : "FAIL"} ${name}${typed ? "" : " (no types: publint only)"}\n${problems.map((line) => `  ${line}\n`).join("")}`)
   process.exit(results.some(({ problems }) => problems.length > 0) ? 1 : 0)

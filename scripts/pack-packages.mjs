@@ -6,7 +6,11 @@
 // node_modules) so that the dist/ folders the builds write never appear in the repository, where the
 // launchers of `core` and `core-server` would switch to them (decisions 0043, 0052).
 //
-//   node scripts/pack-packages.mjs --out <dir> [--jobs 2] [--only sdk,contracts]
+//   node scripts/pack-packages.mjs --out <dir> [--jobs 2] [--only sdk,contracts] [--no-check]
+//
+// --no-check: the declarations emitted without type-checking the sources again (tsc's noCheck,
+// the same files), for a caller that type-checks them anyway: tests/release-packed-install.test.ts
+// under `npm test`, whose `npm run typecheck` checks every packages/*/src with the same settings.
 //
 // Prints one JSON object on stdout: { clone, tarballs: { "@core/sdk": "<out>/core-sdk-0.1.0.tgz", … } }.
 import { execFileSync, spawn } from "node:child_process"
@@ -66,14 +70,19 @@ const pool = async (tasks, jobs) => {
 /** The build script of a package whose declarations come from the one tsc program (decision 0636). */
 const STANDARD_BUILD = "tsup && tsc -p tsconfig.build.json"
 
+/** The SDK's build: its JavaScript, then its declarations with the contracts' inside (decision 0601). */
+const SDK_BUILD = "tsup && node scripts/build-types.mjs"
+
 /**
  * Builds the packages of `clone` as their `prepack` would, the declarations in one program: each
  * package's JavaScript with tsup; the declarations of every package whose build is
  * `tsup && tsc -p tsconfig.build.json` by one `tsc` over all of their sources (each module is
- * checked once, not once per package that imports it), copied into each one's dist/; any other
- * build (the SDK's, which carries the contracts' declarations) as its own script says.
+ * checked once, not once per package that imports it), copied into each one's dist/; the SDK's
+ * (which carry the contracts' declarations) by its own script, given the contracts' from that
+ * program instead of compiling them again; any other build as its own script says. `check: false`
+ * emits the declarations without type-checking the sources (`--no-check`).
  */
-export const buildAll = async ({ clone, packages, jobs = 2 }) => {
+export const buildAll = async ({ clone, packages, jobs = 2, check = true }) => {
   const bin = (name) => join(clone, "node_modules", ".bin", name)
   const env = { ...process.env, npm_config_update_notifier: "false" }
   const standard = packages.filter(({ build }) => build === STANDARD_BUILD)
@@ -82,18 +91,33 @@ export const buildAll = async ({ clone, packages, jobs = 2 }) => {
   // One program: the packages' own tsconfig.build.json settings, every root under packages/.
   writeFileSync(config, `${JSON.stringify({
     extends: "./tsconfig.base.json",
-    compilerOptions: { noEmit: false, emitDeclarationOnly: true, declaration: true, declarationMap: true, sourceMap: false, rootDir: "packages", outDir: declarations },
+    compilerOptions: { noEmit: false, emitDeclarationOnly: true, declaration: true, declarationMap: true, sourceMap: false, rootDir: "packages", outDir: declarations, ...(check ? {} : { noCheck: true }) },
     include: standard.map(({ dir }) => `packages/${dir}/src`),
     exclude: ["packages/*/src/**/*.test.ts"]
   }, null, 2)}\n`)
   const typed = standard.length === 0 ? Promise.resolve() : run(process.execPath, [bin("tsc"), "-p", config], { cwd: clone, env })
+  const contracts = standard.some(({ dir }) => dir === "contracts")
+  /** The SDK's declarations, each started once its JavaScript and the one program are done. */
+  const after = []
   // The JavaScript and the other builds share the remaining job slots while tsc runs.
   const scripts = pool(packages.map(({ dir, build }) => () => {
     const cwd = join(clone, "packages", dir)
     if (build === STANDARD_BUILD || build === "tsup") return run(bin("tsup"), [], { cwd, env })
+    if (build === SDK_BUILD && contracts) {
+      const javascript = run(bin("tsup"), [], { cwd, env })
+      const types = Promise.all([javascript, typed]).then(() => run(process.execPath, ["scripts/build-types.mjs"], {
+        cwd,
+        env: { ...env, CORE_SDK_CONTRACTS_DECLARATIONS: join(declarations, "contracts", "src"), ...(check ? {} : { CORE_SDK_TYPES_NO_CHECK: "1" }) }
+      }))
+      // Awaited below; handled here so that an earlier failure elsewhere leaves no unhandled rejection.
+      types.catch(() => {})
+      after.push(types)
+      return javascript
+    }
     return build === undefined ? Promise.resolve() : run("npm", ["run", "build"], { cwd, env })
   }), Math.max(1, jobs - (standard.length === 0 ? 0 : 1)))
   await Promise.all([typed, scripts])
+  await Promise.all(after)
   for (const { dir } of standard) {
     const from = join(declarations, dir, "src")
     const into = join(clone, "packages", dir, "dist")
@@ -109,29 +133,33 @@ export const buildAll = async ({ clone, packages, jobs = 2 }) => {
 }
 
 /**
- * Builds the public packages of `clone` (`buildAll`), then `npm pack --ignore-scripts` in each
- * folder (their `prepack` is that build), `jobs` at a time.
+ * Builds the public packages of `clone` (`buildAll`), then `npm pack --ignore-scripts` of each
+ * folder (their `prepack` is that build), in `jobs` npm processes.
  */
-export const packAll = async ({ clone, out, jobs = 2, only }) => {
+export const packAll = async ({ clone, out, jobs = 2, only, check = true }) => {
   mkdirSync(out, { recursive: true })
   const packages = publicPackages(clone).filter(({ dir }) => only === undefined || only.includes(dir))
-  await buildAll({ clone, packages, jobs })
+  await buildAll({ clone, packages, jobs, check })
+  // `npm pack <folder>...`: each folder packed as `npm pack` in it packs it, several to one npm
+  // process (`jobs` processes in all) instead of one process, and its start-up, per package.
+  const shares = Array.from({ length: Math.max(1, Math.min(jobs, packages.length)) }, (_, index) => packages.filter((_, at) => at % Math.max(1, jobs) === index))
+  await Promise.all(shares.map((share) =>
+    run("npm", ["pack", "--ignore-scripts", "--pack-destination", out, ...share.map(({ dir }) => `./packages/${dir}`)], { cwd: clone, env: { ...process.env, npm_config_update_notifier: "false" } })))
   const tarballs = {}
-  await pool(packages.map((next) => async () => {
-    await run("npm", ["pack", "--ignore-scripts", "--pack-destination", out], { cwd: join(clone, "packages", next.dir), env: { ...process.env, npm_config_update_notifier: "false" } })
+  for (const next of packages) {
     const tarball = join(out, `${next.name.replace(/^@/, "").replace("/", "-")}-${next.version}.tgz`)
-    if (!existsSync(tarball)) throw new Error(`npm pack in packages/${next.dir} wrote no ${tarball}`)
+    if (!existsSync(tarball)) throw new Error(`npm pack of packages/${next.dir} wrote no ${tarball}`)
     tarballs[next.name] = tarball
-  }), jobs)
+  }
   return tarballs
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { out: { type: "string" }, jobs: { type: "string", default: "2" }, only: { type: "string" }, keep: { type: "boolean", default: false } } })
+  const { values } = parseArgs({ options: { out: { type: "string" }, jobs: { type: "string", default: "2" }, only: { type: "string" }, keep: { type: "boolean", default: false }, "no-check": { type: "boolean", default: false } } })
   const out = resolve(values.out ?? mkdtempSync(join(tmpdir(), "core-tarballs-")))
   const clone = cloneWorkingTree(mkdtempSync(join(tmpdir(), "core-clone-")))
   try {
-    const tarballs = await packAll({ clone, out, jobs: Number(values.jobs), only: values.only?.split(",") })
+    const tarballs = await packAll({ clone, out, jobs: Number(values.jobs), only: values.only?.split(","), check: !values["no-check"] })
     process.stdout.write(`${JSON.stringify({ out, tarballs }, null, 2)}\n`)
   } finally {
     if (!values.keep) rmSync(clone, { recursive: true, force: true })

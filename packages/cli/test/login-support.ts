@@ -2,7 +2,8 @@ import { spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { launcher, runCore, type CoreRun } from "./run-core.js"
+import { builtCli } from "./built-cli.js"
+import { runCore, type CoreRun } from "./run-core.js"
 
 /** A temporary home directory for one test, with the paths of its credential file. */
 export interface TempHome {
@@ -49,7 +50,10 @@ export const writeLogin = (home: TempHome, base: string, token: string, platform
   }), { mode: 0o600 })
 }
 
-/** The environment every test run gets: the temporary home, no ambient addresses, source build. */
+/**
+ * The environment every test run gets: the temporary home, no ambient addresses, and the source
+ * build for the tests that run the launcher (packages/cli/bin/core.mjs) themselves.
+ */
 export const baseEnv = (home: TempHome, env: Record<string, string> = {}): Record<string, string> => ({
   HOME: home.home,
   CORE_CLI_SOURCE: "1",
@@ -58,9 +62,14 @@ export const baseEnv = (home: TempHome, env: Record<string, string> = {}): Recor
   ...env
 })
 
-/** Runs the real `core` binary (`node packages/cli/bin/core.mjs`) with output piped. */
-export const core = (home: TempHome, args: ReadonlyArray<string>, env: Record<string, string> = {}, bin?: string): Promise<CoreRun> =>
-  runCore(args, { env: baseEnv(home, env), ...(bin === undefined ? {} : { bin }) })
+/**
+ * Runs the real `core` binary with output piped: by default the bundle as it is published
+ * ({@link builtCli}, built once for the sources as they are, not a stale packages/cli/dist), which
+ * starts in a fraction of the CPU the TypeScript source through tsx takes (tests/cli-build.test.ts
+ * and tests/cli.test.ts run the source and compare the two).
+ */
+export const core = async (home: TempHome, args: ReadonlyArray<string>, env: Record<string, string> = {}, bin?: string): Promise<CoreRun> =>
+  runCore(args, { env: baseEnv(home, env), bin: bin ?? (await builtCli()).bundle })
 
 /** A `core` process whose stdout can be watched while it runs. */
 export interface LiveCore {
@@ -69,23 +78,27 @@ export interface LiveCore {
   readonly done: Promise<CoreRun>
 }
 
-/** Starts the real binary and lets the test react to its output (e.g. approve the printed code). */
+/** Starts the real binary (the built bundle, as {@link core}) and lets the test react to its output (e.g. approve the printed code). */
 export const spawnCore = (home: TempHome, args: ReadonlyArray<string>, env: Record<string, string> = {}): LiveCore => {
-  const child = spawn(process.execPath, [launcher, ...args], {
-    env: { ...process.env, NO_COLOR: "1", ...baseEnv(home, env) },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
   let stdout = ""
   let stderr = ""
   const watchers: Array<() => void> = []
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString()
-    for (const watcher of [...watchers]) watcher()
+  const built = builtCli()
+  const done = built.then(({ bundle }) => {
+    const child = spawn(process.execPath, [bundle, ...args], {
+      env: { ...process.env, NO_COLOR: "1", ...baseEnv(home, env) },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString()
+      for (const watcher of [...watchers]) watcher()
+    })
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+    return new Promise<CoreRun>((resolve) => child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr })))
   })
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-  const done = new Promise<CoreRun>((resolve) => child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr })))
+  // The deadline counts from the start of the process, not from the build.
   const waitForLine = (pattern: RegExp, timeoutMs = 30_000) =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
+    built.then(() => new Promise<RegExpExecArray>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`No line matching ${pattern} in: ${stdout}${stderr}`)), timeoutMs)
       const check = () => {
         const match = pattern.exec(stdout)
@@ -96,6 +109,6 @@ export const spawnCore = (home: TempHome, args: ReadonlyArray<string>, env: Reco
       }
       watchers.push(check)
       check()
-    })
+    }))
   return { waitForLine, done }
 }

@@ -9,7 +9,7 @@
 //      scripts/flatten-types.mjs, decision 0635), so they load neither zod nor the contracts.
 // Runs after tsup (which empties dist/ and writes the JavaScript): `npm run build`.
 import { execFileSync } from "node:child_process"
-import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join, relative, sep } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -20,8 +20,21 @@ const dist = join(sdk, "dist")
 const tsc = createRequire(join(sdk, "package.json")).resolve("typescript/bin/tsc")
 
 const compile = (args) => execFileSync(process.execPath, [tsc, ...args], { cwd: sdk, stdio: "inherit" })
-compile(["-p", join(sdk, "..", "contracts", "tsconfig.build.json"), "--outDir", join(dist, "contracts"), "--declarationMap", "false"])
-compile(["-p", join(sdk, "tsconfig.types.json")])
+// CORE_SDK_CONTRACTS_DECLARATIONS=<dir>: the contracts' declarations as tsc already wrote them from
+// packages/contracts/src with the same settings (scripts/pack-packages.mjs's one program for every
+// package, decision 0636), copied instead of compiled a second time: the same files, without their maps.
+const contractsFrom = process.env.CORE_SDK_CONTRACTS_DECLARATIONS
+if (contractsFrom !== undefined && contractsFrom !== "") {
+  for (const file of readdirSync(contractsFrom, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".d.ts"))) {
+    mkdirSync(dirname(join(dist, "contracts", file)), { recursive: true })
+    writeFileSync(join(dist, "contracts", file), readFileSync(join(contractsFrom, file), "utf8").replace(/\n?\/\/# sourceMappingURL=[^\n]*\n?$/, "\n").replace(/\n\n$/, "\n"))
+  }
+} else {
+  compile(["-p", join(sdk, "..", "contracts", "tsconfig.build.json"), "--outDir", join(dist, "contracts"), "--declarationMap", "false"])
+}
+// CORE_SDK_TYPES_NO_CHECK=1: emit the SDK's declarations without type-checking its sources again
+// (tsc's noCheck: the same output), for a caller that type-checks them anyway (the test suite).
+compile(["-p", join(sdk, "tsconfig.types.json"), ...(process.env.CORE_SDK_TYPES_NO_CHECK === "1" ? ["--noCheck"] : [])])
 
 const TARGETS = { "@core/contracts": "contracts/index.js", "@core/contracts/routes": "contracts/RouteTable.js" }
 const own = readdirSync(dist, { recursive: true, encoding: "utf8" })

@@ -4,11 +4,12 @@ import { Effect } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parse, UsageError, usageOf } from "../src/Args.js"
 import * as Cli from "../src/Cli.js"
 import { bootstrap as bootstrapWith } from "../src/OperatorBootstrap.js"
 import * as Settings from "../src/Settings.js"
+import { migratedDataDir } from "./ServerProcess.js"
 
 const work = mkdtempSync(join(tmpdir(), "core-bootstrap-"))
 const config = loadConfig({ NODE_ENV: "test", CORE_DATA_DIR: join(work, "data"), CORE_SECRET: "bootstrap-secret-0123456789abcdef" })
@@ -25,6 +26,9 @@ const sql = <A extends object>(statement: (sql: SqlClient.SqlClient) => Effect.E
     )
   )
 
+// A migrated copy (the command migrates first and finds nothing to do): this file is about the
+// operator organization, not about a first migration, which costs seconds of CPU on a fresh one.
+beforeAll(() => migratedDataDir(config.dataDir!), 120_000)
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 
 describe("core-server bootstrap --email", () => {
