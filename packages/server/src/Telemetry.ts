@@ -4,43 +4,50 @@
  * none, nothing — no exporter, no tracer, no `Telemetry` for the runners to find, so that requests
  * build no span (decision 0707).
  */
-import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
-import * as Resource from "@effect/opentelemetry/Resource"
-import * as OtelTracer from "@effect/opentelemetry/Tracer"
 import { Telemetry } from "@core/kernel"
 import { HttpMiddleware } from "@effect/platform"
-import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
-import { OTLPTraceExporter as ProtobufTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto"
 import { type Attributes, type Context as OtelContext, type Link, SpanKind, trace } from "@opentelemetry/api"
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  type Sampler,
-  SamplingDecision,
-  type SamplingResult,
-  TraceIdRatioBasedSampler
-} from "@opentelemetry/sdk-trace-base"
+import type { Sampler, SamplingResult } from "@opentelemetry/sdk-trace-base"
 import { Duration, Effect, Layer, Option } from "effect"
 import type { SamplerName, TelemetrySettings } from "./TelemetryConfig.js"
 import { version } from "./Version.js"
 
+/**
+ * The OpenTelemetry SDK, its exporters and `@effect/opentelemetry`, imported only when an endpoint
+ * is configured: loading them costs a start about 130 ms of CPU, which a process that exports
+ * nothing should not pay. Dynamic imports of the packages themselves, so that a bundle (the
+ * clone's `core-server`, the published `dist/`) keeps them out of its start too.
+ */
+export const loadSdk = async () => {
+  const [NodeSdk, Resource, OtelTracer, Json, Protobuf, Base] = await Promise.all([
+    import("@effect/opentelemetry/NodeSdk"),
+    import("@effect/opentelemetry/Resource"),
+    import("@effect/opentelemetry/Tracer"),
+    import("@opentelemetry/exporter-trace-otlp-http"),
+    import("@opentelemetry/exporter-trace-otlp-proto"),
+    import("@opentelemetry/sdk-trace-base")
+  ])
+  return { NodeSdk, Resource, OtelTracer, JsonTraceExporter: Json.OTLPTraceExporter, ProtobufTraceExporter: Protobuf.OTLPTraceExporter, Base }
+}
+
+/** What {@link loadSdk} answers. */
+export type Sdk = Awaited<ReturnType<typeof loadSdk>>
+
 /** The sampler `OTEL_TRACES_SAMPLER` (and its `_ARG`) name. */
-export const samplerOf = (name: SamplerName, ratio: number): Sampler => {
+export const samplerOf = ({ Base }: Sdk, name: SamplerName, ratio: number): Sampler => {
   switch (name) {
     case "always_on":
-      return new AlwaysOnSampler()
+      return new Base.AlwaysOnSampler()
     case "always_off":
-      return new AlwaysOffSampler()
+      return new Base.AlwaysOffSampler()
     case "traceidratio":
-      return new TraceIdRatioBasedSampler(ratio)
+      return new Base.TraceIdRatioBasedSampler(ratio)
     case "parentbased_always_on":
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() })
+      return new Base.ParentBasedSampler({ root: new Base.AlwaysOnSampler() })
     case "parentbased_always_off":
-      return new ParentBasedSampler({ root: new AlwaysOffSampler() })
+      return new Base.ParentBasedSampler({ root: new Base.AlwaysOffSampler() })
     case "parentbased_traceidratio":
-      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) })
+      return new Base.ParentBasedSampler({ root: new Base.TraceIdRatioBasedSampler(ratio) })
   }
 }
 
@@ -49,10 +56,10 @@ export const samplerOf = (name: SamplerName, ratio: number): Sampler => {
  * loop's SQL, a schedule's poll) is not recorded, so that the worker's and the schedules' steady
  * statements do not each become a trace; every other span is `sampler`'s to decide.
  */
-export const requestsOnly = (sampler: Sampler): Sampler => ({
+export const requestsOnly = ({ Base }: Sdk, sampler: Sampler): Sampler => ({
   shouldSample: (context: OtelContext, traceId: string, name: string, kind: SpanKind, attributes: Attributes, links: Array<Link>): SamplingResult =>
     trace.getSpanContext(context) === undefined && kind !== SpanKind.SERVER
-      ? { decision: SamplingDecision.NOT_RECORD }
+      ? { decision: Base.SamplingDecision.NOT_RECORD }
       : sampler.shouldSample(context, traceId, name, kind, attributes, links),
   toString: () => `RequestsOnly{${sampler.toString()}}`
 })
@@ -65,7 +72,7 @@ const FLUSH_TIMEOUT = Duration.seconds(5)
  * `@effect/platform` server's generic span (`http.server GET`) is turned off: each catalogued route
  * records its own (`METHOD /route/{param}`), one span per hop.
  */
-const tracing = Layer.unwrapEffect(
+const tracing = ({ OtelTracer }: Sdk) => Layer.unwrapEffect(
   Effect.map(OtelTracer.make, (tracer) =>
     Layer.mergeAll(
       Layer.setTracer(tracer),
@@ -84,18 +91,23 @@ const tracing = Layer.unwrapEffect(
 export const layer = (settings: TelemetrySettings, defaultServiceName: string): Layer.Layer<never> => {
   if (Option.isNone(settings.tracesEndpoint)) return Layer.empty
   const url = settings.tracesEndpoint.value
+  return Layer.unwrapEffect(Effect.map(Effect.promise(loadSdk), (sdk) => exporting(sdk, url, settings, defaultServiceName)))
+}
+
+const exporting = (sdk: Sdk, url: string, settings: TelemetrySettings, defaultServiceName: string): Layer.Layer<never> => {
+  const { NodeSdk, Resource, OtelTracer, JsonTraceExporter, ProtobufTraceExporter, Base } = sdk
   const exporter = settings.protocol === "http/json" ? new JsonTraceExporter({ url }) : new ProtobufTraceExporter({ url })
-  const processor = new BatchSpanProcessor(exporter, { scheduledDelayMillis: settings.scheduleDelayMs })
+  const processor = new Base.BatchSpanProcessor(exporter, { scheduledDelayMillis: settings.scheduleDelayMs })
   const resource = Resource.layer({
     serviceName: Option.getOrElse(settings.serviceName, () => defaultServiceName),
     serviceVersion: version,
     attributes: settings.resourceAttributes
   })
   const provider = NodeSdk.layerTracerProvider(processor, {
-    sampler: requestsOnly(samplerOf(settings.sampler, settings.samplerArg)),
+    sampler: requestsOnly(sdk, samplerOf(sdk, settings.sampler, settings.samplerArg)),
     shutdownTimeout: FLUSH_TIMEOUT
   })
-  return tracing.pipe(
+  return tracing(sdk).pipe(
     Layer.provide(OtelTracer.layerTracer),
     Layer.provide(provider),
     Layer.provide(resource)

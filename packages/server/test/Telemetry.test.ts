@@ -84,14 +84,15 @@ describe("telemetry settings", () => {
     expect(Option.getOrThrow(found).tracer).toBe(tracer)
   })
 
-  it("start traces at requests only: a root span that is not a server span is not recorded", () => {
-    const sampler = Telemetry.requestsOnly(Telemetry.samplerOf("parentbased_always_on", 1))
+  it("start traces at requests only: a root span that is not a server span is not recorded", async () => {
+    const sdk = await Telemetry.loadSdk()
+    const sampler = Telemetry.requestsOnly(sdk, Telemetry.samplerOf(sdk, "parentbased_always_on", 1))
     const trace1 = "4bf92f3577b34da6a3ce929d0e0e4736"
     expect(sampler.shouldSample(ROOT_CONTEXT, trace1, "sql.execute", SpanKind.CLIENT, {}, []).decision).toBe(SamplingDecision.NOT_RECORD)
     expect(sampler.shouldSample(ROOT_CONTEXT, trace1, "GET /api/v1/stacks", SpanKind.SERVER, {}, []).decision).toBe(SamplingDecision.RECORD_AND_SAMPLED)
     const parent = trace.setSpanContext(ROOT_CONTEXT, { traceId: trace1, spanId: "00f067aa0ba902b7", traceFlags: TraceFlags.SAMPLED, isRemote: false })
     expect(sampler.shouldSample(parent, trace1, "sql.execute", SpanKind.CLIENT, {}, []).decision).toBe(SamplingDecision.RECORD_AND_SAMPLED)
-    const ratio = Telemetry.samplerOf("parentbased_traceidratio", 0)
+    const ratio = Telemetry.samplerOf(sdk, "parentbased_traceidratio", 0)
     expect(ratio.shouldSample(ROOT_CONTEXT, trace1, "GET /", SpanKind.SERVER, {}, []).decision).toBe(SamplingDecision.NOT_RECORD)
   })
 
